@@ -1,0 +1,39 @@
+// bun run build → dist/velesdb-hooks for this machine, with the release flags of SPEC §11.
+// `--no-compile-autoload-dotenv` and `--no-compile-autoload-bunfig` are not optional: the
+// binary runs inside whatever repository the agent works in, and without them a `.env` or a
+// `bunfig.toml` there (whose `preload` runs code) would be loaded into every hook.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dir, "..");
+export const COMPILE_FLAGS = [
+  "--compile",
+  "--minify",
+  "--bytecode",
+  "--format=esm",
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+] as const;
+
+export function packageVersion(): string {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version as string;
+}
+
+/** compileBinary(entry, outfile, extra) → runs `bun build` with the release flags; throws on failure. */
+export function compileBinary(entry: string, outfile: string, extra: readonly string[] = []): void {
+  fs.mkdirSync(path.dirname(outfile), { recursive: true });
+  const args = ["build", ...COMPILE_FLAGS, ...extra, entry, "--outfile", outfile];
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  if (result.status !== 0) throw new Error(`bun build failed for ${entry} (exit ${result.status})`);
+}
+
+export function versionDefine(version: string): string[] {
+  return ["--define", `VELESDB_HOOKS_BUILD_VERSION=${JSON.stringify(version)}`];
+}
+
+if (import.meta.main) {
+  const outfile = path.join(ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
+  compileBinary(path.join(ROOT, "src", "cli.ts"), outfile, versionDefine(packageVersion()));
+  console.log(`built ${path.relative(ROOT, outfile)} ${packageVersion()}`);
+}

@@ -1,0 +1,109 @@
+// Entry point: `velesdb-hooks <host> <event>` or an installer command. No rule lives here:
+// argv is matched against the host table, the rule runs, the host encodes, and this file
+// writes the one answer and exits. The installer is imported lazily with a literal path, so
+// a hook never evaluates TOML/JSONC code it does not use (`bun build --compile` bundles it,
+// but evaluation waits for the import).
+import * as fs from "node:fs";
+import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
+import { createHookInput } from "./core/hook-input.ts";
+import { readPayloadFromStdin, stringField } from "./core/payload.ts";
+import { HOSTS } from "./hosts/index.ts";
+import type { HookEvent, HostModule } from "./hosts/host.ts";
+import { VERSION } from "./version.ts";
+
+const EXIT_USAGE = 64;
+const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
+
+export const USAGE = `velesdb-hooks ${VERSION}
+Hooks that make coding agents use their velesdb-memory MCP server.
+
+Usage:
+  velesdb-hooks <host> <event>                  run one hook: payload on stdin, answer on stdout
+  velesdb-hooks install   [--client C] [--dry-run]
+  velesdb-hooks uninstall [--client C] [--dry-run]
+  velesdb-hooks check     [--client C] [--strict]
+  velesdb-hooks doctor    [--client C]
+  velesdb-hooks --version | --help
+
+Hosts and events:
+${Object.entries(HOSTS as Record<string, HostModule>)
+  .map(([name, host]) => `  ${name.padEnd(9)} ${Object.keys(host.events).join(", ")}`)
+  .join("\n")}
+`;
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [first, second] = argv;
+  if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
+  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: USAGE, stderr: "", exitCode: 0 });
+  if (first !== undefined && INSTALLER_COMMANDS.has(first)) {
+    const installer = await import("./install/index.ts");
+    return installer.runInstallerCommand(first, argv.slice(1));
+  }
+  const host = first !== undefined ? (HOSTS as Record<string, HostModule>)[first] : undefined;
+  if (!host) {
+    return usageError(`unknown host ${JSON.stringify(first ?? "")}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
+  }
+  const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
+  if (!event) {
+    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`);
+  }
+  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`);
+  return writeAnswer(await runHook(host, event));
+}
+
+/** runHook(host, event) → the host's answer; a rule that throws still yields the host's pass. */
+export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
+  const reading = readPayloadFromStdin();
+  const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
+  const sentEvent = host.payloadNamesEvent ? stringField(reading.payload, "hook_event_name") : undefined;
+  if (sentEvent !== undefined && sentEvent !== event.wireName) {
+    // Registered under the wrong event: our answer would be spelled for another event, and
+    // some hosts turn a misread answer into model-visible text. Pass, and say so.
+    return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
+  }
+  try {
+    return host.encode(event.wireName, await event.run(input));
+  } catch (error) {
+    // Advisory by design: a bug in a rule must never break the user's session. The guard's
+    // fail-closed cases are decided inside the rule, where the cause is known.
+    const reason = error instanceof Error ? error.message : String(error);
+    return host.encode(event.wireName, pass(`internal error, passing: ${reason}`));
+  }
+}
+
+function usageError(message: string): number {
+  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
+}
+
+/** writeAnswer(answer) → its exit code, after stdout and stderr were written completely. */
+function writeAnswer(answer: HookAnswer): number {
+  writeFully(1, answer.stdout);
+  writeFully(2, answer.stderr);
+  return answer.exitCode;
+}
+
+function writeFully(fd: number, text: string): void {
+  if (text === "") return;
+  const bytes = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      // A non-blocking pipe that is full: wait for the reader rather than drop the answer.
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      return; // The reader is gone (EPIPE): nobody is left to answer.
+    }
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    writeFully(2, diagnosticLine(`internal error: ${error instanceof Error ? error.message : String(error)}`));
+    process.exit(0);
+  },
+);

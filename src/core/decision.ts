@@ -1,0 +1,44 @@
+// The neutral answer every rule returns. Rules never know how a host spells an answer;
+// each host module turns one of these into its own bytes (src/hosts/*.ts), so a host that
+// renames a field changes one encoder, not the rules.
+
+/** A rule's verdict for one hook invocation. */
+export type Decision =
+  /** The host's neutral answer: nothing changes. */
+  | { readonly kind: "pass"; readonly note?: string }
+  /** Context the model reads at session start (or after a prompt). */
+  | { readonly kind: "addContext"; readonly text: string; readonly note?: string }
+  /** Stop: the agent must take one more step; `text` is what the model reads. */
+  | { readonly kind: "continue"; readonly text: string; readonly note?: string }
+  /** A tool call (an edit) is refused; `reason` is what the model reads. */
+  | { readonly kind: "deny"; readonly reason: string; readonly note?: string }
+  /** PostToolUse: the tool result the model sees is replaced by `toolResponse`. */
+  | { readonly kind: "replaceOutput"; readonly toolResponse: Record<string, unknown>; readonly note?: string }
+  /** PreCompact: plain text appended to the summariser's instructions. */
+  | { readonly kind: "summariserInstructions"; readonly text: string; readonly note?: string };
+
+export type DecisionKind = Decision["kind"];
+
+/**
+ * What a host encoder produces and the entry writes, once: stdout bytes (possibly empty),
+ * one stderr line (possibly empty) and the exit code.
+ */
+export interface HookAnswer {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: 0 | 2 | 64;
+}
+
+export const pass = (note?: string): Decision => (note ? { kind: "pass", note } : { kind: "pass" });
+
+/** One diagnostic line on stderr, always with the same prefix so users can grep for it. */
+export function diagnosticLine(note: string | undefined): string {
+  if (!note) return "";
+  const oneLine = note.replace(/[\r\n]+/g, " ").trim();
+  return oneLine ? `velesdb-hooks: ${oneLine}\n` : "";
+}
+
+/** A JSON answer: one compact object, one trailing newline, nothing else (SPEC §3.4). */
+export function jsonAnswer(value: unknown, note?: string): HookAnswer {
+  return { stdout: `${JSON.stringify(value)}\n`, stderr: diagnosticLine(note), exitCode: 0 };
+}

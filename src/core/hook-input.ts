@@ -1,0 +1,45 @@
+// What every rule receives: the payload as read, the host's profile (state kinds and where its
+// state lives), and the environment. The state store is opened lazily and at most once, so a
+// hook that never needs state (a non-edit tool at PreToolUse) never touches the filesystem.
+import { openStateStore, type StateStore } from "./state.ts";
+import { payloadCwd, type Payload } from "./payload.ts";
+
+/** The per-host facts the shared rules need; each host module declares one. */
+export interface HostProfile {
+  /** The `<host>` argument: claude, codex, windsurf, dsh. */
+  readonly name: string;
+  /** Prefix of every state kind, so hosts never silence each other (SPEC §3.3): "", "codex-", … */
+  readonly statePrefix: string;
+  /** Where this host's private state lives. */
+  stateDirectory(env: NodeJS.ProcessEnv, cwd: string): string;
+  /** True when the host never sets `stop_hook_active` (dsh): Stop must not continue on state failure. */
+  readonly stopFlagUnreliable: boolean;
+}
+
+export interface HookInput {
+  readonly payload: Payload;
+  /** Why stdin was not a usable object ("" when it was). */
+  readonly inputProblem: string;
+  readonly host: HostProfile;
+  readonly env: NodeJS.ProcessEnv;
+  /** The payload cwd, else the process cwd. */
+  readonly cwd: string;
+  /** The private state store, opened on first use. */
+  state(): StateStore;
+  /** `<prefix><kind>`: the state kind name for this host. */
+  kind(kind: string): string;
+}
+
+export function createHookInput(payload: Payload, inputProblem: string, host: HostProfile, env: NodeJS.ProcessEnv): HookInput {
+  const cwd = payloadCwd(payload);
+  let store: StateStore | undefined;
+  return {
+    payload,
+    inputProblem,
+    host,
+    env,
+    cwd,
+    state: () => (store ??= openStateStore(host.stateDirectory(env, cwd))),
+    kind: (kind: string) => `${host.statePrefix}${kind}`,
+  };
+}

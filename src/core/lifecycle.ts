@@ -1,0 +1,79 @@
+// The lifecycle rules of SPEC §5: load guidance at SessionStart, one save reminder at Stop,
+// summariser instructions at PreCompact. All three are advisory, so every surprise (bad
+// payload, missing config, broken state) degrades to guidance with defaults, never to a crash
+// or a block — with one exception written into the Stop rule: it must let the session end.
+import { pass, type Decision } from "./decision.ts";
+import type { HookInput } from "./hook-input.ts";
+import { resolveProjectIdentity } from "./identity.ts";
+import { payloadSessionId, stringField, UNKNOWN_SESSION } from "./payload.ts";
+import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
+import { loadGuidance, saveGuidance, stateUnavailableNotice, summariserInstructions, type MemorySlot } from "./texts.ts";
+
+/** SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on `source: "compact"`. */
+export function sessionStartDecision(input: HookInput): Decision {
+  const identity = resolveProjectIdentity(input.cwd);
+  if (stringField(input.payload, "source") !== "compact") return { kind: "addContext", text: loadGuidance(identity), note: input.inputProblem };
+  return {
+    kind: "addContext",
+    text: loadGuidance(identity, {
+      transcriptPath: stringField(input.payload, "transcript_path"),
+      trigger: lastCompactionTrigger(input),
+    }),
+    note: input.inputProblem,
+  };
+}
+
+/** The trigger PreCompact recorded for this session, when its marker is readable. */
+function lastCompactionTrigger(input: HookInput): string | undefined {
+  const store = input.state();
+  if (!store.safe) return undefined;
+  const read = readPrivateFile(markerPath(store, input.kind("precompact"), sessionOf(input)));
+  return read.state === "present" ? read.content.trim() : undefined;
+}
+
+/** PreCompact (SPEC §5.3): instructions for the summariser; never blocks, never needs state. */
+export function preCompactDecision(input: HookInput): Decision {
+  const identity = resolveProjectIdentity(input.cwd);
+  const trigger = stringField(input.payload, "trigger");
+  const store = input.state();
+  if (store.safe && (trigger === "manual" || trigger === "auto")) {
+    // Best effort: the marker only lets SessionStart(compact) name the trigger.
+    writePrivateFile(markerPath(store, input.kind("precompact"), sessionOf(input)), `${trigger}\n`);
+  }
+  const userHasInstructions = (stringField(input.payload, "custom_instructions") ?? "").trim() !== "";
+  return {
+    kind: "summariserInstructions",
+    text: summariserInstructions(identity, stringField(input.payload, "transcript_path"), userHasInstructions),
+    note: input.inputProblem,
+  };
+}
+
+/** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
+export function genericStopDecision(input: HookInput, slot: MemorySlot = resolveProjectIdentity(input.cwd)): Decision {
+  const store = input.state();
+  if (!store.safe) return stopOnStateFailure(input, slot, `${store.cause}: ${store.problem}`);
+  const marker = markerPath(store, input.kind("stop"), sessionOf(input));
+  const seen = readPrivateFile(marker);
+  if (seen.state === "present") return pass(input.inputProblem);
+  if (seen.state !== "absent") return stopOnStateFailure(input, slot, `${seen.state}: marker ${seen.path} ${seen.problem}`);
+  const written = writePrivateFile(marker, "1\n");
+  if (!written.ok) return stopOnStateFailure(input, slot, `${written.cause}: ${written.problem}`);
+  return { kind: "continue", text: saveGuidance(slot), note: input.inputProblem };
+}
+
+/**
+ * stopOnStateFailure(input, slot, problem): continue with a notice, but only where the host
+ * proves this is not already a continuation. State can stay broken for the whole session;
+ * Codex has no continuation cap and the DeepSeek bridge never sets `stop_hook_active`, so an
+ * unconditional continuation here would loop forever.
+ */
+export function stopOnStateFailure(input: HookInput, slot: MemorySlot, problem: string): Decision {
+  const note = `state unavailable: ${problem}`;
+  if (input.host.stopFlagUnreliable || input.payload.stop_hook_active === true) return pass(note);
+  return { kind: "continue", text: stateUnavailableNotice(slot, problem), note };
+}
+
+/** The host session id, or `unknown-session` for lifecycle hooks (SPEC §3.1). */
+export function sessionOf(input: HookInput): string {
+  return payloadSessionId(input.payload) ?? UNKNOWN_SESSION;
+}

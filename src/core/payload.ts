@@ -1,0 +1,72 @@
+// Reading the hook payload (SPEC §3.1): all of stdin in one synchronous read, parsed once.
+// Hosts add fields every release, so nothing here validates a whole payload: each hook asks
+// for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isatty } from "node:tty";
+
+export type Payload = Readonly<Record<string, unknown>>;
+
+export interface PayloadReading {
+  /** The payload object; `{}` when stdin was empty, not JSON, or not a JSON object. */
+  readonly payload: Payload;
+  /** Why the input was not a usable object, for one stderr line; "" when it was. */
+  readonly problem: string;
+}
+
+/** readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable. */
+export function readPayloadFromStdin(): PayloadReading {
+  // A hook started by hand from a terminal would otherwise wait forever on the keyboard.
+  if (isatty(0)) return { payload: {}, problem: "stdin is a terminal, not a hook payload" };
+  let text: string;
+  try {
+    text = fs.readFileSync(0, "utf8");
+  } catch {
+    return { payload: {}, problem: "stdin could not be read" };
+  }
+  return parsePayload(text);
+}
+
+/** parsePayload('{"cwd":"/x"}') → { payload: {cwd:"/x"}, problem: "" }. */
+export function parsePayload(text: string): PayloadReading {
+  if (text.trim() === "") return { payload: {}, problem: "stdin was empty" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { payload: {}, problem: "stdin is not JSON" };
+  }
+  if (!isPlainObject(value)) return { payload: {}, problem: "stdin is JSON but not an object" };
+  return { payload: value, problem: "" };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** stringField(p, "cwd") → the value when it is a non-empty string, else undefined. */
+export function stringField(payload: Payload, key: string): string | undefined {
+  const value = payload[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** objectField(p, "tool_input") → the value when it is a JSON object, else undefined. */
+export function objectField(payload: Payload, key: string): Record<string, unknown> | undefined {
+  const value = payload[key];
+  return isPlainObject(value) ? value : undefined;
+}
+
+/** payloadCwd(p) → the payload's absolute `cwd`, else the process cwd (Windsurf sends none). */
+export function payloadCwd(payload: Payload): string {
+  const cwd = stringField(payload, "cwd");
+  // A NUL byte cannot reach a path syscall without throwing; such a cwd is no cwd.
+  if (cwd === undefined || cwd.includes("\0")) return process.cwd();
+  return path.resolve(process.cwd(), cwd);
+}
+
+export const UNKNOWN_SESSION = "unknown-session";
+
+/** payloadSessionId(p) → `session_id` when it is a non-empty string. */
+export function payloadSessionId(payload: Payload, key = "session_id"): string | undefined {
+  return stringField(payload, key);
+}

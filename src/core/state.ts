@@ -1,0 +1,159 @@
+// The private state store (SPEC §3.3): small markers and record sets that hooks keep between
+// invocations. One rule for writes and reads alike: a file counts only when it is a regular
+// file, not a link, owned by this user, inside a 0700 directory of ours. Everything else is
+// "malformed" or "linked" state — never evidence, never followed, never overwritten — because
+// the state directory sits in a shared temp directory where another user (or a prompt-injected
+// tool call) can plant links that would otherwise turn a marker write into a file clobber.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { posixCksum } from "./cksum.ts";
+
+const IS_WINDOWS = process.platform === "win32";
+const currentUid = (): number => (typeof process.getuid === "function" ? process.getuid() : -1);
+
+export type UnsafeCause = "storage" | "linked";
+
+export type StateStore =
+  | { readonly safe: true; readonly dir: string }
+  | { readonly safe: false; readonly dir: string; readonly cause: UnsafeCause; readonly problem: string };
+
+/**
+ * defaultStateDirectory(env) → `$VELESDB_HOOKS_STATE_DIR`, else `${TMPDIR:-/tmp}/velesdb-agent-hooks-<uid>`.
+ * The default is the bash reference's own location, so swapping implementations mid-session
+ * keeps every marker. A relative override is returned as given; openStateStore refuses it.
+ */
+export function defaultStateDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.VELESDB_HOOKS_STATE_DIR;
+  if (override !== undefined && override !== "") return override;
+  if (IS_WINDOWS) {
+    const temp = env.TEMP || env.TMP || "C:\\Windows\\Temp";
+    return path.join(temp, `velesdb-agent-hooks-${env.USERNAME || "user"}`);
+  }
+  const tmp = env.TMPDIR && env.TMPDIR !== "" ? env.TMPDIR : "/tmp";
+  return path.join(tmp, `velesdb-agent-hooks-${currentUid()}`);
+}
+
+/** openStateStore(dir) → a safe store (created 0700 when missing) or an unsafe one saying why. */
+export function openStateStore(dir: string): StateStore {
+  const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
+  if (!path.isAbsolute(dir)) return unsafe("storage", `state directory ${dir} is not an absolute path`);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      st = fs.lstatSync(dir);
+    } catch (mkdirError) {
+      return unsafe("storage", `state directory ${dir} cannot be created (${errorCode(mkdirError)})`);
+    }
+  }
+  if (st.isSymbolicLink()) return unsafe("linked", `state directory ${dir} is a symlink`);
+  if (!st.isDirectory()) return unsafe("storage", `state directory ${dir} is not a directory`);
+  if (!IS_WINDOWS) {
+    if (st.uid !== currentUid()) return unsafe("storage", `state directory ${dir} is owned by another user`);
+    if ((st.mode & 0o777) !== 0o700) {
+      return unsafe("storage", `state directory ${dir} has mode ${(st.mode & 0o777).toString(8)}, not 700`);
+    }
+  }
+  return { safe: true, dir };
+}
+
+export type PrivateRead =
+  | { readonly state: "absent" }
+  | { readonly state: "present"; readonly content: string }
+  | { readonly state: "linked" | "malformed"; readonly path: string; readonly problem: string };
+
+/** readPrivateFile(p) → its content only when p is a regular, unlinked file this user owns. */
+export function readPrivateFile(filePath: string, maxBytes = 1 << 20): PrivateRead {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(filePath);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { state: "absent" };
+    return { state: "malformed", path: filePath, problem: `cannot be inspected (${errorCode(error)})` };
+  }
+  if (st.isSymbolicLink()) return { state: "linked", path: filePath, problem: "is a symlink" };
+  if (!st.isFile()) return { state: "malformed", path: filePath, problem: "is not a regular file" };
+  if (!IS_WINDOWS && st.uid !== currentUid()) return { state: "malformed", path: filePath, problem: "is owned by another user" };
+  if (st.size > maxBytes) return { state: "malformed", path: filePath, problem: "is too large" };
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(filePath, fs.constants.O_RDONLY | noFollowFlag());
+    return { state: "present", content: fs.readFileSync(fd, "utf8") };
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { state: "absent" };
+    if (errorCode(error) === "ELOOP") return { state: "linked", path: filePath, problem: "is a symlink" };
+    return { state: "malformed", path: filePath, problem: `cannot be read (${errorCode(error)})` };
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly cause: "linked" | "malformed" | "storage"; readonly problem: string };
+
+/**
+ * writePrivateFile(target, content): new 0600 file created O_EXCL|O_NOFOLLOW beside the target,
+ * then renamed over it. A target that is a link or not a regular file is left alone. No fsync:
+ * these markers live for one session in a temp directory (SPEC §3.3).
+ */
+export function writePrivateFile(target: string, content: string | Uint8Array): WriteOutcome {
+  const existing = lstatOrNull(target);
+  if (existing === "error") return { ok: false, cause: "storage", problem: `${target} cannot be inspected` };
+  if (existing?.isSymbolicLink()) return { ok: false, cause: "linked", problem: `${target} is a symlink` };
+  if (existing && !existing.isFile()) return { ok: false, cause: "malformed", problem: `${target} is not a regular file` };
+  const temp = `${target}.tmp-${process.pid}-${randomSuffix()}`;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
+    fs.writeSync(fd, content);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, target);
+    return { ok: true };
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // The temp file may never have been created; nothing else to clean.
+    }
+    return { ok: false, cause: "storage", problem: `${target} cannot be written (${errorCode(error)})` };
+  }
+}
+
+/** markerPath(store, "stop", id) → `<dir>/stop-<cksum>.marker`. */
+export function markerPath(store: { dir: string }, kind: string, identity: string): string {
+  return path.join(store.dir, `${kind}-${posixCksum(identity)}.marker`);
+}
+
+/** recordsPath(store, "learning-dirty", id) → `<dir>/learning-dirty-<cksum>.records`. */
+export function recordsPath(store: { dir: string }, kind: string, identity: string): string {
+  return path.join(store.dir, `${kind}-${posixCksum(identity)}.records`);
+}
+
+/** Per-repository identities join the session and the config root with a newline (SPEC §3.3). */
+export const repositoryIdentity = (sessionId: string, configRoot: string): string => `${sessionId}\n${configRoot}`;
+
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? "error";
+}
+
+function lstatOrNull(p: string): fs.Stats | null | "error" {
+  try {
+    return fs.lstatSync(p);
+  } catch (error) {
+    return errorCode(error) === "ENOENT" ? null : "error";
+  }
+}
+
+function noFollowFlag(): number {
+  return fs.constants.O_NOFOLLOW ?? 0;
+}
+
+function randomSuffix(): string {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

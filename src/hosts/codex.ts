@@ -1,0 +1,61 @@
+// Codex CLI (measured on 0.169.0; SPEC §4.2). Quirks that shape this encoder:
+// - Stop accepts only `{"decision":"block","reason":…}`; hookSpecificOutput on Stop is
+//   rejected. Codex has no continuation cap, so the Stop rule itself must stop continuing.
+// - SessionStart additionalContext is cut by the host near 10 000 characters; we cut first,
+//   at a line boundary, so the load call (at the top) always survives whole.
+// - PostToolUse cannot replace a tool result: `decision:block` would *discard* the result and
+//   show our text instead. A replacement is therefore mapped to a pass, deliberately.
+// - PreCompact has no channel that reaches a model, so instructions map to a pass.
+import { jsonAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
+import { genericStopDecision, sessionStartDecision } from "../core/lifecycle.ts";
+import { defaultStateDirectory } from "../core/state.ts";
+import { hookSpecificOutput, type HostModule } from "./host.ts";
+
+export const CODEX_CONTEXT_LIMIT = 9000;
+
+/** clampContext(text, n) → text cut at the last line break before n characters. */
+export function clampContext(text: string, limit = CODEX_CONTEXT_LIMIT): string {
+  if (text.length <= limit) return text;
+  const cut = text.lastIndexOf("\n", limit);
+  return text.slice(0, cut > 0 ? cut : limit);
+}
+
+export function encodeCodexAnswer(wireName: string, decision: Decision): HookAnswer {
+  switch (decision.kind) {
+    case "pass":
+      return jsonAnswer({}, decision.note);
+    case "addContext":
+      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: clampContext(decision.text) }), decision.note);
+    case "continue":
+      return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
+    case "deny":
+      return jsonAnswer(
+        hookSpecificOutput(wireName, {
+          permissionDecision: "deny",
+          // Codex ignores a deny whose reason is empty.
+          permissionDecisionReason: decision.reason || "velesdb-hooks refused this edit.",
+        }),
+        decision.note,
+      );
+    case "replaceOutput":
+    case "summariserInstructions":
+      return jsonAnswer({}, decision.note);
+    default:
+      return decision satisfies never;
+  }
+}
+
+export const codex: HostModule = {
+  profile: {
+    name: "codex",
+    statePrefix: "codex-",
+    stateDirectory: (env) => defaultStateDirectory(env),
+    stopFlagUnreliable: false,
+  },
+  payloadNamesEvent: true,
+  events: {
+    "session-start": { wireName: "SessionStart", run: sessionStartDecision },
+    stop: { wireName: "Stop", run: (input) => genericStopDecision(input) },
+  },
+  encode: encodeCodexAnswer,
+};
