@@ -23,9 +23,16 @@ export function packageVersion(): string {
 /** compileBinary(entry, outfile, extra) → runs `bun build` with the release flags; throws on failure. */
 export function compileBinary(entry: string, outfile: string, extra: readonly string[] = []): void {
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
-  const args = ["build", ...COMPILE_FLAGS, ...extra, entry, "--outfile", outfile];
+  // Build beside the target and rename over it: a binary being run (by a test, a benchmark
+  // or an agent) is never half-written, and Linux refuses to write a running executable.
+  const staging = `${outfile}.building-${process.pid}${path.extname(outfile)}`;
+  const args = ["build", ...COMPILE_FLAGS, ...extra, entry, "--outfile", staging];
   const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  if (result.status !== 0) throw new Error(`bun build failed for ${entry} (exit ${result.status})`);
+  if (result.status !== 0) {
+    fs.rmSync(staging, { force: true });
+    throw new Error(`bun build failed for ${entry} (exit ${result.status})`);
+  }
+  fs.renameSync(staging, outfile);
 }
 
 export function versionDefine(version: string): string[] {

@@ -2,7 +2,7 @@
 // state lives), and the environment. The state store is opened lazily and at most once, so a
 // hook that never needs state (a non-edit tool at PreToolUse) never touches the filesystem.
 import { openStateStore, type StateStore } from "./state.ts";
-import { payloadCwd, type Payload } from "./payload.ts";
+import { payloadCwd, payloadSessionId, type Payload } from "./payload.ts";
 
 /** The per-host facts the shared rules need; each host module declares one. */
 export interface HostProfile {
@@ -14,6 +14,13 @@ export interface HostProfile {
   stateDirectory(env: NodeJS.ProcessEnv, cwd: string): string;
   /** True when the host never sets `stop_hook_active` (dsh): Stop must not continue on state failure. */
   readonly stopFlagUnreliable: boolean;
+  /** The payload field naming the host session: `session_id`, Windsurf's `trajectory_id`. */
+  readonly sessionIdField: string;
+  /**
+   * True when the host has a Stop event that can deliver a checkpoint. Without one (Windsurf)
+   * the guard records no edit queue: nothing would ever read or empty it.
+   */
+  readonly checkpointsEdits: boolean;
 }
 
 export interface HookInput {
@@ -24,6 +31,8 @@ export interface HookInput {
   readonly env: NodeJS.ProcessEnv;
   /** The payload cwd, else the process cwd. */
   readonly cwd: string;
+  /** The host session id when the payload carries a non-empty one. */
+  readonly sessionId: string | undefined;
   /** The private state store, opened on first use. */
   state(): StateStore;
   /** `<prefix><kind>`: the state kind name for this host. */
@@ -39,6 +48,7 @@ export function createHookInput(payload: Payload, inputProblem: string, host: Ho
     host,
     env,
     cwd,
+    sessionId: payloadSessionId(payload, host.sessionIdField),
     state: () => (store ??= openStateStore(host.stateDirectory(env, cwd))),
     kind: (kind: string) => `${host.statePrefix}${kind}`,
   };

@@ -4,23 +4,25 @@
 // or a block — with one exception written into the Stop rule: it must let the session end.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
+import { freshnessNotice } from "./freshness.ts";
 import { resolveProjectIdentity } from "./identity.ts";
-import { payloadSessionId, stringField, UNKNOWN_SESSION } from "./payload.ts";
+import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
 import { loadGuidance, saveGuidance, stateUnavailableNotice, summariserInstructions, type MemorySlot } from "./texts.ts";
 
-/** SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on `source: "compact"`. */
-export function sessionStartDecision(input: HookInput): Decision {
+/**
+ * SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on
+ * `source: "compact"`, plus one line when the local velesdb-memory daemon is out of date.
+ */
+export async function sessionStartDecision(input: HookInput): Promise<Decision> {
   const identity = resolveProjectIdentity(input.cwd);
-  if (stringField(input.payload, "source") !== "compact") return { kind: "addContext", text: loadGuidance(identity), note: input.inputProblem };
-  return {
-    kind: "addContext",
-    text: loadGuidance(identity, {
-      transcriptPath: stringField(input.payload, "transcript_path"),
-      trigger: lastCompactionTrigger(input),
-    }),
-    note: input.inputProblem,
-  };
+  const compaction =
+    stringField(input.payload, "source") === "compact"
+      ? { transcriptPath: stringField(input.payload, "transcript_path"), trigger: lastCompactionTrigger(input) }
+      : undefined;
+  const freshness = await freshnessNotice(input.env);
+  const text = loadGuidance(identity, compaction);
+  return { kind: "addContext", text: freshness ? `${text}\n${freshness}` : text, note: input.inputProblem };
 }
 
 /** The trigger PreCompact recorded for this session, when its marker is readable. */
@@ -75,5 +77,5 @@ export function stopOnStateFailure(input: HookInput, slot: MemorySlot, problem: 
 
 /** The host session id, or `unknown-session` for lifecycle hooks (SPEC §3.1). */
 export function sessionOf(input: HookInput): string {
-  return payloadSessionId(input.payload) ?? UNKNOWN_SESSION;
+  return input.sessionId ?? UNKNOWN_SESSION;
 }

@@ -107,7 +107,8 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
   let fd: number | undefined;
   try {
     fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
-    fs.writeSync(fd, content);
+    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(temp, target);

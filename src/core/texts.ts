@@ -84,3 +84,150 @@ export function stateUnavailableNotice(slot: MemorySlot, problem: string): strin
     "This notice does not repeat on the next stop.",
   ].join("\n");
 }
+
+/**
+ * Windsurf pre_user_prompt: load and save in one reminder, since Windsurf has no session-start
+ * or Stop hook that reaches the model (SPEC §4.3). Kept for parity; the rules file carries
+ * the same guidance to the model.
+ */
+export function windsurfPromptReminder(slot: MemorySlot): string {
+  return `${loadGuidance(slot)}\n${saveGuidance(slot).split("\n")[0]}`;
+}
+
+/**
+ * The section the installer writes into Windsurf's global rules file: the only channel that
+ * reaches Cascade's model every session. It cannot name one project (it is global), so it
+ * states how the identity is found, in the terms the hooks use.
+ */
+export function windsurfRulesGuidance(): string {
+  return [
+    "velesdb-memory keeps a working context per repository. The project is the `project` field of the `.velesdb-hooks.json` at the workspace root (else the workspace directory's name); the session slot is its `session` field (else \"rolling\").",
+    'At the start of a conversation, load_working_context(project="<project>", session="<session>") returns {found, working, other_sessions}: with found: true, working holds the goal, decisions, verified facts and pending actions; found: false means nothing is saved under that exact pair, and other_sessions (filled on hits too) shows the slots that exist, which reveals a mistyped session id.',
+    "In a repository whose `.velesdb-hooks.json` sets enforce_learning_loop, the first edit is refused until a velesdb-memory recall_fused about the code area returns a successful result in the same conversation.",
+    'Before the conversation ends, save_working_context(project="<project>", session="<session>") stores the goal, decisions with their reasons, verified facts and pending actions for the next one.',
+    FEEDBACK_LOOP,
+  ].join("\n");
+}
+
+/** The SessionStart freshness line (SPEC §5.1): the daemon is older than the published release. */
+export function staleDaemonLine(running: string, latest: string): string {
+  return `The velesdb-memory server on this machine reports version ${running}; version ${latest} is published, so an upgrade of velesdb-memory is available.`;
+}
+
+// --- The learning loop (SPEC §6) ---
+// Guard refusals and Stop checkpoints. Each names its cause with a word a user can grep
+// (storage, linked, malformed, symlink), the path involved, and what unlocks the edit: a
+// refusal that only says "no" gets retried unchanged until the host gives up.
+
+/** One opted-in repository, as the checkpoint manifest lists it. */
+export interface RepositorySlot extends MemorySlot {
+  readonly root: string;
+}
+
+export type GuardProblem =
+  | { readonly cause: "recall"; readonly target: string; readonly repository: RepositorySlot }
+  | { readonly cause: "session"; readonly target: string; readonly repository: RepositorySlot }
+  | { readonly cause: "symlink"; readonly target: string; readonly resolved: string }
+  | { readonly cause: "storage" | "linked" | "malformed"; readonly target: string; readonly path: string; readonly problem: string; readonly repository?: RepositorySlot };
+
+const UNLOCK_RULE =
+  "Only a successful result unlocks: a recall that timed out, failed or returned an error leaves the edit refused.";
+
+function recallCallFor(repository: RepositorySlot | undefined): string {
+  return repository
+    ? `a velesdb-memory recall_fused about this code area with filter {"project": ${quoted(repository.project)}}, run from this session`
+    : "a velesdb-memory recall_fused about this code area, run from this session";
+}
+
+function describeProblem(problem: GuardProblem): string {
+  switch (problem.cause) {
+    case "recall":
+      return (
+        `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)} (project ${quoted(problem.repository.project)}), which requires a recall before its first edit, ` +
+        `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository))} unlocks edits there for the rest of the session.`
+      );
+    case "session":
+      return (
+        `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)}, which requires a recall before its first edit, but this edit arrived without a session id, ` +
+        `so no recall can be bound to it (velesdb-hooks needs the host's session_id). ${capitalise(recallCallFor(problem.repository))} unlocks edits once the host sends one.`
+      );
+    case "symlink":
+      return (
+        `${quoted(problem.target)} is a symlink to ${quoted(problem.resolved)}, and the link or its target lies in a repository that requires a recall before edits. ` +
+        `A recall cannot authorise an edit through a link that crosses that boundary; the same edit through the physical path ${quoted(problem.resolved)} is checked by the recall rule.`
+      );
+    default:
+      return (
+        `velesdb-hooks cannot verify recall evidence for ${quoted(problem.target)} (${problem.cause}: ${quoted(problem.path)} ${problem.problem}). ` +
+        `Its state is never trusted while it looks like this; removing or repairing ${quoted(problem.path)} and then ${recallCallFor(problem.repository)} unlocks the edit.`
+      );
+  }
+}
+
+/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule. */
+export function guardRefusal(problems: readonly GuardProblem[]): string {
+  const lines = problems.map((problem) => `- ${describeProblem(problem)}`);
+  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
+}
+
+/** The Stop checkpoint (SPEC §6.5): the four steps for every listed repository, then the saves. */
+export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
+  const manifest = JSON.stringify(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
+  const saves = uniqueSlots(targets).map((slot) => `- ${saveCall(slot)}`);
+  const lines = [
+    `Learning checkpoint for the repositories edited since the last checkpoint: ${manifest}`,
+    "1. Recall: recall_fused on the areas that changed shows prior patterns and earlier decisions they touch.",
+    "2. Decision: each non-trivial decision of this batch, stored in velesdb-memory with its reason, is what the next session can find.",
+    "3. Causality: each decision related to what caused it, and each incident to its root cause, is what makes a later why() answer.",
+    `4. Feedback: every recalled memory that helped or misled gets feedback(id, true|false) with its id_str.`,
+    "Then the working context of every listed project is saved:",
+    ...saves,
+  ];
+  if (warning) lines.push(`Warning: ${warning}`);
+  return lines.join("\n");
+}
+
+/** A Stop continuation when checkpoint state is broken: name it, still ask for the saves. */
+export function checkpointStateNotice(slot: MemorySlot, cause: "storage" | "linked" | "malformed", path: string, problem: string): string {
+  return [
+    `velesdb-hooks cannot read this session's learning checkpoint state (${cause}: ${quoted(path)} ${problem}); nothing in it was discarded, and it needs inspection.`,
+    `${saveCall(slot)} stores the working state for the next session.`,
+    "This notice does not repeat on the next stop.",
+  ].join("\n");
+}
+
+function uniqueSlots(targets: readonly RepositorySlot[]): MemorySlot[] {
+  const seen = new Map<string, MemorySlot>();
+  for (const t of targets) seen.set(JSON.stringify([t.project, t.session]), { project: t.project, session: t.session });
+  return [...seen.values()];
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// --- Compression footer (SPEC §8) ---
+// Appended to a compiled Bash result. It names what was done (token counts, the fidelity risk
+// the compiler reported, how many bytes it read) and where the untouched original is, because
+// the compiled view is lossy by design and a model that is not told where the rest lives will
+// not look for it. Its byte length counts against the saving (net-gain rule, SPEC §8 gate 11).
+
+export interface CompressionFacts {
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly tokensSaved: number;
+  /** Only low and medium ever ship. */
+  readonly risk: "low" | "medium";
+  readonly bytesCompiled: number;
+  /** Our archive for inline outputs; the host's own saved file for persisted ones. */
+  readonly archivePath: string;
+}
+
+/** compressionFooter(facts) → the paragraph that follows the compiled content. */
+export function compressionFooter(facts: CompressionFacts): string {
+  return [
+    `[velesdb-hooks] The Bash output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
+      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved, fidelity risk ${facts.risk}.`,
+    `The complete original output is saved at ${quoted(facts.archivePath)} and can be read from that file (in parts, if it is large).`,
+  ].join("\n");
+}

@@ -7,10 +7,40 @@
 //   output at all*: `{}` would reach the summariser as literal text.
 // - PreToolUse denies through permissionDecision; exit 2 also blocks but shows the model our
 //   command line instead of the reason.
-import { diagnosticLine, jsonAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
-import { genericStopDecision, preCompactDecision, sessionStartDecision } from "../core/lifecycle.ts";
+import { stopDecision } from "../core/checkpoint.ts";
+import { compressBashOutput } from "../core/compress.ts";
+import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
+import type { HookInput } from "../core/hook-input.ts";
+import { preCompactDecision, sessionStartDecision } from "../core/lifecycle.ts";
+import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import { hookSpecificOutput, type HostModule } from "./host.ts";
+import { evidenceOnlyPostToolUse, recordEvidenceFromPayload, withNote } from "./tool-events.ts";
+
+// The edit tools the guard covers, and the field that names each one's target (always an
+// absolute path; backslashes on Windows).
+const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
+  Edit: "file_path",
+  Write: "file_path",
+  NotebookEdit: "notebook_path",
+};
+
+/** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (SPEC §6.1). */
+function claudePreToolUse(input: HookInput): Decision {
+  const tool = stringField(input.payload, "tool_name");
+  const field = tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
+  if (field === undefined) return pass(input.inputProblem);
+  const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
+  return guardEditDecision(input, target === undefined ? [] : [target]);
+}
+
+/** PostToolUse: recall evidence first, always; then Bash compression (SPEC §8 gate 1). */
+async function claudePostToolUse(input: HookInput): Promise<Decision> {
+  if (stringField(input.payload, "tool_name") !== "Bash") return evidenceOnlyPostToolUse(input);
+  const evidenceNote = recordEvidenceFromPayload(input);
+  return withNote(await compressBashOutput(input), evidenceNote);
+}
 
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -40,12 +70,16 @@ export const claude: HostModule = {
     statePrefix: "",
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: false,
+    sessionIdField: "session_id",
+    checkpointsEdits: true,
   },
   payloadNamesEvent: true,
   events: {
     "session-start": { wireName: "SessionStart", run: sessionStartDecision },
-    stop: { wireName: "Stop", run: (input) => genericStopDecision(input) },
+    stop: { wireName: "Stop", run: stopDecision },
     "pre-compact": { wireName: "PreCompact", run: preCompactDecision },
+    "pre-tool-use": { wireName: "PreToolUse", run: claudePreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", run: claudePostToolUse },
   },
   encode: encodeClaudeAnswer,
 };

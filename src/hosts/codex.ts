@@ -6,10 +6,16 @@
 // - PostToolUse cannot replace a tool result: `decision:block` would *discard* the result and
 //   show our text instead. A replacement is therefore mapped to a pass, deliberately.
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
-import { jsonAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
-import { genericStopDecision, sessionStartDecision } from "../core/lifecycle.ts";
+import { stopDecision } from "../core/checkpoint.ts";
+import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
+import type { HookInput } from "../core/hook-input.ts";
+import { sessionStartDecision } from "../core/lifecycle.ts";
+import { parsePatchTargets } from "../core/patch.ts";
+import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import { hookSpecificOutput, type HostModule } from "./host.ts";
+import { evidenceOnlyPostToolUse } from "./tool-events.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
 
@@ -45,17 +51,38 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
   }
 }
 
+/**
+ * PreToolUse: the guard over every target of an apply_patch (SPEC §6.4). The raw patch arrives
+ * in `tool_input.command`. Edit and Write are in the registered matcher for hosts that expose
+ * Claude-style file tools; they name their target in `file_path`.
+ */
+function codexPreToolUse(input: HookInput): Decision {
+  const tool = stringField(input.payload, "tool_name");
+  const toolInput = objectField(input.payload, "tool_input") ?? {};
+  if (tool === "apply_patch") return guardEditDecision(input, parsePatchTargets(stringField(toolInput, "command") ?? ""));
+  if (tool === "Edit" || tool === "Write") {
+    const target = stringField(toolInput, "file_path");
+    return guardEditDecision(input, target === undefined ? [] : [target]);
+  }
+  return pass(input.inputProblem);
+}
+
 export const codex: HostModule = {
   profile: {
     name: "codex",
     statePrefix: "codex-",
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: false,
+    sessionIdField: "session_id",
+    checkpointsEdits: true,
   },
   payloadNamesEvent: true,
   events: {
     "session-start": { wireName: "SessionStart", run: sessionStartDecision },
-    stop: { wireName: "Stop", run: (input) => genericStopDecision(input) },
+    stop: { wireName: "Stop", run: stopDecision },
+    "pre-tool-use": { wireName: "PreToolUse", run: codexPreToolUse },
+    // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
+    "post-tool-use": { wireName: "PostToolUse", run: evidenceOnlyPostToolUse },
   },
   encode: encodeCodexAnswer,
 };

@@ -1,11 +1,15 @@
 // The host table: `velesdb-hooks <host> <event>` looks the host up here.
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
+import { dsh } from "./dsh.ts";
 import type { HostModule } from "./host.ts";
+import { windsurf } from "./windsurf.ts";
 
 export const HOSTS = {
   claude,
   codex,
+  windsurf,
+  dsh,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

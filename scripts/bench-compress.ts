@@ -1,0 +1,138 @@
+// bun scripts/bench-compress.ts → the PostToolUse compression figures of SPEC §12, measured on
+// the compiled hook against an empty program compiled with the same flags (the floor):
+//   (a) pass-through of a small Bash result: median wall time as a ratio of the floor (≤ 1.5×);
+//   (b) a 5 MB Bash result through the realistic compiler fixture: the hook's own overhead
+//       (wall time minus the compiler's own time, minus the floor; target < 50 ms) and its peak
+//       RSS over the floor as a multiple of the payload (target < 4×).
+// Peak RSS comes from GNU time (wait4's rusage), which also covers the largest reaped child; the
+// memory run therefore uses the tiny sh fake (a few MB) as the compiler, so the figure is the hook's.
+// Runs are interleaved with the floor so a burst of machine load hits both alike.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
+import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";
+
+const RUNS_SMALL = Number(process.env.BENCH_RUNS ?? 40);
+const RUNS_LARGE = Number(process.env.BENCH_RUNS_LARGE ?? 10);
+const PAYLOAD_BYTES = 5 * 1024 * 1024;
+
+const GNU_TIME = "/usr/bin/time";
+
+interface Run {
+  readonly ms: number;
+  readonly stdout: string;
+}
+
+function runOnce(argv: readonly string[], stdin: Uint8Array, env: Record<string, string>, cwd: string): Run {
+  const started = performance.now();
+  const result = Bun.spawnSync([...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - started;
+  if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  return { ms, stdout: result.stdout.toString() };
+}
+
+/**
+ * peakRss(argv, …) → the process's peak RSS in bytes, from GNU time. Not Bun.spawnSync's
+ * resourceUsage: measured here, its maxRSS is the largest child this bench ever had (the
+ * RUSAGE_CHILDREN maximum), so the floor and the hook read the same number.
+ */
+function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string, string>, cwd: string, out: string): number {
+  if (!fs.existsSync(GNU_TIME)) return Number.NaN;
+  const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  return Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function main(): void {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-bench-compress-")));
+  try {
+    const workspace = path.join(root, "ws");
+    const tmp = path.join(root, "tmp");
+    fs.mkdirSync(workspace);
+    fs.mkdirSync(tmp);
+    const stateDir = path.join(tmp, `velesdb-agent-hooks-${process.getuid?.() ?? 0}`);
+    const timing = path.join(root, "compiler-ms");
+    const baseEnv = { PATH: PLAIN_PATH, HOME: root, TMPDIR: tmp, LANG: "C.UTF-8" };
+    const floor = path.join(ROOT, "dist", "compress-test", "empty");
+    compileBinary(path.join(ROOT, "scripts", "bench", "empty.ts"), floor);
+    const dist = path.join(ROOT, "dist", "velesdb-hooks");
+    if (!fs.existsSync(dist)) compileBinary(path.join(ROOT, "src", "cli.ts"), dist, versionDefine(packageVersion()));
+    const hook = { argv: [dist, "claude", "post-tool-use"], label: "dist/velesdb-hooks claude post-tool-use" };
+    const encode = (stdout: string) => Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
+
+    // (a) Pass-through: a small Bash result, under the size threshold.
+    const small = encode(Array.from({ length: 100 }, (_, i) => i + 1).join("\n") + "\n");
+    const smallEnv = { ...baseEnv, VELESDB_MEMORY_BIN: realisticCompiler() };
+    const floorMs: number[] = [];
+    const smallMs: number[] = [];
+    for (let i = 0; i < RUNS_SMALL; i++) {
+      floorMs.push(runOnce([floor], new Uint8Array(), baseEnv, workspace).ms);
+      const run = runOnce(hook.argv, small, smallEnv, workspace);
+      if (run.stdout !== "{}\n") throw new Error(`pass-through answered ${run.stdout}`);
+      smallMs.push(run.ms);
+    }
+
+    // (b) 5 MB through the realistic compiler: time, and the compiler's own share of it.
+    const large = encode(realisticLog(PAYLOAD_BYTES));
+    const largeEnv = { ...baseEnv, VELESDB_MEMORY_BIN: realisticCompiler(), VELESDB_FAKE_TIMING_FILE: timing };
+    runOnce(hook.argv, large, largeEnv, workspace); // warm-up: the probe runs once per session
+    const totalMs: number[] = [];
+    const overheadMs: number[] = [];
+    const compilerMs: number[] = [];
+    const floorLargeMs: number[] = [];
+    for (let i = 0; i < RUNS_LARGE; i++) {
+      fs.rmSync(timing, { force: true });
+      fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
+      floorLargeMs.push(runOnce([floor], new Uint8Array(), baseEnv, workspace).ms);
+      const run = runOnce(hook.argv, large, largeEnv, workspace);
+      if (!run.stdout.includes("updatedToolOutput")) throw new Error(`5 MB run did not compress: ${run.stdout.slice(0, 300)}`);
+      const own = fs.readFileSync(timing, "utf8").split("\n").filter(Boolean).map(Number).reduce((a, b) => a + b, 0);
+      totalMs.push(run.ms);
+      compilerMs.push(own);
+      overheadMs.push(run.ms - own);
+    }
+
+    // Peak RSS: the same 5 MB with the sh fake as compiler, so the maximum is the hook's own.
+    const memEnv = { ...baseEnv, VELESDB_MEMORY_BIN: fake("medium") };
+    runOnce(hook.argv, large, memEnv, workspace);
+    const hookRss: number[] = [];
+    const floorRss: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
+      floorRss.push(peakRss([floor], new Uint8Array(), baseEnv, workspace, path.join(root, "rss")));
+      hookRss.push(peakRss(hook.argv, large, memEnv, workspace, path.join(root, "rss")));
+    }
+
+    const f = median(floorMs);
+    const s = median(smallMs);
+    const fl = median(floorLargeMs);
+    const overheadOverFloor = median(overheadMs) - fl;
+    const rssOver = median(hookRss) - median(floorRss);
+    const payloadBytes = large.length;
+    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+    console.log(`hook: ${hook.label}`);
+    console.log(`floor: empty program, same flags (median ${f.toFixed(2)} ms, peak RSS ${mb(median(floorRss))} MB)`);
+    console.log("");
+    console.log(`(a) pass-through, small Bash result: median ${s.toFixed(2)} ms = ${(s / f).toFixed(2)}× floor (target ≤ 1.5×) ${s / f <= 1.5 ? "ok" : "MISSED"}`);
+    console.log(`(b) ${mb(payloadBytes)} MB payload through the realistic compiler (${RUNS_LARGE} runs):`);
+    console.log(`    total median ${median(totalMs).toFixed(1)} ms; compiler's own time median ${median(compilerMs).toFixed(1)} ms`);
+    console.log(
+      `    hook overhead (total − compiler) median ${median(overheadMs).toFixed(1)} ms = ${overheadOverFloor.toFixed(1)} ms over the floor (target < 50 ms) ${overheadOverFloor < 50 ? "ok" : "MISSED"}`,
+    );
+    console.log(
+      `    peak RSS ${mb(median(hookRss))} MB = ${mb(rssOver)} MB over the floor = ${(rssOver / payloadBytes).toFixed(2)}× the payload (target < 4×) ${rssOver / payloadBytes < 4 ? "ok" : "MISSED"}`,
+    );
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) main();

@@ -1,0 +1,249 @@
+// bun run bench → for every hook, the compiled binary's median wall time and peak RSS over
+// repeated runs, as ratios to an empty program compiled with the same flags (SPEC §12).
+// Ratios, not milliseconds: machines here are shared and noisy, and the floor moves with them.
+// Runs are interleaved (floor, hook, floor, hook, …) so a burst of load hits both alike.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
+
+export interface BenchCase {
+  readonly label: string;
+  readonly args: readonly string[];
+  /** The payload, given the bench workspace (a repository with `.velesdb-hooks.json`). */
+  readonly payload: (ws: BenchWorkspace) => string;
+  /** Prepares state before each run (e.g. removes a marker so the path measured is the same). */
+  readonly before?: (ws: BenchWorkspace) => void;
+  readonly env?: (ws: BenchWorkspace) => Record<string, string>;
+  /** The SPEC's target for this hook, as a ratio of the floor's median time. */
+  readonly targetRatio?: number;
+}
+
+export interface BenchWorkspace {
+  readonly root: string;
+  readonly repo: string;
+  readonly optedIn: string;
+  readonly env: Record<string, string>;
+  readonly stateDir: string;
+}
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const GNU_TIME = "/usr/bin/time";
+
+const json = (value: unknown) => JSON.stringify(value);
+
+export const LIFECYCLE_CASES: BenchCase[] = [
+  {
+    label: "claude session-start",
+    args: ["claude", "session-start"],
+    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "startup" }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude stop (first: continue)",
+    args: ["claude", "stop"],
+    payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
+    before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude stop (later: pass)",
+    args: ["claude", "stop"],
+    payload: (ws) => json({ session_id: "bench-stop-pass", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: true }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude pre-compact",
+    args: ["claude", "pre-compact"],
+    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreCompact", trigger: "auto" }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "codex session-start (compact)",
+    args: ["codex", "session-start"],
+    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "compact", transcript_path: "/t/r.jsonl" }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "codex stop (first: block)",
+    args: ["codex", "stop"],
+    payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
+    before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
+    targetRatio: 1.5,
+  },
+];
+
+const recallMarkerFor = (ws: BenchWorkspace) => ({
+  session_id: "bench-guard",
+  cwd: ws.optedIn,
+  hook_event_name: "PostToolUse",
+  tool_name: "mcp__velesdb-memory__recall_fused",
+  tool_input: { query: "prior patterns" },
+  tool_response: [{ type: "text", text: "[]" }],
+});
+
+export const LEARNING_CASES: BenchCase[] = [
+  {
+    label: "claude pre-tool-use (unlocked)",
+    args: ["claude", "pre-tool-use"],
+    before: (ws) => {
+      // One recall before the first run makes every run take the unlocked path.
+      if (!fs.existsSync(ws.stateDir)) {
+        Bun.spawnSync([path.join(ROOT, "dist", "velesdb-hooks"), "claude", "post-tool-use"], { stdin: Buffer.from(json(recallMarkerFor(ws))), env: ws.env });
+      }
+    },
+    payload: (ws) =>
+      json({ session_id: "bench-guard", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.optedIn, "src", "a.ts") } }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude pre-tool-use (refused)",
+    args: ["claude", "pre-tool-use"],
+    payload: (ws) =>
+      json({ session_id: "bench-refused", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(ws.optedIn, "src", "b.ts") } }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude pre-tool-use (not opted in)",
+    args: ["claude", "pre-tool-use"],
+    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.repo, "src", "a.ts") } }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "codex pre-tool-use (patch, refused)",
+    args: ["codex", "pre-tool-use"],
+    payload: (ws) =>
+      json({
+        session_id: "bench-refused",
+        cwd: ws.optedIn,
+        hook_event_name: "PreToolUse",
+        tool_name: "apply_patch",
+        tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch" },
+      }),
+    targetRatio: 1.5,
+  },
+  {
+    label: "claude post-tool-use (recall)",
+    args: ["claude", "post-tool-use"],
+    payload: (ws) => json(recallMarkerFor(ws)),
+    targetRatio: 1.5,
+  },
+  {
+    label: "codex post-tool-use (recall)",
+    args: ["codex", "post-tool-use"],
+    payload: (ws) =>
+      json({
+        session_id: "bench-guard",
+        cwd: ws.optedIn,
+        hook_event_name: "PostToolUse",
+        tool_name: "mcp__velesdb_memory__recall_fused",
+        tool_input: { query: "q" },
+        tool_response: { content: [{ type: "text", text: "[]" }], isError: false },
+      }),
+    targetRatio: 1.5,
+  },
+];
+
+interface Sample {
+  readonly ms: number;
+  readonly rssKb: number | undefined;
+}
+
+function runOnce(binary: string, args: readonly string[], stdin: string, env: Record<string, string>, cwd: string, measureRss: boolean): Sample {
+  if (measureRss && fs.existsSync(GNU_TIME)) {
+    const out = path.join(os.tmpdir(), `vh-bench-time-${process.pid}`);
+    Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, binary, ...args], { stdin: Buffer.from(stdin), env, cwd });
+    const rssKb = Number(fs.readFileSync(out, "utf8").trim().split("\n").pop());
+    return { ms: Number.NaN, rssKb };
+  }
+  const started = performance.now();
+  const result = Bun.spawnSync([binary, ...args], { stdin: Buffer.from(stdin), env, cwd, stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - started;
+  if (result.exitCode !== 0) throw new Error(`${binary} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  return { ms, rssKb: undefined };
+}
+
+const median = (values: number[]): number => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+export function makeBenchWorkspace(): BenchWorkspace {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-bench-")));
+  const repo = path.join(root, "repo");
+  const optedIn = path.join(root, "guarded");
+  fs.mkdirSync(path.join(repo, "src"), { recursive: true });
+  fs.mkdirSync(path.join(optedIn, "src"), { recursive: true });
+  fs.writeFileSync(path.join(repo, ".velesdb-hooks.json"), json({ project: "bench", session: "rolling" }));
+  fs.writeFileSync(path.join(optedIn, ".velesdb-hooks.json"), json({ project: "bench-guarded", enforce_learning_loop: true }));
+  const tmp = path.join(root, "tmp");
+  fs.mkdirSync(tmp);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, TMPDIR: tmp };
+  return { root, repo, optedIn, env, stateDir: path.join(tmp, `velesdb-agent-hooks-${process.getuid?.() ?? 0}`) };
+}
+
+export function runBench(cases: readonly BenchCase[]): boolean {
+  const binary = path.join(ROOT, "dist", "velesdb-hooks");
+  if (!fs.existsSync(binary)) compileBinary(path.join(ROOT, "src", "cli.ts"), binary, versionDefine(packageVersion()));
+  const floor = path.join(ROOT, ".bench", "empty");
+  compileBinary(path.join(ROOT, "scripts", "bench", "empty.ts"), floor);
+  const ws = makeBenchWorkspace();
+  let allWithinTarget = true;
+  const rows: string[][] = [["hook", "median ms", "floor ms", "time ×floor", "peak RSS MB", "floor MB", "RSS ×floor", "target"]];
+  try {
+    for (const c of cases) {
+      const env = { ...ws.env, ...(c.env?.(ws) ?? {}) };
+      const hookTimes: number[] = [];
+      const floorTimes: number[] = [];
+      const hookRss: number[] = [];
+      const floorRss: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        c.before?.(ws);
+        floorTimes.push(runOnce(floor, [], "", env, ws.repo, false).ms);
+        hookTimes.push(runOnce(binary, c.args, c.payload(ws), env, ws.repo, false).ms);
+        if (i < 5) {
+          c.before?.(ws);
+          floorRss.push(runOnce(floor, [], "", env, ws.repo, true).rssKb ?? Number.NaN);
+          hookRss.push(runOnce(binary, c.args, c.payload(ws), env, ws.repo, true).rssKb ?? Number.NaN);
+        }
+      }
+      const t = median(hookTimes);
+      const f = median(floorTimes);
+      const r = median(hookRss) / 1024;
+      const fr = median(floorRss) / 1024;
+      const ratio = t / f;
+      const within = c.targetRatio === undefined || ratio <= c.targetRatio;
+      allWithinTarget &&= within;
+      rows.push([
+        c.label,
+        t.toFixed(2),
+        f.toFixed(2),
+        ratio.toFixed(2),
+        Number.isFinite(r) ? r.toFixed(1) : "n/a",
+        Number.isFinite(fr) ? fr.toFixed(1) : "n/a",
+        Number.isFinite(r / fr) ? (r / fr).toFixed(2) : "n/a",
+        c.targetRatio === undefined ? "-" : `≤${c.targetRatio}× ${within ? "ok" : "MISSED"}`,
+      ]);
+    }
+  } finally {
+    fs.rmSync(ws.root, { recursive: true, force: true });
+  }
+  printTable(rows);
+  console.log(`\n${RUNS} interleaved runs per hook; RSS from ${fs.existsSync(GNU_TIME) ? "GNU time (5 runs)" : "unavailable: install Debian's `time`"}.`);
+  return allWithinTarget;
+}
+
+function printTable(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const [index, row] of rows.entries()) {
+    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  "));
+    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  }
+}
+
+if (import.meta.main) {
+  const ok = runBench([...LIFECYCLE_CASES, ...LEARNING_CASES]);
+  console.log(ok ? "every hook within its target" : "some hook missed its target (see MISSED)");
+}

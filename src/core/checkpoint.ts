@@ -1,0 +1,150 @@
+// Stop with the learning loop (SPEC §6.5): every batch of edits in opted-in repositories earns
+// exactly one checkpoint continuation that names each repository, and a Stop with nothing new
+// passes — so a session is reminded once per batch and can always end. The batch is first
+// snapshotted into a manifest ("pending"), then delivered: if a Stop dies between consuming
+// the dirty records and answering, the next Stop re-sends the same batch instead of losing it.
+import * as path from "node:path";
+import type { Decision } from "./decision.ts";
+import { LEARNING_DIRTY } from "./guard.ts";
+import type { HookInput } from "./hook-input.ts";
+import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
+import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
+import { isPlainObject, parseJsonObject } from "./payload.ts";
+import { canonicalRecordJson, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
+import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile } from "./state.ts";
+import { checkpointStateNotice, learningCheckpoint } from "./texts.ts";
+
+export const CHECKPOINT_MANIFEST = "learning-checkpoint-manifest";
+const STOP = "stop";
+
+interface Manifest {
+  readonly state: "pending" | "delivered";
+  readonly targets: readonly RepositoryRecord[];
+  /**
+   * Dirty record files this batch covered but could not remove. Carried forward so those
+   * records are never taken for a new batch: an undeletable record would otherwise earn a
+   * checkpoint at every Stop, and Codex has no continuation cap.
+   */
+  readonly stuck?: readonly string[];
+}
+
+/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (SPEC §5.2 + §6.5). */
+export function stopDecision(input: HookInput): Decision {
+  const identity = resolveProjectIdentity(input.cwd);
+  const store = input.state();
+  if (!store.safe) return stopOnStateFailure(input, identity, `${store.cause}: ${store.problem}`);
+  const sessionId = sessionOf(input);
+  const manifestFile = markerPath(store, input.kind(CHECKPOINT_MANIFEST), sessionId);
+
+  // 1. Recovery: a batch captured by an earlier Stop that may never have reached the model.
+  const manifestRead = readPrivateFile(manifestFile);
+  if (manifestRead.state === "linked" || manifestRead.state === "malformed") {
+    return stateFailure(input, identity, manifestRead.state, manifestFile, manifestRead.problem);
+  }
+  const dirtyDir = recordsPath(store, input.kind(LEARNING_DIRTY), sessionId);
+  let knownStuck: string[] = [];
+  if (manifestRead.state === "present") {
+    const manifest = parseManifest(manifestRead.content);
+    if (!manifest) return stateFailure(input, identity, "malformed", manifestFile, "is not a checkpoint manifest");
+    if (manifest.state === "pending") {
+      // The interrupted Stop may have died before emptying the queue: the records this
+      // snapshot already covers go now, or the batch would earn a second checkpoint.
+      const covered = new Set(manifest.targets.map(canonicalRecordJson));
+      const queued = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
+      const leftover = queued.state === "ok" ? queued.records.filter((r) => covered.has(canonicalRecordJson(r.record))) : [];
+      const stuck = leftover.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
+      return deliver(input, identity, manifestFile, manifest.targets, [...(manifest.stuck ?? []), ...stuck], "");
+    }
+    knownStuck = (manifest.stuck ?? []).filter((name) => !removeRecordFile(path.join(dirtyDir, name)));
+    const consumed =
+      knownStuck.length === 0
+        ? removeRecordFile(manifestFile)
+        : writePrivateFile(manifestFile, manifestJson({ state: "delivered", targets: manifest.targets, stuck: knownStuck })).ok;
+    if (!consumed) return stateFailure(input, identity, "storage", manifestFile, "cannot be updated");
+  }
+
+  // 2. A new batch: every repository edited since the last checkpoint.
+  const dirty = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
+  if (dirty.state !== "ok") return stateFailure(input, identity, dirty.state, dirty.path, dirty.problem);
+  const fresh = dirty.records.filter((r) => !knownStuck.includes(path.basename(r.file)));
+  if (fresh.length > 0) {
+    const targets = uniqueTargets(fresh.map((r) => r.record));
+    const snapshot = writePrivateFile(manifestFile, manifestJson({ state: "pending", targets, stuck: knownStuck }));
+    if (!snapshot.ok) return stateFailure(input, identity, snapshot.cause, manifestFile, snapshot.problem);
+    for (const target of targets) writePrivateFile(markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, target.root)), "1\n");
+    writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
+    const stuck = fresh.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
+    const warning =
+      stuck.length > 0
+        ? `the edit queue at ${dirty.dir} could not be emptied (${stuck.length} record(s) left) and needs inspection; this checkpoint lists every repository anyway.`
+        : "";
+    return deliver(input, identity, manifestFile, targets, [...knownStuck, ...stuck], warning);
+  }
+  if (knownStuck.length > 0) {
+    return stateFailure(input, identity, "storage", dirtyDir, `holds ${knownStuck.length} record(s) that cannot be removed`);
+  }
+
+  // 3. No edits: an opted-in repository still gets its checklist once per session.
+  if (identity.enforceLearningLoop) {
+    const repoMarker = markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, identity.root));
+    const seen = readPrivateFile(repoMarker);
+    if (seen.state === "linked" || seen.state === "malformed") return stateFailure(input, identity, seen.state, seen.path, seen.problem);
+    if (seen.state === "absent") {
+      const written = writePrivateFile(repoMarker, "1\n");
+      if (!written.ok) return stateFailure(input, identity, written.cause, repoMarker, written.problem);
+      writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
+      return { kind: "continue", text: learningCheckpoint([{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
+    }
+  }
+  return genericStopDecision(input, identity);
+}
+
+/** deliver(…) → the checklist continuation, after the manifest is marked delivered. */
+function deliver(
+  input: HookInput,
+  identity: ProjectIdentity,
+  manifestFile: string,
+  targets: readonly RepositoryRecord[],
+  stuck: readonly string[],
+  warning: string,
+): Decision {
+  const delivered = writePrivateFile(manifestFile, manifestJson({ state: "delivered", targets, stuck }));
+  if (!delivered.ok) {
+    // Without "delivered" the next Stop would send this batch again, and again: the session
+    // could only end through the host's flag.
+    return stateFailure(input, identity, delivered.cause, manifestFile, delivered.problem);
+  }
+  return { kind: "continue", text: learningCheckpoint(targets, warning || undefined), note: warning || input.inputProblem };
+}
+
+function stateFailure(input: HookInput, identity: ProjectIdentity, cause: "linked" | "malformed" | "storage", path: string, problem: string): Decision {
+  const decision = stopOnStateFailure(input, identity, `${cause}: ${path} ${problem}`);
+  if (decision.kind !== "continue") return decision;
+  return { ...decision, text: checkpointStateNotice(identity, cause, path, problem) };
+}
+
+function manifestJson(manifest: Manifest): string {
+  const targets = manifest.targets.map((t) => ({ project: t.project, session: t.session, root: t.root }));
+  const stuck = manifest.stuck && manifest.stuck.length > 0 ? { stuck: manifest.stuck } : {};
+  return `${JSON.stringify({ state: manifest.state, targets, ...stuck })}\n`;
+}
+
+function parseManifest(text: string): Manifest | undefined {
+  const value = parseJsonObject(text);
+  if (!value) return undefined;
+  const { state, targets, stuck } = value;
+  if ((state !== "pending" && state !== "delivered") || !Array.isArray(targets)) return undefined;
+  const parsed = targets.map((t: unknown) => (isPlainObject(t) ? recordFromObject(t) : undefined));
+  if (parsed.some((t) => t === undefined)) return undefined;
+  if (stuck !== undefined && !(Array.isArray(stuck) && stuck.every((n) => typeof n === "string" && /^\d+-\d+\.json$/.test(n)))) return undefined;
+  return { state, targets: parsed as RepositoryRecord[], stuck: (stuck as string[] | undefined) ?? [] };
+}
+
+/** uniqueTargets(records) → each distinct record once, ordered by root so the manifest is stable. */
+function uniqueTargets(records: readonly RepositoryRecord[]): RepositoryRecord[] {
+  const distinct = new Map<string, RepositoryRecord>();
+  for (const r of records) distinct.set(canonicalRecordJson(r), r);
+  const key = (r: RepositoryRecord) => `${r.root}\u0000${r.project}\u0000${r.session}`;
+  return [...distinct.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+

@@ -1,0 +1,331 @@
+// Claude PostToolUse compression (SPEC §8, gates 2–12; gate 1, recall evidence, runs before
+// this). An oversized Bash result is replaced by a compiled view before it enters the
+// transcript, with the complete original archived and named in a footer.
+// Policy: fail open. Compression is advisory, so every surprise — a knob we cannot read, no
+// compiler, a hung or crashed one, an answer we do not recognise, state we cannot trust —
+// passes the result through untouched, with one stderr line where something was refused.
+// The gates run cheapest first: the allowlist and the shape cost nothing, the size check
+// costs a byte count, and only then do we touch the filesystem or spawn anything.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compileText, probeCompiler, readRisk, readTokens, resolveCompiler, COMPILE_TIMEOUT_MS, type CompilerAnswer, type Risk } from "./compiler.ts";
+import { pass, type Decision } from "./decision.ts";
+import type { HookInput } from "./hook-input.ts";
+import { isPlainObject, payloadSessionId, stringField, UNKNOWN_SESSION } from "./payload.ts";
+import { errorCode } from "./state.ts";
+import { compressionFooter } from "./texts.ts";
+
+/** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
+export const KNOBS = {
+  minBytes: { name: "VELESDB_HOOK_MIN_BYTES", max: 1e9 },
+  probeTimeout: { name: "VELESDB_HOOK_PROBE_TIMEOUT", max: 60 },
+  budget: { name: "VELESDB_HOOK_TOKEN_BUDGET", max: 1e6 },
+  budgetMax: { name: "VELESDB_HOOK_TOKEN_BUDGET_MAX", max: 1e6 },
+  persistedBudget: { name: "VELESDB_HOOK_PERSISTED_BUDGET", max: 1e6 },
+  minSaved: { name: "VELESDB_HOOK_MIN_SAVED_TOKENS", max: 1e6 },
+} as const;
+
+export type KnobName = keyof typeof KNOBS;
+
+/**
+ * parseKnob("2000", 1e6) → 2000; parseKnob("1+1", 1e6) → undefined. A small decimal integer:
+ * digits only, at most 10 of them, above 0 and at most the knob's maximum. Nothing is ever
+ * evaluated: `1+1`, `-5`, `0x10`, ` 5`, `1e3` and the empty string are all invalid.
+ */
+export function parseKnob(text: string, max: number): number | undefined {
+  if (!/^[0-9]{1,10}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value > 0 && value <= max ? value : undefined;
+}
+
+export interface CompressionSettings {
+  readonly minBytes: number;
+  readonly probeTimeoutMs: number;
+  readonly budget: number;
+  readonly budgetMax: number;
+  readonly persistedBudget: number;
+  readonly minSaved: number;
+}
+
+/** readSettings(env) → every knob (unset → its default), or the first invalid one, named with its value. */
+export function readSettings(env: NodeJS.ProcessEnv): { ok: true; settings: CompressionSettings } | { ok: false; problem: string } {
+  const problems: string[] = [];
+  const knob = (key: KnobName, fallback: number): number => {
+    const { name, max } = KNOBS[key];
+    const raw = env[name];
+    if (raw === undefined) return fallback;
+    const value = parseKnob(raw, max);
+    if (value !== undefined) return value;
+    problems.push(`${name}=${JSON.stringify(raw.slice(0, 40))} is not a decimal integer from 1 to ${max}; compression is off for this call`);
+    return fallback;
+  };
+  const budget = knob("budget", 2000);
+  const settings: CompressionSettings = {
+    minBytes: knob("minBytes", 12_000),
+    probeTimeoutMs: knob("probeTimeout", 10) * 1000,
+    budget,
+    budgetMax: knob("budgetMax", 2 * budget),
+    persistedBudget: knob("persistedBudget", 1000),
+    minSaved: knob("minSaved", 128),
+  };
+  return problems[0] === undefined ? { ok: true, settings } : { ok: false, problem: problems[0] };
+}
+
+/** compressibleTool(env, "Bash") → true when the allowlist names it and its shape is verified (Bash only). */
+export function compressibleTool(env: NodeJS.ProcessEnv, toolName: string | undefined): boolean {
+  if (toolName !== "Bash") return false;
+  const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS ?? "Bash";
+  return allowlist.split(/[\s,]+/).includes("Bash");
+}
+
+/**
+ * The whole hook must answer inside Claude's 30 s PostToolUse timeout: when the host kills
+ * us, our compiler (in its own process group) would outlive us. So probe + compile + retry
+ * share one deadline below that, on top of each call's own bound (probe knob, 20 s compile).
+ */
+export const HOOK_DEADLINE_MS = 25_000;
+/** A persisted output larger than this is not read into memory; the host's file stays as it is. */
+export const MAX_PERSISTED_BYTES = 64 * 1024 * 1024;
+const FOOTER_SEPARATOR = "\n\n";
+/** From this size on, a forced collection before compiling pays for itself in peak memory. */
+const LARGE_OUTPUT_BYTES = 1024 * 1024;
+
+/** compressBashOutput(input) → replaceOutput with the compiled view, or pass (with a note when refused). */
+export async function compressBashOutput(input: HookInput): Promise<Decision> {
+  const startedAt = performance.now();
+  const timeLeft = (bound: number): number => Math.min(bound, HOOK_DEADLINE_MS - (performance.now() - startedAt));
+
+  // Gate 2: the allowlist. Only Bash's output shape is verified; other tools are never compressed.
+  const toolName = stringField(input.payload, "tool_name");
+  if (!compressibleTool(input.env, toolName)) return pass();
+
+  // Gate 3: the Bash shape. A string or an image response is left alone.
+  const response = input.payload.tool_response;
+  if (!isPlainObject(response)) return pass("tool_response is not an object; Bash output left as is");
+  if (response.isImage === true) return pass();
+  if (
+    typeof response.stdout !== "string" ||
+    typeof response.stderr !== "string" ||
+    typeof response.interrupted !== "boolean" ||
+    typeof response.isImage !== "boolean"
+  ) {
+    return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
+  }
+
+  // The knobs, read once and never evaluated: an invalid value turns compression off for this
+  // call (SPEC §8), before any file is read or process spawned.
+  const knobs = readSettings(input.env);
+  if (!knobs.ok) return pass(knobs.problem);
+  const settings = knobs.settings;
+
+  // Gates 4 and 5: the text to compile and its size. A persisted output's stdout is cut at
+  // the host's inline limit; the complete original is the host's file, so that is what we read.
+  const persisted = response.persistedOutputPath;
+  if (persisted !== undefined && typeof persisted !== "string") return pass("persistedOutputPath is not a string; output left as is");
+  let text: string | Uint8Array;
+  let bytes: number;
+  if (persisted !== undefined) {
+    const read = readPersistedOutput(persisted, settings.minBytes);
+    if (read.kind === "refused") return pass(read.problem);
+    if (read.kind === "small") return pass();
+    text = read.bytes;
+    bytes = read.bytes.length;
+  } else {
+    text = response.stdout;
+    bytes = Buffer.byteLength(text, "utf8");
+    if (bytes < settings.minBytes) return pass();
+  }
+
+  // The payload's raw text (as large as the output) is garbage once parsed; collecting it now,
+  // before we serialise the archive, keeps the peak near one payload below what it would be
+  // (measured on 5 MB: 55–63 MB peak RSS without this, 46–48 MB with, for a few ms).
+  if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
+
+  // Gate 6: a compiler that resolves and passed the probe (cached in private state).
+  const store = input.state();
+  if (!store.safe) return pass(`compression off: state unavailable (${store.cause}: ${store.problem})`);
+  const compiler = resolveCompiler(input.env);
+  if (!compiler.ok) return pass(`compression off: ${compiler.problem}`);
+  const sessionId = payloadSessionId(input.payload) ?? UNKNOWN_SESSION;
+  const probe = await probeCompiler(store, sessionId, compiler.path, timeLeft(settings.probeTimeoutMs), input.env);
+  if (!probe.capable) return pass(`compression off: ${probe.problem}`);
+
+  // Gates 7 and 8: compile, and retry once at the ceiling when the budget was too tight.
+  const budget = persisted !== undefined ? Math.min(settings.budget, settings.persistedBudget) : settings.budget;
+  const query = `${toolName} output`;
+  const attempts = settings.budgetMax > budget ? [budget, settings.budgetMax] : [budget];
+  // Gate 10's archive is written while the first compilation runs, not after it: serialising
+  // and writing 5 MB costs ~15 ms, which otherwise adds to the hook's own time (SPEC §12 allows
+  // 50 ms). Every refusal from here on removes it, so what stays on disk is exactly what the
+  // gates in order would leave. setImmediate lets the compiler's spawn (a microtask) go first.
+  const ownArchive = persisted === undefined;
+  let archiving: Promise<ArchiveResult> | undefined;
+  const refuse = async (problem: string): Promise<Decision> => {
+    const archived = await archiving;
+    if (ownArchive && archived?.ok) removeQuietly(archived.path);
+    return pass(`compression refused: ${problem}`);
+  };
+  let answer: CompilerAnswer | undefined;
+  let risk: Risk | undefined;
+  for (const attemptBudget of attempts) {
+    const remaining = timeLeft(COMPILE_TIMEOUT_MS);
+    if (remaining <= 0) return refuse("no time left before the host's hook timeout");
+    const compiling = compileText(compiler.path, text, attemptBudget, query, input.env, remaining);
+    archiving ??=
+      persisted === undefined
+        ? new Promise((resolve) => setImmediate(() => resolve(writeArchive(store.dir, response))))
+        : Promise.resolve({ ok: true, path: persisted });
+    const compiled = await compiling;
+    if (!compiled.ok) return refuse(compiled.problem);
+    const read = readRisk(compiled.answer.risk);
+    if (!read.ok) return refuse(read.problem);
+    answer = compiled.answer;
+    risk = read.risk;
+    if (risk !== "high") break;
+  }
+  if (answer === undefined || risk === undefined) return refuse("no compilation");
+  if (risk === "high") return refuse(`fidelity risk high at ${attempts.join(" and ")} tokens`);
+
+  // Gate 9: something to ship.
+  if (typeof answer.content !== "string" || answer.content === "") return refuse("the compilation is empty");
+  const content = answer.content;
+
+  // Gate 10: the archive. Nothing is deleted: the original must stay readable after we replace it.
+  const archived = await archiving;
+  if (!archived?.ok) return pass(`compression refused: ${archived?.problem ?? "no archive"}`);
+  const archivePath = archived.path;
+
+  // Gate 11: net gain. The saving must pay for the footer (one token per byte) plus the margin;
+  // otherwise the archive goes (it would only duplicate what the model already sees).
+  const counts = readTokens(answer);
+  if (!counts.ok) return refuse(counts.problem);
+  const footer = FOOTER_SEPARATOR + compressionFooter({ ...counts.tokens, risk, bytesCompiled: bytes, archivePath });
+  const required = settings.minSaved + Buffer.byteLength(footer, "utf8");
+  if (counts.tokens.tokensSaved < required) {
+    return refuse(`saving ${counts.tokens.tokensSaved} tokens is below the ${required} needed (margin ${settings.minSaved} plus the footer)`);
+  }
+
+  // Gate 12: the host's object with stdout replaced; persisted keys go, so the host shows it inline.
+  const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
+  return { kind: "replaceOutput", toolResponse: { ...kept, stdout: content + footer } };
+}
+
+type PersistedRead =
+  | { readonly kind: "read"; readonly bytes: Buffer }
+  | { readonly kind: "small" }
+  | { readonly kind: "refused"; readonly problem: string };
+
+/**
+ * readPersistedOutput(file, minBytes) → the host's saved output, read whole and bounded. It must
+ * be an absolute path to a regular file (a link is not followed); a file under minBytes is
+ * reported as small before a byte of it is read.
+ */
+export function readPersistedOutput(file: string, minBytes: number): PersistedRead {
+  if (!path.isAbsolute(file) || file.includes("\0")) return { kind: "refused", problem: "persistedOutputPath is not an absolute path" };
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK: opening a FIFO planted at that path must not wait for a writer.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { kind: "refused", problem: "persistedOutputPath is not a regular file" };
+    if (st.size < minBytes) return { kind: "small" };
+    if (st.size > MAX_PERSISTED_BYTES) {
+      return { kind: "refused", problem: `persisted output is ${st.size} bytes, above the ${MAX_PERSISTED_BYTES} this hook reads` };
+    }
+    const bytes = Buffer.allocUnsafe(st.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const n = fs.readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return filled < minBytes ? { kind: "small" } : { kind: "read", bytes: bytes.subarray(0, filled) };
+  } catch (error) {
+    const code = errorCode(error);
+    const why = code === "ELOOP" ? "is a symlink" : `cannot be read (${code})`;
+    return { kind: "refused", problem: `persistedOutputPath ${why}` };
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+export type ArchiveResult = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+
+const ARCHIVE_DIR = "tool-output";
+const ARCHIVE_PREFIX = "velesdb-output.";
+
+/**
+ * writeArchive(stateDir, original) → `<state>/tool-output/velesdb-output.<random>` holding the
+ * original tool_response as JSON, mode 0600. The name is random and the file is created with
+ * O_EXCL|O_NOFOLLOW, so a link planted at any name is never followed: creation fails on it
+ * and we try a fresh name. The directory must be ours, 0700, and not a link.
+ */
+export function writeArchive(stateDir: string, original: Record<string, unknown>, randomName: () => string = randomArchiveName): ArchiveResult {
+  const dir = path.join(stateDir, ARCHIVE_DIR);
+  const dirProblem = ensurePrivateDirectory(dir);
+  if (dirProblem) return { ok: false, problem: dirProblem };
+  const json = JSON.stringify(original);
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const file = path.join(dir, ARCHIVE_PREFIX + randomName());
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(
+        file,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+        0o600,
+      );
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") continue;
+      return { ok: false, problem: `archive ${file} cannot be created (${errorCode(error)})` };
+    }
+    try {
+      // One write of the string: no second 5 MB copy as a Buffer. A regular file takes it
+      // whole; a short write (a full disk) is a failure, not something to resume.
+      const written = fs.writeSync(fd, json);
+      if (written !== Buffer.byteLength(json, "utf8")) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+      return { ok: true, path: file };
+    } catch (error) {
+      removeQuietly(file);
+      return { ok: false, problem: `archive ${file} cannot be written (${errorCode(error)})` };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return { ok: false, problem: `no free archive name in ${dir}` };
+}
+
+/** 24 hex digits from the Web Crypto global (node:crypto would add ~2 ms to every hook start). */
+function randomArchiveName(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** ensurePrivateDirectory(dir) → null when dir is (now) a 0700 directory of ours and not a link. */
+function ensurePrivateDirectory(dir: string): string | null {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") return `archive directory ${dir} cannot be created (${errorCode(error)})`;
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (error) {
+    return `archive directory ${dir} cannot be inspected (${errorCode(error)})`;
+  }
+  if (st.isSymbolicLink()) return `archive directory ${dir} is a symlink`;
+  if (!st.isDirectory()) return `archive directory ${dir} is not a directory`;
+  if (process.platform !== "win32") {
+    if (typeof process.getuid === "function" && st.uid !== process.getuid()) return `archive directory ${dir} is owned by another user`;
+    if ((st.mode & 0o777) !== 0o700) return `archive directory ${dir} has mode ${(st.mode & 0o777).toString(8)}, not 700`;
+  }
+  return null;
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already gone; nothing else to undo.
+  }
+}

@@ -1,0 +1,286 @@
+// runWithWatchdog(command, args, stdin, { timeoutMs, maxStdoutBytes }) → one outcome, always.
+// Every call to `velesdb-memory compile-stdin` goes through here (SPEC §7). Why not the
+// `timeout` binary: it is absent from stock macOS and Windows, and it only kills its direct
+// child. Why this much care: a velesdb-memory released before compile-stdin ignores the
+// subcommand and starts its MCP server on the piped stdin, i.e. never returns; without a
+// deadline every Bash call then hangs until the host kills the hook. Four rules follow:
+// - the child gets its own process group (detached), so the deadline kills the whole group,
+//   grandchildren included, not only the process we started;
+// - the deadline is armed before the first stdin byte is written, and stdin is written in
+//   chunks that wait for 'drain', so a child that never reads cannot block us (its pipe just
+//   stays full until the group dies; EPIPE is expected, not an error);
+// - we answer at the deadline without waiting for pipe EOF: a grandchild that inherited
+//   stdout keeps the pipe open after its parent died;
+// - nothing throws: a spawn failure, a bad bound, an overflow are outcomes like any other.
+import type { ChildProcess } from "node:child_process";
+
+export interface WatchdogOptions {
+  /** Deadline from spawn, in milliseconds (finite, ≥ 0). */
+  readonly timeoutMs: number;
+  /** stdout beyond this many bytes ends the run as a failure (finite integer, ≥ 0). */
+  readonly maxStdoutBytes: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Between SIGTERM and SIGKILL; short, because the caller is a hook on the user's clock. */
+  readonly killGraceMs?: number;
+}
+
+/** How a run ended. `ok` is true only for exit code 0 within the deadline and the stdout cap. */
+export interface WatchdogOutcome {
+  readonly ok: boolean;
+  readonly timedOut: boolean;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** Why the program could not be run (spawn failure or an invalid bound), else null. */
+  readonly spawnError: string | null;
+  readonly stdout: string;
+  /** True when stdout went past maxStdoutBytes (the run was stopped there). */
+  readonly stdoutOverflow: boolean;
+  /** The first bytes of stderr, for a one-line diagnostic. */
+  readonly stderr: string;
+}
+
+const STDIN_CHUNK_BYTES = 64 * 1024;
+const STDIN_CHUNK_CHARS = 32 * 1024;
+const STDERR_KEEP_BYTES = 2048;
+const DEFAULT_KILL_GRACE_MS = 200;
+/** After the child exits, how long stdout may take to reach EOF before we stop waiting. */
+const EOF_GRACE_MS = 100;
+
+/** boundProblem(5, "timeoutMs") → null; boundProblem(NaN, "timeoutMs") → "timeoutMs must be … got NaN (number)". */
+export function boundProblem(value: unknown, name: string, integer = false): string | null {
+  const valid = typeof value === "number" && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value));
+  if (valid) return null;
+  const shown = typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
+  return `${name} must be a finite ${integer ? "integer" : "number"} >= 0, got ${shown} (${typeof value})`;
+}
+
+/**
+ * deadlineCheck(startedAt, now, timeoutMs) → { expired, remainingMs }. Pure, so the rule is
+ * tested with fixed numbers: deadlineCheck(1000, 1500, 2000) → { expired: false, remainingMs: 1500 }.
+ * A timer may fire a little early; the caller re-arms for the remainder instead of trusting it.
+ */
+export function deadlineCheck(startedAt: number, now: number, timeoutMs: number): { expired: boolean; remainingMs: number } {
+  const remainingMs = Math.max(0, startedAt + timeoutMs - now);
+  return { expired: remainingMs === 0, remainingMs };
+}
+
+/** stdinChunks("…") → the input as slices to write one at a time; never splits a surrogate pair. */
+export function* stdinChunks(input: string | Uint8Array): Generator<string | Uint8Array> {
+  if (typeof input !== "string") {
+    for (let offset = 0; offset < input.length; offset += STDIN_CHUNK_BYTES) yield input.subarray(offset, offset + STDIN_CHUNK_BYTES);
+    return;
+  }
+  let offset = 0;
+  while (offset < input.length) {
+    let end = Math.min(offset + STDIN_CHUNK_CHARS, input.length);
+    // A high surrogate at the cut would be encoded alone as U+FFFD; keep the pair together.
+    const last = input.charCodeAt(end - 1);
+    if (end < input.length && last >= 0xd800 && last <= 0xdbff) end += 1;
+    yield input.slice(offset, end);
+    offset = end;
+  }
+}
+
+export async function runWithWatchdog(
+  command: string,
+  args: readonly string[],
+  stdin: string | Uint8Array,
+  options: WatchdogOptions,
+): Promise<WatchdogOutcome> {
+  const problem =
+    boundProblem(options.timeoutMs, "timeoutMs") ??
+    boundProblem(options.maxStdoutBytes, "maxStdoutBytes", true) ??
+    (options.killGraceMs === undefined ? null : boundProblem(options.killGraceMs, "killGraceMs"));
+  if (problem) return failure(problem);
+  // Loaded on first use: most hook calls never spawn, and the module costs startup time.
+  const { spawn } = await import("node:child_process");
+  return new Promise((resolve) => new Run(spawn, command, args, stdin, options, resolve).start());
+}
+
+function failure(spawnError: string): WatchdogOutcome {
+  return { ok: false, timedOut: false, exitCode: null, signal: null, spawnError, stdout: "", stdoutOverflow: false, stderr: "" };
+}
+
+/** One supervised child. All state lives here so every ending goes through settle() once. */
+class Run {
+  private child: ChildProcess | undefined;
+  private readonly startedAt = performance.now();
+  private readonly stdoutChunks: Buffer[] = [];
+  private stdoutBytes = 0;
+  private stderrText = "";
+  private stdoutOverflow = false;
+  private timedOut = false;
+  private exitCode: number | null = null;
+  private signal: string | null = null;
+  private exited = false;
+  private stdoutEnded = false;
+  private settled = false;
+  private killing = false;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(
+    private readonly spawn: typeof import("node:child_process").spawn,
+    private readonly command: string,
+    private readonly args: readonly string[],
+    private readonly stdin: string | Uint8Array,
+    private readonly options: WatchdogOptions,
+    private readonly resolve: (outcome: WatchdogOutcome) => void,
+  ) {}
+
+  start(): void {
+    let child: ChildProcess;
+    try {
+      child = this.spawn(this.command, [...this.args], {
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+        env: this.options.env ?? process.env,
+        windowsHide: true,
+      });
+    } catch (error) {
+      this.resolve(failure(describeError(error)));
+      return;
+    }
+    this.child = child;
+    child.on("error", (error) => this.settle(describeError(error)));
+    // The deadline exists before a single stdin byte is written (SPEC §7).
+    this.armDeadline();
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+    child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
+    child.stdout?.on("end", () => this.onStdoutEnd());
+    child.stdout?.on("error", () => this.onStdoutEnd());
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (this.stderrText.length < STDERR_KEEP_BYTES) this.stderrText += chunk.toString("utf8", 0, STDERR_KEEP_BYTES);
+    });
+    child.stderr?.on("error", () => {});
+    // EPIPE and friends: the child closed its stdin or died. That is its business, not a crash.
+    child.stdin?.on("error", () => {});
+    this.writeStdin(stdinChunks(this.stdin));
+  }
+
+  private armDeadline(): void {
+    const check = deadlineCheck(this.startedAt, performance.now(), this.options.timeoutMs);
+    if (check.expired) {
+      this.timedOut = true;
+      this.terminate();
+      return;
+    }
+    this.later(check.remainingMs, () => this.armDeadline());
+  }
+
+  private writeStdin(chunks: Generator<string | Uint8Array>): void {
+    const sink = this.child?.stdin;
+    if (!sink) return;
+    for (;;) {
+      if (this.settled || this.killing || sink.destroyed) return;
+      const next = chunks.next();
+      if (next.done) {
+        sink.end();
+        return;
+      }
+      if (!sink.write(next.value)) {
+        // Wait for the child to read; if it never does, the deadline ends the run.
+        sink.once("drain", () => this.writeStdin(chunks));
+        return;
+      }
+    }
+  }
+
+  private onStdout(chunk: Buffer): void {
+    if (this.settled || this.stdoutOverflow) return;
+    if (this.stdoutBytes + chunk.length > this.options.maxStdoutBytes) {
+      this.stdoutOverflow = true;
+      this.terminate();
+      return;
+    }
+    this.stdoutChunks.push(chunk);
+    this.stdoutBytes += chunk.length;
+  }
+
+  private onStdoutEnd(): void {
+    this.stdoutEnded = true;
+    if (this.exited && !this.killing) this.settle(null);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
+    this.exitCode = code;
+    this.signal = signal;
+    if (this.killing) return;
+    if (this.stdoutEnded) {
+      this.settle(null);
+      return;
+    }
+    // The child is gone but its stdout is still open: a grandchild inherited it. Give the
+    // last bytes a moment to arrive, then kill what is left of the group and answer.
+    this.later(EOF_GRACE_MS, () => {
+      this.killGroup("SIGKILL");
+      this.settle(null);
+    });
+  }
+
+  /** SIGTERM to the whole group, SIGKILL after the grace, then answer without waiting for EOF. */
+  private terminate(): void {
+    if (this.killing || this.settled) return;
+    this.killing = true;
+    this.child?.stdin?.destroy();
+    this.killGroup("SIGTERM");
+    this.later(this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, () => {
+      this.killGroup("SIGKILL");
+      this.settle(null);
+    });
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      // A negative pid names the process group the detached child leads (POSIX kill(2)).
+      if (process.platform === "win32") this.child?.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already empty.
+    }
+  }
+
+  private later(ms: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private settle(spawnError: string | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const child = this.child;
+    if (child) {
+      // Release our pipe ends so neither a stuck reader nor a grandchild keeps this process alive.
+      child.stdin?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.unref();
+    }
+    const stdout = Buffer.concat(this.stdoutChunks, this.stdoutBytes).toString("utf8");
+    this.stdoutChunks.length = 0;
+    const ok = spawnError === null && !this.timedOut && !this.stdoutOverflow && this.exitCode === 0;
+    this.resolve({
+      ok,
+      timedOut: this.timedOut,
+      exitCode: this.exitCode,
+      signal: this.signal,
+      spawnError,
+      stdout,
+      stdoutOverflow: this.stdoutOverflow,
+      stderr: this.stderrText.slice(0, STDERR_KEEP_BYTES),
+    });
+  }
+}
+
+function describeError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,63 @@
+// The DeepSeek harness through its Codex hook bridge `@deepseek-ai/dsh-hooks-codex` (SPEC §4.4).
+// Codex-dialect answers, with the bridge's quirks absorbed here:
+// - `stop_hook_active` is always false and there is no continuation cap: a Stop that cannot
+//   prove its marker persisted must pass, or the session never ends.
+// - Hooks may run where /tmp is private to each hook process and $HOME is read-only, so state
+//   lives in the workspace (`<cwd>/.velesdb-hooks/state`) unless VELESDB_HOOKS_STATE_DIR says
+//   otherwise.
+// - `tool_input` is always `{command}` (empty for edit/write), so the guard cannot see paths:
+//   the session cwd's policy decides.
+// - `tool_response` is plain text: a recall counts only when it parses as a JSON array or an
+//   object without `error`.
+import * as path from "node:path";
+import { stopDecision } from "../core/checkpoint.ts";
+import { pass, type Decision } from "../core/decision.ts";
+import { recordRecallEvidence } from "../core/evidence.ts";
+import { guardEditDecision } from "../core/guard.ts";
+import type { HookInput } from "../core/hook-input.ts";
+import { sessionStartDecision } from "../core/lifecycle.ts";
+import { stringField } from "../core/payload.ts";
+import { encodeCodexAnswer } from "./codex.ts";
+import type { HostModule } from "./host.ts";
+import { joinNotes } from "./tool-events.ts";
+
+// The harness's own file tools; its shell is `bash`, which is not an edit.
+const DSH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "str_replace_editor"]);
+
+function dshPreToolUse(input: HookInput): Decision {
+  const tool = stringField(input.payload, "tool_name");
+  if (tool === undefined || !DSH_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
+  return guardEditDecision(input, []);
+}
+
+function dshPostToolUse(input: HookInput): Decision {
+  const note = recordRecallEvidence(input, {
+    toolName: input.payload.tool_name,
+    toolInput: input.payload.tool_input,
+    toolResponse: input.payload.tool_response,
+    form: "text",
+  });
+  return pass(joinNotes(input.inputProblem, note));
+}
+
+export const dsh: HostModule = {
+  profile: {
+    name: "dsh",
+    statePrefix: "dsh-",
+    stateDirectory: (env, cwd) => {
+      const override = env.VELESDB_HOOKS_STATE_DIR;
+      return override !== undefined && override !== "" ? override : path.join(cwd, ".velesdb-hooks", "state");
+    },
+    stopFlagUnreliable: true,
+    sessionIdField: "session_id",
+    checkpointsEdits: true,
+  },
+  payloadNamesEvent: true,
+  events: {
+    "session-start": { wireName: "SessionStart", run: sessionStartDecision },
+    stop: { wireName: "Stop", run: stopDecision },
+    "pre-tool-use": { wireName: "PreToolUse", run: dshPreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", run: dshPostToolUse },
+  },
+  encode: encodeCodexAnswer,
+};

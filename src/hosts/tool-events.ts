@@ -1,0 +1,31 @@
+// The tool events Claude Code and Codex share in shape: PostToolUse payloads carry
+// `tool_name`, `tool_input` and `tool_response`, and the recall-evidence rule reads them the
+// same way for both (the response differs only in envelope, which classifyRecall absorbs).
+import { pass, type Decision } from "../core/decision.ts";
+import { recordRecallEvidence } from "../core/evidence.ts";
+import type { HookInput } from "../core/hook-input.ts";
+
+/** recordEvidenceFromPayload(input) → the note of recording a recall named in this payload. */
+export function recordEvidenceFromPayload(input: HookInput): string {
+  return recordRecallEvidence(input, {
+    toolName: input.payload.tool_name,
+    toolInput: input.payload.tool_input,
+    toolResponse: input.payload.tool_response,
+    form: "structured",
+  });
+}
+
+/** PostToolUse that only records evidence (Codex, and Claude for non-Bash tools). */
+export function evidenceOnlyPostToolUse(input: HookInput): Decision {
+  return pass(joinNotes(input.inputProblem, recordEvidenceFromPayload(input)));
+}
+
+export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
+  return notes.filter((note) => note !== undefined && note !== "").join("; ");
+}
+
+/** withNote(decision, note) → the decision with `note` added to whatever it already said. */
+export function withNote(decision: Decision, note: string): Decision {
+  const joined = joinNotes(note, decision.note);
+  return joined === "" ? decision : { ...decision, note: joined };
+}

@@ -1,0 +1,101 @@
+// The binary artefact (SPEC §9 "Binary"): `install` copies the running executable to one
+// stable path and every entry names that path, so an upgrade replaces one file and no entry's
+// bytes change — which matters for Codex, whose trust is the hash of those bytes.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { errorCode, writeAtomically } from "./registry.ts";
+
+export type RunningBinary = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+
+/**
+ * runningBinary() → the executable to install: process.execPath inside a compiled binary.
+ * From source, execPath is the Bun runtime itself, which must never be installed as a hook.
+ */
+export function runningBinary(): RunningBinary {
+  const main = typeof Bun !== "undefined" ? Bun.main : "";
+  const compiled = main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
+  if (!compiled) {
+    return { ok: false, problem: "this is velesdb-hooks running from source; build it (bun run build) and run dist/velesdb-hooks install" };
+  }
+  return { ok: true, path: process.execPath };
+}
+
+export type BinaryState =
+  | { readonly state: "in step" }
+  | { readonly state: "absent" }
+  | { readonly state: "drifted"; readonly problem: string }
+  /** Something that install must not replace (a link, a directory). */
+  | { readonly state: "blocked"; readonly problem: string };
+
+/** inspectBinary(stable, running) → whether the stable path holds exactly the running binary. */
+export function inspectBinary(stablePath: string, running: RunningBinary): BinaryState {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(stablePath);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT") return { state: "absent" };
+    return { state: "blocked", problem: `cannot be inspected (${code})` };
+  }
+  if (st.isSymbolicLink()) return { state: "blocked", problem: "is a symlink; remove it so install can place the binary" };
+  if (!st.isFile()) return { state: "blocked", problem: "is not a regular file; remove it so install can place the binary" };
+  if (process.platform !== "win32" && (st.mode & 0o111) === 0) return { state: "drifted", problem: "is not executable" };
+  if (!running.ok) return { state: "in step" }; // Nothing to compare with: present and executable is all we can say.
+  if (sameFile(running.path, stablePath) || sameBytes(running.path, stablePath)) return { state: "in step" };
+  return { state: "drifted", problem: "differs from this velesdb-hooks" };
+}
+
+/** placeBinary(running, stable) → copies by temp file + fsync + rename; "unchanged" when already there. */
+export function placeBinary(runningPath: string, stablePath: string): "copied" | "unchanged" {
+  if (sameFile(runningPath, stablePath) || sameBytes(runningPath, stablePath)) return "unchanged";
+  fs.mkdirSync(path.dirname(stablePath), { recursive: true, mode: 0o755 });
+  writeAtomically(stablePath, fs.readFileSync(runningPath), 0o755);
+  return "copied";
+}
+
+/** removeBinary(stable, tree): the binary, then bin/ and the tree itself when they are left empty. */
+export function removeBinary(stablePath: string, treePath: string): void {
+  fs.rmSync(stablePath, { force: true });
+  for (const dir of [path.dirname(stablePath), treePath]) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      // Not empty (the user keeps something there) or already gone: leave it.
+    }
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const sa = fs.statSync(a);
+    const sb = fs.statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
+}
+
+function sameBytes(a: string, b: string): boolean {
+  let fa: number | undefined;
+  let fb: number | undefined;
+  try {
+    if (fs.statSync(a).size !== fs.statSync(b).size) return false;
+    fa = fs.openSync(a, "r");
+    fb = fs.openSync(b, "r");
+    const chunk = 1 << 20;
+    const ba = Buffer.alloc(chunk);
+    const bb = Buffer.alloc(chunk);
+    for (;;) {
+      const na = fs.readSync(fa, ba, 0, chunk, null);
+      const nb = fs.readSync(fb, bb, 0, chunk, null);
+      if (na !== nb) return false;
+      if (na === 0) return true;
+      if (!ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa !== undefined) fs.closeSync(fa);
+    if (fb !== undefined) fs.closeSync(fb);
+  }
+}

@@ -1,0 +1,176 @@
+// `velesdb-hooks doctor` (SPEC §9): one screen a user can paste into an issue. It answers the
+// questions behind "my hook never fires": is the binary where the entries point, are the
+// entries in step, has Codex been told to trust them, can the compiler compress, is the daemon
+// current, is the state directory usable, which project config applies here, and does the
+// login shell print on start (those bytes land in front of a hook's JSON answer and the host
+// then ignores the whole answer). Paths under the home directory are shown as `~/…`. It
+// changes nothing the hooks rely on; its only write is the freshness cache of §5.1.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { freshnessReport } from "../core/freshness.ts";
+import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
+import { defaultStateDirectory } from "../core/state.ts";
+import { VERSION } from "../version.ts";
+import { inspectBinary, runningBinary } from "./binary.ts";
+import { probeCompilerNow } from "./compiler-probe.ts";
+import { clientReport, type Output } from "./report.ts";
+import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import type { ClientName } from "./registrations.ts";
+
+const SHELL_TIMEOUT_MS = 5000;
+
+export async function runDoctor(ctx: InstallerContext, clients: readonly ClientName[], out: Output): Promise<number> {
+  // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
+  // (1 s + 2 s) and the login shell (5 s).
+  const [compiler, freshness, shell] = await Promise.all([
+    probeCompilerNow(ctx.env),
+    (ctx.env.VELESDB_HOOK_FRESHNESS ?? "").toLowerCase() === "off" ? Promise.resolve(undefined) : freshnessReport(ctx.env),
+    loginShellNoise(ctx),
+  ]);
+
+  out.line(`velesdb-hooks doctor`);
+  const running = runningBinary();
+  out.line(`version:   ${VERSION}${running.ok ? ` (running ${shown(ctx, running.path)})` : " (running from source)"}`);
+  const stable = stableBinaryPath(ctx);
+  const tree = ourTree(ctx);
+  if (!stable.ok || !tree.ok) {
+    out.line(`binary:    cannot be located: ${stable.ok ? "velesdb-hooks' directory is unusable" : stable.problem}`);
+  } else {
+    const binary = inspectBinary(stable.path, running);
+    const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
+    out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
+    for (const name of clients) {
+      const report = clientReport(ctx, name, stable.path, tree.path, binary);
+      for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
+      if (name === "codex") {
+        if (report.trust.length === 0) out.line(`${pad("trust:")}no velesdb-hooks entries for Codex to trust`);
+        for (const t of report.trust) {
+          out.line(`${pad("trust:")}${t.entry.event} ${t.status} (${path.basename(t.file)} ${t.key.slice(t.file.length + 1)})`);
+        }
+        if (report.trust.some((t) => t.status !== "trusted")) {
+          out.line(`${pad("")}Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them`);
+        }
+      }
+    }
+  }
+
+  if (compiler.state === "missing") out.line(`compiler:  missing: ${compiler.problem} (PostToolUse compression stays off)`);
+  else if (compiler.state === "capable") out.line(`compiler:  capable: ${shown(ctx, compiler.path)} answered compile-stdin in ${compiler.elapsedMs} ms`);
+  else out.line(`compiler:  not capable: ${shown(ctx, compiler.path)} ${compiler.problem} (PostToolUse compression stays off)`);
+
+  if (!freshness) out.line("daemon:    freshness check off (VELESDB_HOOK_FRESHNESS=off)");
+  else if (freshness.running === undefined) out.line(`daemon:    no velesdb-memory answered at ${freshness.url}`);
+  else {
+    const latest =
+      freshness.latest === undefined
+        ? "latest published version unknown"
+        : freshness.line !== ""
+          ? `latest published ${freshness.latest}: an upgrade is available`
+          : `latest published ${freshness.latest}: up to date`;
+    out.line(`daemon:    velesdb-memory ${freshness.running} at ${freshness.url}; ${latest}`);
+  }
+
+  out.line(`state:     ${stateDirectoryReport(ctx)}`);
+  out.line(`config:    ${projectConfigReport(ctx)}`);
+  out.line(`shell:     ${shell}`);
+  return 0;
+}
+
+const pad = (label: string): string => label.padEnd(11);
+
+/** stateDirectoryReport → healthy (files, size, archived outputs), absent, or why hooks will not use it. */
+function stateDirectoryReport(ctx: InstallerContext): string {
+  const dir = defaultStateDirectory(ctx.env);
+  const where = shown(ctx, dir);
+  if (!path.isAbsolute(dir)) return `unsafe: ${where} is not an absolute path (hooks keep no state)`;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return `${where} does not exist yet (hooks create it, mode 700)`;
+  }
+  if (st.isSymbolicLink()) return `unsafe: ${where} is a symlink (hooks keep no state)`;
+  if (!st.isDirectory()) return `unsafe: ${where} is not a directory (hooks keep no state)`;
+  if (process.platform !== "win32") {
+    const uid = typeof process.getuid === "function" ? process.getuid() : -1;
+    if (st.uid !== uid) return `unsafe: ${where} is owned by another user (hooks keep no state)`;
+    if ((st.mode & 0o777) !== 0o700) return `unsafe: ${where} has mode ${(st.mode & 0o777).toString(8)}, not 700 (hooks keep no state)`;
+  }
+  const all = treeSize(dir);
+  const archived = treeSize(path.join(dir, "tool-output"));
+  return `healthy: ${where}, ${all.files} ${all.files === 1 ? "file" : "files"}, ${humanBytes(all.bytes)} (archived tool outputs: ${humanBytes(archived.bytes)}; nothing is deleted automatically)`;
+}
+
+function treeSize(root: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const p = path.join(dir, name);
+      try {
+        const st = fs.lstatSync(p);
+        if (st.isDirectory()) stack.push(p);
+        else {
+          files++;
+          bytes += st.size;
+        }
+      } catch {
+        // Vanished while walking.
+      }
+    }
+  }
+  return { files, bytes };
+}
+
+function humanBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function projectConfigReport(ctx: InstallerContext): string {
+  const identity = resolveProjectIdentity(ctx.cwd);
+  const slot = `project "${identity.project}", session "${identity.session}"`;
+  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
+  const where = shown(ctx, identity.configPath);
+  if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
+  return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
+}
+
+/** loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the session shell). */
+async function loginShellNoise(ctx: InstallerContext): Promise<string> {
+  if (ctx.platform === "win32") return "not checked on Windows";
+  const shell = ctx.env.SHELL && path.isAbsolute(ctx.env.SHELL) ? ctx.env.SHELL : "/bin/sh";
+  try {
+    const child = Bun.spawn([shell, "-l", "-c", "true"], {
+      env: ctx.env as Record<string, string>,
+      cwd: ctx.home,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), SHELL_TIMEOUT_MS);
+    const printed = await new Response(child.stdout).arrayBuffer();
+    await child.exited;
+    clearTimeout(timer);
+    if (child.signalCode === "SIGKILL") return `${shell} -l did not finish within ${SHELL_TIMEOUT_MS / 1000} s`;
+    if (printed.byteLength === 0) return `${shell} -l prints nothing on start`;
+    return `${shell} -l prints ${printed.byteLength} bytes on start: a hook run through this shell gets them in front of its answer, and the host then ignores the answer (move that output to an interactive-only file such as ~/.bashrc or ~/.zshrc)`;
+  } catch {
+    return `${shell} could not be started`;
+  }
+}

@@ -1,0 +1,45 @@
+// What an entry of ours looks like, and how we recognise one (SPEC §9 "Ownership"). An entry
+// is ours when the program it runs is our installed binary, or when it carries the bash
+// reference's marker (so installing over the bash hooks replaces them instead of running both).
+// Nothing else is ever touched: a user's own hooks, another tool's hooks and entries that only
+// mention velesdb somewhere stay exactly as they are.
+import { firstShellWord } from "./shell-words.ts";
+
+/** Path fragments of the bash reference's hook trees; any entry naming one is ours. */
+export const LEGACY_MARKERS = [".claude/hooks/velesdb-memory/", ".codex/hooks/velesdb-memory/"] as const;
+
+export type JsonObject = Record<string, unknown>;
+
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+export type Ownership = "ours" | "legacy" | "foreign";
+
+/** ownershipOf(handler, "/home/u/.velesdb-hooks/bin/velesdb-hooks") → "ours" | "legacy" | "foreign". */
+export function ownershipOf(handler: unknown, binaryPath: string): Ownership {
+  if (!isJsonObject(handler)) return "foreign";
+  const command = typeof handler.command === "string" ? handler.command : undefined;
+  if (command !== undefined && (command === binaryPath || firstShellWord(command) === binaryPath)) return "ours";
+  const words = [command, handler.commandWindows, ...(Array.isArray(handler.args) ? handler.args : [])];
+  for (const word of words) {
+    if (typeof word !== "string") continue;
+    const forward = word.replaceAll("\\", "/");
+    if (LEGACY_MARKERS.some((marker) => forward.includes(marker))) return "legacy";
+  }
+  return "foreign";
+}
+
+/** canonicalJson(value) → compact JSON with sorted keys and null/undefined fields dropped. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== null && value[key] !== undefined)
+      .sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** sameJson(a, b) → true when both hold the same data, whatever the key order. */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);

@@ -1,0 +1,57 @@
+// Where things live, from the environment the installer was started with (SPEC §9):
+// our own tree ($VELESDB_HOOKS_HOME, default ~/.velesdb-hooks) with the stable binary in
+// bin/, and each client's home ($CLAUDE_CONFIG_DIR, $CODEX_HOME). A relative override is
+// refused rather than resolved against the cwd: the hosts read these variables from other
+// working directories, so a relative value would point each of them somewhere else.
+import * as path from "node:path";
+import { homeDirectory } from "../core/home.ts";
+
+export interface InstallerContext {
+  readonly env: NodeJS.ProcessEnv;
+  readonly home: string;
+  readonly platform: NodeJS.Platform;
+  readonly cwd: string;
+}
+
+export type Resolved = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+
+/** installerContext(process.env) → the home directory and platform every path derives from. */
+export function installerContext(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): InstallerContext {
+  const platform = process.platform;
+  return { env, home: homeDirectory(env), platform, cwd };
+}
+
+/** absoluteOverride(ctx, "CODEX_HOME", fallback) → the variable when set and absolute, the fallback when unset. */
+export function absoluteOverride(ctx: InstallerContext, variable: string, fallback: string): Resolved {
+  const value = ctx.env[variable];
+  if (value === undefined || value === "") return { ok: true, path: fallback };
+  if (!path.isAbsolute(value)) {
+    return { ok: false, problem: `${variable} is set to a relative path; set it to an absolute path (or unset it)` };
+  }
+  return { ok: true, path: path.normalize(value) };
+}
+
+/** ourTree(ctx) → $VELESDB_HOOKS_HOME, else ~/.velesdb-hooks. */
+export function ourTree(ctx: InstallerContext): Resolved {
+  return absoluteOverride(ctx, "VELESDB_HOOKS_HOME", path.join(ctx.home, ".velesdb-hooks"));
+}
+
+/** stableBinaryPath(ctx) → <our tree>/bin/velesdb-hooks(.exe): the path every entry names. */
+export function stableBinaryPath(ctx: InstallerContext): Resolved {
+  const tree = ourTree(ctx);
+  if (!tree.ok) return tree;
+  return { ok: true, path: path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks") };
+}
+
+/** shown(ctx, "/home/u/.claude/settings.json") → "~/.claude/settings.json", for output users paste into issues. */
+export function shown(ctx: InstallerContext, p: string): string {
+  const home = ctx.home.replace(/[\\/]+$/, "");
+  if (home !== "" && (p === home || p.startsWith(home + path.sep))) return `~${p.slice(home.length)}`;
+  return p;
+}
+
+/** isInside("/a/b", "/a") → true: `child` is `parent` or below it. */
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}

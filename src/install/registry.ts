@@ -1,0 +1,335 @@
+// A client's registry (settings.json, hooks.json) under the user-settings write policy of
+// STYLE point 8: read, merge at hook granularity, write back — never replace the `hooks`
+// object, never touch an entry that is not ours, keep the file's mode, follow a symlinked
+// registry to its target, write by temp + fsync + rename, and refuse (before anything changes)
+// whatever cannot be merged safely. Users' top complaints about hook installers are clobbered
+// or duplicated hooks and hooks that silently never fire; every refusal here names the file
+// and the reason, and nothing here ever prints the file's content (settings hold tokens).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { getNodeValue } from "jsonc-parser";
+import { groupFor, type ClientAdapter } from "./clients.ts";
+import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
+import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
+import { isInside } from "./paths.ts";
+import type { Registration } from "./registrations.ts";
+
+export const BACKUP_SUFFIX = ".velesdb-backup";
+const BOM = "\uFEFF";
+
+/** A registry as found on disk; `refused` means no command may change it. */
+export type RegistryFile =
+  | { readonly kind: "absent"; readonly path: string; readonly target: string }
+  | {
+      readonly kind: "present";
+      readonly path: string;
+      /** Where the bytes live: the link's resolved target for a symlinked registry. */
+      readonly target: string;
+      readonly linked: boolean;
+      readonly text: string;
+      readonly mode: number;
+      readonly hooks: unknown;
+    }
+  | { readonly kind: "refused"; readonly path: string; readonly problem: string };
+
+/** readRegistry(path, ourTree) → the file, or why it must not be touched. Never throws. */
+export function readRegistry(registryPath: string, ourTreePath: string): RegistryFile {
+  const refused = (problem: string): RegistryFile => ({ kind: "refused", path: registryPath, problem });
+  let linkStat: fs.Stats;
+  try {
+    linkStat = fs.lstatSync(registryPath);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT") return { kind: "absent", path: registryPath, target: registryPath };
+    if (code === "ENOTDIR") return refused("sits under something that is not a directory");
+    return refused(`cannot be inspected (${code})`);
+  }
+  let target = registryPath;
+  let stat = linkStat;
+  const linked = linkStat.isSymbolicLink();
+  if (linked) {
+    try {
+      stat = fs.statSync(registryPath);
+      target = fs.realpathSync.native(registryPath);
+    } catch (error) {
+      return refused(errorCode(error) === "ENOENT" ? "is a symlink to a file that does not exist" : `is a symlink that cannot be followed (${errorCode(error)})`);
+    }
+  }
+  if (stat.isDirectory()) return refused(linked ? "is a symlink to a directory" : "is a directory");
+  if (!stat.isFile()) return refused(linked ? "is a symlink to something that is not a regular file" : "is not a regular file");
+  if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a settings file of its own");
+  const backup = backupProblem(registryPath);
+  if (backup) return refused(backup);
+  let raw: string;
+  try {
+    raw = fs.readFileSync(target, "utf8");
+  } catch (error) {
+    return refused(`cannot be read (${errorCode(error)})`);
+  }
+  const text = raw.startsWith(BOM) ? raw.slice(BOM.length) : raw;
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) return refused(`does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`);
+  const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
+  if (!isJsonObject(value)) return refused("is not a JSON object");
+  if (value.hooks !== undefined && !isJsonObject(value.hooks)) return refused('has a "hooks" value that is not an object');
+  return { kind: "present", path: registryPath, target, linked, text: raw, mode: stat.mode & 0o7777, hooks: value.hooks };
+}
+
+/** One handler of ours found in a registry: where it sits and what it says. */
+export interface OwnedEntry {
+  readonly event: string;
+  readonly group: number;
+  readonly handler: number;
+  readonly ownership: "ours" | "legacy";
+  readonly value: unknown;
+  /** The enclosing group's matcher, as written (undefined when absent). */
+  readonly matcher: unknown;
+  /** How many handlers share the group (ours included). */
+  readonly groupSize: number;
+  /** The group holds keys other than matcher/hooks. */
+  readonly groupExtraKeys: boolean;
+}
+
+/** ownedEntries(hooks, binary) → every handler of ours in a `hooks` object, in file order. */
+export function ownedEntries(hooks: unknown, binaryPath: string): OwnedEntry[] {
+  const found: OwnedEntry[] = [];
+  if (!isJsonObject(hooks)) return found;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      if (!isJsonObject(group) || !Array.isArray(group.hooks)) return;
+      const handlers = group.hooks as unknown[];
+      handlers.forEach((handler, h) => {
+        const ownership = ownershipOf(handler, binaryPath);
+        if (ownership === "foreign") return;
+        found.push({
+          event,
+          group: g,
+          handler: h,
+          ownership,
+          value: handler,
+          matcher: group.matcher,
+          groupSize: handlers.length,
+          groupExtraKeys: Object.keys(group).some((key) => key !== "matcher" && key !== "hooks"),
+        });
+      });
+    });
+  }
+  return found;
+}
+
+export type RowState = "in step" | "missing" | "differs" | "duplicated" | "legacy";
+
+export interface RowVerdict {
+  readonly row: Registration;
+  readonly state: RowState;
+}
+
+export interface RegistryVerdict {
+  readonly state: "in step" | "drifted" | "absent";
+  readonly rows: readonly RowVerdict[];
+  /** Entries of ours under events we do not register (or no longer register). */
+  readonly unexpected: readonly OwnedEntry[];
+  readonly owned: readonly OwnedEntry[];
+}
+
+/** judgeRegistry(hooks, client, binary, platform) → per-row state and the registry's overall state. */
+export function judgeRegistry(hooks: unknown, client: ClientAdapter, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
+  const owned = ownedEntries(hooks, binaryPath);
+  const rows = client.rows.map((row): RowVerdict => {
+    const here = owned.filter((entry) => entry.event === row.wireEvent);
+    if (here.length === 0) return { row, state: "missing" };
+    if (here.length > 1) return { row, state: "duplicated" };
+    const entry = here[0]!;
+    if (entry.ownership === "legacy") return { row, state: "legacy" };
+    return { row, state: entryInStep(entry, row, client.handler(row, binaryPath, platform)) ? "in step" : "differs" };
+  });
+  const expected = new Set(client.rows.map((row) => row.wireEvent));
+  const unexpected = owned.filter((entry) => !expected.has(entry.event));
+  const state = owned.length === 0 ? "absent" : rows.every((r) => r.state === "in step") && unexpected.length === 0 ? "in step" : "drifted";
+  return { state, rows, unexpected, owned };
+}
+
+function entryInStep(entry: OwnedEntry, row: Registration, wanted: JsonObject): boolean {
+  return sameJson(entry.value, wanted) && entry.matcher === row.matcher && !entry.groupExtraKeys;
+}
+
+export interface RegistryPlan {
+  /** Entries of ours to take out (legacy, stale, duplicated, misplaced — or all of them on uninstall). */
+  readonly removals: readonly OwnedEntry[];
+  /** Rows to (re)write. */
+  readonly additions: readonly Registration[];
+  /** The registry text after the change; equal to the input when nothing changes. */
+  readonly text: string;
+}
+
+export type PlanResult = { readonly ok: true; readonly plan: RegistryPlan } | { readonly ok: false; readonly problem: string };
+
+/**
+ * planRegistry(file, client, binary, platform, "install" | "uninstall") → the edit, computed
+ * entirely in memory. Install keeps an entry that is already exactly right (so a second
+ * install changes no byte) and replaces every other entry of ours; uninstall removes them all.
+ */
+export function planRegistry(
+  file: Extract<RegistryFile, { kind: "absent" | "present" }>,
+  client: ClientAdapter,
+  binaryPath: string,
+  platform: NodeJS.Platform,
+  mode: "install" | "uninstall",
+): PlanResult {
+  const hooks = file.kind === "present" ? file.hooks : undefined;
+  const verdict = judgeRegistry(hooks, client, binaryPath, platform);
+  const keep = new Set(verdict.rows.filter((r) => r.state === "in step").map((r) => r.row.wireEvent));
+  const removals = mode === "uninstall" ? verdict.owned : verdict.owned.filter((entry) => !keep.has(entry.event));
+  const additions = mode === "uninstall" ? [] : client.rows.filter((row) => !keep.has(row.wireEvent));
+  for (const row of additions) {
+    const existing = isJsonObject(hooks) ? hooks[row.wireEvent] : undefined;
+    if (existing !== undefined && !Array.isArray(existing)) {
+      return { ok: false, problem: `has a "hooks.${row.wireEvent}" value that is not a list` };
+    }
+  }
+  const original = file.kind === "present" ? file.text : "";
+  if (removals.length === 0 && additions.length === 0) return { ok: true, plan: { removals, additions, text: original } };
+
+  const bom = original.startsWith(BOM) ? BOM : "";
+  const body = original.slice(bom.length);
+  const blank = body.trim() === "";
+  const style: TextStyle = blank ? DEFAULT_STYLE : detectStyle(body);
+  let text = blank ? "{}" : body;
+  const refill = new Set(additions.map((row) => row.wireEvent));
+  text = removeEntries(text, removals, refill, additions.length > 0);
+  for (const row of additions) text = addEntry(text, row, groupFor(row, client.handler(row, binaryPath, platform)), style);
+  if (blank) text += style.eol;
+  return { ok: true, plan: { removals, additions, text: bom + text } };
+}
+
+/**
+ * removeEntries: last entry first, so the paths of the ones before stay valid. A handler
+ * that is alone in its group takes the group with it, an event left without groups loses its
+ * key, and `hooks` left empty loses its key — unless install is about to refill that event
+ * (or `hooks`), which keeps a replaced entry where the user had it.
+ */
+function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean): string {
+  let current = text;
+  const hooksValue = (): JsonObject => {
+    const parsed = parseJsonc(current);
+    const value: unknown = parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
+    return isJsonObject(value) && isJsonObject(value.hooks) ? value.hooks : {};
+  };
+  const keys = Object.keys(hooksValue());
+  const ordered = [...removals].sort((a, b) => keys.indexOf(b.event) - keys.indexOf(a.event) || b.group - a.group || b.handler - a.handler);
+  for (const entry of ordered) {
+    const hooks = hooksValue();
+    const groups = hooks[entry.event] as unknown[];
+    const group = groups[entry.group] as JsonObject;
+    const handlers = group.hooks as unknown[];
+    if (handlers.length > 1) {
+      current = removeAt(current, ["hooks", entry.event, entry.group, "hooks", entry.handler]);
+    } else if (groups.length > 1 || refill.has(entry.event)) {
+      current = removeAt(current, ["hooks", entry.event, entry.group]);
+    } else if (Object.keys(hooks).length > 1 || refillHooks) {
+      current = removeAt(current, ["hooks", entry.event]);
+    } else {
+      current = removeAt(current, ["hooks"]);
+    }
+  }
+  return current;
+}
+
+function addEntry(text: string, row: Registration, group: JsonObject, style: TextStyle): string {
+  const parsed = parseJsonc(text);
+  const value: unknown = parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
+  const root = isJsonObject(value) ? value : {};
+  if (!isJsonObject(root.hooks)) return addProperty(text, [], "hooks", { [row.wireEvent]: [group] }, style);
+  if (root.hooks[row.wireEvent] === undefined) return addProperty(text, ["hooks"], row.wireEvent, [group], style);
+  return appendToArray(text, ["hooks", row.wireEvent], group, style);
+}
+
+/**
+ * writeRegistry(file, text): back up the current bytes to `<name>.velesdb-backup` (beside the
+ * name the client reads), then replace the target by a private temp file + fsync + rename,
+ * with the existing mode (0600 for a new file). A symlinked registry is written at its target
+ * and the link stays a link. Returns the backup path, if one was written.
+ */
+export function writeRegistry(file: Extract<RegistryFile, { kind: "absent" | "present" }>, text: string): string | undefined {
+  let backup: string | undefined;
+  if (file.kind === "present") {
+    backup = `${file.path}${BACKUP_SUFFIX}`;
+    writeAtomically(backup, file.text, 0o600);
+  } else {
+    fs.mkdirSync(path.dirname(file.target), { recursive: true, mode: 0o700 });
+  }
+  writeAtomically(file.target, text, file.kind === "present" ? file.mode : 0o600);
+  return backup;
+}
+
+/**
+ * writeAtomically(target, content, mode): a new file created O_EXCL|O_NOFOLLOW beside the
+ * target, chmod'ed to `mode`, written, fsynced, renamed over the target (which replaces a
+ * link at that name rather than writing through it), then the directory is fsynced.
+ */
+export function writeAtomically(target: string, content: string | Uint8Array, mode: number): void {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
+  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+  try {
+    fs.fchmodSync(fd, mode);
+    fs.writeFileSync(fd, content);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(temp, target);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  syncDirectory(dir);
+}
+
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY);
+    fs.fsyncSync(fd);
+  } catch {
+    // Not every platform lets a directory be opened or fsynced (Windows); the rename is done.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** A backup that is a directory (or otherwise not replaceable by rename) is found before any write. */
+function backupProblem(registryPath: string): string | undefined {
+  try {
+    const st = fs.lstatSync(`${registryPath}${BACKUP_SUFFIX}`);
+    if (st.isDirectory()) return `has a backup path (${path.basename(registryPath)}${BACKUP_SUFFIX}) that is a directory`;
+  } catch {
+    // Absent: the backup will be created.
+  }
+  return undefined;
+}
+
+function inOurTree(target: string, ourTreePath: string): boolean {
+  let tree = ourTreePath;
+  try {
+    tree = fs.realpathSync.native(ourTreePath);
+  } catch {
+    // Our tree does not exist yet; compare with the path as configured.
+  }
+  return isInside(target, tree) || isInside(target, ourTreePath);
+}
+
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? "error";
+}
+
+function randomHex(): string {
+  const bytes = new Uint8Array(6);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,134 @@
+// What check and doctor say about one client, and the output buffer every installer command
+// writes through (stdout for the report, stderr for refusals, each written once at the end).
+import * as fs from "node:fs";
+import { diagnosticLine } from "../core/decision.ts";
+import type { BinaryState } from "./binary.ts";
+import { CLIENTS } from "./clients.ts";
+import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "./codex-trust.ts";
+import { shown, type InstallerContext } from "./paths.ts";
+import type { ClientName } from "./registrations.ts";
+import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
+
+/** Collects stdout lines and stderr lines; written once at the end. */
+export class Output {
+  private readonly stdout: string[] = [];
+  private readonly stderr: string[] = [];
+  line(text = ""): void {
+    this.stdout.push(text);
+  }
+  problem(text: string): void {
+    this.stderr.push(diagnosticLine(text));
+  }
+  flush(): void {
+    if (this.stdout.length > 0) writeAll(1, `${this.stdout.join("\n")}\n`);
+    if (this.stderr.length > 0) writeAll(2, this.stderr.join(""));
+  }
+}
+
+export interface ClientReport {
+  readonly lines: string[];
+  readonly drifted: boolean;
+  readonly absent: boolean;
+  readonly homeExists: boolean;
+  readonly repairs: string[];
+  readonly verdict: RegistryVerdict | undefined;
+  readonly registryPath: string | undefined;
+  readonly trust: EntryTrust[];
+}
+
+/** clientReport → the check lines for one client: its binary, its registry, and (Codex) config.toml. */
+export function clientReport(ctx: InstallerContext, name: ClientName, stable: string, tree: string, binary: BinaryState): ClientReport {
+  const client = CLIENTS[name];
+  const lines: string[] = [];
+  const repairs: string[] = [];
+  const trust: EntryTrust[] = [];
+  const home = client.clientHome(ctx);
+  const homeExists = home.ok && isDirectory(home.path);
+  const registryPath = client.registryPath(ctx);
+  if (!registryPath.ok) {
+    lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
+    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then velesdb-hooks install --client ${name}`], verdict: undefined, registryPath: undefined, trust };
+  }
+  const where = shown(ctx, registryPath.path);
+  const file = readRegistry(registryPath.path, tree);
+  let verdict: RegistryVerdict | undefined;
+  let drifted = false;
+  let registryAbsent = false;
+  if (file.kind === "refused") {
+    lines.push(`${name}: entries cannot be checked: ${where} ${file.problem}`);
+    repairs.push(`fix ${where}, then velesdb-hooks install --client ${name}`);
+    drifted = true;
+  } else {
+    verdict = judgeRegistry(file.kind === "present" ? file.hooks : undefined, client, stable, ctx.platform);
+    registryAbsent = verdict.state === "absent";
+    drifted = verdict.state === "drifted";
+    const detail = verdict.state === "drifted" ? `: ${driftDetails(verdict)}` : "";
+    lines.push(`${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`);
+    if (drifted) repairs.push(`velesdb-hooks install --client ${name}`);
+  }
+  // The binary matters to a client only once entries name it.
+  const binaryMatters = file.kind === "refused" || !registryAbsent;
+  const binaryLine = binaryState(binary);
+  lines.push(`${name}: binary ${binaryLine} (${shown(ctx, stable)})`);
+  if (binaryMatters && binary.state !== "in step") {
+    drifted = true;
+    repairs.push(`velesdb-hooks install --client ${name}`);
+  }
+  if (name === "codex" && home.ok) {
+    const config = readCodexConfig(home.path);
+    if (config.kind === "unreadable") lines.push(`codex: ${shown(ctx, config.path)} ${config.problem}; its [hooks] tables were not checked`);
+    const inToml = configTomlEntries(config, stable);
+    if (inToml.length > 0) {
+      drifted = true;
+      lines.push(
+        `codex: velesdb-hooks entries also in ${shown(ctx, config.path)} [hooks] (${inToml.map((e) => e.event).join(", ")}); Codex runs those as well`,
+      );
+      repairs.push(`remove the velesdb-hooks entries from ${shown(ctx, config.path)} [hooks], then velesdb-hooks check --client codex`);
+    }
+    if (verdict) trust.push(...trustOf(verdict.owned, registryPath.path, config, ctx.platform));
+    trust.push(...trustOf(inToml, config.path, config, ctx.platform));
+  }
+  const absent = !drifted && (registryAbsent || binary.state === "absent");
+  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, trust };
+}
+
+function binaryState(binary: BinaryState): string {
+  return binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
+}
+
+/** driftDetails(verdict) → "Stop differs; PreCompact missing; Notification holds an entry of ours (not an event velesdb-hooks uses)". */
+export function driftDetails(verdict: RegistryVerdict): string {
+  const parts: string[] = [];
+  for (const { row, state } of verdict.rows) {
+    if (state === "missing") parts.push(`${row.wireEvent} missing`);
+    else if (state === "differs") parts.push(`${row.wireEvent} differs`);
+    else if (state === "duplicated") parts.push(`${row.wireEvent} registered more than once`);
+    else if (state === "legacy") parts.push(`${row.wireEvent} still runs the bash hooks`);
+  }
+  for (const event of [...new Set(verdict.unexpected.map((entry) => entry.event))]) {
+    parts.push(`${event} holds an entry of ours (not an event velesdb-hooks uses)`);
+  }
+  return parts.join("; ");
+}
+
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      return;
+    }
+  }
+}
+

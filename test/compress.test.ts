@@ -1,0 +1,492 @@
+// PostToolUse compression (SPEC §7, §8). The rule is tested as a function against the fake
+// compilers in fixtures/compilers (real processes, no mocks), then as the compiled binary where
+// the process boundary matters: hangs, grandchildren, 5 MB payloads, bunfig/.env autoload.
+// Every refusal runs beside its positive control: the same setup with one thing changed ships.
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { probeKind } from "../src/core/compiler.ts";
+import { compressBashOutput, parseKnob, writeArchive } from "../src/core/compress.ts";
+import type { Decision } from "../src/core/decision.ts";
+import { createHookInput } from "../src/core/hook-input.ts";
+import { markerPath } from "../src/core/state.ts";
+import { compressionFooter } from "../src/core/texts.ts";
+import { claude } from "../src/hosts/claude.ts";
+import {
+  bashPayload,
+  buildLog,
+  fake,
+  hookCommand,
+  killQuietly,
+  PLAIN_PATH,
+  pidsFrom,
+  realisticCompiler,
+  waitUntilGone,
+  type HookCommand,
+} from "./support/compress-fixtures.ts";
+import { makeSandbox, parseOneJsonAnswer, type Sandbox } from "./support/hook-runner.ts";
+
+const LOG = buildLog(900);
+/** 3000 distinct error lines: no budget of 4000 tokens holds them all. */
+const UNIQUE_ERRORS = Array.from({ length: 3000 }, (_, i) => `error: step ${i} failed with code ${i * 7}\n`).join("");
+const SESSION = "0d6f7a52-compress-test";
+
+let sb: Sandbox;
+let pidFiles: string[] = [];
+beforeEach(() => {
+  sb = makeSandbox("compress");
+});
+afterEach(() => {
+  for (const file of pidFiles) killQuietly(pidsFrom(file));
+  pidFiles = [];
+  sb.cleanup();
+});
+
+/** The hook's environment: private HOME/TMPDIR, a PATH without bun, the given compiler. */
+function hookEnv(compiler: string | null, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: PLAIN_PATH, HOME: sb.home, TMPDIR: sb.tmp, LANG: "C.UTF-8", ...extra };
+  if (compiler !== null) env.VELESDB_MEMORY_BIN = compiler;
+  return env;
+}
+
+function payloadOf(stdout = LOG, options: { response?: Record<string, unknown>; toolName?: string; sessionId?: string } = {}) {
+  return bashPayload(stdout, { cwd: sb.workspace, sessionId: SESSION, ...options });
+}
+
+function runRule(payload: Record<string, unknown>, env: Record<string, string>): Promise<Decision> {
+  return compressBashOutput(createHookInput(payload, "", claude.profile, env));
+}
+
+function shipped(decision: Decision): Record<string, unknown> & { stdout: string } {
+  if (decision.kind !== "replaceOutput") throw new Error(`expected a replacement, got ${JSON.stringify(decision)}`);
+  return decision.toolResponse as Record<string, unknown> & { stdout: string };
+}
+
+function refused(decision: Decision, note?: RegExp): void {
+  expect(decision.kind).toBe("pass");
+  if (note) expect(decision.note ?? "").toMatch(note);
+  else expect(decision.note).toBeUndefined();
+}
+
+/** The archive path the footer quotes (a JSON string after "saved at "). */
+function archiveOf(stdout: string): string {
+  const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(stdout);
+  if (!match) throw new Error("no archive path in the footer");
+  return JSON.parse(match[1]!) as string;
+}
+
+const archiveDir = () => path.join(sb.stateDir, "tool-output");
+const archives = () => (fs.existsSync(archiveDir()) ? fs.readdirSync(archiveDir()) : []);
+
+/** recordedCalls(dir) → each call of records.sh: its argv and the bytes it read. */
+function recordedCalls(dir: string): { args: string[]; stdin: Buffer }[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".args"))
+    .map((f) => ({
+      args: fs.readFileSync(path.join(dir, f), "utf8").split("\n").slice(0, -1),
+      stdin: fs.readFileSync(path.join(dir, f.replace(/\.args$/, ".stdin"))),
+    }));
+}
+
+describe("what ships", () => {
+  test("a medium compilation replaces stdout and keeps every other field", async () => {
+    const payload = payloadOf(LOG, { response: { stderr: "Shell cwd was reset", futureField: { kept: [1, 2] } } });
+    const response = shipped(await runRule(payload, hookEnv(fake("medium"))));
+    expect(response.stdout).toStartWith("MEDIUM-COMPILED");
+    expect(response.stdout).toContain("fidelity risk medium");
+    expect(response).toMatchObject({ stderr: "Shell cwd was reset", interrupted: false, isImage: false, noOutputExpected: false, futureField: { kept: [1, 2] } });
+    expect(Object.keys(response).sort()).toEqual(Object.keys(payload.tool_response as object).sort());
+  });
+
+  test("a low compilation ships and the footer says so", async () => {
+    const response = shipped(await runRule(payloadOf(), hookEnv(fake("low"))));
+    expect(response.stdout).toStartWith("LOW-COMPILED");
+    expect(response.stdout).toContain("fidelity risk low");
+    expect(response.stdout).not.toContain("fidelity risk medium");
+  });
+
+  test("the footer states the counts, the bytes compiled and the archive, after the content", async () => {
+    const response = shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    const bytes = Buffer.byteLength(LOG);
+    const tokensIn = Math.floor(bytes / 4);
+    const footer = compressionFooter({ tokensIn, tokensOut: 60, tokensSaved: tokensIn - 60, risk: "medium", bytesCompiled: bytes, archivePath: archiveOf(response.stdout) });
+    expect(response.stdout).toBe(`MEDIUM-COMPILED ${bytes} bytes at budget 2000\n\n${footer}`);
+    expect(footer).toContain(`${tokensIn} tokens in, 60 tokens out, ${tokensIn - 60} tokens saved`);
+    expect(footer).toContain(`from ${bytes} bytes`);
+    expect(footer).toContain("complete original output is saved at");
+    expect(footer).toContain("can be read");
+  });
+
+  test("escalation: high at 2000, medium at 4000 ships the second; the first never reaches the model", async () => {
+    const response = shipped(await runRule(payloadOf(), hookEnv(fake("high-then-medium"))));
+    expect(response.stdout).toStartWith("CEILING-ATTEMPT at budget 4000");
+    expect(response.stdout).not.toContain("TIGHT-ATTEMPT");
+    expect(response.stdout).toContain("fidelity risk medium");
+  });
+
+  test("the compiler receives real lines: 900 repeated lines with the buried error arrive as text", async () => {
+    const record = path.join(sb.root, "record");
+    fs.mkdirSync(record);
+    shipped(await runRule(payloadOf(LOG), hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })));
+    const calls = recordedCalls(record);
+    const probe = calls.find((c) => !c.args.includes("--query"));
+    const compile = calls.find((c) => c.args.includes("--query"));
+    expect(probe?.args).toEqual(["compile-stdin", "--budget", "4096"]);
+    expect(compile?.args).toEqual(["compile-stdin", "--budget", "2000", "--query", "Bash output"]);
+    const received = compile!.stdin.toString("utf8");
+    expect(received).toBe(LOG);
+    expect(received.split("\n").length).toBeGreaterThan(1);
+    expect(received).toContain("error[E0463]: can't find crate for `core`");
+    expect(received.startsWith('"')).toBe(false);
+  });
+
+  test("the probe runs once per session and compiler: the second call reuses the marker", async () => {
+    const record = path.join(sb.root, "record");
+    fs.mkdirSync(record);
+    const env = hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record });
+    shipped(await runRule(payloadOf(), env));
+    shipped(await runRule(payloadOf(), env));
+    const probes = recordedCalls(record).filter((c) => !c.args.includes("--query"));
+    expect(probes.length).toBe(1);
+    const marker = markerPath({ dir: sb.stateDir }, probeKind(fake("records")), SESSION);
+    expect(fs.readFileSync(marker, "utf8")).toBe("yes\n");
+    // A new session asks again.
+    shipped(await runRule(payloadOf(LOG, { sessionId: "another-session" }), env));
+    expect(recordedCalls(record).filter((c) => !c.args.includes("--query")).length).toBe(2);
+  });
+
+  test("end to end with the realistic compiler: the error line survives", async () => {
+    const response = shipped(await runRule(payloadOf(), hookEnv(realisticCompiler())));
+    expect(response.stdout).toContain("error[E0463]: can't find crate for `core`");
+    expect(response.stdout).toContain("[repeated 899x]");
+    expect(response.stdout).toContain("fidelity risk low");
+  });
+});
+
+describe("the archive", () => {
+  test("holds the complete original object, 0600, inside a 0700 tool-output directory", async () => {
+    const payload = payloadOf(LOG, { response: { stderr: "notice", extra: "kept", nested: { a: 1 } } });
+    const response = shipped(await runRule(payload, hookEnv(fake("medium"))));
+    const archive = archiveOf(response.stdout);
+    expect(path.dirname(archive)).toBe(archiveDir());
+    expect(path.basename(archive)).toMatch(/^velesdb-output\.[0-9a-f]{24}$/);
+    const original = JSON.parse(fs.readFileSync(archive, "utf8"));
+    expect(original).toEqual(payload.tool_response);
+    expect(original.stdout).toEndWith("\n");
+    expect(fs.lstatSync(archive).mode & 0o777).toBe(0o600);
+    expect(fs.lstatSync(archiveDir()).mode & 0o777).toBe(0o700);
+  });
+
+  test("a planted symlink at a name we draw is never followed; the next name is used", () => {
+    fs.mkdirSync(sb.stateDir, { mode: 0o700 });
+    fs.mkdirSync(archiveDir(), { mode: 0o700 });
+    const victim = path.join(sb.root, "victim.txt");
+    fs.writeFileSync(victim, "precious\n");
+    fs.symlinkSync(victim, path.join(archiveDir(), "velesdb-output.predictable"));
+    const names = ["predictable", "fresh"];
+    const result = writeArchive(sb.stateDir, { stdout: "original\n" }, () => names.shift()!);
+    expect(result).toEqual({ ok: true, path: path.join(archiveDir(), "velesdb-output.fresh") });
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(fs.readlinkSync(path.join(archiveDir(), "velesdb-output.predictable"))).toBe(victim);
+    expect(JSON.parse(fs.readFileSync(path.join(archiveDir(), "velesdb-output.fresh"), "utf8"))).toEqual({ stdout: "original\n" });
+  });
+
+  test("a tool-output directory that is a symlink refuses compression; a real one ships", async () => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    fs.rmSync(archiveDir(), { recursive: true });
+    const elsewhere = path.join(sb.root, "elsewhere");
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.symlinkSync(elsewhere, archiveDir());
+    refused(await runRule(payloadOf(), hookEnv(fake("medium"))), /archive directory .* is a symlink/);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
+  test("no net saving removes the archive; a saving ships and keeps it", async () => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    expect(archives().length).toBe(1);
+    refused(await runRule(payloadOf(), hookEnv(fake("no-savings"))), /not smaller/);
+    expect(archives().length).toBe(1);
+  });
+});
+
+describe("persisted outputs (the host saved the full output itself)", () => {
+  function persistedPayload(file: string) {
+    return payloadOf("x".repeat(30_000), { response: { persistedOutputPath: file, persistedOutputSize: 200 * 1024 } });
+  }
+  function writeBigFile(): { file: string; content: Buffer } {
+    const file = path.join(sb.home, ".claude", "projects", "p", "tool-results", "b1.txt");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const content = Buffer.from(buildLog(3200).slice(0, 200 * 1024));
+    fs.writeFileSync(file, content);
+    return { file, content };
+  }
+
+  test("the compiler receives the whole file at the persisted budget; no persisted keys in the answer", async () => {
+    const { file, content } = writeBigFile();
+    const record = path.join(sb.root, "record");
+    fs.mkdirSync(record);
+    const response = shipped(await runRule(persistedPayload(file), hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })));
+    const compile = recordedCalls(record).find((c) => c.args.includes("--query"))!;
+    expect(compile.args).toEqual(["compile-stdin", "--budget", "1000", "--query", "Bash output"]);
+    expect(compile.stdin.equals(content)).toBe(true);
+    expect(compile.stdin.length).toBe(200 * 1024);
+    expect(response).not.toHaveProperty("persistedOutputPath");
+    expect(response).not.toHaveProperty("persistedOutputSize");
+    expect(response.stdout).toStartWith(`RECORDED ${200 * 1024} bytes`);
+    // The host's file is the archive: named in the footer, and we wrote none of our own.
+    expect(archiveOf(response.stdout)).toBe(file);
+    expect(response.stdout).toContain(`from ${200 * 1024} bytes`);
+    expect(archives()).toEqual([]);
+  });
+
+  test("a persisted path that is a symlink, a directory, relative or a FIFO is refused; the regular file ships", async () => {
+    const { file } = writeBigFile();
+    shipped(await runRule(persistedPayload(file), hookEnv(fake("medium"))));
+    const link = path.join(sb.root, "link.txt");
+    fs.symlinkSync(file, link);
+    refused(await runRule(persistedPayload(link), hookEnv(fake("medium"))), /persistedOutputPath is a symlink/);
+    refused(await runRule(persistedPayload(path.dirname(file)), hookEnv(fake("medium"))), /not a regular file/);
+    refused(await runRule(persistedPayload("relative/b1.txt"), hookEnv(fake("medium"))), /not an absolute path/);
+    // A FIFO would block a plain open until a writer came: refused at once instead.
+    const fifo = path.join(sb.root, "fifo");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    refused(await runRule(persistedPayload(fifo), hookEnv(fake("medium"))), /not a regular file/);
+  });
+
+  test("the persisted budget is min(budget, persisted budget)", async () => {
+    const { file } = writeBigFile();
+    const record = path.join(sb.root, "record");
+    fs.mkdirSync(record);
+    const env = hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record, VELESDB_HOOK_TOKEN_BUDGET: "600" });
+    shipped(await runRule(persistedPayload(file), env));
+    expect(recordedCalls(record).find((c) => c.args.includes("--query"))!.args[2]).toBe("600");
+  });
+});
+
+describe("refusals leave the result untouched, each beside its control", () => {
+  // [label, control: shipped with these, refusal: same but these, expected note (null: silent pass)]
+  type Setup = { compiler?: string | null; env?: Record<string, string>; stdout?: string; response?: Record<string, unknown>; toolName?: string };
+  const rows: [string, Setup, Setup, RegExp | null][] = [
+    ["the Read tool", {}, { toolName: "Read" }, null],
+    ["a tool named in the allowlist but not verified (Grep)", { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" } }, { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" }, toolName: "Grep" }, null],
+    ["Bash removed from the allowlist", { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep, Bash" } }, { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep" } }, null],
+    ["output one byte under the threshold", { stdout: "y".repeat(12_000) }, { stdout: "y".repeat(11_999) }, null],
+    ["an image response", {}, { response: { isImage: true } }, null],
+    ["a response without interrupted", {}, { response: { interrupted: "no" } }, /Bash shape/],
+    ["a missing binary", {}, { compiler: "/nonexistent/velesdb-memory" }, /not an executable file/],
+    ["velesdb-memory not on PATH", {}, { compiler: null }, /velesdb-memory was not found on PATH/],
+    ["a relative VELESDB_MEMORY_BIN", {}, { compiler: "bin/velesdb-memory" }, /neither absolute nor a bare command name/],
+    ["a failed compilation", { compiler: fake("medium") }, { compiler: fake("fails-compile") }, /exited 3: compile-stdin: simulated failure/],
+    ["an answer that is not JSON", { compiler: fake("medium") }, { compiler: fake("bad-json") }, /not JSON/],
+    ["an empty compilation", { compiler: fake("low") }, { compiler: fake("empty-content") }, /compilation is empty/],
+    ["high at both budgets", { compiler: fake("high-then-medium") }, { compiler: fake("risk-high") }, /fidelity risk high at 2000 and 4000 tokens/],
+    ["high with the ceiling equal to the budget", { compiler: fake("high-then-medium"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "4000" } }, { compiler: fake("high-then-medium"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "2000" } }, /fidelity risk high at 2000 tokens/],
+    ["a missing risk", { compiler: fake("medium") }, { compiler: fake("risk-missing") }, /has no risk/],
+    ["an unknown risk", { compiler: fake("medium") }, { compiler: fake("risk-unknown") }, /risk "minimal" is not low, medium or high/],
+    ["a non-string risk", { compiler: fake("medium") }, { compiler: fake("risk-not-string") }, /risk is a number/],
+    ["no net saving", { compiler: fake("medium") }, { compiler: fake("no-savings") }, /not smaller/],
+    ["tokens_saved that is not in - out", { compiler: fake("low") }, { compiler: fake("tokens-inconsistent") }, /tokens_saved \d+ is not tokens_in/],
+    ["the realistic compiler dropping critical lines (high at both budgets)", { compiler: realisticCompiler() }, { compiler: realisticCompiler(), stdout: UNIQUE_ERRORS }, /fidelity risk high at 2000 and 4000 tokens/],
+    ["a saving below margin plus footer", { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000" } }, { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000000" } }, /below the \d+ needed/],
+  ];
+
+  test.each(rows)("%s", async (_label, control, refusal, note) => {
+    const run = (setup: Setup) =>
+      runRule(
+        payloadOf(setup.stdout ?? LOG, { response: setup.response, toolName: setup.toolName }),
+        hookEnv(setup.compiler === undefined ? fake("medium") : setup.compiler, setup.env),
+      );
+    shipped(await run(control));
+    const before = archives().length;
+    refused(await run(refusal), note ?? undefined);
+    expect(archives().length).toBe(before);
+  });
+
+  test("a string-shaped Bash response", async () => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    const payload = { ...payloadOf(), tool_response: LOG };
+    refused(await runRule(payload, hookEnv(fake("medium"))), /not an object/);
+  });
+
+  test("velesdb-memory found on PATH by name (the control for 'not on PATH')", async () => {
+    const bin = path.join(sb.root, "bin");
+    fs.mkdirSync(bin);
+    // A symlink, as cargo and package managers install binaries; relative PATH entries are skipped.
+    fs.symlinkSync(realisticCompiler(), path.join(bin, "velesdb-memory"));
+    shipped(await runRule(payloadOf(), hookEnv(null, { PATH: `relative-dir::${bin}:${PLAIN_PATH}` })));
+  });
+
+  test.each([
+    ["a state directory with mode 0755", (dir: string) => {
+      fs.mkdirSync(dir);
+      fs.chmodSync(dir, 0o755);
+    }, /state unavailable \(storage: .*mode 755/],
+    ["a state directory that is a symlink", (dir: string) => {
+      const real = path.join(sb.root, "real-state");
+      fs.mkdirSync(real, { mode: 0o700 });
+      fs.symlinkSync(real, dir);
+    }, /state unavailable \(linked/],
+  ])("unsafe state: %s", async (_label, plant, note) => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    fs.rmSync(sb.stateDir, { recursive: true });
+    plant(sb.stateDir);
+    refused(await runRule(payloadOf(), hookEnv(fake("medium"))), note);
+  });
+
+  test.each([
+    ["linked", (marker: string) => fs.symlinkSync(path.join(sb.root, "yes-file"), marker), /is a symlink/],
+    ["malformed", (marker: string) => fs.writeFileSync(marker, "maybe\n", { mode: 0o600 }), /is malformed/],
+    ["a no", (marker: string) => fs.writeFileSync(marker, "no\n", { mode: 0o600 }), /said no earlier in this session/],
+  ])("a probe marker that is %s disables compression; a yes marker enables it", async (_label, plant, note) => {
+    fs.writeFileSync(path.join(sb.root, "yes-file"), "yes\n");
+    const marker = markerPath({ dir: sb.stateDir }, probeKind(fake("medium")), SESSION);
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    expect(fs.readFileSync(marker, "utf8")).toBe("yes\n");
+    fs.rmSync(marker);
+    plant(marker);
+    refused(await runRule(payloadOf(), hookEnv(fake("medium"))), note);
+  });
+
+  test("a compiler that never returns fails the probe, which is remembered as no", async () => {
+    const pids = path.join(sb.root, "pids");
+    pidFiles.push(pids);
+    const env = hookEnv(fake("hangs"), { VELESDB_HOOK_PROBE_TIMEOUT: "1", VELESDB_FAKE_PID_FILE: pids });
+    refused(await runRule(payloadOf(), env), /failed the compile-stdin probe \(probe timed out\)/);
+    expect(fs.readFileSync(markerPath({ dir: sb.stateDir }, probeKind(fake("hangs")), SESSION), "utf8")).toBe("no\n");
+    expect(await waitUntilGone(pidsFrom(pids))).toEqual([]);
+    const started = performance.now();
+    refused(await runRule(payloadOf(), env), /said no earlier/);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("knobs are small decimal integers, never evaluated", () => {
+  const knobs: [string, string][] = [
+    ["VELESDB_HOOK_MIN_BYTES", "1000"],
+    ["VELESDB_HOOK_PROBE_TIMEOUT", "10"],
+    ["VELESDB_HOOK_TOKEN_BUDGET", "2000"],
+    ["VELESDB_HOOK_TOKEN_BUDGET_MAX", "4000"],
+    ["VELESDB_HOOK_PERSISTED_BUDGET", "1000"],
+    ["VELESDB_HOOK_MIN_SAVED_TOKENS", "128"],
+  ];
+  const invalid = ["1+1", "-5", "0x10", "", "12345678901", "0", " 5", "1e3", "2.5"];
+
+  test.each(knobs)("%s: a valid value ships, each invalid one refuses", async (name, valid) => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"), { [name]: valid })));
+    for (const value of invalid) {
+      const decision = await runRule(payloadOf(), hookEnv(fake("medium"), { [name]: value }));
+      refused(decision, new RegExp(`^${name}=`));
+    }
+  });
+
+  test.each([
+    ["VELESDB_HOOK_MIN_BYTES", "1000000000", "1000000001"],
+    ["VELESDB_HOOK_PROBE_TIMEOUT", "60", "61"],
+    ["VELESDB_HOOK_TOKEN_BUDGET", "1000000", "1000001"],
+    ["VELESDB_HOOK_MIN_SAVED_TOKENS", "1000000", "1000001"],
+  ])("%s: the maximum %s is accepted, %s is not", (name, atMax, overMax) => {
+    const max = Number(atMax);
+    expect(parseKnob(atMax, max)).toBe(max);
+    expect(parseKnob(overMax, max)).toBeUndefined();
+  });
+
+  test("parseKnob reads decimal digits only", () => {
+    expect(parseKnob("0010", 100)).toBe(10);
+    expect(parseKnob("9999999999", 1e10)).toBe(9_999_999_999);
+    for (const text of ["1+1", "-5", "0x10", "", "12345678901", "0", "1_000", "٣"]) expect(parseKnob(text, 1e12)).toBeUndefined();
+  });
+});
+
+describe("the compiled hook", () => {
+  let hook: HookCommand;
+  beforeAll(() => {
+    hook = hookCommand();
+  });
+
+  function runHook(payload: Record<string, unknown> | string, env: Record<string, string>, cwd = sb.workspace) {
+    const started = performance.now();
+    const result = Bun.spawnSync([hook.binary, ...hook.args], {
+      stdin: Buffer.from(typeof payload === "string" ? payload : JSON.stringify(payload)),
+      env,
+      cwd,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+    });
+    return {
+      wallMs: performance.now() - started,
+      exitCode: result.exitCode,
+      answer: parseOneJsonAnswer(result.stdout.toString()),
+      stderr: result.stderr.toString(),
+    };
+  }
+
+  const updatedOutput = (answer: Record<string, unknown>) =>
+    (answer.hookSpecificOutput as { hookEventName: string; updatedToolOutput: Record<string, unknown> & { stdout: string } }).updatedToolOutput;
+
+  const FIVE_MB_LOG = buildLog(78_000); // 78 000 lines of 68 bytes: 5.3 MB
+
+  test("positive control: 5 MB through a capable compiler ships, in Claude's shape", () => {
+    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("medium")));
+    expect(result.exitCode).toBe(0);
+    expect((result.answer.hookSpecificOutput as Record<string, unknown>).hookEventName).toBe("PostToolUse");
+    expect(updatedOutput(result.answer).stdout).toContain("fidelity risk medium");
+    expect(result.stderr).toBe("");
+  });
+
+  test("never hangs: a never-returning compiler, 5 MB payload, probe timeout 2 → {} within 5 s, nothing left", async () => {
+    const pids = path.join(sb.root, "pids");
+    pidFiles.push(pids);
+    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("hangs"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    expect(result.answer).toEqual({});
+    expect(result.exitCode).toBe(0);
+    expect(result.wallMs).toBeLessThan(5000);
+    expect(result.stderr).toMatch(/^velesdb-hooks: .*probe timed out/);
+    expect(pidsFrom(pids).length).toBe(2);
+    expect(await waitUntilGone(pidsFrom(pids))).toEqual([]);
+  });
+
+  test("never hangs: a child that leaves a grandchild holding the pipes → {} at once, nothing left", async () => {
+    const pids = path.join(sb.root, "pids");
+    pidFiles.push(pids);
+    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("leaves-grandchild"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    expect(result.answer).toEqual({});
+    expect(result.wallMs).toBeLessThan(5000);
+    expect(await waitUntilGone(pidsFrom(pids))).toEqual([]);
+  });
+
+  test("never hangs: 5 MB piped to a compilation that never reads stdin ends at the 20 s compile bound", async () => {
+    const pids = path.join(sb.root, "pids");
+    pidFiles.push(pids);
+    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("hangs-on-compile"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    expect(result.answer).toEqual({});
+    expect(result.stderr).toMatch(/compilation timed out/);
+    expect(result.wallMs).toBeGreaterThan(19_000);
+    expect(result.wallMs).toBeLessThan(30_000);
+    expect(await waitUntilGone(pidsFrom(pids))).toEqual([]);
+  }, 60_000);
+
+  test("a bunfig.toml preload and a .env in the repository are not loaded", () => {
+    const witness = path.join(sb.root, "preload-ran");
+    fs.writeFileSync(path.join(sb.workspace, "preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(witness)}, "ran");\n`);
+    fs.writeFileSync(path.join(sb.workspace, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+    // Loaded, this .env would disable compression (an invalid knob) and show in the answer.
+    fs.writeFileSync(path.join(sb.workspace, ".env"), "VELESDB_HOOK_MIN_BYTES=1+1\n");
+    fs.writeFileSync(path.join(sb.workspace, "noop.ts"), "\n");
+    // Control: bun itself, run there, does load the preload (so the trap is armed).
+    Bun.spawnSync([process.execPath, "run", "noop.ts"], { cwd: sb.workspace, env: { ...hookEnv(null), PATH: process.env.PATH ?? PLAIN_PATH } });
+    expect(fs.existsSync(witness)).toBe(true);
+    fs.rmSync(witness);
+    const result = runHook(payloadOf(), hookEnv(fake("medium")));
+    expect(updatedOutput(result.answer).stdout).toContain("fidelity risk medium");
+    expect(fs.existsSync(witness)).toBe(false);
+  });
+
+  test("the realistic compiler on a real log, through the binary", () => {
+    const result = runHook(payloadOf(LOG), hookEnv(realisticCompiler()));
+    const stdout = updatedOutput(result.answer).stdout;
+    expect(stdout).toContain("error[E0463]: can't find crate for `core`");
+    expect(stdout).toMatch(/fidelity risk (low|medium)/);
+  });
+});

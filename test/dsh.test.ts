@@ -1,0 +1,102 @@
+// The DeepSeek harness bridge profile (SPEC §4.4) against the compiled binary. The bridge
+// never sets `stop_hook_active` and has no continuation cap, so the Stop rows here are the
+// loop-safety proof: once per session, never on a state location that cannot be written.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox("dsh");
+});
+afterEach(() => {
+  Bun.spawnSync(["chattr", "-R", "-i", box.root], { stderr: "ignore" });
+  box.cleanup();
+});
+
+const IS_ROOT = process.getuid?.() === 0;
+const run = (event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) => {
+  const result = runBinary(["dsh", event], payload, { env: { ...box.env, ...env }, cwd: box.workspace });
+  expect(result.exitCode).toBe(0);
+  return parseOneJsonAnswer(result.stdout);
+};
+const fixture = (name: string, overrides: Record<string, unknown> = {}) => loadPayload("dsh", name, { cwd: box.workspace, ...overrides });
+const steers = (answer: Record<string, unknown>) => answer.decision === "block";
+
+test("SessionStart: load guidance as additionalContext", () => {
+  writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
+  const answer = run("session-start", fixture("session-start.startup"));
+  expect(additionalContextOf(answer)).toContain('load_working_context(project="dsh-app", session="slot")');
+});
+
+describe("guard", () => {
+  test("an edit in an opted-in cwd is denied before recall and allowed after a recall whose text is JSON", () => {
+    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+    const denied = run("pre-tool-use", fixture("pre-tool-use.edit"));
+    expect((denied.hookSpecificOutput as Record<string, unknown>).permissionDecision).toBe("deny");
+    expect(run("pre-tool-use", fixture("pre-tool-use.bash"))).toEqual({});
+    run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: '{"error":"locked"}' }));
+    expect((run("pre-tool-use", fixture("pre-tool-use.edit")).hookSpecificOutput as Record<string, unknown>).permissionDecision).toBe("deny");
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+    for (const tool of ["write", "str_replace_editor"]) expect(run("pre-tool-use", fixture("pre-tool-use.edit", { tool_name: tool }))).toEqual({});
+    // State lives in the workspace, not in TMPDIR.
+    expect(fs.existsSync(path.join(box.workspace, ".velesdb-hooks", "state"))).toBe(true);
+    expect(fs.existsSync(box.stateDir)).toBe(false);
+  });
+});
+
+describe("Stop", () => {
+  test("steers exactly once per session although every Stop arrives with stop_hook_active: false", () => {
+    let count = 0;
+    for (let i = 0; i < 20; i++) if (steers(run("stop", fixture("stop")))) count++;
+    expect(count).toBe(1);
+    expect(steers(run("stop", fixture("stop", { session_id: "another" })))).toBe(true);
+  });
+
+  test("with a fresh private TMPDIR for every hook process, state in the workspace still holds it to one", () => {
+    let count = 0;
+    for (let i = 0; i < 10; i++) {
+      const privateTmp = fs.mkdtempSync(path.join(box.root, "tmp-"));
+      if (steers(run("stop", fixture("stop"), { TMPDIR: privateTmp }))) count++;
+    }
+    expect(count).toBe(1);
+  });
+
+  test.each([
+    ["a state path under a regular file", () => {
+      const file = path.join(box.root, "not-a-dir");
+      fs.writeFileSync(file, "x");
+      return { VELESDB_HOOKS_STATE_DIR: path.join(file, "state") };
+    }],
+    ["a state directory that is a symlink", () => {
+      const real = fs.mkdtempSync(path.join(os.tmpdir(), "vh-real-"));
+      const link = path.join(box.root, "state-link");
+      fs.symlinkSync(real, link);
+      return { VELESDB_HOOKS_STATE_DIR: link };
+    }],
+  ])("an unwritable state location (%s) never steers", (_label, makeEnv) => {
+    const env = makeEnv();
+    for (let i = 0; i < 5; i++) expect(steers(run("stop", fixture("stop"), env))).toBe(false);
+    // Control: the same session with a writable location steers once.
+    expect(steers(run("stop", fixture("stop")))).toBe(true);
+  });
+
+  test.skipIf(!IS_ROOT)("a workspace nobody can write into (immutable) never steers", () => {
+    expect(Bun.spawnSync(["chattr", "+i", box.workspace]).exitCode).toBe(0);
+    for (let i = 0; i < 5; i++) expect(steers(run("stop", fixture("stop")))).toBe(false);
+    Bun.spawnSync(["chattr", "-i", box.workspace]);
+    expect(steers(run("stop", fixture("stop")))).toBe(true);
+  });
+
+  test("an opted-in workspace: the checklist once per edit batch, never a loop", () => {
+    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+    const answers = Array.from({ length: 10 }, () => run("stop", fixture("stop")));
+    expect(answers.filter(steers)).toHaveLength(1);
+    expect(answers[0]!.reason).toContain("Learning checkpoint");
+  });
+});

@@ -1,0 +1,97 @@
+// Checks over what the model requests carried. A check returns the list of its problems (empty
+// = pass), so the same check can be asserted to pass with our hooks registered and to FAIL in
+// the negative control (same scenario, no hooks): a check that passes either way proves nothing.
+import { expect } from "bun:test";
+import type { RunResult } from "./harness.ts";
+import type { LoggedRequest } from "./mock-llm.ts";
+
+export interface Check {
+  readonly name: string;
+  problems(result: RunResult): string[];
+}
+
+export function check(name: string, problems: (result: RunResult) => string[]): Check {
+  return { name, problems };
+}
+
+/** A check made of several: it passes only when all pass. */
+export function allOf(name: string, ...checks: Check[]): Check {
+  return check(name, (r) => checks.flatMap((c) => c.problems(r).map((p) => `${c.name}: ${p}`)));
+}
+
+function describeRun(result: RunResult): string {
+  return [
+    `exit=${result.exitCode} signal=${result.signal} timedOut=${result.timedOut} ${result.durationMs}ms, ${result.requests.length} model request(s)`,
+    ...result.requests.map((q, i) => `  #${i} ${q.api} ${q.path} picked=${q.picked} last user: ${JSON.stringify(q.lastText.slice(0, 160))}`),
+    `stderr: ${result.stderr.slice(-1500)}`,
+  ].join("\n");
+}
+
+/** expectCheck(check, result).toPass() / .toFail() with the run described on failure. */
+export function expectCheck(c: Check, result: RunResult) {
+  return {
+    toPass(): void {
+      const problems = c.problems(result);
+      if (problems.length > 0) throw new Error(`check "${c.name}" failed:\n- ${problems.join("\n- ")}\n${describeRun(result)}`);
+    },
+    toFail(): void {
+      const problems = c.problems(result);
+      if (problems.length === 0) {
+        throw new Error(`negative control: check "${c.name}" passed without our hooks, so it proves nothing\n${describeRun(result)}`);
+      }
+    },
+  };
+}
+
+/** The run ended normally: exit 0, not killed. */
+export const exitedCleanly = check("exited cleanly", (r) => {
+  const p: string[] = [];
+  if (r.timedOut) p.push(`timed out after ${r.durationMs}ms`);
+  if (r.exitCode !== 0) p.push(`exit code ${r.exitCode} (signal ${r.signal})`);
+  return p;
+});
+
+/** Every model request was one the mock knows, and nothing tried to leave 127.0.0.1. */
+export function assertOffline(result: RunResult, escaped: string[]): void {
+  expect(escaped).toEqual([]);
+  const unknown = result.allRequests.filter((q) => q.api === "unknown" && !q.path.endsWith("/mcp"));
+  expect(unknown.map((q) => `${q.method} ${q.path}`)).toEqual([]);
+}
+
+// ---- Request anatomy ------------------------------------------------------------------------
+
+/** Claude: texts of the messages with a given role (string or block content). */
+export function claudeMessages(req: LoggedRequest, role: string): string[] {
+  const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
+  return messages
+    .filter((m) => m?.role === role)
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((b: any) => (typeof b?.text === "string" ? b.text : typeof b?.content === "string" ? b.content : "")).join("\n")
+          : "",
+    );
+}
+
+/**
+ * Claude: the hook context blocks of an event in role:"system" messages, each from its marker
+ * "<Event> hook additional context: " on. The host merges them with its own system text (the
+ * environment block, the deferred-tools list), so the marker may sit mid-message.
+ */
+export function claudeHookContexts(req: LoggedRequest, event: string): string[] {
+  const marker = `${event} hook additional context: `;
+  return claudeMessages(req, "system")
+    .filter((t) => t.includes(marker))
+    .map((t) => t.slice(t.indexOf(marker) + marker.length));
+}
+
+/** Codex: texts of the `input[]` message items with a given role. */
+export function codexMessages(req: LoggedRequest, role: string): string[] {
+  const input: any[] = Array.isArray(req.body?.input) ? req.body.input : [];
+  return input
+    .filter((i) => i?.type === "message" && i?.role === role)
+    .map((i) => (Array.isArray(i.content) ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : String(i.content ?? "")));
+}
+
+export const count = (text: string, needle: string): number => text.split(needle).length - 1;

@@ -1,0 +1,515 @@
+// End-to-end harness: drives the REAL hosts (pinned devDependencies) offline against the mock
+// model APIs of mock-llm.ts, with our compiled binary registered as their hooks.
+//
+// Per case: a private directory with HOME, TMPDIR, CODEX_HOME and a workspace (holding
+// `.velesdb-hooks.json`), a scenario name (= the mock's URL prefix), and bounded runs
+// (the whole process group is killed by pid on timeout).
+//
+// How each host delivers our answers into the NEXT model request (measured on claude 2.1.328
+// and codex-cli 0.169.0 with these tests; the checks in checks.ts rely on them):
+// - Claude SessionStart additionalContext: a user-role message whose text is wrapped in
+//   <system-reminder> … "SessionStart hook additional context: <our text>" (see FINDINGS in
+//   README.md for the exact spelling).
+// - Claude Stop hookSpecificOutput.additionalContext: the host takes one more model turn; the
+//   continuation request carries our text as a user-role message "Stop hook feedback: …".
+// - Claude PreCompact stdout: appended to the summariser request's last user message under
+//   "Additional Instructions:".
+// - Codex SessionStart additionalContext: a role:"developer" message item in `input[]`.
+// - Codex Stop decision:block: a new user message item "<hook_prompt …>REASON</hook_prompt>".
+// - Codex SessionStart(source:"compact") after auto-compaction: a developer item in the first
+//   request after the compaction request.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { LoggedRequest, MockLlm } from "./mock-llm.ts";
+
+export const E2E_DIR = import.meta.dir;
+export const ROOT = path.resolve(E2E_DIR, "..", "..");
+export const HOOKS_BIN = path.join(ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
+export const CLAUDE_BIN = path.join(ROOT, "node_modules", ".bin", "claude");
+export const CODEX_BIN = path.join(ROOT, "node_modules", ".bin", "codex");
+export const FAKE_MCP = path.join(E2E_DIR, "fake-velesdb-memory.mjs");
+
+export type Host = "claude" | "codex";
+export type HookEventArg = "session-start" | "stop" | "pre-compact" | "pre-tool-use" | "post-tool-use";
+
+/** The events each host gets from our installer (SPEC §4). */
+export const WIRED_EVENTS: Record<Host, HookEventArg[]> = {
+  claude: ["session-start", "stop", "pre-compact", "pre-tool-use", "post-tool-use"],
+  codex: ["session-start", "stop", "pre-tool-use", "post-tool-use"],
+};
+
+const WIRE_NAME: Record<HookEventArg, string> = {
+  "session-start": "SessionStart",
+  stop: "Stop",
+  "pre-compact": "PreCompact",
+  "pre-tool-use": "PreToolUse",
+  "post-tool-use": "PostToolUse",
+};
+
+/** Matchers of SPEC §4.1 / §4.2 (absent: the event has no matcher). */
+const MATCHERS: Record<Host, Partial<Record<HookEventArg, string>>> = {
+  claude: {
+    "pre-tool-use": "^(Edit|Write|NotebookEdit)$",
+    "post-tool-use": "^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$",
+  },
+  codex: {
+    "pre-tool-use": "^(apply_patch|Edit|Write)$",
+    "post-tool-use": "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$",
+  },
+};
+
+const STATUS_MESSAGES: Record<HookEventArg, string> = {
+  "session-start": "velesdb-memory: loading guidance",
+  stop: "velesdb-memory: save reminder",
+  "pre-compact": "velesdb-memory: compaction instructions",
+  "pre-tool-use": "velesdb-memory: recall guard",
+  "post-tool-use": "velesdb-memory: recall evidence",
+};
+
+const handled = new Map<string, boolean>();
+
+/**
+ * binaryHandles(host, event) → whether dist/velesdb-hooks implements `<host> <event>` today
+ * (an unknown event is a usage error, exit 64). Scenarios for hooks that are not wired yet
+ * skip on this, so they start running the day the hook lands.
+ */
+export function binaryHandles(host: Host, event: HookEventArg): boolean {
+  const key = `${host} ${event}`;
+  if (!handled.has(key)) {
+    // A payload naming another event makes the hook pass without running its rule (no state).
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-probe-"));
+    const r = spawnSync(HOOKS_BIN, [host, event], {
+      input: JSON.stringify({ hook_event_name: "E2EProbe" }),
+      encoding: "utf8",
+      timeout: 10_000,
+      env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: tmp },
+    });
+    fs.rmSync(tmp, { recursive: true, force: true });
+    handled.set(key, r.status !== null && r.status !== 64 && r.error === undefined);
+  }
+  return handled.get(key)!;
+}
+
+let caseCounter = 0;
+
+export interface CodexOptions {
+  /** `model_auto_compact_token_limit` in config.toml (auto-compaction scenarios). */
+  autoCompactTokenLimit?: number;
+}
+
+export interface McpOptions {
+  /** The failing variant: every tool answers isError:true. */
+  failing?: boolean;
+}
+
+export interface E2ECase {
+  readonly name: string;
+  /** The mock's URL prefix for this case (unique per case). */
+  readonly scenario: string;
+  readonly root: string;
+  readonly home: string;
+  readonly tmp: string;
+  readonly codexHome: string;
+  readonly workspace: string;
+  readonly mock: MockLlm;
+  /** Where the fake MCP server logs the JSON-RPC messages it received. */
+  readonly mcpLog: string;
+  /** The MCP server config, when the case declared one. */
+  mcp?: McpOptions;
+  codex: CodexOptions;
+  /** Lines appended to config.toml after the base config (trust state). */
+  codexConfigTail: string[];
+  /** Which host had hooks registered (and which events), for reports. */
+  registered: Partial<Record<Host, HookEventArg[]>>;
+  /** How Codex trusts our hooks in this case (set by registerHooks). */
+  codexTrustMode?: CodexTrustMode;
+}
+
+export interface CaseOptions {
+  /** Written as <workspace>/.velesdb-hooks.json; null writes none. */
+  projectConfig?: Record<string, unknown> | null;
+  codex?: CodexOptions;
+  mcp?: McpOptions;
+}
+
+export const E2E_PROJECT = { project: "e2e-proj", session: "e2e-slot" } as const;
+
+/** createCase(mock, name) → a fresh private case directory; scenario name is unique. */
+export function createCase(mock: MockLlm, name: string, options: CaseOptions = {}): E2ECase {
+  fs.chmodSync(FAKE_MCP, 0o755); // it doubles as VELESDB_MEMORY_BIN (compile-stdin), run directly
+  const scenario = `${name.replace(/[^A-Za-z0-9_-]/g, "_")}-${process.pid}-${++caseCounter}`;
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-e2e-${name.replace(/[^A-Za-z0-9_-]/g, "_")}-`)));
+  const dirs = { home: path.join(root, "home"), tmp: path.join(root, "tmp"), codexHome: path.join(root, "codex-home"), workspace: path.join(root, "ws") };
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+  const config = options.projectConfig === undefined ? E2E_PROJECT : options.projectConfig;
+  if (config) fs.writeFileSync(path.join(dirs.workspace, ".velesdb-hooks.json"), `${JSON.stringify(config)}\n`);
+  const c: E2ECase = {
+    name,
+    scenario,
+    root,
+    ...dirs,
+    mock,
+    mcpLog: path.join(root, "mcp.log"),
+    mcp: options.mcp,
+    codex: options.codex ?? {},
+    codexConfigTail: [],
+    registered: {},
+  };
+  writeCodexConfig(c);
+  return c;
+}
+
+export function removeCase(c: E2ECase): void {
+  if (process.env.VH_E2E_KEEP) return;
+  fs.rmSync(c.root, { recursive: true, force: true });
+}
+
+function mcpArgs(c: E2ECase): string[] {
+  return [FAKE_MCP, ...(c.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+}
+
+const tomlString = (s: string): string => JSON.stringify(s); // TOML basic strings accept JSON escapes
+
+/** (Re)writes $CODEX_HOME/config.toml: the mock provider, plus trust state from registerHooks. */
+export function writeCodexConfig(c: E2ECase): void {
+  const lines = [
+    `model = "gpt-5.5"`, // a bundled model slug: it exposes apply_patch
+    `model_provider = "mock"`,
+    ...(c.codex.autoCompactTokenLimit !== undefined ? [`model_auto_compact_token_limit = ${c.codex.autoCompactTokenLimit}`] : []),
+    "",
+    "[features]",
+    "plugins = false", // otherwise it tries to reach a git remote
+    "",
+    "[analytics]",
+    "enabled = false", // otherwise it looks up a remote host and stalls at exit
+    "",
+    "[model_providers.mock]",
+    `name = "mock"`,
+    `base_url = ${tomlString(c.mock.codexBaseUrl(c.scenario))}`,
+    `wire_api = "responses"`,
+    `env_key = "MOCK_API_KEY"`,
+    "",
+  ];
+  if (c.mcp) {
+    lines.push(`[mcp_servers.velesdb-memory]`, `command = "node"`, `args = [${mcpArgs(c).map(tomlString).join(", ")}]`, "");
+  }
+  lines.push(...c.codexConfigTail);
+  fs.writeFileSync(path.join(c.codexHome, "config.toml"), `${lines.join("\n")}\n`);
+}
+
+/** POSIX single-quote a word for `sh -c`. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(word) ? `'${word}'` : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codex hook trust (codex-cli 0.169.0): a non-managed hook runs only if config.toml holds
+//   [hooks.state."<abs hooks.json>:<event_label>:<group index>:<handler index>"]
+//   trusted_hash = "sha256:<hex>"
+// where hex = sha256 of the canonical JSON (keys sorted, compact, nulls dropped) of
+//   {event_name, matcher?, hooks:[{type:"command", command, timeout, async, statusMessage?}]}.
+// ---------------------------------------------------------------------------------------------
+
+/** canonicalJson(v) → compact JSON with sorted keys and null/undefined fields dropped. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const snake = (wire: string): string => wire.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+
+export interface CodexHandler {
+  type: "command";
+  command: string;
+  timeout?: number;
+  async?: boolean;
+  statusMessage?: string;
+}
+
+/** codexTrustHash(eventWireName, matcher, handler) → "sha256:<hex>" as Codex computes it. */
+export function codexTrustHash(eventWireName: string, matcher: string | undefined, handler: CodexHandler): string {
+  const dropsMatcher = eventWireName === "Stop" || eventWireName === "UserPromptSubmit";
+  const identity = {
+    event_name: snake(eventWireName),
+    matcher: dropsMatcher ? undefined : matcher,
+    hooks: [
+      {
+        type: "command",
+        command: handler.command,
+        timeout: handler.timeout ?? 600,
+        async: handler.async ?? false,
+        statusMessage: handler.statusMessage,
+      },
+    ],
+  };
+  return `sha256:${createHash("sha256").update(canonicalJson(identity)).digest("hex")}`;
+}
+
+export type CodexTrustMode = "trust-state" | "bypass-flag" | "untrusted";
+
+export interface RegisterOptions {
+  events?: HookEventArg[];
+  /** Codex only: how the hooks become trusted (default: write the trust state). */
+  codexTrust?: CodexTrustMode;
+}
+
+/**
+ * registerHooks(c, host) — THE one place our hooks get registered for a case. Today it writes
+ * the host's settings exactly as SPEC §4.1/§4.2 say; switch it to
+ * `velesdb-hooks install --client <host>` (with HOME/CODEX_HOME of the case) once the
+ * installer exists, and every scenario follows.
+ */
+export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
+  // Default: what the installer registers, limited to the events the binary implements today.
+  const events = options.events ?? WIRED_EVENTS[host].filter((e) => binaryHandles(host, e));
+  c.registered[host] = events;
+  if (host === "claude") {
+    const hooks: Record<string, unknown[]> = {};
+    for (const event of events) {
+      const handler = { type: "command", command: HOOKS_BIN, args: ["claude", event], timeout: event === "post-tool-use" ? 30 : 10 };
+      const matcher = MATCHERS.claude[event];
+      hooks[WIRE_NAME[event]] = [{ ...(matcher ? { matcher } : {}), hooks: [handler] }];
+    }
+    const dir = path.join(c.home, ".claude");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "settings.json"), `${JSON.stringify({ hooks }, null, 2)}\n`);
+    return;
+  }
+  const hooksFile = path.join(c.codexHome, "hooks.json");
+  const hooks: Record<string, unknown[]> = {};
+  const tail: string[] = [];
+  for (const event of events) {
+    if (event === "pre-compact") continue; // not wired for Codex (no channel reaches a model)
+    const handler: CodexHandler = {
+      type: "command",
+      command: `${shellQuote(HOOKS_BIN)} codex ${event}`,
+      timeout: event === "post-tool-use" ? 30 : 10,
+      statusMessage: STATUS_MESSAGES[event],
+    };
+    const matcher = MATCHERS.codex[event];
+    const wire = WIRE_NAME[event];
+    hooks[wire] = [{ ...(matcher ? { matcher } : {}), hooks: [handler] }];
+    tail.push(`[hooks.state.${tomlString(`${hooksFile}:${snake(wire)}:0:0`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, matcher, handler))}`, "");
+  }
+  fs.writeFileSync(hooksFile, `${JSON.stringify({ hooks }, null, 2)}\n`);
+  c.codexConfigTail = (options.codexTrust ?? "trust-state") === "trust-state" ? tail : [];
+  c.codexTrustMode = options.codexTrust ?? "trust-state";
+  writeCodexConfig(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the hosts
+// ---------------------------------------------------------------------------------------------
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** The model requests (Anthropic or Responses API) of this case's scenario, after the run. */
+  requests: LoggedRequest[];
+  /** Everything the mock received for this scenario, model requests or not (e.g. our
+   *  SessionStart freshness probe, which asks VELESDB_MCP_URL). */
+  allRequests: LoggedRequest[];
+  /** The case the run belongs to (checks may look at its workspace). */
+  case: E2ECase;
+}
+
+/** The environment every host run gets: private dirs, nothing that reaches the network. */
+export function baseEnv(c: E2ECase): Record<string, string> {
+  // PATH without node_modules/.bin or bun's own dirs: hooks and the MCP fake must not need bun.
+  const pathDirs = (process.env.PATH ?? "/usr/bin:/bin")
+    .split(path.delimiter)
+    .filter((d) => d && !d.includes("node_modules") && !/bun/i.test(d));
+  const proxy = c.mock.proxyUrl;
+  return {
+    PATH: pathDirs.join(path.delimiter),
+    // Anything not addressed to 127.0.0.1 goes to the mock's trap proxy and is logged there.
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    ALL_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    all_proxy: proxy,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+    // Our SessionStart freshness probe (SPEC §5.1) asks this URL: the mock answers 404, i.e. silence.
+    VELESDB_MCP_URL: `http://127.0.0.1:${c.mock.port}/s/${encodeURIComponent(c.scenario)}/mcp`,
+    HOME: c.home,
+    TMPDIR: c.tmp,
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    NO_COLOR: "1",
+    USER: process.env.USER ?? "e2e",
+    SHELL: "/bin/sh",
+  };
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  /** Claude: the model name passed with --model (default: a model the CLI knows). */
+  model?: string;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** runProcess(argv, options) → exit status and output; the process group is killed on timeout. */
+export function runProcess(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Omit<RunResult, "requests" | "case">> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ exitCode: null, signal: null, timedOut, stdout, stderr: `${stderr}\nspawn error: ${error.message}`, durationMs: Date.now() - started });
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      killGroup(); // leftovers of the host (MCP servers, hooks) die with the run
+      resolve({ exitCode: code, signal, timedOut, stdout, stderr, durationMs: Date.now() - started });
+    });
+  });
+}
+
+/** A model the CLI knows: an unknown name leaves the auto-compact threshold unenforced. */
+export const CLAUDE_MODEL = "claude-opus-5-5";
+
+/**
+ * runClaude(c, args) → `claude <args>` from the workspace, against the mock.
+ * Hooks come from $HOME/.claude/settings.json (what the installer writes).
+ */
+export async function runClaude(c: E2ECase, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const env = {
+    ...baseEnv(c),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    ANTHROPIC_BASE_URL: c.mock.claudeBaseUrl(c.scenario),
+    ANTHROPIC_API_KEY: "sk-ant-dummy",
+    IS_SANDBOX: "1", // root may then use --dangerously-skip-permissions
+    ...options.env,
+  };
+  const extra: string[] = [];
+  if (c.mcp) {
+    const mcpConfig = path.join(c.root, "mcp.json");
+    fs.writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: mcpArgs(c) } } }));
+    extra.push("--mcp-config", mcpConfig, "--strict-mcp-config");
+  }
+  const argv = [CLAUDE_BIN, ...args, "--output-format", "json", "--dangerously-skip-permissions", "--model", options.model ?? CLAUDE_MODEL, ...extra];
+  const result = await runProcess(argv, env, options.cwd ?? c.workspace, options.timeoutMs ?? 60_000);
+  return finish(c, result);
+}
+
+/** runCodex(c, prompt) → `codex exec` from the workspace, against the mock. */
+export async function runCodex(c: E2ECase, prompt: string, options: RunOptions & { extraArgs?: string[] } = {}): Promise<RunResult> {
+  const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy", ...options.env };
+  const args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
+  if (c.codexTrustMode === "bypass-flag") args.push("--dangerously-bypass-hook-trust");
+  args.push(...(options.extraArgs ?? []), prompt);
+  const result = await runProcess(["node", CODEX_BIN, ...args], env, options.cwd ?? c.workspace, options.timeoutMs ?? 60_000);
+  return finish(c, result);
+}
+
+function finish(c: E2ECase, result: Omit<RunResult, "requests" | "case">): RunResult {
+  const allRequests = c.mock.requests(c.scenario);
+  const requests = allRequests.filter((q) => q.api !== "unknown");
+  // VH_E2E_KEEP=1 keeps case directories; the model requests are saved there for inspection.
+  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return { ...result, requests, allRequests, case: c };
+}
+
+/** claudeSessionId(result) → the session id printed by `--output-format json`. */
+export function claudeSessionId(result: RunResult): string | undefined {
+  try {
+    const parsed = JSON.parse(result.stdout.trim().split("\n").pop() ?? "");
+    return typeof parsed.session_id === "string" ? parsed.session_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CodexListedHook {
+  key: string;
+  eventName: string;
+  command: string;
+  matcher: string | null;
+  currentHash: string;
+  trustStatus: string;
+}
+
+/**
+ * codexHooksList(c) → what `codex app-server` reports for `hooks/list` in the case's workspace:
+ * each hook's key, current hash and trust status (JSON-RPC over stdio, bounded, killed by pid).
+ */
+export async function codexHooksList(c: E2ECase, timeoutMs = 30_000): Promise<CodexListedHook[]> {
+  const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy" };
+  const child = spawn("node", [CODEX_BIN, "app-server"], { cwd: c.workspace, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const kill = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      /* gone */
+    }
+  };
+  try {
+    return await new Promise<CodexListedHook[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("codex app-server: no hooks/list answer in time")), timeoutMs);
+      let buffer = "";
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+        buffer += chunk;
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          let message: any;
+          try {
+            message = JSON.parse(line);
+          } catch {
+            continue;
+          }
+          if (message.id === 2) {
+            clearTimeout(timer);
+            if (message.error) reject(new Error(`hooks/list: ${JSON.stringify(message.error)}`));
+            else resolve((message.result?.data ?? []).flatMap((d: any) => d.hooks ?? []));
+          }
+        }
+      });
+      child.on("error", (e) => reject(e));
+      const send = (m: unknown): void => void child.stdin!.write(`${JSON.stringify(m)}\n`);
+      send({ id: 1, method: "initialize", params: { clientInfo: { name: "velesdb-hooks-e2e", version: "0" } } });
+      send({ method: "initialized" });
+      send({ id: 2, method: "hooks/list", params: { cwds: [c.workspace] } });
+    });
+  } finally {
+    kill();
+  }
+}

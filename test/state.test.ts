@@ -1,0 +1,146 @@
+// Hostile state (SPEC §3.3, §10): the state directory lives in a shared temp directory, so a
+// link, a foreign owner or loose permissions must make it "unsafe" — never followed, never
+// written through — and a linked marker is never evidence. Each hostile row has a healthy
+// twin proving the same hook does use state when it is safe.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox("state");
+});
+afterEach(() => box.cleanup());
+
+const IS_ROOT = process.getuid?.() === 0;
+const stop = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) =>
+  parseOneJsonAnswer(
+    runBinary([host, "stop"], loadPayload(host, "stop.first", { cwd: box.workspace, session_id: "hostile", ...overrides }), {
+      env: box.env,
+      cwd: box.workspace,
+    }).stdout,
+  );
+const continuationText = (answer: Record<string, unknown>) => (answer.reason as string | undefined) ?? additionalContextOf(answer);
+
+type Setup = (stateDir: string, elsewhere: string) => void;
+const HOSTILE_STATE_DIRECTORIES: ReadonlyArray<readonly [string, Setup, RegExp]> = [
+  ["a symlink to a directory elsewhere", (dir, elsewhere) => fs.symlinkSync(elsewhere, dir), /linked: state directory .* is a symlink/],
+  ["a regular file", (dir) => fs.writeFileSync(dir, "not a dir"), /storage: state directory .* is not a directory/],
+  ["mode 0755", (dir) => fs.mkdirSync(dir, { mode: 0o755 }) ?? fs.chmodSync(dir, 0o755), /storage: .* has mode 755, not 700/],
+  [
+    "owned by another user",
+    (dir) => {
+      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.chownSync(dir, 4242, 4242);
+    },
+    /storage: .* owned by another user/,
+  ],
+];
+
+describe("unsafe state directory", () => {
+  test.each(HOSTILE_STATE_DIRECTORIES)("%s: never used, never written through", (label, setup, cause) => {
+    if (label === "owned by another user" && !IS_ROOT) return; // chown needs root
+    const elsewhere = path.join(box.root, "elsewhere");
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    setup(box.stateDir, elsewhere);
+    const before = snapshot(box.root);
+
+    // Stop continues with "state unavailable" once the host says this is not a continuation…
+    for (const host of ["claude", "codex"] as const) {
+      const first = stop(host);
+      expect(continuationText(first)).toMatch(/state is unavailable/);
+      expect(continuationText(first)).toMatch(cause);
+      expect(continuationText(first)).toContain("save_working_context(");
+      // …and passes on a continuation, so broken state can never loop the session.
+      expect(stop(host, { stop_hook_active: true })).toEqual({});
+    }
+    // SessionStart and PreCompact need no state: full guidance.
+    const start = runBinary(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }), {
+      env: box.env,
+    });
+    expect(additionalContextOf(parseOneJsonAnswer(start.stdout))).toContain("load_working_context(");
+    const compact = runBinary(["claude", "pre-compact"], loadPayload("claude", "pre-compact.auto", { cwd: box.workspace }), { env: box.env });
+    expect(compact.stdout).toContain("save_working_context(");
+
+    expect(snapshot(box.root)).toEqual(before);
+  });
+
+  test("positive control: a fresh state directory is created 0700 and used", () => {
+    expect(fs.existsSync(box.stateDir)).toBe(false);
+    expect(continuationText(stop("claude"))).not.toMatch(/unavailable/);
+    expect(fs.lstatSync(box.stateDir).mode & 0o777).toBe(0o700);
+    expect(stop("claude")).toEqual({});
+  });
+
+  test("VELESDB_HOOKS_STATE_DIR is honoured; a relative value is unsafe", () => {
+    const custom = path.join(box.root, "custom-state");
+    const env = { ...box.env, VELESDB_HOOKS_STATE_DIR: custom };
+    const run = (overrides: Record<string, unknown>, e = env) =>
+      parseOneJsonAnswer(runBinary(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, ...overrides }), { env: e }).stdout);
+    expect(continuationText(run({ session_id: "c1" }))).not.toMatch(/unavailable/);
+    expect(fs.readdirSync(custom)).toHaveLength(1);
+    expect(fs.existsSync(box.stateDir)).toBe(false);
+    const relative = run({ session_id: "c2" }, { ...box.env, VELESDB_HOOKS_STATE_DIR: "relative/state" });
+    expect(continuationText(relative)).toMatch(/not an absolute path/);
+  });
+});
+
+describe("linked or foreign markers", () => {
+  test("a marker that is a symlink to a file elsewhere is never followed nor counted", () => {
+    fs.mkdirSync(box.stateDir, { mode: 0o700 });
+    const victim = path.join(box.root, "victim.txt");
+    fs.writeFileSync(victim, "precious\n");
+    // stop-<cksum of "hostile">.marker
+    const marker = path.join(box.stateDir, `stop-${cksumOf("hostile")}.marker`);
+    fs.symlinkSync(victim, marker);
+
+    const first = stop("claude");
+    expect(continuationText(first)).toMatch(/linked: marker .* is a symlink/);
+    expect(stop("claude", { stop_hook_active: true })).toEqual({});
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(fs.lstatSync(marker).isSymbolicLink()).toBe(true);
+
+    // Positive control: the same session with a real marker passes straight away.
+    fs.unlinkSync(marker);
+    fs.writeFileSync(marker, "1\n", { mode: 0o600 });
+    expect(stop("claude")).toEqual({});
+  });
+
+  test("a marker that is a directory is malformed state, never replaced", () => {
+    fs.mkdirSync(box.stateDir, { mode: 0o700 });
+    const marker = path.join(box.stateDir, `codex-stop-${cksumOf("hostile")}.marker`);
+    fs.mkdirSync(marker);
+    expect(continuationText(stop("codex"))).toMatch(/malformed: marker .* is not a regular file/);
+    expect(fs.statSync(marker).isDirectory()).toBe(true);
+  });
+
+  test.skipIf(!IS_ROOT)("a marker owned by another user is not evidence", () => {
+    fs.mkdirSync(box.stateDir, { mode: 0o700 });
+    const marker = path.join(box.stateDir, `stop-${cksumOf("hostile")}.marker`);
+    fs.writeFileSync(marker, "1\n", { mode: 0o600 });
+    fs.chownSync(marker, 4242, 4242);
+    expect(continuationText(stop("claude"))).toMatch(/owned by another user/);
+  });
+});
+
+/** snapshot(dir) → every path below dir with its type, mode and content hash. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p);
+    const rel = path.relative(dir, p) || ".";
+    if (st.isSymbolicLink()) out[rel] = `link:${fs.readlinkSync(p)}`;
+    else if (st.isDirectory()) {
+      out[rel] = `dir:${(st.mode & 0o777).toString(8)}:${st.uid}`;
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else out[rel] = `file:${(st.mode & 0o777).toString(8)}:${Bun.hash(fs.readFileSync(p)).toString(16)}`;
+  };
+  walk(dir);
+  return out;
+}
+
+function cksumOf(text: string): string {
+  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) }).stdout.toString().trim().split(/\s+/);
+  return `${out[0]}-${out[1]}`;
+}

@@ -1,0 +1,137 @@
+// A fake home per installer test, and the compiled binary run inside it. The binary is
+// snapshotted once per test file: `install` copies the *running* executable, and other work
+// may rebuild dist/ while a suite runs, which would otherwise make "installed copy differs"
+// appear out of nowhere.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+export const REPO_ROOT = path.resolve(import.meta.dir, "..", "..");
+const DIST_BINARY = path.join(REPO_ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
+
+let snapshot: { dir: string; binary: string } | undefined;
+
+/** snapshotBinary() → a private copy of dist/velesdb-hooks, made once per test file. */
+export function snapshotBinary(): string {
+  if (snapshot) return snapshot.binary;
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-bin-")));
+  const binary = path.join(dir, "velesdb-hooks");
+  fs.copyFileSync(DIST_BINARY, binary);
+  fs.chmodSync(binary, 0o755);
+  snapshot = { dir, binary };
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  return binary;
+}
+
+export interface Run {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface InstallSandbox {
+  readonly root: string;
+  readonly home: string;
+  readonly tmp: string;
+  readonly env: Record<string, string>;
+  readonly claudeSettings: string;
+  readonly codexHooks: string;
+  readonly codexConfig: string;
+  readonly stableBinary: string;
+  /** run(["install", "--client", "claude"]) → the compiled binary's exit code and output. */
+  run(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string }): Run;
+  /** runAsync: the same without blocking this process (needed when the test serves HTTP itself). */
+  runAsync(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string }): Promise<Run>;
+  cleanup(): void;
+}
+
+/** makeInstallSandbox("x", {homeName}) → a temp tree with HOME (optionally an awkward name), TMPDIR, ~/.claude and ~/.codex. */
+export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly ("claude" | "codex")[] } = {}): InstallSandbox {
+  const binary = snapshotBinary();
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-${label}-`)));
+  const home = path.join(root, options.homeName ?? "home");
+  const tmp = path.join(root, "tmp");
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  for (const client of options.clients ?? ["claude", "codex"]) fs.mkdirSync(path.join(home, `.${client}`), { recursive: true });
+  const env: Record<string, string> = {
+    PATH: "/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: tmp,
+    LANG: "C.UTF-8",
+    SHELL: "/bin/sh",
+    VELESDB_HOOK_FRESHNESS: "off",
+  };
+  const merged = (extra?: Record<string, string | undefined>): Record<string, string> => {
+    const result: Record<string, string> = { ...env };
+    for (const [key, value] of Object.entries(extra ?? {})) {
+      if (value === undefined) delete result[key];
+      else result[key] = value;
+    }
+    return result;
+  };
+  return {
+    root,
+    home,
+    tmp,
+    env,
+    claudeSettings: path.join(home, ".claude", "settings.json"),
+    codexHooks: path.join(home, ".codex", "hooks.json"),
+    codexConfig: path.join(home, ".codex", "config.toml"),
+    stableBinary: path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks"),
+    run(args, runOptions = {}) {
+      const result = Bun.spawnSync([binary, ...args], {
+        env: merged(runOptions.env),
+        cwd: runOptions.cwd ?? home,
+        stdin: runOptions.stdin !== undefined ? Buffer.from(runOptions.stdin) : "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        timeout: 60_000,
+      });
+      return { exitCode: result.exitCode ?? -1, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+    },
+    async runAsync(args, runOptions = {}) {
+      const child = Bun.spawn([binary, ...args], {
+        env: merged(runOptions.env),
+        cwd: runOptions.cwd ?? home,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      return { exitCode, stdout, stderr };
+    },
+    cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * treeDigest(dir) → one hash over every path below `dir`: its type, mode, size, content (or
+ * link target) and mtime. Equal digests mean nothing was created, removed, changed or touched.
+ */
+export function treeDigest(dir: string): string {
+  const hash = createHash("sha256");
+  const walk = (current: string): void => {
+    for (const name of fs.readdirSync(current).sort()) {
+      const p = path.join(current, name);
+      const st = fs.lstatSync(p);
+      hash.update(`${path.relative(dir, p)}\0${st.mode}\0${st.mtimeMs}\0`);
+      if (st.isSymbolicLink()) hash.update(`link:${fs.readlinkSync(p)}\0`);
+      else if (st.isDirectory()) walk(p);
+      else hash.update(fs.readFileSync(p));
+    }
+  };
+  walk(dir);
+  return hash.digest("hex");
+}
+
+/** write(p, text, mode) → creates parents and the file with exactly that mode. */
+export function write(p: string, text: string, mode = 0o644): void {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, text);
+  fs.chmodSync(p, mode);
+}
+
+export const read = (p: string): string => fs.readFileSync(p, "utf8");
+export const modeOf = (p: string): number => fs.statSync(p).mode & 0o777;

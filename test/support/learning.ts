@@ -1,0 +1,87 @@
+// Payload builders for the learning-loop tests: the same shapes as fixtures/payloads, with
+// the fields each scenario varies (session, cwd, targets, recall response) as arguments.
+import { loadPayload, parseOneJsonAnswer, runBinary, type Sandbox } from "./hook-runner.ts";
+
+export type Host = "claude" | "codex";
+
+export interface Answer {
+  readonly json: Record<string, unknown>;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export function hook(box: Sandbox, host: Host, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}): Answer {
+  const result = runBinary([host, event], payload, { env: { ...box.env, ...env }, cwd: box.root });
+  if (result.exitCode !== 0) throw new Error(`${host} ${event} exited ${result.exitCode}: ${result.stderr}`);
+  return { json: parseOneJsonAnswer(result.stdout), stderr: result.stderr, exitCode: result.exitCode };
+}
+
+/** An edit payload: Claude Write/Edit/NotebookEdit with one target, Codex apply_patch with several. */
+export function editPayload(host: Host, session: string | undefined, cwd: string, targets: string[], tool?: string): Record<string, unknown> {
+  const base =
+    host === "claude"
+      ? loadPayload("claude", "pre-tool-use.write", {
+          cwd,
+          tool_name: tool ?? "Write",
+          tool_input: tool === "NotebookEdit" ? { notebook_path: targets[0], new_source: "x" } : { file_path: targets[0], content: "x\n" },
+        })
+      : loadPayload("codex", "pre-tool-use.apply-patch", {
+          cwd,
+          tool_input: { command: `*** Begin Patch\n${targets.map((t) => `*** Update File: ${t}\n@@\n-a\n+b`).join("\n")}\n*** End Patch` },
+        });
+  if (session === undefined) delete base.session_id;
+  else base.session_id = session;
+  return base;
+}
+
+/** A successful recall (or whatever response is given) as the host's PostToolUse payload. */
+export function recallPayload(
+  host: Host,
+  session: string,
+  cwd: string,
+  options: { tool?: string; input?: Record<string, unknown>; response?: unknown } = {},
+): Record<string, unknown> {
+  const tool = options.tool ?? "recall_fused";
+  if (host === "claude") {
+    return loadPayload("claude", "post-tool-use.recall-fused", {
+      session_id: session,
+      cwd,
+      tool_name: `mcp__velesdb-memory__${tool}`,
+      tool_input: options.input ?? { query: "prior patterns" },
+      tool_response: options.response ?? [{ type: "text", text: "[]" }],
+    });
+  }
+  return loadPayload("codex", "post-tool-use.recall-fused", {
+    session_id: session,
+    cwd,
+    tool_name: `mcp__velesdb_memory__${tool}`,
+    tool_input: options.input ?? { query: "prior patterns" },
+    tool_response: options.response ?? { content: [{ type: "text", text: "[]" }], isError: false },
+  });
+}
+
+export function stopPayload(host: Host, session: string, cwd: string, active = false): Record<string, unknown> {
+  return loadPayload(host, "stop.first", { session_id: session, cwd, stop_hook_active: active });
+}
+
+export function isDeny(answer: Answer): boolean {
+  const specific = answer.json.hookSpecificOutput as Record<string, unknown> | undefined;
+  return specific?.permissionDecision === "deny" && typeof specific.permissionDecisionReason === "string" && specific.permissionDecisionReason !== "";
+}
+
+export function denyReason(answer: Answer): string {
+  return ((answer.json.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason as string) ?? "";
+}
+
+/** The Stop continuation text, whichever channel the host uses; undefined on a pass. */
+export function continuation(host: Host, answer: Answer): string | undefined {
+  if (host === "codex") return answer.json.decision === "block" ? (answer.json.reason as string) : undefined;
+  const specific = answer.json.hookSpecificOutput as Record<string, unknown> | undefined;
+  return typeof specific?.additionalContext === "string" ? specific.additionalContext : undefined;
+}
+
+/** The JSON array of repositories a checkpoint names. */
+export function checkpointTargets(text: string | undefined): Array<{ project: string; session: string; root: string }> {
+  const match = text?.match(/since the last checkpoint: (\[.*\])$/m);
+  return match ? JSON.parse(match[1]!) : [];
+}
