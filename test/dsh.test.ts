@@ -42,8 +42,11 @@ describe("guard", () => {
     run("post-tool-use", fixture("post-tool-use.recall-fused"));
     expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
     for (const tool of ["write", "str_replace_editor"]) expect(run("pre-tool-use", fixture("pre-tool-use.edit", { tool_name: tool }))).toEqual({});
-    // State lives in the workspace, not in TMPDIR.
+    // State lives in the workspace, not in TMPDIR, in a folder that git ignores.
     expect(fs.existsSync(path.join(box.workspace, ".velesdb-hooks", "state"))).toBe(true);
+    expect(fs.readFileSync(path.join(box.workspace, ".velesdb-hooks", ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    Bun.spawnSync(["git", "init", "-q"], { cwd: box.workspace });
+    expect(Bun.spawnSync(["git", "status", "--porcelain"], { cwd: box.workspace }).stdout.toString()).not.toContain(".velesdb-hooks/");
     expect(fs.existsSync(box.stateDir)).toBe(false);
   });
 });

@@ -21,6 +21,8 @@ export interface HostProfile {
    * the guard records no edit queue: nothing would ever read or empty it.
    */
   readonly checkpointsEdits: boolean;
+  /** Called once when a hook had to create the state directory. */
+  onStateCreated?(dir: string, env: NodeJS.ProcessEnv): void;
 }
 
 export interface HookInput {
@@ -49,7 +51,12 @@ export function createHookInput(payload: Payload, inputProblem: string, host: Ho
     env,
     cwd,
     sessionId: payloadSessionId(payload, host.sessionIdField),
-    state: () => (store ??= openStateStore(host.stateDirectory(env, cwd))),
+    state: () => {
+      if (store) return store;
+      store = openStateStore(host.stateDirectory(env, cwd));
+      if (store.safe && store.created) host.onStateCreated?.(store.dir, env);
+      return store;
+    },
     kind: (kind: string) => `${host.statePrefix}${kind}`,
   };
 }

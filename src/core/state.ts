@@ -14,7 +14,7 @@ const currentUid = (): number => (typeof process.getuid === "function" ? process
 export type UnsafeCause = "storage" | "linked";
 
 export type StateStore =
-  | { readonly safe: true; readonly dir: string }
+  | { readonly safe: true; readonly dir: string; /** This call created the directory. */ readonly created?: boolean }
   | { readonly safe: false; readonly dir: string; readonly cause: UnsafeCause; readonly problem: string };
 
 /**
@@ -38,12 +38,14 @@ export function openStateStore(dir: string): StateStore {
   const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
   if (!path.isAbsolute(dir)) return unsafe("storage", `state directory ${dir} is not an absolute path`);
   let st: fs.Stats;
+  let created = false;
   try {
     st = fs.lstatSync(dir);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      created = true;
       st = fs.lstatSync(dir);
     } catch (mkdirError) {
       return unsafe("storage", `state directory ${dir} cannot be created (${errorCode(mkdirError)})`);
@@ -57,7 +59,7 @@ export function openStateStore(dir: string): StateStore {
       return unsafe("storage", `state directory ${dir} has mode ${(st.mode & 0o777).toString(8)}, not 700`);
     }
   }
-  return { safe: true, dir };
+  return created ? { safe: true, dir, created } : { safe: true, dir };
 }
 
 export type PrivateRead =

@@ -17,9 +17,12 @@ import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { sessionStartDecision } from "../core/lifecycle.ts";
 import { stringField } from "../core/payload.ts";
+import { writePrivateFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
 import type { HostModule } from "./host.ts";
 import { joinNotes } from "./tool-events.ts";
+
+const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
 // The harness's own file tools; its shell is `bash`, which is not an edit.
 const DSH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "str_replace_editor"]);
@@ -46,7 +49,13 @@ export const dsh: HostModule = {
     statePrefix: "dsh-",
     stateDirectory: (env, cwd) => {
       const override = env.VELESDB_HOOKS_STATE_DIR;
-      return override !== undefined && override !== "" ? override : path.join(cwd, ".velesdb-hooks", "state");
+      return override !== undefined && override !== "" ? override : path.join(cwd, WORKSPACE_STATE_DIR, "state");
+    },
+    // State in the workspace must not end up in the user's commits (`git add -A` by an agent
+    // would take it): the folder ignores itself, as build tools' cache folders do.
+    onStateCreated: (dir, env) => {
+      if (env.VELESDB_HOOKS_STATE_DIR || path.basename(path.dirname(dir)) !== WORKSPACE_STATE_DIR) return;
+      writePrivateFile(path.join(path.dirname(dir), ".gitignore"), "# velesdb-hooks session state (DeepSeek harness)\n*\n");
     },
     stopFlagUnreliable: true,
     sessionIdField: "session_id",

@@ -366,7 +366,7 @@ export interface RunOptions {
 }
 
 /** runProcess(argv, options) → exit status and output; the process group is killed on timeout. */
-export function runProcess(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Omit<RunResult, "requests" | "case">> {
+export function runProcess(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Omit<RunResult, "requests" | "allRequests" | "case">> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -440,7 +440,7 @@ export async function runCodex(c: E2ECase, prompt: string, options: RunOptions &
   return finish(c, result);
 }
 
-function finish(c: E2ECase, result: Omit<RunResult, "requests" | "case">): RunResult {
+function finish(c: E2ECase, result: Omit<RunResult, "requests" | "allRequests" | "case">): RunResult {
   const allRequests = c.mock.requests(c.scenario);
   const requests = allRequests.filter((q) => q.api !== "unknown");
   // VH_E2E_KEEP=1 keeps case directories; the model requests are saved there for inspection.
