@@ -14,6 +14,9 @@ export const COMPILE_FLAGS = [
   "--format=esm",
   "--no-compile-autoload-dotenv",
   "--no-compile-autoload-bunfig",
+  // Each `await import("…")` becomes a chunk embedded in the executable and loaded on demand,
+  // so a hook evaluates only its own event's code (measured: ~0.5 ms of a ~5 ms hook).
+  "--splitting",
 ] as const;
 
 export function packageVersion(): string {

@@ -14,7 +14,8 @@ import { VERSION } from "./version.ts";
 const EXIT_USAGE = 64;
 const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
 
-export const USAGE = `velesdb-hooks ${VERSION}
+/** The --help text, built only when asked for. */
+export const usage = (): string => `velesdb-hooks ${VERSION}
 Hooks that make coding agents use their velesdb-memory MCP server.
 
 Usage:
@@ -34,7 +35,7 @@ ${Object.entries(HOSTS as Record<string, HostModule>)
 async function main(argv: readonly string[]): Promise<number> {
   const [first, second] = argv;
   if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
-  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: USAGE, stderr: "", exitCode: 0 });
+  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: usage(), stderr: "", exitCode: 0 });
   if (first !== undefined && INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));

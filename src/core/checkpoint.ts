@@ -5,12 +5,11 @@
 // the dirty records and answering, the next Stop re-sends the same batch instead of losing it.
 import * as path from "node:path";
 import type { Decision } from "./decision.ts";
-import { LEARNING_DIRTY } from "./guard.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
 import { isPlainObject, parseJsonObject } from "./payload.ts";
-import { canonicalRecordJson, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
+import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile } from "./state.ts";
 import { checkpointStateNotice, learningCheckpoint } from "./texts.ts";
 

@@ -6,9 +6,8 @@
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity } from "./identity.ts";
 import { classifyRecall, isVelesdbRecallToolName, type RecallResponseForm, type RecallScope } from "./recall.ts";
-import { listRecords, removeRecordFile, type StoredRecord } from "./records.ts";
+import { listRecords, PENDING_RECALL, RECALL, removeRecordFile, type StoredRecord } from "./records.ts";
 import { markerPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
-import { PENDING_RECALL, RECALL } from "./guard.ts";
 
 export interface ToolCall {
   readonly toolName: unknown;

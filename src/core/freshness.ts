@@ -72,7 +72,11 @@ export async function daemonVersion(url: string, timeoutMs: number): Promise<str
     return undefined;
   }
   if (target.protocol !== "https:" && target.protocol !== "http:") return undefined;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const started = Date.now();
+  // Most machines run no daemon. A bare TCP connect says so in ~0.5 ms, where setting up
+  // fetch costs ~3.5 ms of every session start (measured on the compiled binary).
+  if (!(await portAcceptsConnections(target, timeoutMs))) return undefined;
+  const signal = AbortSignal.timeout(Math.max(1, timeoutMs - (Date.now() - started)));
   try {
     const response = await fetch(target, {
       method: "POST",
@@ -114,6 +118,35 @@ export async function daemonVersion(url: string, timeoutMs: number): Promise<str
   } catch {
     return undefined;
   }
+}
+
+/** portAcceptsConnections(url, ms) → true when something accepts a TCP connection at the URL's host and port. */
+export function portAcceptsConnections(target: URL, timeoutMs: number): Promise<boolean> {
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const hostname = target.hostname.replace(/^\[(.*)\]$/, "$1");
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (accepted: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(accepted);
+    };
+    const timer = setTimeout(() => settle(false), timeoutMs);
+    Bun.connect({
+      hostname,
+      port,
+      socket: {
+        open(socket) {
+          socket.end();
+          settle(true);
+        },
+        connectError: () => settle(false),
+        error: () => settle(false),
+        data: () => undefined,
+      },
+    }).catch(() => settle(false));
+  });
 }
 
 /** versionFromMcpBody(body) → serverInfo.version from a JSON answer or from the SSE `data:` lines. */

@@ -9,13 +9,10 @@ import * as path from "node:path";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
-import { addRecord, type RepositoryRecord } from "./records.ts";
+import { addRecord, LEARNING_DIRTY, PENDING_RECALL, RECALL, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, repositoryIdentity, type StateStore } from "./state.ts";
 import { guardRefusal, type GuardProblem } from "./texts.ts";
 
-export const PENDING_RECALL = "pending-recall";
-export const LEARNING_DIRTY = "learning-dirty";
-export const RECALL = "recall";
 
 interface GuardedTarget {
   /** The path as the model will see it in the refusal. */

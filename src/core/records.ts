@@ -10,6 +10,11 @@ import { posixCksum } from "./cksum.ts";
 import { parseJsonObject } from "./payload.ts";
 import { errorCode, readPrivateFile, recordsPath, writePrivateFile, type StateStore } from "./state.ts";
 
+// The learning loop's state kinds (SPEC §3.3), before the host prefix.
+export const PENDING_RECALL = "pending-recall";
+export const LEARNING_DIRTY = "learning-dirty";
+export const RECALL = "recall";
+
 export interface RepositoryRecord {
   readonly project: string;
   readonly session: string;

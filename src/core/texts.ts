@@ -109,6 +109,16 @@ export function windsurfRulesGuidance(): string {
   ].join("\n");
 }
 
+/**
+ * The words inside the marker comments around the Windsurf rules section (the model reads the
+ * rules file as it is, comments included). The installer finds its section by the marker
+ * prefixes `<!-- velesdb-hooks:begin` / `<!-- velesdb-hooks:end`, never by these words, so
+ * they may change; a changed note makes the section outdated and install rewrites it.
+ */
+export function windsurfRulesMarkerNote(): string {
+  return "this section is written by velesdb-hooks install and removed by velesdb-hooks uninstall; edits inside it are replaced";
+}
+
 /** The SessionStart freshness line (SPEC §5.1): the daemon is older than the published release. */
 export function staleDaemonLine(running: string, latest: string): string {
   return `The velesdb-memory server on this machine reports version ${running}; version ${latest} is published, so an upgrade of velesdb-memory is available.`;

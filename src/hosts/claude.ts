@@ -7,16 +7,14 @@
 //   output at all*: `{}` would reach the summariser as literal text.
 // - PreToolUse denies through permissionDecision; exit 2 also blocks but shows the model our
 //   command line instead of the reason.
-import { stopDecision } from "../core/checkpoint.ts";
-import { compressBashOutput } from "../core/compress.ts";
+//
+// Rules are imported inside each event (with literal paths, so the release build splits them
+// into chunks): a hook loads only the code of its own event (SPEC §12).
 import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
-import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { preCompactDecision, sessionStartDecision } from "../core/lifecycle.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import { hookSpecificOutput, type HostModule } from "./host.ts";
-import { evidenceOnlyPostToolUse, recordEvidenceFromPayload, withNote } from "./tool-events.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -27,18 +25,21 @@ const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (SPEC §6.1). */
-function claudePreToolUse(input: HookInput): Decision {
+async function claudePreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const field = tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
+  const { guardEditDecision } = await import("../core/guard.ts");
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 /** PostToolUse: recall evidence first, always; then Bash compression (SPEC §8 gate 1). */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
+  const { evidenceOnlyPostToolUse, recordEvidenceFromPayload, withNote } = await import("./tool-events.ts");
   if (stringField(input.payload, "tool_name") !== "Bash") return evidenceOnlyPostToolUse(input);
   const evidenceNote = recordEvidenceFromPayload(input);
+  const { compressBashOutput } = await import("../core/compress.ts");
   return withNote(await compressBashOutput(input), evidenceNote);
 }
 
@@ -75,9 +76,9 @@ export const claude: HostModule = {
   },
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: sessionStartDecision },
-    stop: { wireName: "Stop", run: stopDecision },
-    "pre-compact": { wireName: "PreCompact", run: preCompactDecision },
+    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
+    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
+    "pre-compact": { wireName: "PreCompact", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
     "pre-tool-use": { wireName: "PreToolUse", run: claudePreToolUse },
     "post-tool-use": { wireName: "PostToolUse", run: claudePostToolUse },
   },

@@ -6,16 +6,13 @@
 // - PostToolUse cannot replace a tool result: `decision:block` would *discard* the result and
 //   show our text instead. A replacement is therefore mapped to a pass, deliberately.
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
-import { stopDecision } from "../core/checkpoint.ts";
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
-import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { sessionStartDecision } from "../core/lifecycle.ts";
-import { parsePatchTargets } from "../core/patch.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import { hookSpecificOutput, type HostModule } from "./host.ts";
-import { evidenceOnlyPostToolUse } from "./tool-events.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
 
@@ -56,15 +53,17 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
  * in `tool_input.command`. Edit and Write are in the registered matcher for hosts that expose
  * Claude-style file tools; they name their target in `file_path`.
  */
-function codexPreToolUse(input: HookInput): Decision {
+async function codexPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const toolInput = objectField(input.payload, "tool_input") ?? {};
-  if (tool === "apply_patch") return guardEditDecision(input, parsePatchTargets(stringField(toolInput, "command") ?? ""));
-  if (tool === "Edit" || tool === "Write") {
-    const target = stringField(toolInput, "file_path");
-    return guardEditDecision(input, target === undefined ? [] : [target]);
+  if (tool !== "apply_patch" && tool !== "Edit" && tool !== "Write") return pass(input.inputProblem);
+  const { guardEditDecision } = await import("../core/guard.ts");
+  if (tool === "apply_patch") {
+    const { parsePatchTargets } = await import("../core/patch.ts");
+    return guardEditDecision(input, parsePatchTargets(stringField(toolInput, "command") ?? ""));
   }
-  return pass(input.inputProblem);
+  const target = stringField(toolInput, "file_path");
+  return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 export const codex: HostModule = {
@@ -78,11 +77,11 @@ export const codex: HostModule = {
   },
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: sessionStartDecision },
-    stop: { wireName: "Stop", run: stopDecision },
+    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
+    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
     "pre-tool-use": { wireName: "PreToolUse", run: codexPreToolUse },
     // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
-    "post-tool-use": { wireName: "PostToolUse", run: evidenceOnlyPostToolUse },
+    "post-tool-use": { wireName: "PostToolUse", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
   },
   encode: encodeCodexAnswer,
 };

@@ -10,30 +10,29 @@
 // - `tool_response` is plain text: a recall counts only when it parses as a JSON array or an
 //   object without `error`.
 import * as path from "node:path";
-import { stopDecision } from "../core/checkpoint.ts";
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { pass, type Decision } from "../core/decision.ts";
-import { recordRecallEvidence } from "../core/evidence.ts";
-import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { sessionStartDecision } from "../core/lifecycle.ts";
 import { stringField } from "../core/payload.ts";
 import { writePrivateFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
 import type { HostModule } from "./host.ts";
-import { joinNotes } from "./tool-events.ts";
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
 // The harness's own file tools; its shell is `bash`, which is not an edit.
 const DSH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "str_replace_editor"]);
 
-function dshPreToolUse(input: HookInput): Decision {
+async function dshPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   if (tool === undefined || !DSH_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
-  return guardEditDecision(input, []);
+  return (await import("../core/guard.ts")).guardEditDecision(input, []);
 }
 
-function dshPostToolUse(input: HookInput): Decision {
+async function dshPostToolUse(input: HookInput): Promise<Decision> {
+  const { recordRecallEvidence } = await import("../core/evidence.ts");
+  const { joinNotes } = await import("./tool-events.ts");
   const note = recordRecallEvidence(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,
@@ -63,8 +62,8 @@ export const dsh: HostModule = {
   },
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: sessionStartDecision },
-    stop: { wireName: "Stop", run: stopDecision },
+    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
+    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
     "pre-tool-use": { wireName: "PreToolUse", run: dshPreToolUse },
     "post-tool-use": { wireName: "PostToolUse", run: dshPostToolUse },
   },

@@ -7,17 +7,13 @@
 //   is the workspace root.
 // - There is no Stop event: no checkpoint could ever be delivered, so no edit queue is kept,
 //   and a Stop-shaped decision maps to a pass.
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { diagnosticLine, pass, type Decision, type HookAnswer } from "../core/decision.ts";
-import { recordRecallEvidence } from "../core/evidence.ts";
-import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { resolveProjectIdentity } from "../core/identity.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { mcpToolName } from "../core/recall.ts";
 import { defaultStateDirectory, markerPath, readPrivateFile, writePrivateFile } from "../core/state.ts";
-import { windsurfPromptReminder } from "../core/texts.ts";
 import type { HostModule } from "./host.ts";
-import { joinNotes } from "./tool-events.ts";
 
 function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -36,7 +32,9 @@ function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer
 }
 
 /** pre_user_prompt: the reminder once per trajectory, then silence. */
-function windsurfPreUserPrompt(input: HookInput): Decision {
+async function windsurfPreUserPrompt(input: HookInput): Promise<Decision> {
+  const { resolveProjectIdentity } = await import("../core/identity.ts");
+  const { windsurfPromptReminder } = await import("../core/texts.ts");
   const identity = resolveProjectIdentity(input.cwd);
   const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(identity), note: input.inputProblem };
   if (input.sessionId === undefined) return reminder;
@@ -49,13 +47,16 @@ function windsurfPreUserPrompt(input: HookInput): Decision {
 }
 
 /** pre_write_code: the recall-before-edit guard on `tool_info.file_path`. */
-function windsurfPreWriteCode(input: HookInput): Decision {
+async function windsurfPreWriteCode(input: HookInput): Promise<Decision> {
   const target = stringField(objectField(input.payload, "tool_info") ?? {}, "file_path");
-  return guardEditDecision(input, target === undefined ? [] : [target]);
+  return (await import("../core/guard.ts")).guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 /** post_mcp_tool_use: recall evidence from the `mcp_result` text. */
-function windsurfPostMcpToolUse(input: HookInput): Decision {
+async function windsurfPostMcpToolUse(input: HookInput): Promise<Decision> {
+  const { recordRecallEvidence } = await import("../core/evidence.ts");
+  const { mcpToolName } = await import("../core/recall.ts");
+  const { joinNotes } = await import("./tool-events.ts");
   const info = objectField(input.payload, "tool_info") ?? {};
   const note = recordRecallEvidence(input, {
     toolName: mcpToolName(info.mcp_server_name, info.mcp_tool_name),

@@ -6,7 +6,7 @@
 import { firstShellWord } from "./shell-words.ts";
 
 /** Path fragments of the bash reference's hook trees; any entry naming one is ours. */
-export const LEGACY_MARKERS = [".claude/hooks/velesdb-memory/", ".codex/hooks/velesdb-memory/"] as const;
+export const LEGACY_MARKERS = [".claude/hooks/velesdb-memory/", ".codex/hooks/velesdb-memory/", ".codeium/windsurf/hooks/velesdb-memory/"] as const;
 
 export type JsonObject = Record<string, unknown>;
 

@@ -11,6 +11,8 @@ export interface InstallerContext {
   readonly home: string;
   readonly platform: NodeJS.Platform;
   readonly cwd: string;
+  /** `--config PATH` of the dsh client, already absolute; undefined: the default file. */
+  readonly dshConfig?: string;
 }
 
 export type Resolved = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
-import { groupFor, type ClientAdapter } from "./clients.ts";
+import { entryFor, type ClientAdapter, type RegistryLayout } from "./clients.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
 import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
 import { isInside } from "./paths.ts";
@@ -17,68 +17,91 @@ import type { Registration } from "./registrations.ts";
 export const BACKUP_SUFFIX = ".velesdb-backup";
 const BOM = "\uFEFF";
 
-/** A registry as found on disk; `refused` means no command may change it. */
-export type RegistryFile =
+/** A user file we may write (a registry or Windsurf's rules file), as the write policy needs it. */
+export type WritableFile =
   | { readonly kind: "absent"; readonly path: string; readonly target: string }
   | {
       readonly kind: "present";
       readonly path: string;
-      /** Where the bytes live: the link's resolved target for a symlinked registry. */
+      /** Where the bytes live: the link's resolved target for a symlinked file. */
       readonly target: string;
       readonly linked: boolean;
+      /** The bytes as read (a BOM included). */
       readonly text: string;
       readonly mode: number;
-      readonly hooks: unknown;
-    }
-  | { readonly kind: "refused"; readonly path: string; readonly problem: string };
+    };
 
-/** readRegistry(path, ourTree) → the file, or why it must not be touched. Never throws. */
-export function readRegistry(registryPath: string, ourTreePath: string): RegistryFile {
-  const refused = (problem: string): RegistryFile => ({ kind: "refused", path: registryPath, problem });
+/** A user file as found on disk; `refused` means no command may change it. */
+export type UserFile = WritableFile | { readonly kind: "refused"; readonly path: string; readonly problem: string };
+
+/** A registry as found on disk; `refused` means no command may change it. */
+export type RegistryFile =
+  | Extract<WritableFile, { kind: "absent" }>
+  | (Extract<WritableFile, { kind: "present" }> & { readonly hooks: unknown })
+  | Extract<UserFile, { kind: "refused" }>;
+
+/**
+ * readUserFile(path, ourTree) → the file, or why it must not be touched. Never throws. A link
+ * is followed to a regular file (written there later); a broken link, a directory, something
+ * that is not a regular file, a link into our own tree and a backup name taken by a directory
+ * are refused.
+ */
+export function readUserFile(filePath: string, ourTreePath: string): UserFile {
+  const refused = (problem: string): UserFile => ({ kind: "refused", path: filePath, problem });
   let linkStat: fs.Stats;
   try {
-    linkStat = fs.lstatSync(registryPath);
+    linkStat = fs.lstatSync(filePath);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ENOENT") return { kind: "absent", path: registryPath, target: registryPath };
+    if (code === "ENOENT") return { kind: "absent", path: filePath, target: filePath };
     if (code === "ENOTDIR") return refused("sits under something that is not a directory");
     return refused(`cannot be inspected (${code})`);
   }
-  let target = registryPath;
+  let target = filePath;
   let stat = linkStat;
   const linked = linkStat.isSymbolicLink();
   if (linked) {
     try {
-      stat = fs.statSync(registryPath);
-      target = fs.realpathSync.native(registryPath);
+      stat = fs.statSync(filePath);
+      target = fs.realpathSync.native(filePath);
     } catch (error) {
       return refused(errorCode(error) === "ENOENT" ? "is a symlink to a file that does not exist" : `is a symlink that cannot be followed (${errorCode(error)})`);
     }
   }
   if (stat.isDirectory()) return refused(linked ? "is a symlink to a directory" : "is a directory");
   if (!stat.isFile()) return refused(linked ? "is a symlink to something that is not a regular file" : "is not a regular file");
-  if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a settings file of its own");
-  const backup = backupProblem(registryPath);
+  if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a file of its own");
+  const backup = backupProblem(filePath);
   if (backup) return refused(backup);
-  let raw: string;
+  let text: string;
   try {
-    raw = fs.readFileSync(target, "utf8");
+    text = fs.readFileSync(target, "utf8");
   } catch (error) {
     return refused(`cannot be read (${errorCode(error)})`);
   }
-  const text = raw.startsWith(BOM) ? raw.slice(BOM.length) : raw;
+  return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777 };
+}
+
+/** readRegistry(path, ourTree) → the file with its `hooks` value, or why it must not be touched. Never throws. */
+export function readRegistry(registryPath: string, ourTreePath: string): RegistryFile {
+  const file = readUserFile(registryPath, ourTreePath);
+  if (file.kind !== "present") return file;
+  const refused = (problem: string): RegistryFile => ({ kind: "refused", path: registryPath, problem });
+  const text = file.text.startsWith(BOM) ? file.text.slice(BOM.length) : file.text;
   const parsed = parseJsonc(text);
   if (!parsed.ok) return refused(`does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`);
   const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
   if (!isJsonObject(value)) return refused("is not a JSON object");
   if (value.hooks !== undefined && !isJsonObject(value.hooks)) return refused('has a "hooks" value that is not an object');
-  return { kind: "present", path: registryPath, target, linked, text: raw, mode: stat.mode & 0o7777, hooks: value.hooks };
+  return { ...file, hooks: value.hooks };
 }
 
 /** One handler of ours found in a registry: where it sits and what it says. */
 export interface OwnedEntry {
   readonly event: string;
+  /** Index under `hooks.<event>`: the group (grouped layout), or the handler itself (flat layout). */
   readonly group: number;
+  /** Index inside the group's `hooks` (always 0 in the flat layout). */
   readonly handler: number;
   readonly ownership: "ours" | "legacy";
   readonly value: unknown;
@@ -90,14 +113,22 @@ export interface OwnedEntry {
   readonly groupExtraKeys: boolean;
 }
 
-/** ownedEntries(hooks, binary) → every handler of ours in a `hooks` object, in file order. */
-export function ownedEntries(hooks: unknown, binaryPath: string): OwnedEntry[] {
+/** ownedEntries(hooks, binary, layout) → every handler of ours in a `hooks` object, in file order. */
+export function ownedEntries(hooks: unknown, binaryPath: string, layout: RegistryLayout = "grouped"): OwnedEntry[] {
   const found: OwnedEntry[] = [];
   if (!isJsonObject(hooks)) return found;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group, g) => {
-      if (!isJsonObject(group) || !Array.isArray(group.hooks)) return;
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((item, g) => {
+      if (layout === "flat") {
+        // Windsurf: each element is a handler; there is no group to share or to keep.
+        const ownership = ownershipOf(item, binaryPath);
+        if (ownership === "foreign") return;
+        found.push({ event, group: g, handler: 0, ownership, value: item, matcher: undefined, groupSize: 1, groupExtraKeys: false });
+        return;
+      }
+      if (!isJsonObject(item) || !Array.isArray(item.hooks)) return;
+      const group = item;
       const handlers = group.hooks as unknown[];
       handlers.forEach((handler, h) => {
         const ownership = ownershipOf(handler, binaryPath);
@@ -135,7 +166,7 @@ export interface RegistryVerdict {
 
 /** judgeRegistry(hooks, client, binary, platform) → per-row state and the registry's overall state. */
 export function judgeRegistry(hooks: unknown, client: ClientAdapter, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
-  const owned = ownedEntries(hooks, binaryPath);
+  const owned = ownedEntries(hooks, binaryPath, client.layout);
   const rows = client.rows.map((row): RowVerdict => {
     const here = owned.filter((entry) => entry.event === row.wireEvent);
     if (here.length === 0) return { row, state: "missing" };
@@ -171,7 +202,7 @@ export type PlanResult = { readonly ok: true; readonly plan: RegistryPlan } | { 
  * install changes no byte) and replaces every other entry of ours; uninstall removes them all.
  */
 export function planRegistry(
-  file: Extract<RegistryFile, { kind: "absent" | "present" }>,
+  file: Exclude<RegistryFile, { kind: "refused" }>,
   client: ClientAdapter,
   binaryPath: string,
   platform: NodeJS.Platform,
@@ -197,19 +228,20 @@ export function planRegistry(
   const style: TextStyle = blank ? DEFAULT_STYLE : detectStyle(body);
   let text = blank ? "{}" : body;
   const refill = new Set(additions.map((row) => row.wireEvent));
-  text = removeEntries(text, removals, refill, additions.length > 0);
-  for (const row of additions) text = addEntry(text, row, groupFor(row, client.handler(row, binaryPath, platform)), style);
+  text = removeEntries(text, removals, refill, additions.length > 0, client.layout);
+  for (const row of additions) text = addEntry(text, row, entryFor(client, row, binaryPath, platform), style);
   if (blank) text += style.eol;
   return { ok: true, plan: { removals, additions, text: bom + text } };
 }
 
 /**
  * removeEntries: last entry first, so the paths of the ones before stay valid. A handler
- * that is alone in its group takes the group with it, an event left without groups loses its
+ * that is alone in its group takes the group with it (in the flat layout every handler is
+ * its own element), an event left without groups loses its
  * key, and `hooks` left empty loses its key — unless install is about to refill that event
  * (or `hooks`), which keeps a replaced entry where the user had it.
  */
-function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean): string {
+function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean, layout: RegistryLayout): string {
   let current = text;
   const hooksValue = (): JsonObject => {
     const parsed = parseJsonc(current);
@@ -221,8 +253,7 @@ function removeEntries(text: string, removals: readonly OwnedEntry[], refill: Re
   for (const entry of ordered) {
     const hooks = hooksValue();
     const groups = hooks[entry.event] as unknown[];
-    const group = groups[entry.group] as JsonObject;
-    const handlers = group.hooks as unknown[];
+    const handlers = layout === "flat" ? [entry.value] : ((groups[entry.group] as JsonObject).hooks as unknown[]);
     if (handlers.length > 1) {
       current = removeAt(current, ["hooks", entry.event, entry.group, "hooks", entry.handler]);
     } else if (groups.length > 1 || refill.has(entry.event)) {
@@ -236,6 +267,7 @@ function removeEntries(text: string, removals: readonly OwnedEntry[], refill: Re
   return current;
 }
 
+/** addEntry(text, row, entry, style): `entry` (a group, or a bare handler in the flat layout) appended under row.wireEvent. */
 function addEntry(text: string, row: Registration, group: JsonObject, style: TextStyle): string {
   const parsed = parseJsonc(text);
   const value: unknown = parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
@@ -251,7 +283,7 @@ function addEntry(text: string, row: Registration, group: JsonObject, style: Tex
  * with the existing mode (0600 for a new file). A symlinked registry is written at its target
  * and the link stays a link. Returns the backup path, if one was written.
  */
-export function writeRegistry(file: Extract<RegistryFile, { kind: "absent" | "present" }>, text: string): string | undefined {
+export function writeRegistry(file: WritableFile, text: string): string | undefined {
   let backup: string | undefined;
   if (file.kind === "present") {
     backup = `${file.path}${BACKUP_SUFFIX}`;

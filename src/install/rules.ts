@@ -1,0 +1,125 @@
+// Windsurf's second artefact (SPEC §4.3): a section of the global rules file
+// ~/.codeium/windsurf/memories/global_rules.md, the only channel that reaches Cascade's model
+// in every session (hook stdout reaches neither the model nor the user). The file belongs to
+// the user, so it gets the registry's write policy (STYLE point 8): backup, private temp file +
+// fsync + rename, mode kept, a symlink written at its target, refusal before any change — and
+// its content is never printed.
+//
+// The section is delimited by two marker lines and appended after one blank line:
+//
+//   <user's text>⏎
+//   ⏎
+//   <!-- velesdb-hooks:begin — … -->⏎
+//   <windsurfRulesGuidance()>⏎
+//   <!-- velesdb-hooks:end -->⏎
+//
+// Uninstall takes out exactly the section and the separator install added, so install then
+// uninstall gives back the original bytes. The separator is "" for an empty file, one line
+// break after text that ends with one, and two after text that does not; that last case is
+// recorded in the begin marker (`velesdb-hooks:begin:added-newline`), because "abc⏎⏎" could
+// otherwise be either "abc" plus two line breaks or "abc⏎" plus one. The file's own line ending
+// (CRLF when it has any) is used for the section and the separator.
+import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../core/texts.ts";
+import { readUserFile, type UserFile } from "./registry.ts";
+
+const BEGIN_TOKEN = "<!-- velesdb-hooks:begin";
+const FLAG_ADDED_NEWLINE = ":added-newline";
+const END_TOKEN = "<!-- velesdb-hooks:end";
+
+export type RulesFile = UserFile;
+
+/** readRulesFile(path, ourTree) → the file or why it must not be touched (same rules as a registry). */
+export const readRulesFile = (rulesPath: string, ourTreePath: string): RulesFile => readUserFile(rulesPath, ourTreePath);
+
+/** Where our section sits: [start, end) covers the begin line through the end line's line break. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly addedNewline: boolean;
+  readonly eol: string;
+}
+
+type Found = { readonly kind: "none" } | { readonly kind: "one"; readonly span: Span } | { readonly kind: "broken"; readonly problem: string };
+
+/** findSection(text) → our section, none, or why the markers cannot be trusted (counted, never quoted). */
+function findSection(text: string): Found {
+  const begins: { start: number; end: number; flagged: boolean; eol: string }[] = [];
+  const ends: { start: number; end: number }[] = [];
+  let offset = 0;
+  while (offset < text.length) {
+    const newline = text.indexOf("\n", offset);
+    const lineEnd = newline < 0 ? text.length : newline + 1;
+    const line = text.slice(offset, lineEnd).replace(/\r?\n$/, "");
+    const eol = text.slice(offset + line.length, lineEnd);
+    if (line.startsWith(BEGIN_TOKEN)) begins.push({ start: offset, end: lineEnd, flagged: line.startsWith(BEGIN_TOKEN + FLAG_ADDED_NEWLINE), eol });
+    else if (line.startsWith(END_TOKEN)) ends.push({ start: offset, end: lineEnd });
+    offset = lineEnd;
+  }
+  if (begins.length === 0 && ends.length === 0) return { kind: "none" };
+  const begin = begins[0];
+  const end = ends[0];
+  if (begins.length !== 1 || ends.length !== 1 || !begin || !end || end.start < begin.end || begin.eol === "") {
+    return {
+      kind: "broken",
+      problem: `has ${begins.length} velesdb-hooks begin marker(s) and ${ends.length} end marker(s) out of order or unpaired; remove the velesdb-hooks section by hand, then run install again`,
+    };
+  }
+  return { kind: "one", span: { start: begin.start, end: end.end, addedNewline: begin.flagged, eol: begin.eol } };
+}
+
+/** renderSection("\n", false) → the begin line, the guidance and the end line, each ended by `eol`. */
+export function renderSection(eol: string, addedNewline: boolean): string {
+  const begin = `${BEGIN_TOKEN}${addedNewline ? FLAG_ADDED_NEWLINE : ""} — ${windsurfRulesMarkerNote()} -->`;
+  const lines = [begin, ...windsurfRulesGuidance().split("\n"), `${END_TOKEN} -->`];
+  return lines.join(eol) + eol;
+}
+
+export type RulesState = "in step" | "outdated" | "absent";
+
+export type RulesPlan =
+  | { readonly ok: true; readonly before: RulesState; readonly text: string }
+  | { readonly ok: false; readonly problem: string };
+
+/** rulesState(text) → whether our section is there and exactly current; or why it cannot be judged. */
+export function rulesState(text: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
+  const found = findSection(text);
+  if (found.kind === "broken") return { ok: false, problem: found.problem };
+  if (found.kind === "none") return { ok: true, state: "absent" };
+  const { span } = found;
+  return { ok: true, state: text.slice(span.start, span.end) === renderSection(span.eol, span.addedNewline) ? "in step" : "outdated" };
+}
+
+/**
+ * planRules(text, "install" | "uninstall") → the file's text after the change (equal to
+ * `text` when nothing changes). `text` is "" for a file that does not exist.
+ */
+export function planRules(text: string, mode: "install" | "uninstall"): RulesPlan {
+  const found = findSection(text);
+  if (found.kind === "broken") return { ok: false, problem: found.problem };
+  if (found.kind === "none") {
+    if (mode === "uninstall") return { ok: true, before: "absent", text };
+    const eol = text.includes("\r\n") ? "\r\n" : "\n";
+    if (text === "") return { ok: true, before: "absent", text: renderSection(eol, false) };
+    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(eol, false) };
+    return { ok: true, before: "absent", text: text + eol + eol + renderSection(eol, true) };
+  }
+  const { span } = found;
+  const current = text.slice(span.start, span.end);
+  const wanted = renderSection(span.eol, span.addedNewline);
+  const before: RulesState = current === wanted ? "in step" : "outdated";
+  if (mode === "install") {
+    // In place: the separator and whatever the user wrote around the section stay as they are.
+    return { ok: true, before, text: text.slice(0, span.start) + wanted + text.slice(span.end) };
+  }
+  const after = text.slice(span.end);
+  let head = text.slice(0, span.start);
+  if (span.addedNewline) {
+    const twice = head.endsWith("\r\n\r\n") ? 4 : head.endsWith("\n\n") ? 2 : 0;
+    head = head.slice(0, head.length - twice);
+    // Text the user added after the section must not be glued to their last line.
+    if (twice > 0 && after !== "") head += span.eol;
+  } else if (head !== "") {
+    head = head.slice(0, head.length - (head.endsWith("\r\n") ? 2 : 1));
+  }
+  return { ok: true, before, text: head + after };
+}
