@@ -10,6 +10,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { median } from "./bench.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";
 
@@ -44,14 +45,8 @@ function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string,
   return Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024;
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-function main(): void {
+/** runCompressionBench() → prints the compression figures; `bun run bench` calls it after the hook table. */
+export function runCompressionBench(): void {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-bench-compress-")));
   try {
     const workspace = path.join(root, "ws");
@@ -135,4 +130,4 @@ function main(): void {
   }
 }
 
-if (import.meta.main) main();
+if (import.meta.main) runCompressionBench();

@@ -163,7 +163,7 @@ function runOnce(binary: string, args: readonly string[], stdin: string, env: Re
   return { ms, rssKb: undefined };
 }
 
-const median = (values: number[]): number => {
+export const median = (values: readonly number[]): number => {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const mid = sorted.length >> 1;
@@ -246,4 +246,6 @@ function printTable(rows: string[][]): void {
 if (import.meta.main) {
   const ok = runBench([...LIFECYCLE_CASES, ...LEARNING_CASES]);
   console.log(ok ? "every hook within its target" : "some hook missed its target (see MISSED)");
+  console.log("\nPostToolUse compression (SPEC §12):");
+  (await import("./bench-compress.ts")).runCompressionBench();
 }
