@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { compileText, probeCompiler, readRisk, readTokens, resolveCompiler, COMPILE_TIMEOUT_MS, type CompilerAnswer, type Risk } from "./compiler.ts";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { isPlainObject, payloadSessionId, stringField, UNKNOWN_SESSION } from "./payload.ts";
+import { isPlainObject, stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { errorCode } from "./state.ts";
 import { compressionFooter } from "./texts.ts";
 
@@ -146,7 +146,7 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   if (!store.safe) return pass(`compression off: state unavailable (${store.cause}: ${store.problem})`);
   const compiler = resolveCompiler(input.env);
   if (!compiler.ok) return pass(`compression off: ${compiler.problem}`);
-  const sessionId = payloadSessionId(input.payload) ?? UNKNOWN_SESSION;
+  const sessionId = input.sessionId ?? UNKNOWN_SESSION;
   const probe = await probeCompiler(store, sessionId, compiler.path, timeLeft(settings.probeTimeoutMs), input.env);
   if (!probe.capable) return pass(`compression off: ${probe.problem}`);
 
