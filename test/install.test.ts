@@ -434,7 +434,7 @@ describe("environment", () => {
     [["install", "--strict"], /install does not take "--strict"/],
     [["check", "--dry-run"], /check does not take "--dry-run"/],
     [["install", "--client"], /--client needs a value/],
-    [["install", "--client", "windsurf"], /not supported by this build yet/],
+    [["install", "--config", "x.json"], /use it with --client dsh/],
     [["install", "--client", "vim"], /unknown client "vim"/],
   ])("usage error %j → exit 64, one stderr line, nothing on stdout", (args, message) => {
     const run = box.run(args);

@@ -1,10 +1,11 @@
 // `velesdb-hooks doctor` (SPEC §9): one screen a user can paste into an issue. It answers the
-// questions behind "my hook never fires": is the binary where the entries point, are the
-// entries in step, has Codex been told to trust them, can the compiler compress, is the daemon
-// current, is the state directory usable, which project config applies here, and does the
-// login shell print on start (those bytes land in front of a hook's JSON answer and the host
-// then ignores the whole answer). Paths under the home directory are shown as `~/…`. It
-// changes nothing the hooks rely on; its only write is the freshness cache of §5.1.
+// questions behind "my hook never fires": is the binary where the entries point, is each
+// entry in step (and, for Windsurf, the rules section), has Codex been told to trust them,
+// can the compiler compress, is the daemon current, is the state directory usable, which
+// project config applies here, and does the login shell print on start (those bytes land in
+// front of a hook's JSON answer and the host then ignores the whole answer). Paths under the
+// home directory are shown as `~/…`. It changes nothing the hooks rely on; its only write is
+// the freshness cache of §5.1.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
@@ -16,6 +17,7 @@ import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output } from "./report.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import type { ClientName } from "./registrations.ts";
+import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
@@ -42,6 +44,10 @@ export async function runDoctor(ctx: InstallerContext, clients: readonly ClientN
     for (const name of clients) {
       const report = clientReport(ctx, name, stable.path, tree.path, binary);
       for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
+      // Per entry, once the registry holds any of ours: which event is in step and which is not.
+      if (report.verdict && report.verdict.state !== "absent") {
+        for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
+      }
       if (name === "codex") {
         if (report.trust.length === 0) out.line(`${pad("trust:")}no velesdb-hooks entries for Codex to trust`);
         for (const t of report.trust) {
@@ -77,6 +83,24 @@ export async function runDoctor(ctx: InstallerContext, clients: readonly ClientN
 }
 
 const pad = (label: string): string => label.padEnd(11);
+
+/** entryState("legacy") → "runs the bash hooks": doctor's words for one row's state. */
+function entryState(state: RowState): string {
+  switch (state) {
+    case "in step":
+      return "in step";
+    case "missing":
+      return "missing";
+    case "differs":
+      return "differs from what install writes";
+    case "duplicated":
+      return "registered more than once";
+    case "legacy":
+      return "runs the bash hooks";
+    default:
+      return state satisfies never;
+  }
+}
 
 /** stateDirectoryReport → healthy (files, size, archived outputs), absent, or why hooks will not use it. */
 function stateDirectoryReport(ctx: InstallerContext): string {

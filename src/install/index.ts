@@ -2,19 +2,27 @@
 // commands (src/cli.ts imports this file lazily with a literal path), so no hook evaluates the
 // JSONC, TOML or schema code used here.
 //
-// Every command first inspects everything it would touch — the stable binary path and each
-// selected client's registry — and refuses before the first write when anything is unsafe
-// (a broken or foreign link, a directory, a file that does not parse). Only then does it
-// write: the binary first (entries must never name a binary that is not there), then each
-// registry. Output names files and entries, never a registry's content.
+// Every command first inspects everything it would touch — the stable binary path, each
+// selected client's registry and Windsurf's rules file — and refuses before the first write
+// when anything is unsafe (a broken or foreign link, a directory, a file that does not parse,
+// rules markers out of order). Only then does it write: the binary first (entries must never
+// name a binary that is not there), then each registry, then the rules file. Output names
+// files and entries, never a file's content.
+//
+// The dsh client's hooks.json lives where the user chooses: `--config PATH` (install,
+// uninstall, check, doctor), default ~/.dsh/velesdb-hooks.json. A relative PATH is resolved
+// against the cwd once, here: the harness needs an absolute `configPath`, and so does every
+// later check. `--config` is only taken together with `--client dsh` (or `all`), so it can
+// never silently redirect another client.
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { parse as parseJsoncValue } from "jsonc-parser";
 import { diagnosticLine } from "../core/decision.ts";
 import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinaryState } from "./binary.ts";
-import { CLIENTS, type ClientAdapter } from "./clients.ts";
+import { CLIENTS, windsurfRulesPath, type ClientAdapter } from "./clients.ts";
 import { configTomlEntries, readCodexConfig, trustOf } from "./codex-trust.ts";
 import { runDoctor } from "./doctor.ts";
-import { clientReport, isDirectory, Output, writeAll } from "./report.ts";
+import { clientReport, installCommand, isDirectory, Output, writeAll } from "./report.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { CLIENT_NAMES, type ClientName } from "./registrations.ts";
 import {
@@ -25,28 +33,32 @@ import {
   type OwnedEntry,
   type RegistryFile,
   type RegistryPlan,
+  type WritableFile,
 } from "./registry.ts";
+import { planRules, readRulesFile, type RulesState } from "./rules.ts";
 
 const EXIT_OK = 0;
 const EXIT_PROBLEM = 1;
 const EXIT_USAGE = 64;
-const LATER_CLIENTS = new Set(["windsurf", "dsh"]);
 
 export interface InstallerOptions {
   /** undefined: the command's default set (SPEC §2). */
   readonly clients: readonly ClientName[] | undefined;
   readonly dryRun: boolean;
   readonly strict: boolean;
+  /** `--config PATH` for the dsh client, as typed (resolved against the cwd later). */
+  readonly config?: string;
 }
 
 type Parsed = { readonly ok: true; readonly options: InstallerOptions } | { readonly ok: false; readonly problem: string };
 
 const FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
-  install: new Set(["--client", "--dry-run"]),
-  uninstall: new Set(["--client", "--dry-run"]),
-  check: new Set(["--client", "--strict"]),
-  doctor: new Set(["--client"]),
+  install: new Set(["--client", "--config", "--dry-run"]),
+  uninstall: new Set(["--client", "--config", "--dry-run"]),
+  check: new Set(["--client", "--config", "--strict"]),
+  doctor: new Set(["--client", "--config"]),
 };
+const VALUE_FLAGS = ["--client", "--config"] as const;
 
 /** parseInstallerArgs("check", ["--client", "codex", "--strict"]) → options, or the usage problem. */
 export function parseInstallerArgs(command: string, args: readonly string[]): Parsed {
@@ -55,22 +67,30 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
   let clients: ClientName[] | undefined;
   let dryRun = false;
   let strict = false;
+  let config: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const [flag, inline] = arg.startsWith("--client=") ? ["--client", arg.slice("--client=".length)] : [arg, undefined];
+    const valued = VALUE_FLAGS.find((f) => arg.startsWith(`${f}=`));
+    const [flag, inline] = valued ? [valued, arg.slice(valued.length + 1)] : [arg, undefined];
     if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${JSON.stringify(arg)} (options: ${[...allowed].join(", ")})` };
     if (flag === "--dry-run") dryRun = true;
     else if (flag === "--strict") strict = true;
-    else {
+    else if (flag === "--config") {
       const value = inline ?? args[++i];
-      if (value === undefined || value === "") return { ok: false, problem: "--client needs a value: claude, codex or all" };
+      if (value === undefined || value === "") return { ok: false, problem: "--config needs the path of the DeepSeek harness hooks.json" };
+      config = value;
+    } else {
+      const value = inline ?? args[++i];
+      if (value === undefined || value === "") return { ok: false, problem: `--client needs a value: ${CLIENT_NAMES.join(", ")} or all` };
       if (value === "all") clients = [...CLIENT_NAMES];
       else if ((CLIENT_NAMES as readonly string[]).includes(value)) clients = [...new Set([...(clients ?? []), value as ClientName])];
-      else if (LATER_CLIENTS.has(value)) return { ok: false, problem: `--client ${value} is not supported by this build yet (supported: ${CLIENT_NAMES.join(", ")}, all)` };
       else return { ok: false, problem: `unknown client ${JSON.stringify(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
     }
   }
-  return { ok: true, options: { clients, dryRun, strict } };
+  if (config !== undefined && !clients?.includes("dsh")) {
+    return { ok: false, problem: "--config names the DeepSeek harness hooks.json: use it with --client dsh" };
+  }
+  return { ok: true, options: { clients, dryRun, strict, ...(config !== undefined ? { config } : {}) } };
 }
 
 export async function runInstallerCommand(command: string, args: readonly string[]): Promise<number> {
@@ -79,7 +99,9 @@ export async function runInstallerCommand(command: string, args: readonly string
     writeErr(diagnosticLine(parsed.problem));
     return EXIT_USAGE;
   }
-  const ctx = installerContext();
+  const base = installerContext();
+  const ctx: InstallerContext =
+    parsed.options.config === undefined ? base : { ...base, dshConfig: path.resolve(base.cwd, parsed.options.config) };
   const out = new Output();
   let code: number;
   switch (command) {
@@ -113,8 +135,10 @@ function selectedClients(ctx: InstallerContext, options: InstallerOptions, comma
 
 interface Target {
   readonly client: ClientAdapter;
-  readonly file: Extract<RegistryFile, { kind: "absent" | "present" }>;
+  readonly file: Exclude<RegistryFile, { kind: "refused" }>;
   readonly plan: RegistryPlan;
+  /** Windsurf's rules file and its text after the change. */
+  readonly rules?: { readonly file: WritableFile; readonly before: RulesState; readonly text: string };
 }
 
 interface Preflight {
@@ -152,7 +176,21 @@ function preflight(ctx: InstallerContext, clients: readonly ClientName[], mode: 
       refusals.push(`${name}: ${shown(ctx, file.path)} ${planned.problem}`);
       continue;
     }
-    targets.push({ client, file, plan: planned.plan });
+    if (name !== "windsurf") {
+      targets.push({ client, file, plan: planned.plan });
+      continue;
+    }
+    const rulesFile = readRulesFile(windsurfRulesPath(ctx), tree);
+    if (rulesFile.kind === "refused") {
+      refusals.push(`${name}: ${shown(ctx, rulesFile.path)} ${rulesFile.problem}`);
+      continue;
+    }
+    const rulesPlan = planRules(rulesFile.kind === "present" ? rulesFile.text : "", mode);
+    if (!rulesPlan.ok) {
+      refusals.push(`${name}: ${shown(ctx, rulesFile.path)} ${rulesPlan.problem}`);
+      continue;
+    }
+    targets.push({ client, file, plan: planned.plan, rules: { file: rulesFile, before: rulesPlan.before, text: rulesPlan.text } });
   }
   return { stable, tree, targets, refusals };
 }
@@ -160,7 +198,7 @@ function preflight(ctx: InstallerContext, clients: readonly ClientName[], mode: 
 function install(ctx: InstallerContext, options: InstallerOptions, out: Output): number {
   const clients = selectedClients(ctx, options, "install");
   if (clients.length === 0) {
-    out.problem(`no supported agent found (looked for ${CLIENT_NAMES.map((n) => describeHome(ctx, CLIENTS[n])).join(" and ")}); name one with --client`);
+    out.problem(`no supported agent found (looked for ${CLIENT_NAMES.map((n) => describeHome(ctx, CLIENTS[n])).join(", ")}); name one with --client`);
     return EXIT_PROBLEM;
   }
   const running = runningBinary();
@@ -187,10 +225,12 @@ function install(ctx: InstallerContext, options: InstallerOptions, out: Output):
   let failed = false;
   for (const target of pre.targets) {
     failed = applyTarget(ctx, target, "install", options.dryRun, out) || failed;
+    failed = applyRules(ctx, target, "install", options.dryRun, out) || failed;
     if (target.client.name === "codex") {
       codexTrustReminder(ctx, target, options.dryRun, pre.stable, out);
       codexConfigWarning(ctx, pre.stable, out);
     }
+    if (target.client.name === "dsh") for (const line of dshPluginRow(target.file.path)) out.line(line);
   }
   return failed ? EXIT_PROBLEM : EXIT_OK;
 }
@@ -203,6 +243,7 @@ function uninstall(ctx: InstallerContext, options: InstallerOptions, out: Output
   let failed = false;
   for (const target of pre.targets) {
     failed = applyTarget(ctx, target, "uninstall", options.dryRun, out) || failed;
+    failed = applyRules(ctx, target, "uninstall", options.dryRun, out) || failed;
     if (target.client.name === "codex") codexConfigWarning(ctx, pre.stable, out);
   }
   // The binary goes once no client's registry still names it (unselected clients included).
@@ -247,6 +288,61 @@ function applyTarget(ctx: InstallerContext, target: Target, mode: "install" | "u
     out.problem(`${client.name}: could not write ${where} (${codeOf(error)})`);
     return true;
   }
+}
+
+/**
+ * applyRules → true when writing failed. Windsurf's rules section: added, updated in place,
+ * removed, or left as it is; the same backup and write policy as a registry.
+ */
+function applyRules(ctx: InstallerContext, target: Target, mode: "install" | "uninstall", dryRun: boolean, out: Output): boolean {
+  const rules = target.rules;
+  if (!rules) return false;
+  const { file, before, text } = rules;
+  const where = shown(ctx, file.path);
+  const name = target.client.name;
+  if (text === (file.kind === "present" ? file.text : "")) {
+    if (mode === "install") out.line(`${name}: ${where}: the velesdb-hooks rules section is already in step; unchanged`);
+    else out.line(`${name}: ${where} ${file.kind === "absent" ? "does not exist" : "has no velesdb-hooks rules section"}; nothing to remove`);
+    return false;
+  }
+  const verb = (past: string, present: string): string => (dryRun ? `would ${present}` : past);
+  const parts: string[] = [];
+  if (file.kind === "absent") parts.push(verb("created (mode 600)", "create it (mode 600)"));
+  if (mode === "uninstall") parts.push(verb("removed the velesdb-hooks rules section", "remove the velesdb-hooks rules section"));
+  else if (before === "absent") parts.push(verb("added the velesdb-hooks rules section", "add the velesdb-hooks rules section"));
+  else parts.push(verb("updated the velesdb-hooks rules section in place", "update the velesdb-hooks rules section in place"));
+  if (file.kind === "present") parts.push(`${verb("backup in", "back it up to")} ${where}.velesdb-backup`);
+  if (file.kind === "present" && file.linked) parts.push(`${verb("written at", "write at")} the link's target ${shown(ctx, file.target)}`);
+  out.line(`${name}: ${where}: ${parts.join("; ")}`);
+  if (dryRun) return false;
+  try {
+    writeRegistry(file, text);
+    return false;
+  } catch (error) {
+    out.problem(`${name}: could not write ${where} (${codeOf(error)})`);
+    return true;
+  }
+}
+
+/**
+ * dshPluginRow(configPath) → the lines install prints for the harness config: the bridge
+ * plugin pointed at our hooks.json by its absolute path (the bridge resolves a relative one
+ * from whatever directory launched the harness). install never edits the harness config.
+ */
+export function dshPluginRow(configPath: string): string[] {
+  return [
+    "dsh: add this entry to the plugin list of the harness config (cordis.patch.yml); install does not edit that file:",
+    "  - name: '@deepseek-ai/dsh-hooks-codex'",
+    "    config:",
+    `      configPath: ${yamlScalar(configPath)}`,
+    "      model: deepseek-v4",
+  ];
+}
+
+/** yamlScalar("/a b/it's") → `'/a b/it''s'`; a path of plain characters stays plain. */
+export function yamlScalar(value: string): string {
+  if (/^[A-Za-z0-9_\/.~+-][A-Za-z0-9_\/.~+@:=-]*$/.test(value) && !value.includes(": ")) return value;
+  return `'${value.replaceAll("'", "''")}'`;
 }
 
 function nothingToDo(file: RegistryFile, mode: "install" | "uninstall"): string {
@@ -326,7 +422,7 @@ function check(ctx: InstallerContext, options: InstallerOptions, out: Output): n
     const counts = explicit || report.homeExists;
     if (report.absent && counts) absent = true;
     if (report.drifted) repairs.push(...report.repairs);
-    else if (report.absent && counts && options.strict) repairs.push(`velesdb-hooks install --client ${name}`);
+    else if (report.absent && counts && options.strict) repairs.push(installCommand(ctx, name));
   }
   for (const repair of [...new Set(repairs)]) out.line(`repair: ${repair}`);
   return drift || (options.strict && absent) ? EXIT_PROBLEM : EXIT_OK;

@@ -1,7 +1,7 @@
 // The DeepSeek harness host end to end: the REAL Codex hook bridge from npm
 // (`@deepseek-ai/dsh-hooks-codex` 0.0.1-rc.1, imported into this Bun process) applied to a small
-// fake of the harness (dsh-harness.ts), with dist/velesdb-hooks registered in the hooks.json it
-// reads. Every assertion is on what the bridge DECIDED — the messages it injected or steered, the
+// fake of the harness (dsh-harness.ts), with dist/velesdb-hooks installed by its own installer
+// (`install --client dsh --config`) into the hooks.json it reads. Every assertion is on what the bridge DECIDED — the messages it injected or steered, the
 // model-visible tool outcome, the hook/* events it appended — never on our exit codes.
 //
 // Every scenario runs three times: with our hooks ("ours": every check must pass), and as negative
@@ -75,7 +75,7 @@ const payloadsOf = (c: DshCase, event: string): Record<string, unknown>[] =>
   c.bash.spawns
     .filter((s) => s.stdin !== undefined && (JSON.parse(s.stdin) as Record<string, unknown>).hook_event_name === event)
     .map((s) => JSON.parse(s.stdin!) as Record<string, unknown>);
-const ourRuns = (c: DshCase, event: string) => c.bash.spawns.filter((s) => s.command === `${shellQuote(HOOKS_BIN)} dsh ${event}`);
+const ourRuns = (c: DshCase, event: string) => c.bash.spawns.filter((s) => s.command === `${shellQuote(c.hooksBin)} dsh ${event}`);
 
 /** Our binary ran for `event` at least `n` times and every run exited 0 (the hook really ran). */
 function ranOurHook(c: DshCase, event: string, n: number): string[] {
@@ -131,23 +131,24 @@ describe("dsh bridge: discovery", () => {
     expect(Object.keys(written.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop"]);
     for (const row of DSH_REGISTRATION) {
       const group = written.hooks[row.wireEvent]![0]!;
-      expect(group.hooks[0]!.command).toBe(`'${HOOKS_BIN}' dsh ${row.argvEvent}`);
+      expect(group.hooks[0]!.command).toBe(`'${c.hooksBin}' dsh ${row.argvEvent}`);
       expect(group.hooks[0]!.timeout).toBe(10);
     }
     expect(written.hooks.Stop![0]!.matcher).toBeUndefined();
   });
 
-  test("the installer's dsh support is probed (writeDshHooksJson switches to it once it exists)", () => {
-    const c = createDshCase("installer-probe", { mode: "absent" });
-    const target = path.join(c.root, "installer-probe.json");
-    const r = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", target, "--dry-run"], {
-      env: { PATH: process.env.PATH ?? "", HOME: c.home, TMPDIR: c.tmp, VELESDB_HOOKS_HOME: path.join(c.home, ".velesdb-hooks") },
-      timeout: 10_000,
-    });
-    // Today: a usage error ("--client dsh is not supported by this build yet"). When this starts
-    // passing with exit 0, replace the body of writeDshHooksJson with the installer call.
-    if (r.exitCode === 0) console.warn("velesdb-hooks install --client dsh works now: switch writeDshHooksJson to it");
-    expect(fs.existsSync(target)).toBe(false); // --dry-run writes nothing either way
+  test("the installer wrote that hooks.json: binary at its stable path, plugin row with the absolute path; --dry-run writes nothing", () => {
+    const c = createDshCase("installer", { mode: "ours" });
+    expect(fs.statSync(c.hooksBin).isFile()).toBe(true);
+    const env = { PATH: process.env.PATH ?? "", HOME: c.home, TMPDIR: c.tmp, VELESDB_HOOKS_HOME: path.join(c.home, ".velesdb-hooks") };
+    const check = Bun.spawnSync([HOOKS_BIN, "check", "--client", "dsh", "--config", c.hooksJson, "--strict"], { env, timeout: 30_000 });
+    expect(check.stdout.toString()).toContain("dsh: entries in step");
+    expect(check.exitCode).toBe(0);
+    const target = path.join(c.root, "dry-run.json");
+    const dry = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", target, "--dry-run"], { env, timeout: 30_000 });
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout.toString()).toContain(`configPath: ${target}`);
+    expect(fs.existsSync(target)).toBe(false);
   });
 
   test("the payloads the real bridge writes have the keys, order and types of the recorded fixtures", async () => {

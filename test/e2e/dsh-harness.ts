@@ -1,7 +1,7 @@
 // End-to-end harness for the DeepSeek harness (`dsh`) host: drives the REAL Codex hook bridge
 // `@deepseek-ai/dsh-hooks-codex` (the pinned devDependency, imported in this Bun process) with a
 // small fake of the harness around it, and our compiled binary registered in the Codex-format
-// hooks.json the bridge reads.
+// hooks.json the bridge reads — written by our own installer (`install --client dsh --config`).
 //
 // What the bridge needs (read from its published lib/index.js 0.0.1-rc.1 and
 // @deepseek-ai/dsh-hook-protocol 0.0.1-rc.1; the fake below provides exactly this):
@@ -66,7 +66,7 @@ export { HOOKS_BIN, shellQuote };
 // hooks.json
 // ---------------------------------------------------------------------------------------------
 
-/** Our registration for the bridge (SPEC §4.4): Codex format, one group per event. */
+/** Our registration for the bridge (SPEC §4.4), as the installer writes it: Codex format, one group per event. */
 export const DSH_REGISTRATION = [
   { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
   { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
@@ -83,22 +83,32 @@ export const DSH_REGISTRATION = [
   },
 ] as const;
 
+/** dshInstalledBinary(home) → where `install` puts the binary for that home (VELESDB_HOOKS_HOME = <home>/.velesdb-hooks). */
+export function dshInstalledBinary(home: string): string {
+  return path.join(home, ".velesdb-hooks", "bin", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
+}
+
 /**
- * writeDshHooksJson(file) — THE one place our hooks get registered for the bridge: the
- * Codex-format hooks.json with `'<abs path of dist/velesdb-hooks>' dsh <event>` (POSIX
- * single-quoted, the bridge runs it with `bash -c`). It will be replaced by
- * `velesdb-hooks install --client dsh --config <file>` once the installer supports dsh (it
- * answered "not supported by this build yet" when this suite was written); every scenario
- * then follows.
+ * writeDshHooksJson(file, home) — THE one place our hooks get registered for the bridge:
+ * `velesdb-hooks install --client dsh --config <file>`, run from dist/ with a private HOME and
+ * VELESDB_HOOKS_HOME under `home`. The installer copies the binary to its stable path
+ * (dshInstalledBinary(home)) and writes the Codex-format hooks.json whose commands are
+ * `'<that path>' dsh <event>` (POSIX single-quoted: the bridge runs them with `bash -c`).
+ * Returns the installed binary's path.
  */
-export function writeDshHooksJson(file: string): void {
-  const hooks: Record<string, unknown[]> = {};
-  for (const row of DSH_REGISTRATION) {
-    const handler = { type: "command", command: `${shellQuote(HOOKS_BIN)} dsh ${row.argvEvent}`, timeout: row.timeout };
-    hooks[row.wireEvent] = [{ ...("matcher" in row ? { matcher: row.matcher } : {}), hooks: [handler] }];
+export function writeDshHooksJson(file: string, home: string): string {
+  const run = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", file], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, VELESDB_HOOKS_HOME: path.join(home, ".velesdb-hooks"), VELESDB_HOOK_FRESHNESS: "off" },
+    cwd: home,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 60_000,
+  });
+  if (run.exitCode !== 0 || !fs.existsSync(file)) {
+    throw new Error(`velesdb-hooks install --client dsh --config ${file} failed (exit ${run.exitCode}): ${run.stderr.toString().trim()}`);
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ hooks }, null, 2)}\n`);
+  return dshInstalledBinary(home);
 }
 
 /** How a case registers hooks: ours, the same file with every command `true`, or none. */
@@ -106,12 +116,12 @@ export type HooksMode = "ours" | "inert" | "absent";
 export const NEGATIVE_MODES: readonly HooksMode[] = ["inert", "absent"];
 
 /**
- * writeHooksFor(mode, file) → "ours": writeDshHooksJson; "inert": what writeDshHooksJson wrote,
- * every command replaced by `true` (same events, matchers, timeouts: the bridge still runs a
- * hook, which answers nothing); "absent": `{"hooks":{}}`.
+ * writeHooksFor(mode, file, home) → "ours": writeDshHooksJson; "inert": what writeDshHooksJson
+ * wrote, every command replaced by `true` (same events, matchers, timeouts: the bridge still
+ * runs a hook, which answers nothing); "absent": `{"hooks":{}}`.
  */
-export function writeHooksFor(mode: HooksMode, file: string): void {
-  writeDshHooksJson(file);
+export function writeHooksFor(mode: HooksMode, file: string, home: string): void {
+  writeDshHooksJson(file, home);
   if (mode === "ours") return;
   const config = JSON.parse(fs.readFileSync(file, "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
   if (mode === "absent") config.hooks = {};
@@ -554,6 +564,8 @@ export interface DshCase {
   readonly tmp: string;
   readonly workspace: string;
   readonly hooksJson: string;
+  /** The binary the installer placed for this case's home, which hooks.json names. */
+  readonly hooksBin: string;
   readonly bash: FakeBash;
   readonly bridge: DshBridge;
   readonly agents: FakeAgent[];
@@ -573,7 +585,7 @@ export function createDshCase(name: string, options: DshCaseOptions): DshCase {
   const config = options.projectConfig === undefined ? DSH_PROJECT : options.projectConfig;
   if (config) fs.writeFileSync(path.join(workspace, ".velesdb-hooks.json"), `${JSON.stringify(config)}\n`);
   const hooksJson = path.join(home, ".dsh", "velesdb-hooks.json");
-  writeHooksFor(options.mode, hooksJson);
+  writeHooksFor(options.mode, hooksJson, home);
   const extraEnv = options.prepare?.({ root, home, workspace }) ?? {};
   // The harness process's environment: the test's own, made hermetic (private HOME/TMPDIR, no
   // ambient velesdb settings, no freshness lookup: this suite needs no network at all).
@@ -595,6 +607,7 @@ export function createDshCase(name: string, options: DshCaseOptions): DshCase {
     tmp,
     workspace,
     hooksJson,
+    hooksBin: dshInstalledBinary(home),
     bash,
     bridge,
     agents,

@@ -108,3 +108,61 @@ export const CLAUDE_FIXTURES: readonly RegistryFixture[] = [
 
 /** A value that must never be printed: the registry content stays private. */
 export const PLANTED_SECRET = "sk-live-PLANTED-0123456789-never-print-me";
+
+/** The bash reference's Windsurf snippet (seed 000), with a foreign hook beside it. */
+export const WINDSURF_BASH_REFERENCE = `{
+  "hooks": {
+    "pre_user_prompt": [
+      { "command": "bash /Users/you/.codeium/windsurf/hooks/velesdb-memory/pre-user-prompt.sh", "show_output": true },
+      { "command": "python3 ~/bin/log-prompt.py", "show_output": false }
+    ]
+  }
+}
+`;
+
+export const WINDSURF_FIXTURES: readonly RegistryFixture[] = [
+  {
+    name: "foreign hooks on our events and others, four-space indentation",
+    hasOurs: false,
+    text: `{
+    "hooks": {
+        "pre_write_code": [
+            { "command": "~/bin/lint-guard.sh", "show_output": true }
+        ],
+        "post_cascade_response": [ { "command": "notify-send done" } ]
+    }
+}
+`,
+    foreign: [`{ "command": "~/bin/lint-guard.sh", "show_output": true }`, `"post_cascade_response": [ { "command": "notify-send done" } ]`],
+  },
+  {
+    name: "the bash reference's entry next to a foreign one",
+    hasOurs: true,
+    text: WINDSURF_BASH_REFERENCE,
+    foreign: [`{ "command": "python3 ~/bin/log-prompt.py", "show_output": false }`],
+  },
+  {
+    name: "one compact line, a look-alike path that is not the bash tree",
+    hasOurs: false,
+    text: `{"hooks":{"pre_user_prompt":[{"command":"bash /u/.codeium/windsurf/hooks/velesdb-memory-fork/x.sh","show_output":true}]}}`,
+    foreign: [`{"command":"bash /u/.codeium/windsurf/hooks/velesdb-memory-fork/x.sh","show_output":true}`],
+  },
+  {
+    name: "an empty object",
+    hasOurs: false,
+    text: "{}\n",
+    foreign: [],
+  },
+];
+
+/** User content of ~/.codeium/windsurf/memories/global_rules.md as people have it. */
+export const RULES_FIXTURES: ReadonlyArray<readonly [string, string]> = [
+  ["text ending with a newline", "# My rules\n\n- Prefer small commits.\n- Answer in English.\n"],
+  ["text without a final newline", "- Prefer small commits.\n- Answer in English."],
+  ["text ending with a blank line", "- Prefer small commits.\n\n"],
+  ["CRLF line endings", "# Rules\r\n- one\r\n- two\r\n"],
+  ["CRLF without a final line break", "# Rules\r\n- one"],
+  ["a single newline", "\n"],
+  ["an empty file", ""],
+  ["non-ASCII text and a lookalike comment", "règle — toujours <!-- velesdb-hooks is great -->\n"],
+];

@@ -38,6 +38,11 @@ export interface InstallSandbox {
   readonly claudeSettings: string;
   readonly codexHooks: string;
   readonly codexConfig: string;
+  /** ~/.codeium/windsurf/hooks.json and the global rules file beside it. */
+  readonly windsurfHooks: string;
+  readonly windsurfRules: string;
+  /** The dsh client's default hooks.json, ~/.dsh/velesdb-hooks.json. */
+  readonly dshHooks: string;
   readonly stableBinary: string;
   /** run(["install", "--client", "claude"]) → the compiled binary's exit code and output. */
   run(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string }): Run;
@@ -46,15 +51,25 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-/** makeInstallSandbox("x", {homeName}) → a temp tree with HOME (optionally an awkward name), TMPDIR, ~/.claude and ~/.codex. */
-export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly ("claude" | "codex")[] } = {}): InstallSandbox {
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh";
+
+/** The directory whose presence makes `install` (no --client) pick each client. */
+export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
+  claude: ".claude",
+  codex: ".codex",
+  windsurf: path.join(".codeium", "windsurf"),
+  dsh: ".dsh",
+};
+
+/** makeInstallSandbox("x", {homeName, clients}) → a temp tree with HOME (optionally an awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex). */
+export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly SandboxClient[] } = {}): InstallSandbox {
   const binary = snapshotBinary();
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-${label}-`)));
   const home = path.join(root, options.homeName ?? "home");
   const tmp = path.join(root, "tmp");
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(tmp, { recursive: true });
-  for (const client of options.clients ?? ["claude", "codex"]) fs.mkdirSync(path.join(home, `.${client}`), { recursive: true });
+  for (const client of options.clients ?? ["claude", "codex"]) fs.mkdirSync(path.join(home, CLIENT_HOME_DIRS[client]), { recursive: true });
   const env: Record<string, string> = {
     PATH: "/usr/bin:/bin",
     HOME: home,
@@ -79,6 +94,9 @@ export function makeInstallSandbox(label: string, options: { homeName?: string; 
     claudeSettings: path.join(home, ".claude", "settings.json"),
     codexHooks: path.join(home, ".codex", "hooks.json"),
     codexConfig: path.join(home, ".codex", "config.toml"),
+    windsurfHooks: path.join(home, ".codeium", "windsurf", "hooks.json"),
+    windsurfRules: path.join(home, ".codeium", "windsurf", "memories", "global_rules.md"),
+    dshHooks: path.join(home, ".dsh", "velesdb-hooks.json"),
     stableBinary: path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks"),
     run(args, runOptions = {}) {
       const result = Bun.spawnSync([binary, ...args], {
