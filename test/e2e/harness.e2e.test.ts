@@ -16,7 +16,7 @@ import {
   removeCase,
   runClaude,
   runCodex,
-  WIRED_EVENTS,
+  installedHooksBin,
   type CaseOptions,
   type E2ECase,
 } from "./harness.ts";
@@ -45,8 +45,8 @@ function setup(name: string, script: Scenario, options: CaseOptions = {}): E2ECa
 describe("codex hook trust", () => {
   test("the trust state the harness writes is what codex app-server reports as trusted", async () => {
     const c = setup("codex-trust", {});
-    registerHooks(c, "codex", { events: WIRED_EVENTS.codex });
-    const hooks = (await codexHooksList(c)).filter((h) => h.command.includes(HOOKS_BIN));
+    registerHooks(c, "codex");
+    const hooks = (await codexHooksList(c)).filter((h) => h.command.includes(installedHooksBin(c)));
     expect(hooks.map((h) => h.eventName).sort()).toEqual(["postToolUse", "preToolUse", "sessionStart", "stop"]);
     const entries = JSON.parse(fs.readFileSync(`${c.codexHome}/hooks.json`, "utf8")).hooks as Record<string, any[]>;
     for (const h of hooks) {
@@ -60,7 +60,7 @@ describe("codex hook trust", () => {
   test("negative control: without the trust state Codex reports the hooks untrusted and skips them", async () => {
     const c = setup("codex-untrusted", { codex: [{ reply: codexText("FIRST_FINAL") }] });
     registerHooks(c, "codex", { codexTrust: "untrusted" });
-    const hooks = (await codexHooksList(c)).filter((h) => h.command.includes(HOOKS_BIN));
+    const hooks = (await codexHooksList(c)).filter((h) => h.command.includes(installedHooksBin(c)));
     expect(hooks.length).toBeGreaterThan(0);
     for (const h of hooks) expect(h.trustStatus).not.toBe("trusted");
     const r = await runCodex(c, "hello");

@@ -49,50 +49,6 @@ const WIRE_NAME: Record<HookEventArg, string> = {
   "post-tool-use": "PostToolUse",
 };
 
-/** Matchers of SPEC §4.1 / §4.2 (absent: the event has no matcher). */
-const MATCHERS: Record<Host, Partial<Record<HookEventArg, string>>> = {
-  claude: {
-    "pre-tool-use": "^(Edit|Write|NotebookEdit)$",
-    "post-tool-use": "^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$",
-  },
-  codex: {
-    "pre-tool-use": "^(apply_patch|Edit|Write)$",
-    "post-tool-use": "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$",
-  },
-};
-
-const STATUS_MESSAGES: Record<HookEventArg, string> = {
-  "session-start": "velesdb-memory: loading guidance",
-  stop: "velesdb-memory: save reminder",
-  "pre-compact": "velesdb-memory: compaction instructions",
-  "pre-tool-use": "velesdb-memory: recall guard",
-  "post-tool-use": "velesdb-memory: recall evidence",
-};
-
-const handled = new Map<string, boolean>();
-
-/**
- * binaryHandles(host, event) → whether dist/velesdb-hooks implements `<host> <event>` today
- * (an unknown event is a usage error, exit 64). Scenarios for hooks that are not wired yet
- * skip on this, so they start running the day the hook lands.
- */
-export function binaryHandles(host: Host, event: HookEventArg): boolean {
-  const key = `${host} ${event}`;
-  if (!handled.has(key)) {
-    // A payload naming another event makes the hook pass without running its rule (no state).
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-probe-"));
-    const r = spawnSync(HOOKS_BIN, [host, event], {
-      input: JSON.stringify({ hook_event_name: "E2EProbe" }),
-      encoding: "utf8",
-      timeout: 10_000,
-      env: { PATH: process.env.PATH ?? "", TMPDIR: tmp, HOME: tmp },
-    });
-    fs.rmSync(tmp, { recursive: true, force: true });
-    handled.set(key, r.status !== null && r.status !== 64 && r.error === undefined);
-  }
-  return handled.get(key)!;
-}
-
 let caseCounter = 0;
 
 export interface CodexOptions {
@@ -258,50 +214,45 @@ export function codexTrustHash(eventWireName: string, matcher: string | undefine
 export type CodexTrustMode = "trust-state" | "bypass-flag" | "untrusted";
 
 export interface RegisterOptions {
-  events?: HookEventArg[];
   /** Codex only: how the hooks become trusted (default: write the trust state). */
   codexTrust?: CodexTrustMode;
 }
 
 /**
- * registerHooks(c, host) — THE one place our hooks get registered for a case. Today it writes
- * the host's settings exactly as SPEC §4.1/§4.2 say; switch it to
- * `velesdb-hooks install --client <host>` (with HOME/CODEX_HOME of the case) once the
- * installer exists, and every scenario follows.
+ * registerHooks(c, host) — THE one place our hooks get registered for a case: our own
+ * installer, `velesdb-hooks install --client <host>`, run with the case's HOME and CODEX_HOME,
+ * exactly as a user runs it. The installed binary (~/.velesdb-hooks/bin in the case's HOME) is
+ * what the hosts then execute. Codex trust is the one thing the installer deliberately never
+ * writes; the harness writes what a user's `/hooks` approval would (the trust state), or
+ * leaves it out for the untrusted scenario.
  */
+/** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
+export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
+
 export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
-  // Default: what the installer registers, limited to the events the binary implements today.
-  const events = options.events ?? WIRED_EVENTS[host].filter((e) => binaryHandles(host, e));
-  c.registered[host] = events;
-  if (host === "claude") {
-    const hooks: Record<string, unknown[]> = {};
-    for (const event of events) {
-      const handler = { type: "command", command: HOOKS_BIN, args: ["claude", event], timeout: event === "post-tool-use" ? 30 : 10 };
-      const matcher = MATCHERS.claude[event];
-      hooks[WIRE_NAME[event]] = [{ ...(matcher ? { matcher } : {}), hooks: [handler] }];
-    }
-    const dir = path.join(c.home, ".claude");
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, "settings.json"), `${JSON.stringify({ hooks }, null, 2)}\n`);
-    return;
+  const installed = Bun.spawnSync([HOOKS_BIN, "install", "--client", host], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, CODEX_HOME: c.codexHome, TMPDIR: c.tmp },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (installed.exitCode !== 0) {
+    throw new Error(`velesdb-hooks install --client ${host} exited ${installed.exitCode}: ${installed.stderr.toString()}${installed.stdout.toString()}`);
   }
-  const hooksFile = path.join(c.codexHome, "hooks.json");
-  const hooks: Record<string, unknown[]> = {};
+  const registry = host === "claude" ? path.join(c.home, ".claude", "settings.json") : path.join(c.codexHome, "hooks.json");
+  const hooks = (JSON.parse(fs.readFileSync(registry, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: CodexHandler[] }>> }).hooks;
+  const argvEvents = Object.entries(WIRE_NAME)
+    .filter(([, wire]) => hooks[wire] !== undefined)
+    .map(([event]) => event as HookEventArg);
+  c.registered[host] = argvEvents;
+  if (host === "claude") return;
   const tail: string[] = [];
-  for (const event of events) {
-    if (event === "pre-compact") continue; // not wired for Codex (no channel reaches a model)
-    const handler: CodexHandler = {
-      type: "command",
-      command: `${shellQuote(HOOKS_BIN)} codex ${event}`,
-      timeout: event === "post-tool-use" ? 30 : 10,
-      statusMessage: STATUS_MESSAGES[event],
-    };
-    const matcher = MATCHERS.codex[event];
-    const wire = WIRE_NAME[event];
-    hooks[wire] = [{ ...(matcher ? { matcher } : {}), hooks: [handler] }];
-    tail.push(`[hooks.state.${tomlString(`${hooksFile}:${snake(wire)}:0:0`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, matcher, handler))}`, "");
+  for (const [wire, groups] of Object.entries(hooks)) {
+    groups.forEach((group, g) =>
+      group.hooks.forEach((handler, h) => {
+        tail.push(`[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`, "");
+      }),
+    );
   }
-  fs.writeFileSync(hooksFile, `${JSON.stringify({ hooks }, null, 2)}\n`);
   c.codexConfigTail = (options.codexTrust ?? "trust-state") === "trust-state" ? tail : [];
   c.codexTrustMode = options.codexTrust ?? "trust-state";
   writeCodexConfig(c);
