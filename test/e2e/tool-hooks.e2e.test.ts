@@ -1,8 +1,7 @@
 // Tool hooks end to end (edit guard = PreToolUse, recall evidence = PostToolUse, Bash
-// compression = Claude PostToolUse). They are not in the binary yet: each scenario skips while
-// `velesdb-hooks <host> <event>` is a usage error, and starts running the day the hook lands.
-// The scenarios were written ahead of the hooks, so their expectations on the host side
-// (where a deny reason lands) follow the research notes and may need a touch when they first run.
+// compression = Claude PostToolUse), on the real hosts with hooks our installer registered.
+// Each scenario also runs without hooks (or with the one thing it depends on removed), and the
+// same check must then fail.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -21,6 +20,7 @@ import {
   type RunResult,
 } from "./harness.ts";
 import { codexText, startMockLlm, text, type MockLlm, type Scenario } from "./mock-llm.ts";
+import { realisticCompiler } from "../support/compress-fixtures.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
@@ -37,8 +37,8 @@ afterAll(() => {
 
 type Mode = "hooks" | "none";
 
-function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario): E2ECase {
-  const c = createCase(mock, `${name}-${mode}`, { projectConfig: OPT_IN, mcp: {} });
+function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: { failing?: boolean } = {}): E2ECase {
+  const c = createCase(mock, `${name}-${mode}`, { projectConfig: OPT_IN, mcp });
   cases.push(c);
   mock.script(c.scenario, script(c));
   if (mode === "hooks") registerHooks(c, host);
@@ -53,6 +53,9 @@ async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check)
   expectCheck(c, on).toPass();
   expectCheck(c, off).toFail();
 }
+
+/** A directory that exists, for a compiler path that does not. */
+const mockDir = () => path.dirname(FAKE_MCP);
 
 /** Claude: tool_result blocks of a request (all messages), as {is_error, text}. */
 function claudeToolResults(r: RunResult): { isError: boolean; text: string }[] {
@@ -98,6 +101,103 @@ describe("claude", () => {
     expect(fs.existsSync(path.join(c.workspace, "guarded.txt"))).toBe(true);
     expect(claudeToolResults(r).filter((t) => t.isError)).toEqual([]);
     assertOffline(r, mock.escaped());
+  });
+
+  const recallTurn = { reply: { blocks: [{ type: "tool_use" as const, name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } };
+
+  test("a failed recall (the MCP tool answers isError) leaves the Write refused; a working one unlocks it", async () => {
+    const run = (failing: boolean) => {
+      const c = setup(`claude-failed-recall-${failing}`, "hooks", "claude", (c) => ({ claude: [recallTurn, writeTurn(c), { reply: text("DONE answer") }] }), { failing });
+      return runClaude(c, ["-p", "recall, then write a file"]);
+    };
+    const written = check("the Write after the recall went through", (r) =>
+      fs.existsSync(path.join(r.case.workspace, "guarded.txt")) ? [] : ["guarded.txt was not written"],
+    );
+    const failed = await run(true);
+    const worked = await run(false);
+    assertOffline(failed, mock.escaped());
+    expectCheck(written, failed).toFail();
+    expect(claudeToolResults(failed).some((t) => t.isError && t.text.includes("recall_fused"))).toBe(true);
+    expectCheck(written, worked).toPass();
+  });
+
+  test("Stop after edits: the checkpoint names the edited repository, once; the run ends normally", async () => {
+    const checkpoint = check("one Stop checkpoint naming the workspace repository reached the model", (r) => {
+      const p: string[] = [];
+      const stops = r.requests.filter((q) => q.lastText.includes("Stop hook additional context:"));
+      const naming = stops.filter((q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(r.case.workspace));
+      if (naming.length !== 1) p.push(`${naming.length} checkpoint continuation(s) name ${r.case.workspace}, expected 1`);
+      if (r.exitCode !== 0) p.push(`exit code ${r.exitCode}`);
+      if (!r.stdout.includes("AFTER CHECKPOINT")) p.push("the run did not end with the continuation's answer");
+      return p;
+    });
+    const run = (mode: Mode) => {
+      const c = setup("claude-stop-checkpoint", mode, "claude", (c) => ({
+        claude: mode === "hooks"
+          ? [recallTurn, writeTurn(c), { reply: text("DONE answer") }, { reply: text("AFTER CHECKPOINT") }, { reply: text("EXTRA") }]
+          : [writeTurn(c), { reply: text("DONE answer") }, { reply: text("AFTER CHECKPOINT") }],
+      }));
+      return runClaude(c, ["-p", "recall, write, stop"]);
+    };
+    await withAndWithout(run, checkpoint);
+  });
+
+  // Compression through the realistic compiler fixture (dedupes repeats, keeps error lines,
+  // URLs, hashes and numbers verbatim): a noisy build log with one error line buried in it.
+  const noisyLog = (repeats: number) =>
+    `for i in $(seq 1 ${repeats}); do echo '   Compiling crate-alpha (build script) ... ok'; echo '   Downloaded crate-beta from the local mirror'; done; ` +
+    `echo "error[E0463]: can't find crate for core"; ` +
+    `for i in $(seq 1 ${repeats}); do echo '   Compiling crate-alpha (build script) ... ok'; done`;
+  const ARCHIVE_PATH = /saved at \\?"(.+?)\\?" and can be read/;
+  const compiledLog = check("the Bash result reached the model compiled: error line kept, archive named and present", (r) => {
+    const results = claudeToolResults(r);
+    if (results.length === 0) return ["no tool_result reached the model"];
+    const t = results.at(-1)!.text;
+    const p: string[] = [];
+    if (!t.includes("error[E0463]")) p.push("the error line is missing");
+    const repeats = t.split("Compiling crate-alpha").length - 1;
+    if (repeats > 5) p.push(`the raw log reached the model (${repeats} repeated lines)`);
+    const archive = ARCHIVE_PATH.exec(t)?.[1];
+    if (!archive) p.push("the footer names no archive");
+    else if (!fs.existsSync(archive)) p.push(`the archive ${archive} does not exist`);
+    if (/persistedOutputPath|Output too large/.test(t)) p.push("the host's preview or persisted keys reached the model");
+    return p;
+  });
+  for (const [label, repeats] of [["≈20 KB, inline", 200], ["≈200 KB, persisted by the host", 2000]] as const) {
+    test(`post-tool-use: a noisy ${label} log reaches the model compiled, not as the host's preview`, async () => {
+      const run = (mode: Mode) => {
+        const c = setup(`claude-noisy-${repeats}`, mode, "claude", () => ({
+          claude: [
+            { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: noisyLog(repeats), description: "build" } }] } },
+            { reply: text("DONE answer") },
+          ],
+        }));
+        return runClaude(c, ["-p", "build it"], { env: { VELESDB_MEMORY_BIN: realisticCompiler() } });
+      };
+      await withAndWithout(run, compiledLog);
+    });
+  }
+
+  test("post-tool-use: with the compiler absent the tool_result is the untouched original", async () => {
+    const run = (compiler: string) => {
+      const c = setup(`claude-no-compiler-${path.basename(compiler)}`, "hooks", "claude", () => ({
+        claude: [
+          { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: noisyLog(200), description: "build" } }] } },
+          { reply: text("DONE answer") },
+        ],
+      }));
+      return runClaude(c, ["-p", "build it"], { env: { VELESDB_MEMORY_BIN: compiler } });
+    };
+    const untouched = check("the tool_result is the complete original output", (r) => {
+      const t = claudeToolResults(r).at(-1)?.text ?? "";
+      const repeats = t.split("Compiling crate-alpha").length - 1;
+      return repeats === 400 && t.includes("error[E0463]") && !ARCHIVE_PATH.test(t) ? [] : [`${repeats} raw lines, footer ${ARCHIVE_PATH.test(t)}`];
+    });
+    const absent = await run(path.join(mockDir(), "no-such-velesdb-memory"));
+    expectCheck(untouched, absent).toPass();
+    // Control: the same run with the compiler present is compiled.
+    expectCheck(untouched, await run(realisticCompiler())).toFail();
+    assertOffline(absent, mock.escaped());
   });
 
   // Bash compression: the fake's compile-stdin (VELESDB_MEMORY_BIN) answers one line
