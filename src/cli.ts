@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
 import { createHookInput } from "./core/hook-input.ts";
+import { writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
 import { HOSTS } from "./hosts/index.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
@@ -81,24 +82,6 @@ function writeAnswer(answer: HookAnswer): number {
   writeFully(1, answer.stdout);
   writeFully(2, answer.stderr);
   return answer.exitCode;
-}
-
-function writeFully(fd: number, text: string): void {
-  if (text === "") return;
-  const bytes = Buffer.from(text, "utf8");
-  let offset = 0;
-  while (offset < bytes.length) {
-    try {
-      offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-    } catch (error) {
-      // A non-blocking pipe that is full: wait for the reader rather than drop the answer.
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-        continue;
-      }
-      return; // The reader is gone (EPIPE): nobody is left to answer.
-    }
-  }
 }
 
 main(process.argv.slice(2)).then(

@@ -13,8 +13,7 @@
 import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { defaultStateDirectory } from "../core/state.ts";
-import { hookSpecificOutput, type HostModule } from "./host.ts";
+import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -66,18 +65,11 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
 }
 
 export const claude: HostModule = {
-  profile: {
-    name: "claude",
-    statePrefix: "",
-    stateDirectory: (env) => defaultStateDirectory(env),
-    stopFlagUnreliable: false,
-    sessionIdField: "session_id",
-    checkpointsEdits: true,
-  },
+  profile: tempStateProfile("claude", ""),
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
-    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
     "pre-compact": { wireName: "PreCompact", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
     "pre-tool-use": { wireName: "PreToolUse", run: claudePreToolUse },
     "post-tool-use": { wireName: "PostToolUse", run: claudePostToolUse },

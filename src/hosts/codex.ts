@@ -11,8 +11,7 @@
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { defaultStateDirectory } from "../core/state.ts";
-import { hookSpecificOutput, type HostModule } from "./host.ts";
+import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
 
@@ -67,18 +66,11 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const codex: HostModule = {
-  profile: {
-    name: "codex",
-    statePrefix: "codex-",
-    stateDirectory: (env) => defaultStateDirectory(env),
-    stopFlagUnreliable: false,
-    sessionIdField: "session_id",
-    checkpointsEdits: true,
-  },
+  profile: tempStateProfile("codex", "codex-"),
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
-    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
     "pre-tool-use": { wireName: "PreToolUse", run: codexPreToolUse },
     // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
     "post-tool-use": { wireName: "PostToolUse", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },

@@ -3,6 +3,7 @@
 // row in a host file; adding a host is one file plus one row in src/hosts/index.ts.
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
+import { defaultStateDirectory } from "../core/state.ts";
 
 export interface HookEvent {
   /** The event name the host sends in `hook_event_name` and registers under. */
@@ -17,6 +18,34 @@ export interface HostModule {
   readonly encode: (wireName: string, decision: Decision) => HookAnswer;
   /** True when the payload names its event in `hook_event_name` (Claude, Codex, dsh). */
   readonly payloadNamesEvent: boolean;
+}
+
+/** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */
+export const SESSION_START_EVENT: HookEvent = {
+  wireName: "SessionStart",
+  run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
+};
+
+/** Stop with the learning loop, shared likewise (SPEC §5.2, §6.5). */
+export const STOP_EVENT: HookEvent = {
+  wireName: "Stop",
+  run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input),
+};
+
+/**
+ * tempStateProfile("codex", "codex-") → a host whose state lives in the user's private temp
+ * directory (the bash reference's location), whose payload names the session in `session_id`,
+ * and whose Stop sets `stop_hook_active` on a continuation.
+ */
+export function tempStateProfile(name: string, statePrefix: string): HostProfile {
+  return {
+    name,
+    statePrefix,
+    stateDirectory: (env) => defaultStateDirectory(env),
+    stopFlagUnreliable: false,
+    sessionIdField: "session_id",
+    checkpointsEdits: true,
+  };
 }
 
 /** `{"hookSpecificOutput":{"hookEventName":…, …fields}}` — the form Claude and Codex share. */

@@ -22,7 +22,8 @@ import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinarySta
 import { CLIENTS, windsurfRulesPath, type ClientAdapter } from "./clients.ts";
 import { configTomlEntries, readCodexConfig, trustOf } from "./codex-trust.ts";
 import { runDoctor } from "./doctor.ts";
-import { clientReport, installCommand, isDirectory, Output, writeAll } from "./report.ts";
+import { writeFully } from "../core/output.ts";
+import { clientReport, installCommand, isDirectory, Output } from "./report.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { CLIENT_NAMES, type ClientName } from "./registrations.ts";
 import {
@@ -453,5 +454,5 @@ function codeOf(error: unknown): string {
 }
 
 function writeErr(text: string): void {
-  writeAll(2, text);
+  writeFully(2, text);
 }

@@ -2,6 +2,7 @@
 // writes through (stdout for the report, stderr for refusals, each written once at the end).
 import * as fs from "node:fs";
 import { diagnosticLine } from "../core/decision.ts";
+import { writeFully } from "../core/output.ts";
 import type { BinaryState } from "./binary.ts";
 import { CLIENTS, windsurfRulesPath } from "./clients.ts";
 import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "./codex-trust.ts";
@@ -22,8 +23,8 @@ export class Output {
     this.stderr.push(diagnosticLine(text));
   }
   flush(): void {
-    if (this.stdout.length > 0) writeAll(1, `${this.stdout.join("\n")}\n`);
-    if (this.stderr.length > 0) writeAll(2, this.stderr.join(""));
+    if (this.stdout.length > 0) writeFully(1, `${this.stdout.join("\n")}\n`);
+    if (this.stderr.length > 0) writeFully(2, this.stderr.join(""));
   }
 }
 
@@ -166,16 +167,4 @@ export function isDirectory(p: string): boolean {
   }
 }
 
-export function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, "utf8");
-  let offset = 0;
-  while (offset < bytes.length) {
-    try {
-      offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      return;
-    }
-  }
-}
 
