@@ -173,7 +173,7 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
     const compiling = compileText(compiler.path, text, attemptBudget, query, input.env, remaining);
     archiving ??=
       persisted === undefined
-        ? new Promise((resolve) => setImmediate(() => resolve(writeArchive(store.dir, response))))
+        ? new Promise((resolve) => setImmediate(() => resolve(writeArchiveSafely(store.dir, response))))
         : Promise.resolve({ ok: true, path: persisted });
     const compiled = await compiling;
     if (!compiled.ok) return refuse(compiled.problem);
@@ -207,7 +207,36 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
 
   // Gate 12: the host's object with stdout replaced; persisted keys go, so the host shows it inline.
   const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
-  return { kind: "replaceOutput", toolResponse: { ...kept, stdout: content + footer } };
+  const toolResponse = { ...kept, stdout: content + footer };
+  // An inline output's archive already proved the object serialises. A persisted output's did
+  // not: a field nested too deep for JSON.stringify would make the encoder throw (issue 9).
+  const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
+  if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
+  return { kind: "replaceOutput", toolResponse };
+}
+
+/** serialisationProblem(value) → why JSON.stringify throws on it (nesting too deep), or "" when it does not. */
+function serialisationProblem(value: unknown): string {
+  try {
+    JSON.stringify(value);
+    return "";
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * writeArchiveSafely(stateDir, original) → writeArchive's result, never a throw. It runs in a
+ * setImmediate callback, outside runHook's try/catch, where a throw kills the hook: the fuzzer
+ * (issue 9) sent a Bash result with a field nested 100 000 deep, which JSON.parse accepts and
+ * JSON.stringify cannot write back — the hook died with a stack trace, exit 1 and no answer.
+ */
+function writeArchiveSafely(stateDir: string, original: Record<string, unknown>): ArchiveResult {
+  try {
+    return writeArchive(stateDir, original);
+  } catch (error) {
+    return { ok: false, problem: `the original cannot be archived (${error instanceof Error ? error.message : String(error)})` };
+  }
 }
 
 type PersistedRead =

@@ -12,6 +12,8 @@ export interface HostProfile {
   readonly statePrefix: string;
   /** Where this host's private state lives. */
   stateDirectory(env: NodeJS.ProcessEnv, cwd: string): string;
+  /** A directory that must already exist for the state directory to be created below it. */
+  stateAnchor?(env: NodeJS.ProcessEnv, cwd: string): string | undefined;
   /** True when the host never sets `stop_hook_active` (dsh): Stop must not continue on state failure. */
   readonly stopFlagUnreliable: boolean;
   /** The payload field naming the host session: `session_id`, Windsurf's `trajectory_id`. */
@@ -53,7 +55,7 @@ export function createHookInput(payload: Payload, inputProblem: string, host: Ho
     sessionId: payloadSessionId(payload, host.sessionIdField),
     state: () => {
       if (store) return store;
-      store = openStateStore(host.stateDirectory(env, cwd));
+      store = openStateStore(host.stateDirectory(env, cwd), host.stateAnchor?.(env, cwd));
       if (store.safe && store.created) host.onStateCreated?.(store.dir, env);
       return store;
     },

@@ -33,8 +33,14 @@ export function defaultStateDirectory(env: NodeJS.ProcessEnv = process.env): str
   return path.join(tmp, `velesdb-agent-hooks-${currentUid()}`);
 }
 
-/** openStateStore(dir) → a safe store (created 0700 when missing) or an unsafe one saying why. */
-export function openStateStore(dir: string): StateStore {
+/**
+ * openStateStore(dir, anchor?) → a safe store (created 0700 when missing) or an unsafe one saying why.
+ * `anchor`, when given, must already be a directory: the missing part of `dir` is created below
+ * it, never the anchor itself. The DeepSeek bridge's state lives in `<payload cwd>/.velesdb-hooks`;
+ * without the anchor, a payload naming a workspace that does not exist (deleted, mistyped, or
+ * fuzzed: issue 9) made the hook create that whole directory chain outside its state directory.
+ */
+export function openStateStore(dir: string, anchor?: string): StateStore {
   const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
   if (!path.isAbsolute(dir)) return unsafe("storage", `state directory ${dir} is not an absolute path`);
   let st: fs.Stats;
@@ -43,6 +49,7 @@ export function openStateStore(dir: string): StateStore {
     st = fs.lstatSync(dir);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
+    if (anchor !== undefined && !isDirectory(anchor)) return unsafe("storage", `state directory ${dir} is not created: ${anchor} is not a directory`);
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       created = true;
@@ -141,6 +148,14 @@ export const repositoryIdentity = (sessionId: string, configRoot: string): strin
 
 export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? "error";
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function lstatOrNull(p: string): fs.Stats | null | "error" {

@@ -50,6 +50,9 @@ export const dsh: HostModule = {
       const override = env.VELESDB_HOOKS_STATE_DIR;
       return override !== undefined && override !== "" ? override : path.join(cwd, WORKSPACE_STATE_DIR, "state");
     },
+    // Workspace state is created inside an existing workspace only: a payload cwd that does not
+    // exist makes state unavailable rather than a directory chain we were never asked to create.
+    stateAnchor: (env, cwd) => (env.VELESDB_HOOKS_STATE_DIR ? undefined : cwd),
     // State in the workspace must not end up in the user's commits (`git add -A` by an agent
     // would take it): the folder ignores itself, as build tools' cache folders do.
     onStateCreated: (dir, env) => {

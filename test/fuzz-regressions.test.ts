@@ -1,0 +1,92 @@
+// Defects the fuzzer (test/fuzz.test.ts, issue 9) found in the product, each pinned by the
+// smallest payload that showed it, run through the compiled binary, beside its positive control.
+// Every test here failed on the binary built before its fix.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { loadPayload, parseOneJsonAnswer, runBinary } from "./support/hook-runner.ts";
+import { FAKE_COMPILER, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
+
+let box: FuzzSandbox;
+beforeEach(() => {
+  box = makeFuzzSandbox("fzreg");
+});
+afterEach(() => box.cleanup());
+
+describe("dsh: a payload cwd that does not exist is never created (fuzz seed 1, dsh/session-start)", () => {
+  // Before the fix the bridge's workspace state `<cwd>/.velesdb-hooks/state` was created with
+  // mkdir -p, so the hook created the missing workspace itself (ws/repo/missing/deeper) outside
+  // any state directory. Now the workspace must exist; otherwise state is unavailable (SPEC §10).
+  const missing = () => path.join(box.repo, "missing", "deeper");
+  const run = (event: string, fixture: string, cwd: string, extra: Record<string, unknown> = {}) =>
+    runBinary(["dsh", event], loadPayload("dsh", fixture, { cwd, session_id: "fz-missing-cwd", ...extra }), { env: box.env, cwd: box.plain });
+
+  test.each([
+    // source "compact" reads the PreCompact marker, so SessionStart opens state too.
+    ["session-start", "session-start.startup", "context", { source: "compact" }],
+    ["stop", "stop", "pass", {}],
+    ["pre-tool-use", "pre-tool-use.edit", "deny", {}],
+    ["post-tool-use", "post-tool-use.recall-fused", "pass", {}],
+  ] as const)("dsh %s from a missing cwd: the SPEC §10 answer and no directory created", (event, fixture, kind, extra) => {
+    const before = snapshot(box.root, []);
+    const result = run(event, fixture, missing(), extra);
+    expect(result.exitCode).toBe(0);
+    const answer = parseOneJsonAnswer(result.stdout);
+    if (kind === "pass") expect(answer).toEqual({});
+    if (kind === "context") expect(JSON.stringify(answer)).toContain("load_working_context(");
+    // The missing directory sits inside the opted-in repository: unverifiable, so refused.
+    if (kind === "deny") expect(JSON.stringify(answer)).toContain('"permissionDecision":"deny"');
+    expect(fs.existsSync(path.join(box.repo, "missing"))).toBe(false);
+    expect(snapshotChanges(before, snapshot(box.root, []))).toEqual([]);
+  });
+
+  test("positive control: an existing workspace gets its .velesdb-hooks/state, and Stop continues once", () => {
+    const first = parseOneJsonAnswer(run("stop", "stop", box.plain).stdout);
+    expect(JSON.stringify(first)).toContain('"decision":"block"');
+    expect(fs.statSync(path.join(box.plain, ".velesdb-hooks", "state")).isDirectory()).toBe(true);
+    expect(parseOneJsonAnswer(run("stop", "stop", box.plain).stdout)).toEqual({});
+  });
+});
+
+describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (fuzz seed 12345, claude/post-tool-use)", () => {
+  // JSON.parse accepts nesting that JSON.stringify cannot write back (its recursion overflows
+  // the stack). Before the fix, an inline output's archive was serialised in a setImmediate
+  // callback, outside runHook's try/catch: the hook died with a stack trace, exit 1 and no
+  // answer. A persisted output (no archive of ours) got as far as the encoder, whose throw the
+  // safety net turned into {} with "internal error". Both now refuse compression cleanly.
+  const deep = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+  const LOG = "   Compiling velesdb-core (workspace member)\n".repeat(600);
+
+  function bashPayloadText(depth: number, persisted: string | undefined): string {
+    const response: Record<string, unknown> = { stdout: LOG, stderr: "", interrupted: false, isImage: false, noOutputExpected: false, nested: "@NESTED@" };
+    if (persisted) Object.assign(response, { persistedOutputPath: persisted, persistedOutputSize: 40_000 });
+    const payload = loadPayload("claude", "post-tool-use.bash-small", { session_id: "fz-deep", cwd: box.plain, tool_response: response });
+    return JSON.stringify(payload).replace('"@NESTED@"', deep(depth));
+  }
+
+  const env = () => ({ ...box.env, VELESDB_MEMORY_BIN: FAKE_COMPILER, VELESDB_HOOK_MIN_BYTES: "1024" });
+  const archives = () => {
+    const dir = path.join(box.stateDir, "tool-output");
+    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  };
+
+  test.each([
+    ["inline", false],
+    ["persisted", true],
+  ] as const)("%s output nested 100 000 deep: {} with one clean diagnostic, nothing archived", (_label, persisted) => {
+    const file = path.join(box.root, "persisted-output.txt");
+    if (persisted) fs.writeFileSync(file, LOG.repeat(2));
+    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100_000, persisted ? file : undefined), { env: env(), cwd: box.plain });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("{}\n");
+    expect(result.stderr).toMatch(/^velesdb-hooks: compression refused: [^\n]*\n$/);
+    expect(archives()).toEqual([]);
+  });
+
+  test("positive control: nested 100 deep, the same output is compressed and archived whole", () => {
+    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100, undefined), { env: env(), cwd: box.plain });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('"updatedToolOutput"');
+    expect(archives()).toHaveLength(1);
+  });
+});

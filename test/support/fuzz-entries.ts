@@ -1,0 +1,177 @@
+// Every `velesdb-hooks <host> <event>` entry, read from the host table itself (so an event added
+// tomorrow is fuzzed tomorrow), with what its answer may look like (SPEC §3.4, §4) and the exit
+// codes it may use. The fuzzer, the stress test and the fault tests all judge answers here.
+import { HOSTS } from "../../src/hosts/index.ts";
+import type { HostModule } from "../../src/hosts/host.ts";
+
+export type HostName = keyof typeof HOSTS;
+
+/** What a hook of this entry is for; the failure table (failure-table.ts) has one column per class. */
+export type HookClass = "lifecycle" | "precompact" | "stop" | "guard" | "posttooluse";
+
+export interface Entry {
+  readonly host: HostName;
+  readonly event: string;
+  readonly wireName: string;
+  /** `claude/stop`: the label used in test names, seeds and failure files. */
+  readonly id: string;
+  readonly hookClass: HookClass;
+  /** True when the payload names its event in hook_event_name (Windsurf's does not). */
+  readonly payloadNamesEvent: boolean;
+}
+
+const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
+  SessionStart: "lifecycle",
+  pre_user_prompt: "lifecycle",
+  PreCompact: "precompact",
+  Stop: "stop",
+  PreToolUse: "guard",
+  pre_write_code: "guard",
+  PostToolUse: "posttooluse",
+  post_mcp_tool_use: "posttooluse",
+};
+
+/** ENTRIES → every host × event of the binary, in the order --help lists them. */
+export const ENTRIES: readonly Entry[] = Object.entries(HOSTS as Record<string, HostModule>).flatMap(([host, module]) =>
+  Object.entries(module.events).map(([event, { wireName }]) => {
+    const hookClass = CLASS_OF_WIRE_NAME[wireName];
+    if (hookClass === undefined) throw new Error(`fuzz-entries: no hook class for ${host} ${event} (${wireName}); add it above`);
+    return { host: host as HostName, event, wireName, id: `${host}/${event}`, hookClass, payloadNamesEvent: module.payloadNamesEvent };
+  }),
+);
+
+export function entryById(id: string): Entry {
+  const entry = ENTRIES.find((e) => e.id === id);
+  if (!entry) throw new Error(`unknown entry ${id}; entries are ${ENTRIES.map((e) => e.id).join(", ")}`);
+  return entry;
+}
+
+/** The answer as the tests classify it: one neutral kind per host spelling. */
+export type AnswerKind = "pass" | "context" | "continue" | "deny" | "replace" | "instructions";
+
+export interface Judged {
+  readonly kind: AnswerKind;
+  /** The model-facing text (context, continuation, deny reason, instructions), when there is one. */
+  readonly text?: string;
+  /** PostToolUse replacement: the tool_response the model would see instead. */
+  readonly replacement?: Record<string, unknown>;
+}
+
+export interface RawAnswer {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * judgeAnswer(entry, raw) → the answer's kind, or a list of contract violations (SPEC §3.4, §4):
+ * exit code in the entry's allowed set, stdout empty or exactly one compact JSON object of the
+ * host's shape (or the host's plain-text form), stderr at most one `velesdb-hooks:` line, no
+ * stack trace, no "internal error" (a rule that threw).
+ */
+export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: Judged } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const windsurfDeny = entry.host === "windsurf" && entry.wireName === "pre_write_code" && raw.exitCode === 2;
+  const allowedExit = entry.host === "windsurf" && entry.wireName === "pre_write_code" ? [0, 2] : [0];
+  if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
+  problems.push(...stderrProblems(raw.stderr, windsurfDeny));
+  if (problems.length > 0) return { ok: false, problems };
+  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : judgeJsonHost(entry, raw.stdout);
+  return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
+}
+
+const STACK_TRACE = [/^\s+at \S.*(:\d+:\d+\)?|\(native\)|\[native code\])$/m, /^\s*\d+ \| /m, /^(Uncaught |error: |panic|Bun v\d|oh no: Bun)/m, /Segmentation fault|core dumped/];
+
+export function stackTraceIn(text: string): string | undefined {
+  return STACK_TRACE.find((pattern) => pattern.test(text))?.source;
+}
+
+function stderrProblems(stderr: string, windsurfDeny: boolean): string[] {
+  if (windsurfDeny) {
+    // Cascade shows this stderr to the agent as the reason: text, never a trace.
+    if (stderr.trim() === "") return ["windsurf refusal (exit 2) with an empty reason on stderr"];
+    const trace = stackTraceIn(stderr);
+    return trace ? [`stack trace on stderr (${trace})`] : [];
+  }
+  if (stderr === "") return [];
+  if (!/^velesdb-hooks: [^\n]*\n$/.test(stderr)) return [`stderr is not one "velesdb-hooks:" line: ${JSON.stringify(stderr.slice(0, 300))}`];
+  if (stderr.startsWith("velesdb-hooks: internal error")) return [`a rule threw: ${stderr.slice(0, 300).trim()}`];
+  return [];
+}
+
+function judgeWindsurf(entry: Entry, raw: RawAnswer, deny: boolean): Judged | string {
+  if (deny) return raw.stdout === "" ? { kind: "deny", text: raw.stderr } : "windsurf refusal printed on stdout";
+  if (raw.stdout === "") return { kind: "pass" };
+  if (entry.wireName !== "pre_user_prompt") return `windsurf ${entry.wireName} printed on stdout: ${JSON.stringify(raw.stdout.slice(0, 200))}`;
+  if (!raw.stdout.endsWith("\n") || !raw.stdout.includes("load_working_context(")) return "windsurf reminder is not the load guidance";
+  return { kind: "context", text: raw.stdout };
+}
+
+function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
+  if (entry.wireName === "PreCompact") {
+    // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
+    if (stdout === "") return { kind: "pass" };
+    if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
+    if (stdout.trimStart().startsWith("{")) return "PreCompact stdout is JSON (the summariser would read it literally)";
+    return { kind: "instructions", text: stdout };
+  }
+  if (stdout === "") return "no answer on stdout";
+  if (!stdout.endsWith("\n") || stdout.indexOf("\n") !== stdout.length - 1) return `stdout is not exactly one line: ${JSON.stringify(stdout.slice(0, 200))}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    return `stdout is not JSON: ${JSON.stringify(stdout.slice(0, 200))}`;
+  }
+  if (!isObject(value)) return "stdout is JSON but not an object";
+  if (JSON.stringify(value) !== stdout.slice(0, -1)) return "stdout is not compact JSON";
+  const keys = Object.keys(value);
+  if (keys.length === 0) return { kind: "pass" };
+  const codexDialect = entry.host === "codex" || entry.host === "dsh";
+  if (entry.wireName === "Stop" && codexDialect) {
+    // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
+    if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
+    return { kind: "continue", text: value.reason as string };
+  }
+  if (keys.join(",") !== "hookSpecificOutput" || !isObject(value.hookSpecificOutput)) return `unexpected answer keys ${keys.join(",")}`;
+  const specific = value.hookSpecificOutput;
+  if (specific.hookEventName !== entry.wireName) return `hookEventName ${JSON.stringify(specific.hookEventName)} is not ${entry.wireName}`;
+  const fields = Object.keys(specific).filter((k) => k !== "hookEventName").sort().join(",");
+  switch (entry.wireName) {
+    case "SessionStart": {
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `SessionStart answer has the wrong shape: ${fields}`;
+      const text = specific.additionalContext as string;
+      if (codexDialect && text.length > 10_000) return `SessionStart context of ${text.length} characters is above Codex's cap`;
+      return { kind: "context", text };
+    }
+    case "Stop":
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `Stop answer has the wrong shape: ${fields}`;
+      return { kind: "continue", text: specific.additionalContext as string };
+    case "PreToolUse":
+      if (fields !== "permissionDecision,permissionDecisionReason" || specific.permissionDecision !== "deny" || !nonEmpty(specific.permissionDecisionReason)) {
+        return `PreToolUse answer has the wrong shape: ${stdout.slice(0, 200)}`;
+      }
+      return { kind: "deny", text: specific.permissionDecisionReason as string };
+    case "PostToolUse": {
+      if (entry.host !== "claude") return `${entry.id} answered something other than {}`;
+      if (fields !== "updatedToolOutput" || !isObject(specific.updatedToolOutput)) return `PostToolUse answer has the wrong shape: ${fields}`;
+      const out = specific.updatedToolOutput;
+      // A string or partial object is silently ignored by Claude (SPEC §4.1): the full Bash shape.
+      if (typeof out.stdout !== "string" || typeof out.stderr !== "string" || typeof out.interrupted !== "boolean" || out.isImage !== false) {
+        return "updatedToolOutput does not have the full Bash shape";
+      }
+      if ("persistedOutputPath" in out || "persistedOutputSize" in out) return "updatedToolOutput still names the persisted output";
+      return { kind: "replace", replacement: out };
+    }
+    default:
+      return `no shape known for ${entry.id}`;
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function nonEmpty(value: unknown): boolean {
+  return typeof value === "string" && value.trim() !== "";
+}
