@@ -17,7 +17,7 @@ import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import { writePrivateFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
-import type { HostModule } from "./host.ts";
+import { SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
@@ -31,15 +31,13 @@ async function dshPreToolUse(input: HookInput): Promise<Decision> {
 }
 
 async function dshPostToolUse(input: HookInput): Promise<Decision> {
-  const { recordRecallEvidence } = await import("../core/evidence.ts");
-  const { joinNotes } = await import("./tool-events.ts");
-  const note = recordRecallEvidence(input, {
+  const { recordEvidenceAndPass } = await import("./tool-events.ts");
+  return recordEvidenceAndPass(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,
     toolResponse: input.payload.tool_response,
     form: "text",
   });
-  return pass(joinNotes(input.inputProblem, note));
 }
 
 export const dsh: HostModule = {
@@ -65,8 +63,8 @@ export const dsh: HostModule = {
   },
   payloadNamesEvent: true,
   events: {
-    "session-start": { wireName: "SessionStart", run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input) },
-    stop: { wireName: "Stop", run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input) },
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
     "pre-tool-use": { wireName: "PreToolUse", run: dshPreToolUse },
     "post-tool-use": { wireName: "PostToolUse", run: dshPostToolUse },
   },

@@ -2,7 +2,7 @@
 // `tool_name`, `tool_input` and `tool_response`, and the recall-evidence rule reads them the
 // same way for both (the response differs only in envelope, which classifyRecall absorbs).
 import { pass, type Decision } from "../core/decision.ts";
-import { recordRecallEvidence } from "../core/evidence.ts";
+import { recordRecallEvidence, type ToolCall } from "../core/evidence.ts";
 import type { HookInput } from "../core/hook-input.ts";
 
 /** recordEvidenceFromPayload(input) → the note of recording a recall named in this payload. */
@@ -18,6 +18,11 @@ export function recordEvidenceFromPayload(input: HookInput): string {
 /** PostToolUse that only records evidence (Codex, and Claude for non-Bash tools). */
 export function evidenceOnlyPostToolUse(input: HookInput): Decision {
   return pass(joinNotes(input.inputProblem, recordEvidenceFromPayload(input)));
+}
+
+/** recordEvidenceAndPass(input, call) → records the recall `call` shows, then the host's pass. */
+export function recordEvidenceAndPass(input: HookInput, call: ToolCall): Decision {
+  return pass(joinNotes(input.inputProblem, recordRecallEvidence(input, call)));
 }
 
 export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {

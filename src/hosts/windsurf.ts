@@ -54,17 +54,15 @@ async function windsurfPreWriteCode(input: HookInput): Promise<Decision> {
 
 /** post_mcp_tool_use: recall evidence from the `mcp_result` text. */
 async function windsurfPostMcpToolUse(input: HookInput): Promise<Decision> {
-  const { recordRecallEvidence } = await import("../core/evidence.ts");
   const { mcpToolName } = await import("../core/recall.ts");
-  const { joinNotes } = await import("./tool-events.ts");
+  const { recordEvidenceAndPass } = await import("./tool-events.ts");
   const info = objectField(input.payload, "tool_info") ?? {};
-  const note = recordRecallEvidence(input, {
+  return recordEvidenceAndPass(input, {
     toolName: mcpToolName(info.mcp_server_name, info.mcp_tool_name),
     toolInput: info.mcp_tool_arguments,
     toolResponse: info.mcp_result,
     form: "text",
   });
-  return pass(joinNotes(input.inputProblem, note));
 }
 
 export const windsurf: HostModule = {

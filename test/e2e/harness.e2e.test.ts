@@ -2,7 +2,7 @@
 // computes; untrusted hooks are skipped (the reason trust matters); the fake velesdb-memory MCP
 // server works as a host subprocess (the tool-hook scenarios build on it); the trap proxy
 // catches traffic that is not addressed to 127.0.0.1.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { assertOffline, codexMessages } from "./checks.ts";
@@ -10,35 +10,26 @@ import {
   codexHooksList,
   codexTrustHash,
   createCase,
+  e2eSuite,
   E2E_PROJECT,
   HOOKS_BIN,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
   installedHooksBin,
   type CaseOptions,
   type E2ECase,
 } from "./harness.ts";
-import { codexText, startMockLlm, text, type MockLlm, type Scenario } from "./mock-llm.ts";
+import { codexText, text, type Scenario } from "./mock-llm.ts";
 
 const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 
-let mock: MockLlm;
-const cases: E2ECase[] = [];
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  mock = await startMockLlm();
-});
-afterAll(() => {
-  mock?.stop();
-  cases.forEach(removeCase);
-});
+const suite = e2eSuite();
 
 function setup(name: string, script: Scenario, options: CaseOptions = {}): E2ECase {
-  const c = createCase(mock, name, options);
-  cases.push(c);
-  mock.script(c.scenario, script);
+  const c = createCase(suite.mock, name, options);
+  suite.cases.push(c);
+  suite.mock.script(c.scenario, script);
   return c;
 }
 
@@ -67,7 +58,7 @@ describe("codex hook trust", () => {
     expect(r.exitCode).toBe(0);
     expect(r.requests.length).toBe(1); // no Stop continuation either
     expect(codexMessages(r.requests[0]!, "developer").some((t) => t.includes(LOAD))).toBe(false);
-    assertOffline(r, mock.escaped());
+    assertOffline(r, suite.mock.escaped());
   });
 });
 
@@ -99,7 +90,7 @@ describe("fake velesdb-memory MCP server", () => {
       expect(results.length).toBe(1);
       expect(Boolean(results[0].is_error)).toBe(failing);
       expect(JSON.stringify(results[0].content)).toContain(failing ? "failure" : "[]");
-      assertOffline(r, mock.escaped());
+      assertOffline(r, suite.mock.escaped());
     });
   }
 
@@ -117,23 +108,23 @@ describe("fake velesdb-memory MCP server", () => {
     const outputs = (r.requests.at(-1)!.body.input as any[]).filter((i) => i.type === "function_call_output" && i.call_id === "c4");
     expect(outputs.length).toBe(1);
     expect(JSON.stringify(outputs[0].output)).toContain("[]");
-    assertOffline(r, mock.escaped());
+    assertOffline(r, suite.mock.escaped());
   });
 });
 
 describe("trap proxy", () => {
   test("a request to another address through the hosts' proxy settings is caught and logged", async () => {
-    const before = mock.escaped().length;
-    const url = new URL(mock.proxyUrl);
+    const before = suite.mock.escaped().length;
+    const url = new URL(suite.mock.proxyUrl);
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect(Number(url.port), url.hostname, () => socket.write("CONNECT example.invalid:443 HTTP/1.1\r\nHost: example.invalid:443\r\n\r\n"));
       socket.on("data", () => socket.end());
       socket.on("close", () => resolve());
       socket.on("error", reject);
     });
-    const caught = mock.escaped().slice(before);
+    const caught = suite.mock.escaped().slice(before);
     expect(caught).toEqual(["CONNECT example.invalid:443 HTTP/1.1"]);
     // Leave the log clean for the offline assertions of other tests: drop what we caused.
-    mock.forgetEscaped(before);
+    suite.mock.forgetEscaped(before);
   });
 });

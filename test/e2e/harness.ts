@@ -23,7 +23,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { LoggedRequest, MockLlm } from "./mock-llm.ts";
+import { afterAll, beforeAll } from "bun:test";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 
 export const E2E_DIR = import.meta.dir;
 export const ROOT = path.resolve(E2E_DIR, "..", "..");
@@ -226,6 +227,23 @@ export interface RegisterOptions {
  * writes; the harness writes what a user's `/hooks` approval would (the trust state), or
  * leaves it out for the untrusted scenario.
  */
+/**
+ * e2eSuite() → for one test file: the mock model APIs, started before its tests (and only when
+ * the binary under test exists), and the list of its cases, removed after them.
+ */
+export function e2eSuite(): { mock: MockLlm; readonly cases: E2ECase[] } {
+  const suite = { mock: undefined as unknown as MockLlm, cases: [] as E2ECase[] };
+  beforeAll(async () => {
+    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+    suite.mock = await startMockLlm();
+  });
+  afterAll(() => {
+    suite.mock?.stop();
+    suite.cases.forEach(removeCase);
+  });
+  return suite;
+}
+
 /** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
 export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
 

@@ -1,7 +1,7 @@
 // Lifecycle hooks end to end, on the real hosts: SessionStart, Stop, PreCompact (Claude) and
 // SessionStart(compact) (Codex). Every scenario runs twice — with our hooks registered, and
 // without (negative control) — and asserts on what the NEXT MODEL REQUEST carried.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import {
   allOf,
@@ -18,40 +18,30 @@ import {
 import {
   claudeSessionId,
   createCase,
+  e2eSuite,
   E2E_PROJECT,
   HOOKS_BIN,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
   type CaseOptions,
   type E2ECase,
   type RunResult,
 } from "./harness.ts";
-import { codexText, startMockLlm, text, type MockLlm, type Scenario } from "./mock-llm.ts";
+import { codexText, text, type Scenario } from "./mock-llm.ts";
 
 const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 
-let mock: MockLlm;
-const cases: E2ECase[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  mock = await startMockLlm();
-});
-afterAll(() => {
-  mock?.stop();
-  cases.forEach(removeCase);
-});
+const suite = e2eSuite();
 
 type Mode = "hooks" | "none";
 
 /** A fresh case for one run of a scenario, with our hooks registered or not. */
 function setup(name: string, mode: Mode, host: "claude" | "codex", script: Scenario, options: CaseOptions = {}): E2ECase {
-  const c = createCase(mock, `${name}-${mode}`, options);
-  cases.push(c);
-  mock.script(c.scenario, script);
+  const c = createCase(suite.mock, `${name}-${mode}`, options);
+  suite.cases.push(c);
+  suite.mock.script(c.scenario, script);
   if (mode === "hooks") registerHooks(c, host);
   return c;
 }
@@ -60,8 +50,8 @@ function setup(name: string, mode: Mode, host: "claude" | "codex", script: Scena
 async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
   const on = await run("hooks");
   const off = await run("none");
-  assertOffline(on, mock.escaped());
-  assertOffline(off, mock.escaped());
+  assertOffline(on, suite.mock.escaped());
+  assertOffline(off, suite.mock.escaped());
   expectCheck(c, on).toPass();
   expectCheck(c, off).toFail();
   return on;

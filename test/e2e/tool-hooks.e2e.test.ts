@@ -2,45 +2,36 @@
 // compression = Claude PostToolUse), on the real hosts with hooks our installer registered.
 // Each scenario also runs without hooks (or with the one thing it depends on removed), and the
 // same check must then fail.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import {
   createCase,
+  e2eSuite,
   E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
   type E2ECase,
   type Host,
   type RunResult,
 } from "./harness.ts";
-import { codexText, startMockLlm, text, type MockLlm, type Scenario } from "./mock-llm.ts";
+import { codexText, text, type Scenario } from "./mock-llm.ts";
 import { realisticCompiler } from "../support/compress-fixtures.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
-let mock: MockLlm;
-const cases: E2ECase[] = [];
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  mock = await startMockLlm();
-});
-afterAll(() => {
-  mock?.stop();
-  cases.forEach(removeCase);
-});
+const suite = e2eSuite();
 
 type Mode = "hooks" | "none";
 
 function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: { failing?: boolean } = {}): E2ECase {
-  const c = createCase(mock, `${name}-${mode}`, { projectConfig: OPT_IN, mcp });
-  cases.push(c);
-  mock.script(c.scenario, script(c));
+  const c = createCase(suite.mock, `${name}-${mode}`, { projectConfig: OPT_IN, mcp });
+  suite.cases.push(c);
+  suite.mock.script(c.scenario, script(c));
   if (mode === "hooks") registerHooks(c, host);
   return c;
 }
@@ -48,8 +39,8 @@ function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Sce
 async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<void> {
   const on = await run("hooks");
   const off = await run("none");
-  assertOffline(on, mock.escaped());
-  assertOffline(off, mock.escaped());
+  assertOffline(on, suite.mock.escaped());
+  assertOffline(off, suite.mock.escaped());
   expectCheck(c, on).toPass();
   expectCheck(c, off).toFail();
 }
@@ -100,7 +91,7 @@ describe("claude", () => {
     expect(r.exitCode).toBe(0);
     expect(fs.existsSync(path.join(c.workspace, "guarded.txt"))).toBe(true);
     expect(claudeToolResults(r).filter((t) => t.isError)).toEqual([]);
-    assertOffline(r, mock.escaped());
+    assertOffline(r, suite.mock.escaped());
   });
 
   const recallTurn = { reply: { blocks: [{ type: "tool_use" as const, name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } };
@@ -115,7 +106,7 @@ describe("claude", () => {
     );
     const failed = await run(true);
     const worked = await run(false);
-    assertOffline(failed, mock.escaped());
+    assertOffline(failed, suite.mock.escaped());
     expectCheck(written, failed).toFail();
     expect(claudeToolResults(failed).some((t) => t.isError && t.text.includes("recall_fused"))).toBe(true);
     expectCheck(written, worked).toPass();
@@ -197,7 +188,7 @@ describe("claude", () => {
     expectCheck(untouched, absent).toPass();
     // Control: the same run with the compiler present is compiled.
     expectCheck(untouched, await run(realisticCompiler())).toFail();
-    assertOffline(absent, mock.escaped());
+    assertOffline(absent, suite.mock.escaped());
   });
 
   // Bash compression: the fake's compile-stdin (VELESDB_MEMORY_BIN) answers one line
@@ -269,6 +260,6 @@ describe("codex", () => {
     const r = await runCodex(c, "recall, then write a file");
     expect(r.exitCode).toBe(0);
     expect(fs.existsSync(path.join(c.workspace, "guarded.txt"))).toBe(true);
-    assertOffline(r, mock.escaped());
+    assertOffline(r, suite.mock.escaped());
   });
 });
