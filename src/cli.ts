@@ -3,7 +3,6 @@
 // writes the one answer and exits. The installer is imported lazily with a literal path, so
 // a hook never evaluates TOML/JSONC code it does not use (`bun build --compile` bundles it,
 // but evaluation waits for the import).
-import * as fs from "node:fs";
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { writeFully } from "./core/output.ts";
@@ -21,10 +20,11 @@ Hooks that make coding agents use their velesdb-memory MCP server.
 
 Usage:
   velesdb-hooks <host> <event>                  run one hook: payload on stdin, answer on stdout
-  velesdb-hooks install   [--client C] [--dry-run]
-  velesdb-hooks uninstall [--client C] [--dry-run]
-  velesdb-hooks check     [--client C] [--strict]
-  velesdb-hooks doctor    [--client C]
+  velesdb-hooks install   [--client C] [--config PATH] [--dry-run]
+  velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
+  velesdb-hooks check     [--client C] [--config PATH] [--strict]
+  velesdb-hooks doctor    [--client C] [--config PATH]
+  (C: claude, codex, windsurf, dsh or all; --config: the DeepSeek harness hooks.json)
   velesdb-hooks --version | --help
 
 Hosts and events:

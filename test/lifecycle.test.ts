@@ -247,7 +247,10 @@ describe("command line", () => {
     expect(run(["--version"], "").stdout).toBe(`velesdb-hooks ${version}\n`);
     const help = run(["--help"], "");
     expect(help.exitCode).toBe(0);
-    expect(help.stdout).toContain("claude    session-start, stop, pre-compact");
+    expect(help.stdout).toContain("claude    session-start, stop, pre-compact, pre-tool-use, post-tool-use");
+    expect(help.stdout).toContain("codex     session-start, stop, pre-tool-use, post-tool-use");
+    expect(help.stdout).toContain("windsurf  pre-user-prompt, pre-write-code, post-mcp-tool-use");
+    expect(help.stdout).toContain("dsh       session-start, stop, pre-tool-use, post-tool-use");
   });
 });
 
