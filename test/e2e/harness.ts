@@ -24,7 +24,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { assertOffline, expectCheck, type Check } from "./checks.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from "./mock-llm.ts";
 
 export const E2E_DIR = import.meta.dir;
 export const ROOT = path.resolve(E2E_DIR, "..", "..");
@@ -227,20 +228,57 @@ export interface RegisterOptions {
  * writes; the harness writes what a user's `/hooks` approval would (the trust state), or
  * leaves it out for the untrusted scenario.
  */
+/** Whether a scenario runs with our hooks registered, or without them (the negative control). */
+export type Mode = "hooks" | "none";
+
+export interface E2ESuite {
+  readonly mock: MockLlm;
+  readonly cases: E2ECase[];
+  /** setup(name, mode, host, script) → a fresh case scripted on the mock, hooks registered when mode is "hooks". */
+  setup(name: string, mode: Mode, host: Host, script: Scenario | ((c: E2ECase) => Scenario), options?: CaseOptions): E2ECase;
+  /** withAndWithout(run, check) → runs with and without hooks: the check must pass, then fail; both stay offline. */
+  withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
+}
+
 /**
  * e2eSuite() → for one test file: the mock model APIs, started before its tests (and only when
- * the binary under test exists), and the list of its cases, removed after them.
+ * the binary under test exists), its cases (removed after them), and the two steps every
+ * scenario shares.
  */
-export function e2eSuite(): { mock: MockLlm; readonly cases: E2ECase[] } {
-  const suite = { mock: undefined as unknown as MockLlm, cases: [] as E2ECase[] };
+export function e2eSuite(): E2ESuite {
+  let mock: MockLlm | undefined;
+  const cases: E2ECase[] = [];
   beforeAll(async () => {
     if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    suite.mock = await startMockLlm();
+    mock = await startMockLlm();
   });
   afterAll(() => {
-    suite.mock?.stop();
-    suite.cases.forEach(removeCase);
+    mock?.stop();
+    cases.forEach(removeCase);
   });
+  const suite: E2ESuite = {
+    get mock() {
+      if (!mock) throw new Error("the mock model APIs are not started (e2eSuite's beforeAll has not run)");
+      return mock;
+    },
+    cases,
+    setup(name, mode, host, script, options = {}) {
+      const c = createCase(suite.mock, `${name}-${mode}`, options);
+      cases.push(c);
+      suite.mock.script(c.scenario, typeof script === "function" ? script(c) : script);
+      if (mode === "hooks") registerHooks(c, host);
+      return c;
+    },
+    async withAndWithout(run, check) {
+      const on = await run("hooks");
+      const off = await run("none");
+      assertOffline(on, suite.mock.escaped());
+      assertOffline(off, suite.mock.escaped());
+      expectCheck(check, on).toPass();
+      expectCheck(check, off).toFail();
+      return on;
+    },
+  };
   return suite;
 }
 

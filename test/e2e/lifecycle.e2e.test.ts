@@ -5,23 +5,20 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import {
   allOf,
-  assertOffline,
   check,
   claudeHookContexts,
   claudeMessages,
   codexMessages,
   count,
   exitedCleanly,
-  expectCheck,
   type Check,
 } from "./checks.ts";
 import {
   claudeSessionId,
-  createCase,
   e2eSuite,
+  type Mode,
   E2E_PROJECT,
   HOOKS_BIN,
-  registerHooks,
   runClaude,
   runCodex,
   type CaseOptions,
@@ -35,27 +32,10 @@ const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${
 
 const suite = e2eSuite();
 
-type Mode = "hooks" | "none";
-
 /** A fresh case for one run of a scenario, with our hooks registered or not. */
-function setup(name: string, mode: Mode, host: "claude" | "codex", script: Scenario, options: CaseOptions = {}): E2ECase {
-  const c = createCase(suite.mock, `${name}-${mode}`, options);
-  suite.cases.push(c);
-  suite.mock.script(c.scenario, script);
-  if (mode === "hooks") registerHooks(c, host);
-  return c;
-}
-
-/** Runs a scenario with and without hooks; checks the positive, the negative control and offline-ness. */
-async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
-  const on = await run("hooks");
-  const off = await run("none");
-  assertOffline(on, suite.mock.escaped());
-  assertOffline(off, suite.mock.escaped());
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-  return on;
-}
+const setup = (name: string, mode: Mode, host: "claude" | "codex", script: Scenario, options: CaseOptions = {}): E2ECase =>
+  suite.setup(name, mode, host, script, options);
+const withAndWithout = suite.withAndWithout;
 
 // ---------------------------------------------------------------------------------------------
 // Claude Code 2.1.328

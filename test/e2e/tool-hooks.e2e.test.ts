@@ -7,12 +7,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import {
-  createCase,
   e2eSuite,
+  type Mode,
   E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
-  registerHooks,
   runClaude,
   runCodex,
   type E2ECase,
@@ -26,24 +25,10 @@ const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
 const suite = e2eSuite();
 
-type Mode = "hooks" | "none";
-
 function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: { failing?: boolean } = {}): E2ECase {
-  const c = createCase(suite.mock, `${name}-${mode}`, { projectConfig: OPT_IN, mcp });
-  suite.cases.push(c);
-  suite.mock.script(c.scenario, script(c));
-  if (mode === "hooks") registerHooks(c, host);
-  return c;
+  return suite.setup(name, mode, host, script, { projectConfig: OPT_IN, mcp });
 }
-
-async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<void> {
-  const on = await run("hooks");
-  const off = await run("none");
-  assertOffline(on, suite.mock.escaped());
-  assertOffline(off, suite.mock.escaped());
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-}
+const withAndWithout = suite.withAndWithout;
 
 /** A directory that exists, for a compiler path that does not. */
 const mockDir = () => path.dirname(FAKE_MCP);
