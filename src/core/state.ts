@@ -150,7 +150,8 @@ export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? "error";
 }
 
-function isDirectory(p: string): boolean {
+/** isDirectory(p) → true when p resolves (links followed) to a directory. */
+export function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
   } catch {

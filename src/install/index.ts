@@ -23,7 +23,8 @@ import { CLIENTS, windsurfRulesPath, type ClientAdapter } from "./clients.ts";
 import { configTomlEntries, readCodexConfig, trustOf } from "./codex-trust.ts";
 import { runDoctor } from "./doctor.ts";
 import { writeFully } from "../core/output.ts";
-import { clientReport, installCommand, isDirectory, Output } from "./report.ts";
+import { isDirectory } from "../core/state.ts";
+import { clientReport, installCommand, Output } from "./report.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { CLIENT_NAMES, type ClientName } from "./registrations.ts";
 import {

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
+import { errorCode } from "../core/state.ts";
 import { entryFor, type ClientAdapter, type RegistryLayout } from "./clients.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
 import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
@@ -356,9 +357,8 @@ function inOurTree(target: string, ourTreePath: string): boolean {
   return isInside(target, tree) || isInside(target, ourTreePath);
 }
 
-export function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException | undefined)?.code ?? "error";
-}
+// The installer's modules take errorCode from here; it is the core's, not a second copy.
+export { errorCode };
 
 function randomHex(): string {
   const bytes = new Uint8Array(6);

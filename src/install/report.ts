@@ -1,8 +1,8 @@
 // What check and doctor say about one client, and the output buffer every installer command
 // writes through (stdout for the report, stderr for refusals, each written once at the end).
-import * as fs from "node:fs";
 import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
+import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
 import { CLIENTS, windsurfRulesPath } from "./clients.ts";
 import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "./codex-trust.ts";
@@ -159,12 +159,5 @@ export function driftDetails(verdict: RegistryVerdict): string {
   return parts.join("; ");
 }
 
-export function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 
