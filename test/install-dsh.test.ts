@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { PLANTED_SECRET } from "./support/install-fixtures.ts";
+import { expectUsageError } from "./support/hook-runner.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
@@ -279,11 +280,7 @@ describe("detection and usage", () => {
     [["install", "--client", "dsh", "--config="], /--config needs the path/],
     [["install", "--client", "dsh", "--strict"], /install does not take "--strict"/],
   ])("usage error %j → exit 64, one stderr line, nothing on stdout", (args, message) => {
-    const run = box.run(args);
-    expect(run.exitCode).toBe(64);
-    expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expectUsageError(box.run(args), message);
   });
 
   test("--config=PATH and --client all are accepted forms", () => {

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { BASH_REFERENCE_SETTINGS, CLAUDE_FIXTURES, PLANTED_SECRET } from "./support/install-fixtures.ts";
+import { expectUsageError } from "./support/hook-runner.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
@@ -437,11 +438,7 @@ describe("environment", () => {
     [["install", "--config", "x.json"], /use it with --client dsh/],
     [["install", "--client", "vim"], /unknown client "vim"/],
   ])("usage error %j → exit 64, one stderr line, nothing on stdout", (args, message) => {
-    const run = box.run(args);
-    expect(run.exitCode).toBe(64);
-    expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expectUsageError(box.run(args), message);
   });
 });
 

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   additionalContextOf,
+  expectUsageError,
   loadPayload,
   makeSandbox,
   parseOneJsonAnswer,
@@ -234,12 +235,7 @@ describe("command line", () => {
     [[], /unknown host ""/],
     [["claude", "stop", "extra"], /unexpected argument "extra"/],
   ])("%j is a usage error: exit 64, one stderr line, nothing on stdout", (args, message) => {
-    const result = run(args, "{}");
-    expect(result.exitCode).toBe(64);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(message);
-    expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    expect(result.stderr.startsWith("velesdb-hooks: ")).toBe(true);
+    expectUsageError(run(args, "{}"), message);
   });
 
   test("--version prints the package version; --help lists hosts and events", () => {

@@ -1,6 +1,7 @@
 // Run the compiled binary the way a host does: payload on stdin, private HOME and TMPDIR,
 // exit code + stdout + stderr back. Every test gets a fresh sandbox so no state leaks
 // between cases, and none of this machine's real state directories is ever touched.
+import { expect } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -105,4 +106,13 @@ export function writeConfig(dir: string, config: unknown): string {
 export function additionalContextOf(answer: Record<string, unknown>): string | undefined {
   const specific = answer.hookSpecificOutput as Record<string, unknown> | undefined;
   return typeof specific?.additionalContext === "string" ? specific.additionalContext : undefined;
+}
+
+/** expectUsageError(run, /…/) → exit 64, nothing on stdout, one prefixed stderr line matching the pattern (SPEC §2). */
+export function expectUsageError(run: HookRun, message: RegExp): void {
+  expect(run.exitCode).toBe(64);
+  expect(run.stdout).toBe("");
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  expect(run.stderr.startsWith("velesdb-hooks: ")).toBe(true);
 }
