@@ -47,9 +47,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
-    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`);
+    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
-  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`);
+  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
   return writeAnswer(await runHook(host, event));
 }
 
@@ -73,8 +73,8 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
   }
 }
 
-function usageError(message: string): number {
-  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
+function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
+  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode });
 }
 
 /** writeAnswer(answer) → its exit code, after stdout and stderr were written completely. */

@@ -26,7 +26,7 @@ export type DecisionKind = Decision["kind"];
 export interface HookAnswer {
   readonly stdout: string;
   readonly stderr: string;
-  readonly exitCode: 0 | 2 | 64;
+  readonly exitCode: 0 | 1 | 2 | 64;
 }
 
 export const pass = (note?: string): Decision => (note ? { kind: "pass", note } : { kind: "pass" });
