@@ -24,7 +24,7 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
-  (C: claude, codex, windsurf, dsh or all; --config: the DeepSeek harness hooks.json)
+  (C: claude, codex, windsurf, dsh, gemini or all; --config: the DeepSeek harness hooks.json)
   velesdb-hooks --version | --help
 
 Hosts and events:
