@@ -217,6 +217,42 @@ export function createExclusiveFile(target: string, content: string): boolean {
   }
 }
 
+/**
+ * ensurePrivateSubdirectory(stateDir, "tool-output") → null when `<stateDir>/<name>` is (now) a
+ * 0700 directory of ours and not a link, else why not. Called only inside a safe store, where
+ * nobody else can rename entries: a directory of ours with a looser mode (an older tool, a
+ * user's `mkdir`) is repaired to 0700 through its own descriptor rather than refused forever,
+ * which stderr alone (hosts do not show it) would never have explained. A link, a
+ * non-directory or another user's directory is refused.
+ */
+export function ensurePrivateSubdirectory(stateDir: string, name: string): string | null {
+  const dir = path.join(stateDir, name);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") return `${dir} cannot be created (${errorCode(error)})`;
+  }
+  const st = lstatOrNull(dir);
+  if (st === null || st === "error") return `${dir} cannot be inspected`;
+  if (st.isSymbolicLink()) return `${dir} is a symlink`;
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  if (IS_WINDOWS) return null;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | noFollowFlag());
+    const opened = fs.fstatSync(fd);
+    if (!opened.isDirectory()) return `${dir} is not a directory`;
+    if (opened.uid !== currentUid()) return `${dir} is owned by another user`;
+    if ((opened.mode & 0o777) !== 0o700) fs.fchmodSync(fd, 0o700);
+    return null;
+  } catch (error) {
+    if (errorCode(error) === "ELOOP") return `${dir} is a symlink`;
+    return `${dir} cannot be made private (${errorCode(error)})`;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /** markerPath(store, "stop", id) → `<dir>/stop-<cksum>.marker`. */
 export function markerPath(store: { dir: string }, kind: string, identity: string): string {
   return path.join(store.dir, `${kind}-${posixCksum(identity)}.marker`);
