@@ -57,6 +57,8 @@ async function main(argv: readonly string[]): Promise<number> {
 /** runHook(host, event) → the host's answer; a rule that throws still yields the host's pass. */
 export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
+  // Nothing was parsed, so no rule can know what the host asked: every hook passes.
+  if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
   const sentEvent = host.payloadNamesEvent ? stringField(reading.payload, "hook_event_name") : undefined;
   if (sentEvent !== undefined && sentEvent !== event.wireName) {
