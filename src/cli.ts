@@ -4,6 +4,7 @@
 // a hook never evaluates TOML/JSONC code it does not use (`bun build --compile` bundles it,
 // but evaluation waits for the import).
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
+import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
@@ -56,6 +57,8 @@ async function main(argv: readonly string[]): Promise<number> {
 /** runHook(host, event) → the host's answer; a rule that throws still yields the host's pass. */
 export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
+  // Nothing was parsed, so no rule can know what the host asked: every hook passes.
+  if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
   const sentEvent = host.payloadNamesEvent ? stringField(reading.payload, "hook_event_name") : undefined;
   if (sentEvent !== undefined && sentEvent !== event.wireName) {
@@ -64,7 +67,7 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
     return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
   }
   try {
-    return host.encode(event.wireName, await event.run(input));
+    return host.encode(event.wireName, withReportedProblems(await event.run(input)));
   } catch (error) {
     // Advisory by design: a bug in a rule must never break the user's session. The guard's
     // fail-closed cases are decided inside the rule, where the cause is known.

@@ -53,6 +53,16 @@ describe("load guidance", () => {
   test("stays far under Codex's ~10 000-character context cap", () => {
     expect(texts.loadGuidance(slot, { transcriptPath: "/t/x.jsonl", trigger: "auto" }).length).toBeLessThan(2500);
   });
+
+  // Codex and the DeepSeek bridge keep a head of the context (9 000 characters): the call
+  // must open the text, so no compaction note or transcript path can push it out (issue 12.12).
+  test.each([
+    ["load guidance", texts.loadGuidance(slot)],
+    ["after compaction, with a long transcript path", texts.loadGuidance(slot, { transcriptPath: `/t/${"x".repeat(20_000)}`, trigger: "auto" })],
+    ["the Windsurf prompt reminder", texts.windsurfPromptReminder(slot)],
+  ])("%s opens with the load call", (_label, text) => {
+    expect(text.startsWith('load_working_context(project="veles", session="rolling")')).toBe(true);
+  });
 });
 
 describe("save guidance and summariser instructions", () => {

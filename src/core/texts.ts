@@ -30,11 +30,14 @@ export interface CompactionNote {
   readonly trigger?: string;
 }
 
-/** The SessionStart context: how to load this repository's working context. */
+/**
+ * The SessionStart context: how to load this repository's working context. The load call
+ * opens the text: Codex and the DeepSeek bridge keep only a head of it (9 000 characters),
+ * so whatever follows may be cut, never the call.
+ */
 export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
   const lines = [
-    `velesdb-memory keeps a working context for this repository under project ${quoted(slot.project)}, session slot ${quoted(slot.session)}.`,
-    `${loadCall(slot)} returns {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
+    `${loadCall(slot)} returns this repository's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
     "found: false means nothing is saved under that exact project and session pair; other_sessions lists the session slots that do exist for the project (it is filled on hits too), so a near-identical name there usually means a mistyped session id.",
     `recall_fused finds earlier decisions and incidents about a code area before it changes. ${FEEDBACK_LOOP}`,
   ];
