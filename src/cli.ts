@@ -37,13 +37,17 @@ async function main(argv: readonly string[]): Promise<number> {
   const [first, second] = argv;
   if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
   if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: usage(), stderr: "", exitCode: 0 });
+  // The bare name is someone at a terminal, not a host (hosts always pass host and event):
+  // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
+  if (first === undefined) return writeAnswer({ stdout: "", stderr: usage(), exitCode: EXIT_USAGE });
   if (first !== undefined && INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
   }
-  const host = first !== undefined ? (HOSTS as Record<string, HostModule>)[first] : undefined;
+  // hasOwn: `toString` or `constructor` must be an unknown host, not Object.prototype's.
+  const host = Object.hasOwn(HOSTS, first) ? (HOSTS as Record<string, HostModule>)[first] : undefined;
   if (!host) {
-    return usageError(`unknown host ${JSON.stringify(first ?? "")}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
+    return usageError(`unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
