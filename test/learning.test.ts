@@ -134,6 +134,11 @@ describe.each(HOSTS)("%s guard", (host) => {
     ["an empty content array", { response: host === "claude" ? [] : { content: [], isError: false } }],
     ["an empty object", { response: {} }],
     ["a non-text block", { response: host === "claude" ? [{ type: "image", data: "AAAA" }] : { content: [{ type: "image", data: "AAAA" }], isError: false } }],
+    // Issue 12 item 9: only a content array (or Codex's result object) whose text reads as a recall result.
+    ["a bare string", { response: "ok" }],
+    ["a bare string reading []", { response: "[]" }],
+    ["free text in a text block", { response: host === "claude" ? [{ type: "text", text: "ok" }] : { content: [{ type: "text", text: "ok" }], isError: false } }],
+    ["text parsing as {error}", { response: host === "claude" ? [{ type: "text", text: '{"error":"locked"}' }] : { content: [{ type: "text", text: '{"error":"locked"}' }], isError: false } }],
     ["an unrelated tool", { tool: "load_working_context" }],
     ["compile_context without memory_scope", { tool: "compile_context", input: { text: "some text" } }],
   ])("a failed recall never unlocks: %s", (label, options) => {
