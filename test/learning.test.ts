@@ -383,7 +383,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
 
     const text = continuation(host, stop(host, "s1", a));
     expect(checkpointTargets(text).map((t) => t.root)).toEqual([a, b]);
-    expect(text).toContain(`Warning: the edit queue at ${dirtyDir} could not be emptied`);
+    expect(text).toContain(`Warning: the edit queue at ${JSON.stringify(dirtyDir)} could not be emptied`);
     // The stuck record never earns a second checkpoint: continuation passes, later Stops only
     // name the broken queue when the host says this is not a continuation.
     expect(stop(host, "s1", a, true).json).toEqual({});

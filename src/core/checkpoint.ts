@@ -11,7 +11,7 @@ import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile } from "./state.ts";
-import { checkpointStateNotice, learningCheckpoint } from "./texts.ts";
+import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning } from "./texts.ts";
 
 export const CHECKPOINT_MANIFEST = "learning-checkpoint-manifest";
 const STOP = "stop";
@@ -73,10 +73,7 @@ export function stopDecision(input: HookInput): Decision {
     for (const target of targets) writePrivateFile(markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, target.root)), "1\n");
     writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
     const stuck = fresh.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
-    const warning =
-      stuck.length > 0
-        ? `the edit queue at ${dirty.dir} could not be emptied (${stuck.length} record(s) left) and needs inspection; this checkpoint lists every repository anyway.`
-        : "";
+    const warning = stuck.length > 0 ? stuckQueueWarning(dirty.dir, stuck.length) : "";
     return deliver(input, identity, manifestFile, targets, [...knownStuck, ...stuck], warning);
   }
   if (knownStuck.length > 0) {

@@ -11,6 +11,7 @@
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
+import { fallbackRefusal } from "../core/texts.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
@@ -35,7 +36,7 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
         hookSpecificOutput(wireName, {
           permissionDecision: "deny",
           // Codex ignores a deny whose reason is empty.
-          permissionDecisionReason: decision.reason || "velesdb-hooks refused this edit.",
+          permissionDecisionReason: decision.reason || fallbackRefusal(),
         }),
         decision.note,
       );
