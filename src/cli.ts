@@ -5,7 +5,7 @@
 // but evaluation waits for the import).
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
 import { createHookInput } from "./core/hook-input.ts";
-import { writeFully } from "./core/output.ts";
+import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
 import { HOSTS } from "./hosts/index.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
@@ -81,9 +81,16 @@ function usageError(message: string): number {
   return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
 }
 
-/** writeAnswer(answer) → its exit code, after stdout and stderr were written completely. */
+/**
+ * writeAnswer(answer) → its exit code, after stdout and stderr were written. A host ignores a
+ * cut JSON answer, so when stdout fails and the answer has an exit-code form (a deny), that
+ * form is given instead: otherwise the refused edit would go through (issue 12). A stdout on
+ * /dev/null counts as failed: nobody can read a deny written there.
+ */
 function writeAnswer(answer: HookAnswer): number {
-  writeFully(1, answer.stdout);
+  const fallback = answer.ifStdoutFails;
+  if (fallback === undefined) writeFully(1, answer.stdout);
+  else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
   writeFully(2, answer.stderr);
   return answer.exitCode;
 }

@@ -27,6 +27,11 @@ export interface HookAnswer {
   readonly stdout: string;
   readonly stderr: string;
   readonly exitCode: 0 | 2 | 64;
+  /**
+   * The answer to give instead when stdout could not be written completely (closed, full, a
+   * reader gone). Set on a JSON deny: its exit-2 form, so a lost deny never becomes an allow.
+   */
+  readonly ifStdoutFails?: HookAnswer;
 }
 
 export const pass = (note?: string): Decision => (note ? { kind: "pass", note } : { kind: "pass" });
@@ -41,4 +46,17 @@ export function diagnosticLine(note: string | undefined): string {
 /** A JSON answer: one compact object, one trailing newline, nothing else (SPEC §3.4). */
 export function jsonAnswer(value: unknown, note?: string): HookAnswer {
   return { stdout: `${JSON.stringify(value)}\n`, stderr: diagnosticLine(note), exitCode: 0 };
+}
+
+/**
+ * exitTwoDeny(reason) → the refusal every host honours without JSON: exit 2, the reason on
+ * stderr (Claude, Codex, the DeepSeek bridge and Windsurf all block on it and show stderr).
+ */
+export function exitTwoDeny(reason: string): HookAnswer {
+  return { stdout: "", stderr: `${reason}\n`, exitCode: 2 };
+}
+
+/** jsonDenyAnswer(value, reason, note) → the JSON deny, with exitTwoDeny(reason) should stdout fail. */
+export function jsonDenyAnswer(value: unknown, reason: string, note?: string): HookAnswer {
+  return { ...jsonAnswer(value, note), ifStdoutFails: exitTwoDeny(reason) };
 }

@@ -10,7 +10,7 @@
 //
 // Rules are imported inside each event (with literal paths, so the release build splits them
 // into chunks): a hook loads only the code of its own event (SPEC §12).
-import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
@@ -51,8 +51,9 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
     case "continue":
       return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
     case "deny":
-      return jsonAnswer(
+      return jsonDenyAnswer(
         hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
+        decision.reason,
         decision.note,
       );
     case "replaceOutput":

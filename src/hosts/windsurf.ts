@@ -9,7 +9,7 @@
 //   and a Stop-shaped decision maps to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { diagnosticLine, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, exitTwoDeny, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory, markerPath, readPrivateFile, writePrivateFile } from "../core/state.ts";
@@ -20,7 +20,7 @@ function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer
     case "addContext":
       return { stdout: `${decision.text}\n`, stderr: diagnosticLine(decision.note), exitCode: 0 };
     case "deny":
-      return { stdout: "", stderr: `${decision.reason}\n`, exitCode: 2 };
+      return exitTwoDeny(decision.reason);
     case "pass":
     case "continue":
     case "replaceOutput":
