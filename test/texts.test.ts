@@ -14,7 +14,7 @@ const ALL_TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["load guidance after compaction", texts.loadGuidance(slot, { transcriptPath: "/t/x.jsonl", trigger: "auto" })],
   ["save guidance", texts.saveGuidance(slot)],
   ["summariser instructions", texts.summariserInstructions(slot, "/t/x.jsonl", true)],
-  ["state unavailable", texts.stateUnavailableNotice(slot, "storage: state directory is a symlink")],
+  ["state unavailable", texts.stateUnavailableNotice(slot, { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" })],
 ];
 
 describe("every text", () => {
@@ -136,5 +136,39 @@ describe("every model-facing sentence lives here (issue 12 item 23)", () => {
           .map((line) => `${file}: ${line.trim()}`),
       );
     expect(found).toEqual([]);
+  });
+});
+
+describe("state failure texts (issue 12 item 11)", () => {
+  const written = { access: "write", cause: "storage", path: "/s/stop-x", problem: "/s/stop-x cannot be written (EROFS)", stateDir: "/s" } as const;
+  const read = { access: "read", cause: "malformed", path: "/s/m", problem: "is not a regular file", stateDir: "/s" } as const;
+  const unusable = { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" } as const;
+
+  test.each([
+    [written, 'write failed: storage: "/s/stop-x" cannot be written (EROFS)'],
+    [read, 'read failed: malformed: "/s/m" is not a regular file'],
+    [unusable, 'unusable: linked: state directory "/s" is a symlink'],
+  ] as const)("the detail says which access failed and names the path once: %j", (failure, detail) => {
+    expect(texts.stateFailureDetail(failure)).toBe(detail);
+  });
+
+  test.each([
+    ["stateUnavailableNotice", texts.stateUnavailableNotice(slot, unusable)],
+    ["checkpointStateNotice", texts.checkpointStateNotice(slot, written)],
+  ])("%s says truthfully that it repeats until the directory is repaired", (_label, text) => {
+    expect(text).not.toContain("does not repeat");
+    expect(text).toContain('until the state directory "/s" is repaired');
+    expect(text).toContain('save_working_context(project="veles", session="rolling")');
+  });
+
+  test("the checkpoint notice says write or read as it was", () => {
+    expect(texts.checkpointStateNotice(slot, written)).toContain("cannot write this session's learning checkpoint state");
+    expect(texts.checkpointStateNotice(slot, read)).toContain("cannot read this session's learning checkpoint state");
+  });
+
+  test("the user line is one line naming the directory", () => {
+    const line = texts.stateUnavailableUserLine(unusable);
+    expect(line).not.toContain("\n");
+    expect(line).toContain('state directory "/s" is repaired');
   });
 });

@@ -4,8 +4,11 @@
 
 /** A rule's verdict for one hook invocation. */
 export type Decision =
-  /** The host's neutral answer: nothing changes. */
-  | { readonly kind: "pass"; readonly note?: string }
+  /**
+   * The host's neutral answer: nothing changes. `userMessage`: one line for the user, where the
+   * host has a channel the user sees and the model does not (Claude's systemMessage).
+   */
+  | { readonly kind: "pass"; readonly note?: string; readonly userMessage?: string }
   /** Context the model reads at session start (or after a prompt). */
   | { readonly kind: "addContext"; readonly text: string; readonly note?: string }
   /** Stop: the agent must take one more step; `text` is what the model reads. */

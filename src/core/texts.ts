@@ -76,13 +76,46 @@ export function summariserInstructions(slot: MemorySlot, transcriptPath?: string
   return lines.join("\n");
 }
 
-/** A Stop continuation caused by broken state (SPEC §6.5): the session can still end. */
-export function stateUnavailableNotice(slot: MemorySlot, problem: string): string {
+/**
+ * Why the state could not serve a Stop: which access failed ("use" when the state directory
+ * itself is refused), the cause word, the path, and the problem (which may already name it).
+ */
+export interface StateFailure {
+  readonly access: "use" | "read" | "write";
+  readonly cause: string;
+  readonly path: string;
+  readonly problem: string;
+  /** The state directory a user repairs (or removes, so the next hook recreates it). */
+  readonly stateDir: string;
+}
+
+/**
+ * stateFailureDetail(f) → `write failed: storage: "/s/m" cannot be written (EROFS)`: which
+ * access failed, and the path named once (the problem may already hold it).
+ */
+export function stateFailureDetail(failure: StateFailure): string {
+  const at = quoted(failure.path);
+  const problem = failure.problem.includes(failure.path) ? failure.problem.replace(failure.path, at) : `${at} ${failure.problem}`;
+  return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
+}
+
+// Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
+// first Stop meets the same broken state and continues again (issue 12).
+const repeatsUntilRepaired = (failure: StateFailure): string =>
+  `This notice comes back at the first stop of every turn until the state directory ${quoted(failure.stateDir)} is repaired (or removed, so the next hook recreates it).`;
+
+/** A Stop continuation caused by broken state in an opted-in repository (SPEC §6.5). */
+export function stateUnavailableNotice(slot: MemorySlot, failure: StateFailure): string {
   return [
-    `velesdb-hooks state is unavailable (${problem}), so this session's reminders cannot be tracked.`,
+    `velesdb-hooks state is unavailable (${stateFailureDetail(failure)}), so this repository's learning checkpoints cannot be tracked.`,
     `${saveCall(slot)} stores the working state for the next session.`,
-    "This notice does not repeat on the next stop.",
+    repeatsUntilRepaired(failure),
   ].join("\n");
+}
+
+/** The one line a user sees (Claude's systemMessage) when broken state silences Stop reminders. */
+export function stateUnavailableUserLine(failure: StateFailure): string {
+  return `velesdb-hooks: Stop reminders are off until the state directory ${quoted(failure.stateDir)} is repaired (${stateFailureDetail(failure)}).`;
 }
 
 /**
@@ -212,11 +245,12 @@ export function fallbackRefusal(): string {
 }
 
 /** A Stop continuation when checkpoint state is broken: name it, still ask for the saves. */
-export function checkpointStateNotice(slot: MemorySlot, cause: "storage" | "linked" | "malformed", path: string, problem: string): string {
+export function checkpointStateNotice(slot: MemorySlot, failure: StateFailure): string {
+  const verb = failure.access === "write" ? "write" : "read";
   return [
-    `velesdb-hooks cannot read this session's learning checkpoint state (${cause}: ${quoted(path)} ${problem}); nothing in it was discarded, and it needs inspection.`,
+    `velesdb-hooks cannot ${verb} this session's learning checkpoint state (${stateFailureDetail(failure)}); nothing in it was discarded, and it needs inspection.`,
     `${saveCall(slot)} stores the working state for the next session.`,
-    "This notice does not repeat on the next stop.",
+    repeatsUntilRepaired(failure),
   ].join("\n");
 }
 

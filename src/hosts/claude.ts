@@ -46,7 +46,8 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
       if (wireName === "PreCompact") return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
-      return jsonAnswer({}, decision.note);
+      // systemMessage is shown to the user, not the model: a pass stays a pass.
+      return jsonAnswer(decision.userMessage ? { systemMessage: decision.userMessage } : {}, decision.note);
     case "addContext":
     case "continue":
       return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
