@@ -15,6 +15,7 @@ import {
   stateUnavailableNotice,
   stateUnavailableUserLine,
   summariserInstructions,
+  windsurfPromptReminder,
   type StateFailure,
 } from "./texts.ts";
 
@@ -56,6 +57,22 @@ export function preCompactDecision(input: HookInput): Decision {
     text: summariserInstructions(identity, stringField(input.payload, "transcript_path"), userHasInstructions),
     note: input.inputProblem,
   };
+}
+
+/**
+ * The prompt-time reminder (Windsurf pre_user_prompt, SPEC §4.3): load and save guidance once
+ * per session, then a pass. Without a session id or usable state it comes every time: it is
+ * advisory, and a repeated reminder costs a few lines where a lost one costs the session.
+ */
+export function promptReminderDecision(input: HookInput): Decision {
+  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(resolveProjectIdentity(input.cwd)), note: input.inputProblem };
+  if (input.sessionId === undefined) return reminder;
+  const store = input.state();
+  if (!store.safe) return reminder;
+  const marker = markerPath(store, input.kind("prompt"), input.sessionId);
+  if (readPrivateFile(marker).state !== "absent") return pass(input.inputProblem);
+  writePrivateFile(marker, "1\n");
+  return reminder;
 }
 
 /** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
