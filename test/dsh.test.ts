@@ -123,22 +123,22 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
       const target = otherRepository();
       fs.symlinkSync(target, workspaceState());
       return target;
-    }, /linked: state directory .*\.velesdb-hooks is a symlink/, false],
+    }, /linked: state directory .*\.velesdb-hooks"? is a symlink/, false],
     ["a regular file", () => {
       fs.writeFileSync(workspaceState(), "not a directory\n");
       return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks is not a directory/, false],
+    }, /storage: state directory .*\.velesdb-hooks"? is not a directory/, false],
     ["a real directory whose state is a symlink to another repository", () => {
       const target = otherRepository();
       fs.mkdirSync(workspaceState());
       fs.symlinkSync(target, path.join(workspaceState(), "state"));
       return target;
-    }, /linked: state directory .*state is a symlink/, false],
+    }, /linked: state directory .*state"? is a symlink/, false],
     ["a directory owned by another user", () => {
       fs.mkdirSync(workspaceState(), { mode: 0o777 });
       fs.chownSync(workspaceState(), 4242, 4242);
       return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks is owned by another user/, true],
+    }, /storage: state directory .*\.velesdb-hooks"? is owned by another user/, true],
   ];
 
   test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {

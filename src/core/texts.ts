@@ -97,9 +97,24 @@ export interface StateFailure {
  * access failed, and the path named once (the problem may already hold it).
  */
 export function stateFailureDetail(failure: StateFailure): string {
-  const at = quoted(failure.path);
-  const problem = failure.problem.includes(failure.path) ? failure.problem.replace(failure.path, at) : `${at} ${failure.problem}`;
+  const named = pathNamedIn(failure.problem, failure.path);
+  const problem = named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
   return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
+}
+
+/**
+ * pathNamedIn(problem, "/ws/.velesdb-hooks/state") → the path itself or the nearest of its
+ * ancestors that the problem names ("/ws/.velesdb-hooks is a symlink" blames a component of
+ * the workspace state path, not the state directory), else undefined.
+ */
+function pathNamedIn(problem: string, path: string): string | undefined {
+  for (let candidate = path; candidate.length > 1; ) {
+    if (problem.includes(candidate)) return candidate;
+    const cut = Math.max(candidate.lastIndexOf("/"), candidate.lastIndexOf("\\"));
+    if (cut <= 0) return undefined;
+    candidate = candidate.slice(0, cut);
+  }
+  return undefined;
 }
 
 // Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
