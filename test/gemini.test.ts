@@ -4,10 +4,11 @@
 // the AfterAgent checkpoint, and the exit codes Gemini must never see (anything but 0 and 1
 // denies the tool).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Decision } from "../src/core/decision.ts";
 import { encodeGeminiAnswer, mcpResultOf } from "../src/hosts/gemini.ts";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { BINARY, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -160,5 +161,34 @@ describe("exit codes: Gemini denies the tool on any code but 0 and 1", () => {
       expect([event, result.exitCode]).toEqual([event, 0]);
       parseOneJsonAnswer(result.stdout);
     }
+  });
+});
+
+describe("a deny whose stdout cannot be written: the same JSON on stderr with exit 0, never exit 2", () => {
+  // Gemini parses stderr when stdout is empty; exit 2 is the other hosts' fallback and must not
+  // reach Gemini (it reads any code but 0 and 1 with a non-JSON answer as its own verdict).
+  const REDIRECT = { closed: ">&-", full: ">/dev/full", "closed pipe": "| true", readable: '>"$OUT"' } as const;
+  function runWithStdout(stdout: keyof typeof REDIRECT) {
+    writeConfig(box.workspace, { project: "gem-app", enforce_learning_loop: true });
+    const files = { IN: path.join(box.tmp, "in.json"), OUT: path.join(box.tmp, "out.txt"), ERR: path.join(box.tmp, "err.txt"), BIN: BINARY };
+    fs.writeFileSync(files.IN, JSON.stringify(beforeTool("write_file", "a.ts")));
+    // The payload arrives late, so the pipe's reader (`true`) is gone before the hook writes.
+    const script = `{ sleep 0.2; cat "$IN"; } | "$BIN" gemini before-tool 2>"$ERR" ${REDIRECT[stdout]}; echo "\${PIPESTATUS[1]}"`;
+    const run = Bun.spawnSync(["bash", "-c", script], { env: { ...box.env, ...files }, cwd: box.workspace, stdout: "pipe", timeout: 20_000 });
+    return { exitCode: Number(run.stdout.toString().trim()), stdout: fs.existsSync(files.OUT) ? fs.readFileSync(files.OUT, "utf8") : "", stderr: fs.readFileSync(files.ERR, "utf8") };
+  }
+
+  test("positive control: with a readable stdout the deny is on stdout", () => {
+    const run = runWithStdout("readable");
+    expect(run.exitCode).toBe(0);
+    expect(parseOneJsonAnswer(run.stdout).decision).toBe("deny");
+  });
+
+  test.each(["closed", "full", "closed pipe"] as const)("stdout %s", (stdout) => {
+    const run = runWithStdout(stdout);
+    expect(run.exitCode).toBe(0);
+    const answer = parseOneJsonAnswer(run.stderr);
+    expect(answer.decision).toBe("deny");
+    expect(String(answer.reason)).toContain("velesdb-hooks refused this edit");
   });
 });

@@ -3,12 +3,13 @@
 // - Events: SessionStart (source startup|resume|clear), BeforeTool, AfterTool, AfterAgent (the
 //   Stop), plus BeforeAgent, PreCompress and SessionEnd, which we do not wire (PreCompress's
 //   output is not used by the CLI).
-// - Every answer is one JSON object with exit 0. A NON-JSON answer with an exit code other
+// - Every answer is one JSON object with exit 0; stdout is parsed, or stderr when stdout is
+//   empty. A NON-JSON answer with an exit code other
 //   than 0 or 1 DENIES the tool with that text as reason: measured, a BeforeTool hook printing
 //   a usage error on stderr with exit 64 blocked write_file ("Tool execution blocked:
 //   velesdb-hooks: usage error"), while exit 1 let it run with a warning. So this host never
-//   exits with another code: usage errors exit 1 (`usageExitCode`), and no decision maps to
-//   exit 2.
+//   exits with another code: usage errors exit 1 (`usageExitCode`), and a deny whose stdout
+//   cannot be written falls back to the same JSON on stderr with exit 0, not to exit 2.
 // - SessionStart `hookSpecificOutput.additionalContext` is prepended to the first user prompt
 //   as `<hook_context>…</hook_context>` (same user content entry as the prompt, after the
 //   host's `<session_context>` part); `<` and `>` in our text arrive as `&lt;` / `&gt;`.
@@ -51,9 +52,11 @@ export function encodeGeminiAnswer(wireName: string, decision: Decision): HookAn
     case "continue":
       // AfterAgent: "deny" is Gemini's word for "do not stop; here is the next prompt".
       return jsonAnswer({ decision: "deny", reason: decision.text }, decision.note);
-    case "deny":
+    case "deny": {
       // An empty reason would reach the model as "Tool execution blocked: " and nothing else.
-      return jsonAnswer({ decision: "deny", reason: decision.reason || "velesdb-hooks refused this edit." }, decision.note);
+      const deny = { decision: "deny", reason: decision.reason || "velesdb-hooks refused this edit." };
+      return { ...jsonAnswer(deny, decision.note), ifStdoutFails: denyOnStderr(deny) };
+    }
     case "replaceOutput":
     case "summariserInstructions":
       // AfterTool "deny" would turn the result into an error, not replace it; PreCompress
@@ -62,6 +65,17 @@ export function encodeGeminiAnswer(wireName: string, decision: Decision): HookAn
     default:
       return decision satisfies never;
   }
+}
+
+/**
+ * denyOnStderr(deny) → the deny for when stdout cannot be written: the same JSON object on
+ * stderr, exit 0. Gemini parses stderr when stdout is empty (hookRunner: `stdout.trim() ||
+ * stderr.trim()`), so the refusal survives without the exit-2 form the other hosts fall back
+ * to: this host must never see an exit code other than 0 or 1. No diagnostic line goes with
+ * it, since one more line would make stderr unparseable.
+ */
+export function denyOnStderr(deny: { decision: string; reason: string }): HookAnswer {
+  return { stdout: "", stderr: `${JSON.stringify(deny)}\n`, exitCode: 0 };
 }
 
 /** BeforeTool: the recall-before-edit guard on `tool_input.file_path` of write_file and replace. */
