@@ -1,8 +1,10 @@
 // Gemini CLI (measured on @google/gemini-cli 0.61.0, offline against test/e2e/mock-gemini.ts;
 // payloads in fixtures/payloads/gemini/). Quirks that shape this host:
 // - Events: SessionStart (source startup|resume|clear), BeforeTool, AfterTool, AfterAgent (the
-//   Stop), plus BeforeAgent, PreCompress and SessionEnd, which we do not wire (PreCompress's
-//   output is not used by the CLI).
+//   Stop), plus BeforeAgent, PreCompress and SessionEnd, which we do not wire. PreCompress's
+//   output is unused, and it fires (trigger "auto") before EVERY model turn, ahead of the
+//   size check: five times in a five-request run. It is no sign that the chat was compressed,
+//   and no SessionStart follows a compression, so the post-compaction note has no channel.
 // - Every answer is one JSON object with exit 0; stdout is parsed, or stderr when stdout is
 //   empty. A NON-JSON answer with an exit code other
 //   than 0 or 1 DENIES the tool with that text as reason: measured, a BeforeTool hook printing
