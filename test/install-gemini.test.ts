@@ -175,3 +175,14 @@ test("hooksConfig.enabled false and hooksConfig.disabled naming ours are reporte
   expect(check).toContain("hooksConfig.enabled is false");
   expect(check).toContain("hooksConfig.disabled skips velesdb-hooks before-tool");
 });
+
+test("install without --client includes Gemini when ~/.gemini exists, and leaves it alone when it does not", () => {
+  ok(["install"]);
+  expect(Object.keys(hooksOf())).toEqual(EVENTS);
+  box.cleanup();
+  box = makeInstallSandbox("gemini-absent", { clients: ["claude"] });
+  settings = path.join(box.home, ".gemini", "settings.json");
+  ok(["install"]);
+  expect(fs.existsSync(path.join(box.home, ".gemini"))).toBe(false);
+  expect(fs.existsSync(box.claudeSettings)).toBe(true);
+});
