@@ -9,7 +9,7 @@
 //   and a Stop-shaped decision maps to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { diagnosticLine, exitTwoDeny, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
