@@ -1,13 +1,12 @@
 // Gemini CLI (src/hosts/gemini.ts) against the compiled binary, on the payloads Gemini CLI
-// 0.61.0 sent (fixtures/payloads/gemini): the encoder table, the guard on write_file/replace
+// 0.61.0 sent (fixtures/payloads/gemini; its encoder rows are in test/encoders.test.ts): the guard on write_file/replace
 // (relative targets), recall evidence from AfterTool's `llmContent` named by `mcp_context`,
 // the AfterAgent checkpoint, and the exit codes Gemini must never see (anything but 0 and 1
 // denies the tool).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Decision } from "../src/core/decision.ts";
-import { encodeGeminiAnswer, mcpResultOf } from "../src/hosts/gemini.ts";
+import { mcpResultOf } from "../src/hosts/gemini.ts";
 import { BINARY, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
 let box: Sandbox;
@@ -15,26 +14,6 @@ beforeEach(() => {
   box = makeSandbox("gemini");
 });
 afterEach(() => box.cleanup());
-
-describe("encoder: one row per decision, every answer exit 0 with one JSON object", () => {
-  test.each<[string, string, Decision, unknown]>([
-    ["pass", "AfterTool", { kind: "pass" }, {}],
-    ["context", "SessionStart", { kind: "addContext", text: "T" }, { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "T" } }],
-    // AfterAgent: Gemini's "deny" starts one more turn with the reason as the prompt.
-    ["continue", "AfterAgent", { kind: "continue", text: "C" }, { decision: "deny", reason: "C" }],
-    // BeforeTool: top-level decision/reason; Claude's permissionDecision would be ignored.
-    ["deny", "BeforeTool", { kind: "deny", reason: "R" }, { decision: "deny", reason: "R" }],
-    ["deny with an empty reason", "BeforeTool", { kind: "deny", reason: "" }, { decision: "deny", reason: "velesdb-hooks refused this edit." }],
-    // No Gemini channel replaces a tool result or instructs the summariser: mapped to the pass.
-    ["replaceOutput", "AfterTool", { kind: "replaceOutput", toolResponse: { stdout: "x" } }, {}],
-    ["summariserInstructions", "SessionStart", { kind: "summariserInstructions", text: "S" }, {}],
-  ])("%s", (_label, wire, decision, expected) => {
-    const answer = encodeGeminiAnswer(wire, decision);
-    expect(answer.exitCode).toBe(0);
-    expect(JSON.parse(answer.stdout)).toEqual(expected);
-    expect(answer.stdout.endsWith("}\n")).toBe(true);
-  });
-});
 
 describe("mcpResultOf: Gemini's AfterTool response as the MCP result the core reads", () => {
   test.each<[string, unknown, unknown]>([

@@ -132,8 +132,8 @@ export const gemini: HostModule = {
   usageExitCode: 1,
   events: {
     "session-start": SESSION_START_EVENT,
-    "before-tool": { wireName: "BeforeTool", run: geminiBeforeTool },
-    "after-tool": { wireName: "AfterTool", run: geminiAfterTool },
+    "before-tool": { wireName: "BeforeTool", failure: "closed", run: geminiBeforeTool },
+    "after-tool": { wireName: "AfterTool", failure: "open", run: geminiAfterTool },
     "after-agent": { ...STOP_EVENT, wireName: "AfterAgent" },
   },
   encode: encodeGeminiAnswer,
