@@ -32,6 +32,9 @@
 // - AfterAgent `{"decision":"deny","reason":…}` starts one more turn whose user prompt is
 //   the reason verbatim; the next AfterAgent has `stop_hook_active: true`.
 // - Hook `timeout` is in milliseconds (a timeout of 10 killed a hook after 10 ms).
+// - Folder trust: headless runs refuse an untrusted workspace (exit 55), and in an untrusted
+//   folder the CLI registers no hook from settings.json, user-level ones included (read in
+//   0.61.0's hookRegistry, not measured interactively): the guard is off there.
 // - The hook environment has GEMINI_SESSION_ID, GEMINI_PROJECT_DIR, GEMINI_CWD and
 //   CLAUDE_PROJECT_DIR; the payload has session_id, transcript_path, cwd, hook_event_name and
 //   timestamp.
