@@ -105,7 +105,7 @@ describe("copilot guard", () => {
     expect(isDeny(hook("pre-tool-use", payload))).toBe(true);
     const recall = recallPayload("s1", guarded);
     delete recall.sessionId;
-    expect(hook("post-tool-use", recall).stderr).toContain("no session_id");
+    expect(hook("post-tool-use", recall).stderr).toContain("the payload has no sessionId");
   });
 });
 
