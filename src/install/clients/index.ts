@@ -4,10 +4,11 @@
 import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
 import { codex } from "./codex.ts";
+import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, copilot];
 
 export type ClientName = string;
 
