@@ -109,6 +109,22 @@ describe("copilot guard", () => {
   });
 });
 
+describe("copilot checkpoint", () => {
+  test("an unlocked edit is named by the next agentStop's checkpoint, once (control: another session elsewhere gets only the save guidance)", () => {
+    const guarded = repo("guarded", true);
+    hook("post-tool-use", recallPayload("s1", guarded));
+    expect(hook("pre-tool-use", editPayload("create", "s1", guarded, path.join(guarded, "a.ts"))).json).toEqual({});
+    const first = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s1", cwd: guarded })).json;
+    expect(first.decision).toBe("block");
+    expect(first.reason).toContain("Learning checkpoint");
+    expect(first.reason).toContain(JSON.stringify(fs.realpathSync(guarded)).slice(1, -1));
+    expect(hook("stop", loadPayload("copilot", "stop.active", { sessionId: "s1", cwd: guarded })).json).toEqual({});
+    const idle = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: repo("plain", false) })).json;
+    expect(idle.decision).toBe("block");
+    expect(idle.reason).not.toContain("Learning checkpoint");
+  });
+});
+
 describe("copilot lifecycle", () => {
   test("sessionStart answers the load guidance as additionalContext", () => {
     const dir = repo("plain", false);

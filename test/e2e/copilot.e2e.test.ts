@@ -154,6 +154,9 @@ describe("copilot", () => {
     expectCheck(written, failed).toFail();
     expectCheck(written, worked).toPass();
     expect(toolResults(worked).filter((t) => t.startsWith(DENIED))).toEqual([]);
+    // The unlocked edit is named by the one agentStop checkpoint that follows it.
+    const lastUser = (q: LoggedRequest) => textOf(messagesOf(q).filter((m) => m.role === "user").at(-1) ?? {});
+    expect(worked.requests.filter((q) => lastUser(q).includes("Learning checkpoint") && lastUser(q).includes(worked.case.workspace))).toHaveLength(1);
     // The recall really reached the MCP fake in both runs (the difference is its answer).
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 240_000);
