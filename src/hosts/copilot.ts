@@ -10,15 +10,17 @@
 //   models Copilot knows; `apply_patch` (a freeform tool, like Codex's) otherwise.
 // - sessionStart `additionalContext` reaches the model as a separate user message placed
 //   before the prompt, in every request of the session.
-// - preToolUse `permissionDecision:"deny"`: the tool does not run and the model reads the tool
-//   result `Denied by preToolUse hook: <reason>`. A preToolUse hook that cannot run (missing
-//   binary) or exits non-zero DENIES the tool ("hook errored"); a timeout lets it run.
+// - preToolUse `permissionDecision:"deny"`: the tool does not run (under --allow-all-tools too)
+//   and the model reads the tool result `Denied by preToolUse hook: <reason>`. A preToolUse
+//   hook that cannot run (missing binary) DENIES the tool ("hook errored"); a timeout lets it run.
 // - agentStop `decision:"block"` + `reason`: one more turn whose user message is the reason
 //   (after a `<current_datetime>` line); the next agentStop payload has snake_case
 //   `stop_hook_active: true` amid camelCase; the host stops honouring blocks after 8.
 // - MCP tools are `<server>-<tool>` (`velesdb-memory-recall_fused`). A failed call fires only
 //   postToolUseFailure, so a failed recall never reaches postToolUse and never counts.
-// - No session id in the hook environment: only the payload's `sessionId` names the session.
+// - No session id in the hook environment (it has COPILOT_PROJECT_DIR, CLAUDE_PROJECT_DIR,
+//   COPILOT_HOOK_DIR): only the payload's `sessionId` names the session. Copilot does not run
+//   the hooks of ~/.claude/settings.json.
 // - `timeoutSec` is in seconds. postToolUse cannot replace a tool result (SDK-only), so Bash
 //   compression maps to a pass; preCompact is notification-only, so it is not registered.
 //
