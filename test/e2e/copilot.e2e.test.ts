@@ -32,6 +32,15 @@ beforeAll(async () => {
   llm = await startMockLlm();
   chat = startMockOpenAiChat();
   cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
+  // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
+  // concurrently without two of them unpacking into the same directory.
+  const warm = Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cacheHome, XDG_CACHE_HOME: cacheHome, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 120_000,
+  });
+  if (!warm.stdout.toString().includes("1.0.102")) throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
 });
 afterAll(() => {
   llm?.stop();
@@ -88,8 +97,7 @@ async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TO
 
 /** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
 async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
-  const on = await run("hooks");
-  const off = await run("none");
+  const [on, off] = await Promise.all([run("hooks"), run("none")]);
   for (const r of [on, off]) assertOffline(r, llm.escaped());
   expectCheck(c, on).toPass();
   expectCheck(c, off).toFail();
@@ -147,8 +155,7 @@ describe("copilot", () => {
   test("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
     const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
     const run = (failing: boolean) => runCopilot(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
-    const failed = await run(true);
-    const worked = await run(false);
+    const [failed, worked] = await Promise.all([run(true), run(false)]);
     for (const r of [failed, worked]) assertOffline(r, llm.escaped());
     expectCheck(refused, failed).toPass();
     expectCheck(written, failed).toFail();
