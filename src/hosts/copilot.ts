@@ -9,7 +9,8 @@
 // - Edit tools depend on the model: `edit` and `create` (target in `toolArgs.path`) for the
 //   models Copilot knows; `apply_patch` (a freeform tool, like Codex's) otherwise.
 // - sessionStart `additionalContext` reaches the model as a separate user message placed
-//   before the prompt, in every request of the session.
+//   before the prompt, in every request of the session. `--resume` fires it again with
+//   `source: "resume"` and the same `sessionId`, so recall evidence and Stop markers carry over.
 // - preToolUse `permissionDecision:"deny"`: the tool does not run (under --allow-all-tools too)
 //   and the model reads the tool result `Denied by preToolUse hook: <reason>`. A preToolUse
 //   hook that cannot run (missing binary) DENIES the tool ("hook errored"); a timeout lets it run.
