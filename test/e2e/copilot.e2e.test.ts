@@ -76,14 +76,14 @@ function install(c: E2ECase, command: "install" | "uninstall" = "install"): void
 }
 
 /** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
-async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS): Promise<RunResult> {
+async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario)): Promise<RunResult> {
   const env = {
     ...baseEnv(c),
     XDG_CACHE_HOME: cacheHome,
     COPILOT_AUTO_UPDATE: "false",
     COPILOT_OFFLINE: "true",
     COPILOT_PROVIDER_TYPE: "openai",
-    COPILOT_PROVIDER_BASE_URL: chat.baseUrl(c.scenario),
+    COPILOT_PROVIDER_BASE_URL: providerUrl,
     COPILOT_PROVIDER_API_KEY: "dummy",
     COPILOT_PROVIDER_MODEL_ID: model,
   };
@@ -205,5 +205,16 @@ describe("copilot", () => {
     // The mock's log is per scenario, so the second run's requests follow the first's.
     expectCheck(context, { ...afterUninstall, requests: afterUninstall.requests.slice(withHooks.requests.length) }).toFail();
     assertOffline(afterUninstall, llm.escaped());
+  }, 240_000);
+
+  // Last, since it fills the trap's log on purpose: the proxy really sees Copilot's traffic, so
+  // the empty log of every run above means something.
+  test("trap self-test: a provider URL off 127.0.0.1 lands in the trap proxy", async () => {
+    const c = setup("trap", "none", { turns: () => [done] });
+    const before = llm.escaped().length;
+    const r = await runCopilot(c, "say hello", MODEL_WITH_EDIT_TOOLS, "http://model.example.test/v1");
+    expect(llm.escaped().slice(before).some((line) => line.includes("model.example.test"))).toBe(true);
+    expect(r.requests).toEqual([]);
+    llm.forgetEscaped(before);
   }, 240_000);
 });
