@@ -22,9 +22,12 @@
 // - No session id in the hook environment (it has COPILOT_PROJECT_DIR, CLAUDE_PROJECT_DIR,
 //   COPILOT_HOOK_DIR): only the payload's `sessionId` names the session. Copilot does not run
 //   the hooks of ~/.claude/settings.json.
-// - `timeoutSec` is in seconds (measured). Per Copilot's docs (not measured), command hooks
-//   cannot replace a tool result (SDK only) and preCompact is a notification: compression maps
-//   to a pass and preCompact is not registered.
+// - `timeoutSec` is in seconds. postToolUse `modifiedResult: {resultType, textResultForLlm}`
+//   DOES replace the result the model reads (its docs say SDK only); `additionalContext` is
+//   appended to it after "Additional guidance from postToolUse hooks:". Bash compression is
+//   not wired for Copilot yet (its result is one string with a `<shellId: …>` footer, not
+//   Claude's shape), so a replacement maps to a pass. preCompact is a notification per the
+//   docs (not measured) and is not registered.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
