@@ -38,8 +38,8 @@ import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } fr
 /** The tools that name their one target in `toolArgs.path`. */
 const COPILOT_PATH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "create"]);
 
-// `<server>-<tool>`: the server key may itself hold a hyphen, the velesdb-memory tool names
-// never do, so the last hyphen after the server name splits them.
+// `<server>-<tool>`: the server key itself holds a hyphen (velesdb-memory) and the tool names
+// never do, so the hyphen after the server key splits them.
 const COPILOT_VELESDB_TOOL = /^(velesdb[-_]memory)-([^-]+)$/;
 
 export function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
