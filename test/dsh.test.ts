@@ -32,6 +32,24 @@ test("SessionStart: load guidance as additionalContext", () => {
 });
 
 describe("guard", () => {
+  // Issue 12 item 9, the text host's side: only text that parses as a recall result unlocks.
+  test.each([
+    ["a bare ok", "ok"],
+    ["null", null],
+    ["an empty string", ""],
+    ["an error object", '{"error":"locked"}'],
+    ["a JSON string", '"[]"'],
+    ["an empty array that is not text", []],
+    ["a content array instead of text", [{ type: "text", text: "[]" }]],
+  ])("a recall response that is %s never unlocks (control: the fixture's \"[]\" does)", (_label, response) => {
+    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+    const isDeny = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
+    run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));
+    expect(isDeny(run("pre-tool-use", fixture("pre-tool-use.edit")))).toBe(true);
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+  });
+
   test("an edit in an opted-in cwd is denied before recall and allowed after a recall whose text is JSON", () => {
     writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
     const denied = run("pre-tool-use", fixture("pre-tool-use.edit"));

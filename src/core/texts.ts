@@ -231,6 +231,15 @@ export function guardRefusal(problems: readonly GuardProblem[]): string {
   return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
 }
 
+/** The refusal when the guard itself failed in an opted-in repository (src/core/failure.ts). */
+export function guardInternalErrorRefusal(root: string): string {
+  return [
+    "velesdb-hooks refused this edit (recall before edit).",
+    `- The check for repository ${quoted(root)} failed inside velesdb-hooks, and that repository requires a verified recall before edits, so the edit cannot be let through unchecked.`,
+    "The hook's stderr line names the error; retrying the edit runs the check again.",
+  ].join("\n");
+}
+
 /**
  * The Stop checkpoint (SPEC §6.5): the four stages for every listed repository, then the saves.
  * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
