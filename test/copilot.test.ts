@@ -1,30 +1,11 @@
-// GitHub Copilot CLI: the encoder as a table, then the compiled binary on the payloads
-// Copilot 1.0.102 really sent (fixtures/payloads/copilot): recall-before-edit over `edit`,
-// `create` and apply_patch, recall evidence from `<server>-<tool>` names, sessionStart
-// context and the agentStop continuation. Every refusal sits next to the control that passes.
+// GitHub Copilot CLI: the compiled binary on the payloads Copilot 1.0.102 really sent
+// (fixtures/payloads/copilot): recall-before-edit over `edit`, `create` and apply_patch, recall
+// evidence from `<server>-<tool>` names, sessionStart context and the agentStop continuation.
+// Every refusal sits next to the control that passes. The encoder's rows: test/encoders.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Decision } from "../src/core/decision.ts";
-import { encodeCopilotAnswer } from "../src/hosts/copilot.ts";
 import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
-
-describe("copilot encoder", () => {
-  test.each<[string, string, Decision, unknown]>([
-    ["pass", "preToolUse", { kind: "pass" }, {}],
-    ["addContext", "sessionStart", { kind: "addContext", text: "ctx" }, { additionalContext: "ctx" }],
-    ["continue", "agentStop", { kind: "continue", text: "save" }, { decision: "block", reason: "save" }],
-    ["deny", "preToolUse", { kind: "deny", reason: "recall first" }, { permissionDecision: "deny", permissionDecisionReason: "recall first" }],
-    // Copilot's command hooks cannot replace a tool result, and its preCompact reaches no model.
-    ["replaceOutput", "postToolUse", { kind: "replaceOutput", toolResponse: { stdout: "x" } }, {}],
-    ["summariserInstructions", "preCompact", { kind: "summariserInstructions", text: "keep" }, {}],
-  ])("%s → its JSON, exit 0", (_kind, wireName, decision, json) => {
-    const answer = encodeCopilotAnswer(wireName, { ...decision, note: "a note" });
-    expect(answer.exitCode).toBe(0);
-    expect(answer.stdout).toBe(`${JSON.stringify(json)}\n`);
-    expect(answer.stderr).toBe("velesdb-hooks: a note\n");
-  });
-});
 
 let box: Sandbox;
 beforeEach(() => {

@@ -13,7 +13,9 @@
 //   `source: "resume"` and the same `sessionId`, so recall evidence and Stop markers carry over.
 // - preToolUse `permissionDecision:"deny"`: the tool does not run (under --allow-all-tools too)
 //   and the model reads the tool result `Denied by preToolUse hook: <reason>`. A preToolUse
-//   hook that cannot run (missing binary) DENIES the tool ("hook errored"); a timeout lets it run.
+//   hook that cannot run (missing binary) DENIES the tool ("hook errored"); so does exit 2, but
+//   the model then reads `hook exited with code 2`, not stderr: exit 2 is only the fallback
+//   when the JSON deny cannot be written. A timeout lets the tool run.
 // - agentStop `decision:"block"` + `reason`: one more turn whose user message is the reason
 //   (after a `<current_datetime>` line); the next agentStop payload has snake_case
 //   `stop_hook_active: true` amid camelCase; the host stops honouring blocks after 8.
@@ -30,7 +32,7 @@
 //   docs (not measured) and is not registered.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
@@ -42,7 +44,7 @@ const COPILOT_PATH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "create"])
 // never do, so the hyphen after the server key splits them.
 const COPILOT_VELESDB_TOOL = /^(velesdb[-_]memory)-([^-]+)$/;
 
-export function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
+function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
     case "replaceOutput":
@@ -53,7 +55,7 @@ export function encodeCopilotAnswer(_wireName: string, decision: Decision): Hook
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny":
-      return jsonAnswer({ permissionDecision: "deny", permissionDecisionReason: decision.reason }, decision.note);
+      return jsonDenyAnswer({ permissionDecision: "deny", permissionDecisionReason: decision.reason }, decision.reason, decision.note);
     default:
       return decision satisfies never;
   }
@@ -95,8 +97,8 @@ export const copilot: HostModule = {
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },
     stop: { ...STOP_EVENT, wireName: "agentStop" },
-    "pre-tool-use": { wireName: "preToolUse", run: copilotPreToolUse },
-    "post-tool-use": { wireName: "postToolUse", run: copilotPostToolUse },
+    "pre-tool-use": { wireName: "preToolUse", failure: "closed", run: copilotPreToolUse },
+    "post-tool-use": { wireName: "postToolUse", failure: "open", run: copilotPostToolUse },
   },
   encode: encodeCopilotAnswer,
 };
