@@ -199,6 +199,7 @@ describe("copilot", () => {
     expect(fs.readFileSync(ours, "utf8")).toBe(installed);
     install(c, "uninstall");
     expect([settings, userHooks].map((f) => fs.readFileSync(f, "utf8"))).toEqual(before);
+    expect(fs.readdirSync(path.dirname(ours))).toEqual(["user.json"]);
     const afterUninstall = await runCopilot(c, "say hello");
     const context = check("some request carries the load call", (r) => (r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"]));
     expectCheck(context, withHooks).toPass();
