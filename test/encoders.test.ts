@@ -94,6 +94,15 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput maps to a pass (an AfterTool deny would make the result an error)", "AfterTool", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass (PreCompress output is unused)", "SessionStart", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  copilot: [
+    ["pass", "agentStop", { kind: "pass" }, none("{}\n")],
+    ["pass with a user message: no channel, stderr only", "agentStop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
+    ["addContext is top-level", "sessionStart", { kind: "addContext", text: "load" }, none('{"additionalContext":"load"}\n')],
+    ["continue is decision:block", "agentStop", { kind: "continue", text: "save" }, none('{"decision":"block","reason":"save"}\n')],
+    ["deny is top-level", "preToolUse", { kind: "deny", reason: REASON }, jsonDeny(`{"permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}\n`, REASON)],
+    ["replaceOutput maps to a pass", "postToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    ["summariserInstructions map to a pass", "preCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
+  ],
   windsurf: [
     ["pass is silence", "post_mcp_tool_use", { kind: "pass" }, none("")],
     ["pass with a note", "pre_user_prompt", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],

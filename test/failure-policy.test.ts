@@ -28,6 +28,10 @@ const EXPECTED: Readonly<Record<string, "open" | "closed">> = {
   "dsh/stop": "open",
   "dsh/pre-tool-use": "closed",
   "dsh/post-tool-use": "open",
+  "copilot/session-start": "open",
+  "copilot/stop": "open",
+  "copilot/pre-tool-use": "closed",
+  "copilot/post-tool-use": "open",
 };
 
 test("every event names its failure policy: only the edit guards close", () => {

@@ -25,7 +25,7 @@ export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   const verdict = classifyRecall(call.toolName, call.toolInput, call.toolResponse, call.form);
   if (!verdict.successful) return `recall not counted: ${verdict.why}`;
   const sessionId = input.sessionId;
-  if (sessionId === undefined) return "recall not recorded: the payload has no session_id";
+  if (sessionId === undefined) return `recall not recorded: the payload has no ${input.host.sessionIdField}`;
   const store = input.state();
   if (!store.safe) return `recall not recorded: ${store.cause}: ${store.problem}`;
 

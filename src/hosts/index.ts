@@ -1,6 +1,7 @@
 // The host table: `velesdb-hooks <host> <event>` looks the host up here.
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
+import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
@@ -12,6 +13,7 @@ export const HOSTS = {
   windsurf,
   dsh,
   gemini,
+  copilot,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

@@ -149,10 +149,12 @@ export function ownedEntries(hooks: unknown, binaryPath: string, shape: Registry
     if (!Array.isArray(list)) continue;
     list.forEach((item, g) => {
       if (layout === "flat") {
-        // Windsurf: each element is a handler; there is no group to share or to keep.
+        // Windsurf, Copilot: each element is a handler; there is no group to share or to keep.
+        // A Copilot handler carries its own matcher, which is what the row's matcher becomes.
         const ownership = ownershipOf(item, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
-        found.push({ event, group: g, handler: 0, ownership, value: item, matcher: undefined, groupSize: 1, groupExtraKeys: false });
+        const matcher = isJsonObject(item) ? item.matcher : undefined;
+        found.push({ event, group: g, handler: 0, ownership, value: item, matcher, groupSize: 1, groupExtraKeys: false });
         return;
       }
       if (!isJsonObject(item) || !Array.isArray(item.hooks)) return;

@@ -33,6 +33,11 @@ const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
   AfterAgent: "stop",
   BeforeTool: "guard",
   AfterTool: "posttooluse",
+  // GitHub Copilot CLI (camelCase events)
+  sessionStart: "lifecycle",
+  agentStop: "stop",
+  preToolUse: "guard",
+  postToolUse: "posttooluse",
 };
 
 /** ENTRIES → every host × event of the binary, in the order --help lists them. */
@@ -82,7 +87,7 @@ export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: J
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
@@ -113,14 +118,22 @@ function judgeWindsurf(entry: Entry, raw: RawAnswer, deny: boolean): Judged | st
   return { kind: "context", text: raw.stdout };
 }
 
-function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
-  if (entry.wireName === "PreCompact") {
-    // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
-    if (stdout === "") return { kind: "pass" };
-    if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
-    if (stdout.trimStart().startsWith("{")) return "PreCompact stdout is JSON (the summariser would read it literally)";
-    return { kind: "instructions", text: stdout };
+/** Copilot reads top-level fields: additionalContext, decision+reason, permissionDecision+reason. */
+function judgeCopilot(entry: Entry, stdout: string): Judged | string {
+  const value = oneCompactObject(stdout);
+  if (typeof value === "string") return value;
+  const keys = Object.keys(value).sort().join(",");
+  if (keys === "") return { kind: "pass" };
+  if (entry.wireName === "sessionStart" && keys === "additionalContext" && nonEmpty(value.additionalContext)) return { kind: "context", text: value.additionalContext as string };
+  if (entry.wireName === "agentStop" && keys === "decision,reason" && value.decision === "block" && nonEmpty(value.reason)) return { kind: "continue", text: value.reason as string };
+  if (entry.wireName === "preToolUse" && keys === "permissionDecision,permissionDecisionReason" && value.permissionDecision === "deny" && nonEmpty(value.permissionDecisionReason)) {
+    return { kind: "deny", text: value.permissionDecisionReason as string };
   }
+  return `copilot ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
+}
+
+/** oneCompactObject(stdout) → the one compact JSON object on one line, or what is wrong with it. */
+function oneCompactObject(stdout: string): Record<string, unknown> | string {
   if (stdout === "") return "no answer on stdout";
   if (!stdout.endsWith("\n") || stdout.indexOf("\n") !== stdout.length - 1) return `stdout is not exactly one line: ${JSON.stringify(stdout.slice(0, 200))}`;
   let value: unknown;
@@ -131,6 +144,19 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   }
   if (!isObject(value)) return "stdout is JSON but not an object";
   if (JSON.stringify(value) !== stdout.slice(0, -1)) return "stdout is not compact JSON";
+  return value;
+}
+
+function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
+  if (entry.wireName === "PreCompact") {
+    // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
+    if (stdout === "") return { kind: "pass" };
+    if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
+    if (stdout.trimStart().startsWith("{")) return "PreCompact stdout is JSON (the summariser would read it literally)";
+    return { kind: "instructions", text: stdout };
+  }
+  const value = oneCompactObject(stdout);
+  if (typeof value === "string") return value;
   const keys = Object.keys(value);
   if (keys.length === 0) return { kind: "pass" };
   if (entry.host === "gemini") return judgeGemini(entry, value, keys);

@@ -229,6 +229,15 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       targets = target === undefined ? [] : [target];
       break;
     }
+    case "copilot": {
+      const copilotTool = str(payload, "toolName");
+      if (copilotTool === "apply_patch") targets = parsePatchTargets(typeof payload.toolArgs === "string" ? payload.toolArgs : "");
+      else if (copilotTool === "edit" || copilotTool === "create") {
+        const target = str(payload.toolArgs, "path");
+        targets = target === undefined ? [] : [target];
+      } else return undefined;
+      break;
+    }
   }
   return targets.length > 0 ? targets.map((t) => path.dirname(path.resolve(cwd, t))) : [cwd];
 }

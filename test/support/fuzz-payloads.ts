@@ -181,8 +181,8 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
   const cwd = fc.constantFrom(...CWDS);
   const target = fc.option(fc.constantFrom(...TARGETS), { nil: undefined, freq: 6 });
   const session = fc.option(fc.constantFrom(...SESSIONS), { nil: undefined, freq: 4 });
-  const withSession = (fields: fc.Arbitrary<Record<string, unknown>>) =>
-    fc.tuple(fields, session).map(([f, s]) => (s === undefined ? { ...f, "@DROP@session_id": true } : { ...f, session_id: s }));
+  const withSession = (fields: fc.Arbitrary<Record<string, unknown>>, key = "session_id") =>
+    fc.tuple(fields, session).map(([f, s]) => (s === undefined ? { ...f, [`@DROP@${key}`]: true } : { ...f, [key]: s }));
   switch (`${entry.host}/${entry.wireName}`) {
     case "claude/PreToolUse":
       return withSession(
@@ -268,6 +268,32 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           response: textResponses,
         })
         .map(({ server, tool, input, response }) => ({ tool_info: { mcp_server_name: server, mcp_tool_name: tool, mcp_tool_arguments: input, mcp_result: response } }));
+    case "copilot/preToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("edit", "create", "apply_patch", "apply_patch", "bash", "Write"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
+          cwd,
+          toolName: tool,
+          toolArgs: tool === "apply_patch" ? patch : tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, file_text: "x\n" },
+        })),
+        "sessionId",
+      );
+    case "copilot/postToolUse":
+      return withSession(
+        fc
+          .record({
+            cwd,
+            tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1-")),
+            input: recallInput,
+            resultType: fc.constantFrom("success", "success", "failure", "denied", 3),
+            text: textResponses,
+          })
+          .map(({ cwd, tool, input, resultType, text }) => ({ cwd, toolName: tool, toolArgs: input, toolResult: { resultType, textResultForLlm: text } })),
+        "sessionId",
+      );
+    case "copilot/agentStop":
+      return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }), "sessionId");
+    case "copilot/sessionStart":
+      return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
     case "codex/Stop":
     case "dsh/Stop":

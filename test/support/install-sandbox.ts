@@ -65,6 +65,7 @@ export interface InstallSandbox {
 }
 
 export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "copilot";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -73,6 +74,7 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   windsurf: path.join(".codeium", "windsurf"),
   dsh: ".dsh",
   gemini: ".gemini",
+  copilot: ".copilot",
 };
 
 /** makeInstallSandbox("x", {homeName, clients}) → a temp tree with HOME (optionally an awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex). */

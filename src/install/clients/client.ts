@@ -43,7 +43,7 @@ export interface Registration {
 /**
  * How a registry files handlers under `hooks.<event>`:
  * - "grouped": `[{matcher?, hooks: [handler, …]}, …]`;
- * - "flat": `[handler, …]`, no groups and no matchers.
+ * - "flat": `[handler, …]`, no groups; a handler may carry its own `matcher` (Copilot).
  */
 export type RegistryLayout = "grouped" | "flat";
 

@@ -4,11 +4,12 @@
 import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
 import { codex } from "./codex.ts";
+import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, copilot];
 
 export type ClientName = string;
 

@@ -1,0 +1,104 @@
+// GitHub Copilot CLI (measured on @github/copilot 1.0.102, offline against a local
+// chat-completions mock; payloads in fixtures/payloads/copilot/). Quirks that shape this host:
+// - We register the camelCase events (sessionStart, preToolUse, postToolUse, agentStop). The
+//   PascalCase ones get a half-translated payload: Claude's tool names (`Write` for create,
+//   `Edit` for apply_patch, `Bash`) over Copilot's arguments (`path`, not `file_path`), and an
+//   apply_patch whose patch text is a bare string — a Claude reader would misjudge all of it.
+//   camelCase payloads carry `sessionId`, `cwd`, `toolName`, `toolArgs` (an object; the raw
+//   patch string for apply_patch) and `toolResult {resultType, textResultForLlm}`.
+// - Edit tools depend on the model: `edit` and `create` (target in `toolArgs.path`) for the
+//   models Copilot knows; `apply_patch` (a freeform tool, like Codex's) otherwise.
+// - sessionStart `additionalContext` reaches the model as a separate user message placed
+//   before the prompt, in every request of the session. `--resume` fires it again with
+//   `source: "resume"` and the same `sessionId`, so recall evidence and Stop markers carry over.
+// - preToolUse `permissionDecision:"deny"`: the tool does not run (under --allow-all-tools too)
+//   and the model reads the tool result `Denied by preToolUse hook: <reason>`. A preToolUse
+//   hook that cannot run (missing binary) DENIES the tool ("hook errored"); so does exit 2, but
+//   the model then reads `hook exited with code 2`, not stderr: exit 2 is only the fallback
+//   when the JSON deny cannot be written. A timeout lets the tool run.
+// - agentStop `decision:"block"` + `reason`: one more turn whose user message is the reason
+//   (after a `<current_datetime>` line); the next agentStop payload has snake_case
+//   `stop_hook_active: true` amid camelCase; the host stops honouring blocks after 8.
+// - MCP tools are `<server>-<tool>` (`velesdb-memory-recall_fused`). A failed call fires only
+//   postToolUseFailure, so a failed recall never reaches postToolUse and never counts.
+// - No session id in the hook environment (it has COPILOT_PROJECT_DIR, CLAUDE_PROJECT_DIR,
+//   COPILOT_HOOK_DIR): only the payload's `sessionId` names the session. Copilot does not run
+//   the hooks of ~/.claude/settings.json.
+// - `timeoutSec` is in seconds. postToolUse `modifiedResult: {resultType, textResultForLlm}`
+//   DOES replace the result the model reads (its docs say SDK only); `additionalContext` is
+//   appended to it after "Additional guidance from postToolUse hooks:". Bash compression is
+//   not wired for Copilot yet (its result is one string with a `<shellId: …>` footer, not
+//   Claude's shape), so a replacement maps to a pass. preCompact is a notification per the
+//   docs (not measured) and is not registered.
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import type { HookInput } from "../core/hook-input.ts";
+import { isPlainObject, objectField, stringField } from "../core/payload.ts";
+import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+
+/** The tools that name their one target in `toolArgs.path`. */
+const COPILOT_PATH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "create"]);
+
+// `<server>-<tool>`: the server key itself holds a hyphen (velesdb-memory) and the tool names
+// never do, so the hyphen after the server key splits them.
+const COPILOT_VELESDB_TOOL = /^(velesdb[-_]memory)-([^-]+)$/;
+
+function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
+  switch (decision.kind) {
+    case "pass":
+    case "replaceOutput":
+    case "summariserInstructions":
+      return jsonAnswer({}, decision.note);
+    case "addContext":
+      return jsonAnswer({ additionalContext: decision.text }, decision.note);
+    case "continue":
+      return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
+    case "deny":
+      return jsonDenyAnswer({ permissionDecision: "deny", permissionDecisionReason: decision.reason }, decision.reason, decision.note);
+    default:
+      return decision satisfies never;
+  }
+}
+
+/** preToolUse: the guard over `edit`/`create` (`toolArgs.path`) and apply_patch (the raw patch). */
+async function copilotPreToolUse(input: HookInput): Promise<Decision> {
+  const tool = stringField(input.payload, "toolName");
+  const toolArgs = input.payload.toolArgs;
+  if (tool === "apply_patch") {
+    const { guardEditDecision } = await import("../core/guard.ts");
+    const { parsePatchTargets } = await import("../core/patch.ts");
+    return guardEditDecision(input, parsePatchTargets(typeof toolArgs === "string" ? toolArgs : ""));
+  }
+  if (tool === undefined || !COPILOT_PATH_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
+  const target = isPlainObject(toolArgs) ? stringField(toolArgs, "path") : undefined;
+  const { guardEditDecision } = await import("../core/guard.ts");
+  return guardEditDecision(input, target === undefined ? [] : [target]);
+}
+
+/** postToolUse: recall evidence from a velesdb-memory tool's `textResultForLlm`. */
+async function copilotPostToolUse(input: HookInput): Promise<Decision> {
+  const spelled = COPILOT_VELESDB_TOOL.exec(stringField(input.payload, "toolName") ?? "");
+  if (!spelled) return pass(input.inputProblem);
+  const { isVelesdbRecallToolName, mcpToolName } = await import("../core/recall.ts");
+  const toolName = mcpToolName(spelled[1], spelled[2]);
+  if (toolName === undefined || !isVelesdbRecallToolName(toolName)) return pass(input.inputProblem);
+  const { joinNotes, recordEvidenceAndPass } = await import("./tool-events.ts");
+  const result = objectField(input.payload, "toolResult") ?? {};
+  // Only "success" shows an answer; the text of any other result type may be an error message.
+  const resultType = stringField(result, "resultType");
+  if (resultType !== "success") return pass(joinNotes(input.inputProblem, `recall not counted: resultType is ${JSON.stringify(resultType ?? null)}`));
+  return recordEvidenceAndPass(input, { toolName, toolInput: input.payload.toolArgs, toolResponse: result.textResultForLlm, form: "text" });
+}
+
+export const copilot: HostModule = {
+  profile: { ...tempStateProfile("copilot", "copilot-"), sessionIdField: "sessionId" },
+  payloadNamesEvent: false,
+  events: {
+    "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },
+    stop: { ...STOP_EVENT, wireName: "agentStop" },
+    "pre-tool-use": { wireName: "preToolUse", failure: "closed", run: copilotPreToolUse },
+    "post-tool-use": { wireName: "postToolUse", failure: "open", run: copilotPostToolUse },
+  },
+  encode: encodeCopilotAnswer,
+};

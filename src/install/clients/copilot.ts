@@ -1,0 +1,60 @@
+// GitHub Copilot CLI: a hooks file of our own, <COPILOT_HOME or ~/.copilot>/hooks/
+// velesdb-hooks.json, `{"version": 1, "hooks": {…}}` with a flat handler list per camelCase
+// event. Copilot loads every *.json of that directory in every mode (`-p` included, no trust
+// step), so our entries never share bytes with the user's settings.json, which Copilot itself
+// rewrites; uninstall removes the file once only the version field is left.
+//
+// Copilot runs `bash` through bash and `powershell` through PowerShell on Windows, so the path
+// is quoted for each. A preToolUse hook that cannot run denies the tool ("hook errored"), so
+// the matchers (honoured on flat handlers, anchored by us) keep a missing binary from
+// refusing more than the edit tools, and check/doctor say so loudly. `timeoutSec` is in
+// seconds; a hook that times out lets the tool run.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { absoluteOverride, shown } from "../paths.ts";
+import { installCommand } from "../report.ts";
+import { posixQuote, powershellQuote } from "../shell-words.ts";
+import type { InstallerClient, Registration } from "./client.ts";
+
+const EDIT_TOOLS = "^(edit|create|apply_patch)$";
+// MCP tools are `<server>-<tool>`, the server spelled as the user's mcp-config.json names it.
+const RECALL_TOOLS = "^velesdb[-_]memory-.+$";
+
+const ROWS: readonly Registration[] = [
+  { wireEvent: "sessionStart", argvEvent: "session-start", timeout: 10 },
+  { wireEvent: "agentStop", argvEvent: "stop", timeout: 10 },
+  { wireEvent: "preToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
+  { wireEvent: "postToolUse", argvEvent: "post-tool-use", matcher: RECALL_TOOLS, timeout: 10 },
+];
+
+const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "COPILOT_HOME", path.join(ctx.home, ".copilot"));
+
+export const copilot: InstallerClient = {
+  name: "copilot",
+  home,
+  registry: {
+    path(ctx) {
+      const dir = home(ctx);
+      return dir.ok ? { ok: true, path: path.join(dir.path, "hooks", "velesdb-hooks.json") } : dir;
+    },
+    layout: "flat",
+    rows: ROWS,
+    handler(row, binaryPath) {
+      const words = `copilot ${row.argvEvent}`;
+      return {
+        type: "command",
+        ...(row.matcher === undefined ? {} : { matcher: row.matcher }),
+        bash: `${posixQuote(binaryPath)} ${words}`,
+        powershell: `& ${powershellQuote(binaryPath)} ${words}`,
+        timeoutSec: row.timeout,
+      };
+    },
+    commandFields: ["bash", "powershell"],
+    skeleton: { version: 1 },
+  },
+  report(ctx, facts) {
+    if (facts.owned.length === 0 || fs.existsSync(facts.stable)) return { lines: [], drifted: false, repairs: [], doctor: [] };
+    const line = `copilot: the entries run ${shown(ctx, facts.stable)}, which does not exist: Copilot refuses every edit tool while it is missing`;
+    return { lines: [line], drifted: true, repairs: [installCommand(ctx, copilot)], doctor: [] };
+  },
+};

@@ -1,0 +1,125 @@
+// GitHub Copilot CLI: the compiled binary on the payloads Copilot 1.0.102 really sent
+// (fixtures/payloads/copilot): recall-before-edit over `edit`, `create` and apply_patch, recall
+// evidence from `<server>-<tool>` names, sessionStart context and the agentStop continuation.
+// Every refusal sits next to the control that passes. The encoder's rows: test/encoders.test.ts.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox("copilot");
+});
+afterEach(() => box.cleanup());
+
+function hook(event: string, payload: Record<string, unknown>): { json: Record<string, unknown>; stderr: string } {
+  const run = runBinary(["copilot", event], payload, { env: box.env, cwd: box.root });
+  if (run.exitCode !== 0) throw new Error(`copilot ${event} exited ${run.exitCode}: ${run.stderr}`);
+  return { json: parseOneJsonAnswer(run.stdout), stderr: run.stderr };
+}
+
+/** repo("a", true) → a repository directory, opted in to the learning loop or not. */
+function repo(name: string, optedIn: boolean): string {
+  const dir = path.join(box.root, "repos", name);
+  fs.mkdirSync(dir, { recursive: true });
+  writeConfig(dir, { project: name, ...(optedIn ? { enforce_learning_loop: true } : {}) });
+  return dir;
+}
+
+/** The preToolUse payload of each edit tool, aimed at `target`, from the recorded fixtures. */
+function editPayload(tool: "create" | "edit" | "apply_patch", session: string, cwd: string, target: string): Record<string, unknown> {
+  const fixture = tool === "apply_patch" ? "pre-tool-use.apply-patch" : `pre-tool-use.${tool}`;
+  const toolArgs = tool === "apply_patch" ? `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch\n` : { ...(loadPayload("copilot", fixture).toolArgs as object), path: target };
+  return loadPayload("copilot", fixture, { sessionId: session, cwd, toolArgs });
+}
+
+function recallPayload(session: string, cwd: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return loadPayload("copilot", "post-tool-use.recall-fused", { sessionId: session, cwd, ...overrides });
+}
+
+const isDeny = (answer: { json: Record<string, unknown> }): boolean =>
+  answer.json.permissionDecision === "deny" && typeof answer.json.permissionDecisionReason === "string" && answer.json.permissionDecisionReason !== "";
+
+const EDIT_TOOLS = ["create", "edit", "apply_patch"] as const;
+
+describe("copilot guard", () => {
+  test.each(EDIT_TOOLS)("%s before a recall is refused in an opted-in repository, passes elsewhere", (tool) => {
+    const guarded = repo("guarded", true);
+    const plain = repo("plain", false);
+    const refused = hook("pre-tool-use", editPayload(tool, "s1", guarded, path.join(guarded, "a.ts")));
+    expect(isDeny(refused)).toBe(true);
+    expect(refused.json.permissionDecisionReason).toContain("recall");
+    expect(hook("pre-tool-use", editPayload(tool, "s1", plain, path.join(plain, "a.ts"))).json).toEqual({});
+  });
+
+  test("bash and the recall itself are never refused (control: create in the same repository is)", () => {
+    const guarded = repo("guarded", true);
+    for (const fixture of ["pre-tool-use.bash", "pre-tool-use.recall-fused"]) {
+      expect(hook("pre-tool-use", loadPayload("copilot", fixture, { sessionId: "s1", cwd: guarded })).json).toEqual({});
+    }
+    expect(isDeny(hook("pre-tool-use", editPayload("create", "s1", guarded, path.join(guarded, "a.ts"))))).toBe(true);
+  });
+
+  test.each<[string, boolean, Record<string, unknown>]>([
+    ["the recorded successful recall_fused", true, {}],
+    ["a server key spelled velesdb_memory", true, { toolName: "velesdb_memory-recall" }],
+    ["resultType failure", false, { toolResult: { resultType: "failure", textResultForLlm: "[]" } }],
+    ["resultType missing", false, { toolResult: { textResultForLlm: "[]" } }],
+    ["an error text instead of JSON", false, { toolResult: { resultType: "success", textResultForLlm: "velesdb-memory: no store" } }],
+    ["another server's recall_fused", false, { toolName: "other-recall_fused" }],
+    ["save_working_context (not a recall)", false, { toolName: "velesdb-memory-save_working_context" }],
+    ["the Claude spelling of the name", false, { toolName: "mcp__velesdb-memory__recall_fused" }],
+    ["another session's recall", false, { sessionId: "s2" }],
+  ])("postToolUse with %s → unlocks: %p", (_label, unlocks, overrides) => {
+    const guarded = repo("guarded", true);
+    const target = path.join(guarded, "a.ts");
+    expect(isDeny(hook("pre-tool-use", editPayload("edit", "s1", guarded, target)))).toBe(true);
+    expect(hook("post-tool-use", recallPayload("s1", guarded, overrides)).json).toEqual({});
+    for (const tool of EDIT_TOOLS) expect(isDeny(hook("pre-tool-use", editPayload(tool, "s1", guarded, target)))).toBe(!unlocks);
+  });
+
+  test("a payload without sessionId cannot be unlocked, and says why", () => {
+    const guarded = repo("guarded", true);
+    const payload = editPayload("create", "s1", guarded, path.join(guarded, "a.ts"));
+    delete payload.sessionId;
+    expect(isDeny(hook("pre-tool-use", payload))).toBe(true);
+    const recall = recallPayload("s1", guarded);
+    delete recall.sessionId;
+    expect(hook("post-tool-use", recall).stderr).toContain("the payload has no sessionId");
+  });
+});
+
+describe("copilot checkpoint", () => {
+  test("an unlocked edit is named by the next agentStop's checkpoint, once (control: another session elsewhere gets only the save guidance)", () => {
+    const guarded = repo("guarded", true);
+    hook("post-tool-use", recallPayload("s1", guarded));
+    expect(hook("pre-tool-use", editPayload("create", "s1", guarded, path.join(guarded, "a.ts"))).json).toEqual({});
+    const first = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s1", cwd: guarded })).json;
+    expect(first.decision).toBe("block");
+    expect(first.reason).toContain("Learning checkpoint");
+    expect(first.reason).toContain(JSON.stringify(fs.realpathSync(guarded)).slice(1, -1));
+    expect(hook("stop", loadPayload("copilot", "stop.active", { sessionId: "s1", cwd: guarded })).json).toEqual({});
+    const idle = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: repo("plain", false) })).json;
+    expect(idle.decision).toBe("block");
+    expect(idle.reason).not.toContain("Learning checkpoint");
+  });
+});
+
+describe("copilot lifecycle", () => {
+  test("sessionStart answers the load guidance as additionalContext", () => {
+    const dir = repo("plain", false);
+    const context = hook("session-start", loadPayload("copilot", "session-start.new", { cwd: dir })).json.additionalContext;
+    expect(context).toContain('load_working_context(project="plain"');
+  });
+
+  test("agentStop continues once with save_working_context, then passes (stop_hook_active)", () => {
+    const dir = repo("plain", false);
+    const first = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s1", cwd: dir })).json;
+    expect(first.decision).toBe("block");
+    expect(first.reason).toContain('save_working_context(project="plain"');
+    expect(hook("stop", loadPayload("copilot", "stop.active", { sessionId: "s1", cwd: dir })).json).toEqual({});
+    // Control: another session still gets its one continuation.
+    expect(hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: dir })).json.decision).toBe("block");
+  });
+});

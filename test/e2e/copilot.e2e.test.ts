@@ -1,0 +1,221 @@
+// GitHub Copilot CLI end to end: the real CLI (@github/copilot 1.0.102, the platform binary
+// from the npm registry), offline with no login (COPILOT_OFFLINE and a BYOK provider pointed
+// at the chat-completions mock on 127.0.0.1), the fake velesdb-memory MCP server, and our
+// hooks registered by our own installer (`velesdb-hooks install --client copilot`). Each
+// scenario runs again without our hooks (or without the one thing it depends on) and the same
+// check must then fail. Every run also proves nothing left 127.0.0.1 (the trap proxy).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { chatCustomTool, chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+
+const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
+/** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
+const MODEL_WITH_EDIT_TOOLS = "gpt-4.1";
+const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const DENIED = "Denied by preToolUse hook: ";
+
+let llm: MockLlm; // the trap proxy, and the URL our sessionStart freshness probe asks
+let chat: MockOpenAiChat;
+let cacheHome: string; // Copilot unpacks ~235 MB into $XDG_CACHE_HOME/copilot: once per suite, not per case
+const cases: E2ECase[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  if (!fs.existsSync(COPILOT_BIN)) throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  llm = await startMockLlm();
+  chat = startMockOpenAiChat();
+  cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
+  // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
+  // concurrently without two of them unpacking into the same directory.
+  const warm = Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cacheHome, XDG_CACHE_HOME: cacheHome, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 120_000,
+  });
+  if (!warm.stdout.toString().includes("1.0.102")) throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
+});
+afterAll(() => {
+  llm?.stop();
+  chat?.stop();
+  cases.forEach(removeCase);
+  if (cacheHome && !process.env.VH_E2E_KEEP) fs.rmSync(cacheHome, { recursive: true, force: true });
+});
+
+interface Setup {
+  turns: (c: E2ECase) => ChatTurn[];
+  mcp?: { failing?: boolean };
+}
+
+/** setup(name, mode, …) → a case with the MCP fake in ~/.copilot/mcp-config.json and, in "hooks" mode, our installer run. */
+function setup(name: string, mode: Mode, options: Setup): E2ECase {
+  const c = createCase(llm, `copilot-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
+  cases.push(c);
+  chat.script(c.scenario, options.turns(c));
+  const mcpArgs = [FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+  writeFile(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
+  if (mode === "hooks") install(c);
+  return c;
+}
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+function install(c: E2ECase, command: "install" | "uninstall" = "install"): void {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "copilot"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp }, stdout: "pipe", stderr: "pipe" });
+  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client copilot exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
+}
+
+/** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
+async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario)): Promise<RunResult> {
+  const env = {
+    ...baseEnv(c),
+    XDG_CACHE_HOME: cacheHome,
+    COPILOT_AUTO_UPDATE: "false",
+    COPILOT_OFFLINE: "true",
+    COPILOT_PROVIDER_TYPE: "openai",
+    COPILOT_PROVIDER_BASE_URL: providerUrl,
+    COPILOT_PROVIDER_API_KEY: "dummy",
+    COPILOT_PROVIDER_MODEL_ID: model,
+  };
+  const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, 90_000);
+  const requests = chat.requests(c.scenario);
+  // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
+  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...requests];
+  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return { ...result, requests, allRequests, case: c };
+}
+
+/** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
+async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
+  const [on, off] = await Promise.all([run("hooks"), run("none")]);
+  for (const r of [on, off]) assertOffline(r, llm.escaped());
+  expectCheck(c, on).toPass();
+  expectCheck(c, off).toFail();
+  return on;
+}
+
+// ---- Request anatomy (chat completions) -----------------------------------------------------
+
+type ChatMessage = { role?: string; content?: unknown; tool_call_id?: string };
+const messagesOf = (q: LoggedRequest): ChatMessage[] => (Array.isArray(q.body?.messages) ? q.body.messages : []);
+const textOf = (m: ChatMessage): string =>
+  typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : "";
+/** Every tool result the model was shown, over all requests (deduplicated by call id). */
+function toolResults(r: RunResult): string[] {
+  const byId = new Map<string, string>();
+  for (const q of r.requests) for (const m of messagesOf(q)) if (m.role === "tool") byId.set(String(m.tool_call_id), textOf(m));
+  return [...byId.values()];
+}
+
+const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
+const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("create", { path: guardedFile(c), file_text: "x\n" }) });
+const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory-recall_fused", { query: "guarded.txt" }) };
+const done: ChatTurn = { reply: chatText("DONE answer") };
+
+const refused = check("the edit was refused with a reason naming recall_fused, and the file was not written", (r) => {
+  const p: string[] = [];
+  if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+  if (!toolResults(r).some((t) => t.startsWith(DENIED) && t.includes("recall_fused"))) p.push(`no tool result "${DENIED}…recall_fused…" reached the model`);
+  return p;
+});
+
+describe("copilot", () => {
+  test("sessionStart: the load guidance is a user message before the prompt in the first model request", async () => {
+    const context = check("the first request carries the load call in a user message before the prompt", (r) => {
+      const first = r.requests[0];
+      if (!first) return ["no model request"];
+      const users = messagesOf(first).filter((m) => m.role === "user").map(textOf);
+      const at = users.findIndex((t) => t.includes(LOAD_CALL));
+      const prompt = users.findIndex((t) => t.includes("say hello"));
+      if (at < 0) return [`no user message carries ${LOAD_CALL}`];
+      return at < prompt ? [] : [`the context (user message ${at}) is not before the prompt (user message ${prompt})`];
+    });
+    await withAndWithout((mode) => runCopilot(setup("session-start", mode, { turns: () => [done] }), "say hello"), context);
+  }, 240_000);
+
+  test("edit before recall: create is refused, the model reads why, the file is not written", async () => {
+    await withAndWithout((mode) => runCopilot(setup("guard", mode, { turns: (c) => [createTurn(c), done] }), "write a file"), refused);
+  }, 240_000);
+
+  test("apply_patch (the edit tool of models Copilot does not know) is refused likewise", async () => {
+    const patch = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`) });
+    await withAndWithout((mode) => runCopilot(setup("guard-patch", mode, { turns: (c) => [patch(c), done] }), "patch a file", "mock-model"), refused);
+  }, 240_000);
+
+  test("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
+    const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+    const run = (failing: boolean) => runCopilot(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
+    const [failed, worked] = await Promise.all([run(true), run(false)]);
+    for (const r of [failed, worked]) assertOffline(r, llm.escaped());
+    expectCheck(refused, failed).toPass();
+    expectCheck(written, failed).toFail();
+    expectCheck(written, worked).toPass();
+    expect(toolResults(worked).filter((t) => t.startsWith(DENIED))).toEqual([]);
+    // The unlocked edit is named by the one agentStop checkpoint that follows it.
+    const lastUser = (q: LoggedRequest) => textOf(messagesOf(q).filter((m) => m.role === "user").at(-1) ?? {});
+    expect(worked.requests.filter((q) => lastUser(q).includes("Learning checkpoint") && lastUser(q).includes(worked.case.workspace))).toHaveLength(1);
+    // The recall really reached the MCP fake in both runs (the difference is its answer).
+    for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+  }, 240_000);
+
+  test("agentStop: one continuation carrying save_working_context(...), then the run ends", async () => {
+    const continued = check("exactly one continuation request ends in the save call; the run exits 0 after it", (r) => {
+      const p: string[] = [];
+      const lastUser = (q: LoggedRequest) => textOf(messagesOf(q).filter((m) => m.role === "user").at(-1) ?? {});
+      const continuations = r.requests.filter((q) => lastUser(q).includes(SAVE_CALL));
+      if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
+      if (r.requests.length !== 2) p.push(`${r.requests.length} model requests, expected 2 (the answer, then the continuation)`);
+      if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
+      if (!r.stdout.includes("AFTER CONTINUATION")) p.push("the run did not end with the continuation's answer");
+      return p;
+    });
+    const run = (mode: Mode) =>
+      runCopilot(setup("stop", mode, { turns: () => [{ match: new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&")), reply: chatText("AFTER CONTINUATION") }, done] }), "answer briefly");
+    await withAndWithout(run, continued);
+  }, 240_000);
+
+  test("install twice changes no byte; uninstall gives the user's Copilot files back byte for byte and Copilot runs none of ours", async () => {
+    const c = setup("install", "none", { turns: () => [done] });
+    const settings = path.join(c.home, ".copilot", "settings.json");
+    const userHooks = path.join(c.home, ".copilot", "hooks", "user.json");
+    writeFile(settings, '{\n  // mine\n  "banner": "never"\n}\n');
+    writeFile(userHooks, '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"true"}]}}');
+    const before = [settings, userHooks].map((f) => fs.readFileSync(f, "utf8"));
+    install(c);
+    const ours = path.join(c.home, ".copilot", "hooks", "velesdb-hooks.json");
+    const installed = fs.readFileSync(ours, "utf8");
+    const withHooks = await runCopilot(c, "say hello");
+    install(c);
+    expect(fs.readFileSync(ours, "utf8")).toBe(installed);
+    install(c, "uninstall");
+    expect([settings, userHooks].map((f) => fs.readFileSync(f, "utf8"))).toEqual(before);
+    expect(fs.readdirSync(path.dirname(ours))).toEqual(["user.json"]);
+    const afterUninstall = await runCopilot(c, "say hello");
+    const context = check("some request carries the load call", (r) => (r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"]));
+    expectCheck(context, withHooks).toPass();
+    // The mock's log is per scenario, so the second run's requests follow the first's.
+    expectCheck(context, { ...afterUninstall, requests: afterUninstall.requests.slice(withHooks.requests.length) }).toFail();
+    assertOffline(afterUninstall, llm.escaped());
+  }, 240_000);
+
+  // Last, since it fills the trap's log on purpose: the proxy really sees Copilot's traffic, so
+  // the empty log of every run above means something.
+  test("trap self-test: a provider URL off 127.0.0.1 lands in the trap proxy", async () => {
+    const c = setup("trap", "none", { turns: () => [done] });
+    const before = llm.escaped().length;
+    const r = await runCopilot(c, "say hello", MODEL_WITH_EDIT_TOOLS, "http://model.example.test/v1");
+    expect(llm.escaped().slice(before).some((line) => line.includes("model.example.test"))).toBe(true);
+    expect(r.requests).toEqual([]);
+    llm.forgetEscaped(before);
+  }, 240_000);
+});
