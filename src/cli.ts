@@ -4,6 +4,7 @@
 // a hook never evaluates TOML/JSONC code it does not use (`bun build --compile` bundles it,
 // but evaluation waits for the import).
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
+import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
@@ -24,7 +25,7 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
-  (C: claude, codex, windsurf, dsh or all; --config: the DeepSeek harness hooks.json)
+  (C: claude, codex, windsurf, dsh, gemini or all; --config: the DeepSeek harness hooks.json)
   velesdb-hooks --version | --help
 
 Hosts and events:
@@ -51,15 +52,17 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
-    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`);
+    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
-  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`);
+  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
   return writeAnswer(await runHook(host, event));
 }
 
 /** runHook(host, event) → the host's answer; a rule that throws yields its event's failure answer. */
 export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
+  // Nothing was parsed, so no rule can know what the host asked: every hook passes.
+  if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
   const sentEvent = host.payloadNamesEvent ? stringField(reading.payload, "hook_event_name") : undefined;
   if (sentEvent !== undefined && sentEvent !== event.wireName) {
@@ -68,7 +71,7 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
     return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
   }
   try {
-    return host.encode(event.wireName, await event.run(input));
+    return host.encode(event.wireName, withReportedProblems(await event.run(input)));
   } catch (error) {
     // The event's own failure policy decides (src/hosts/*.ts, beside the event).
     const reason = error instanceof Error ? error.message : String(error);
@@ -77,8 +80,8 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
   }
 }
 
-function usageError(message: string): number {
-  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
+function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
+  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode });
 }
 
 /**

@@ -55,6 +55,16 @@ describe("load guidance", () => {
   test("stays far under Codex's ~10 000-character context cap", () => {
     expect(texts.loadGuidance(slot, { transcriptPath: "/t/x.jsonl", trigger: "auto" }).length).toBeLessThan(2500);
   });
+
+  // Codex and the DeepSeek bridge keep a head of the context (9 000 characters): the call
+  // must open the text, so no compaction note or transcript path can push it out (issue 12.12).
+  test.each([
+    ["load guidance", texts.loadGuidance(slot)],
+    ["after compaction, with a long transcript path", texts.loadGuidance(slot, { transcriptPath: `/t/${"x".repeat(20_000)}`, trigger: "auto" })],
+    ["the Windsurf prompt reminder", texts.windsurfPromptReminder(slot)],
+  ])("%s opens with the load call", (_label, text) => {
+    expect(text.startsWith('load_working_context(project="veles", session="rolling")')).toBe(true);
+  });
 });
 
 describe("save guidance and summariser instructions", () => {
@@ -143,11 +153,14 @@ describe("state failure texts (issue 12 item 11)", () => {
   const written = { access: "write", cause: "storage", path: "/s/stop-x", problem: "/s/stop-x cannot be written (EROFS)", stateDir: "/s" } as const;
   const read = { access: "read", cause: "malformed", path: "/s/m", problem: "is not a regular file", stateDir: "/s" } as const;
   const unusable = { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" } as const;
+  // dsh: the workspace walk blames a component above the state directory (issue 12 item 1).
+  const component = { access: "use", cause: "linked", path: "/ws/.velesdb-hooks/state", problem: "state directory /ws/.velesdb-hooks is a symlink", stateDir: "/ws/.velesdb-hooks/state" } as const;
 
   test.each([
     [written, 'write failed: storage: "/s/stop-x" cannot be written (EROFS)'],
     [read, 'read failed: malformed: "/s/m" is not a regular file'],
     [unusable, 'unusable: linked: state directory "/s" is a symlink'],
+    [component, 'unusable: linked: state directory "/ws/.velesdb-hooks" is a symlink'],
   ] as const)("the detail says which access failed and names the path once: %j", (failure, detail) => {
     expect(texts.stateFailureDetail(failure)).toBe(detail);
   });

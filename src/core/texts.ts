@@ -30,11 +30,14 @@ export interface CompactionNote {
   readonly trigger?: string;
 }
 
-/** The SessionStart context: how to load this repository's working context. */
+/**
+ * The SessionStart context: how to load this repository's working context. The load call
+ * opens the text: Codex and the DeepSeek bridge keep only a head of it (9 000 characters),
+ * so whatever follows may be cut, never the call.
+ */
 export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
   const lines = [
-    `velesdb-memory keeps a working context for this repository under project ${quoted(slot.project)}, session slot ${quoted(slot.session)}.`,
-    `${loadCall(slot)} returns {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
+    `${loadCall(slot)} returns this repository's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
     "found: false means nothing is saved under that exact project and session pair; other_sessions lists the session slots that do exist for the project (it is filled on hits too), so a near-identical name there usually means a mistyped session id.",
     `recall_fused finds earlier decisions and incidents about a code area before it changes. ${FEEDBACK_LOOP}`,
   ];
@@ -94,9 +97,24 @@ export interface StateFailure {
  * access failed, and the path named once (the problem may already hold it).
  */
 export function stateFailureDetail(failure: StateFailure): string {
-  const at = quoted(failure.path);
-  const problem = failure.problem.includes(failure.path) ? failure.problem.replace(failure.path, at) : `${at} ${failure.problem}`;
+  const named = pathNamedIn(failure.problem, failure.path);
+  const problem = named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
   return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
+}
+
+/**
+ * pathNamedIn(problem, "/ws/.velesdb-hooks/state") → the path itself or the nearest of its
+ * ancestors that the problem names ("/ws/.velesdb-hooks is a symlink" blames a component of
+ * the workspace state path, not the state directory), else undefined.
+ */
+function pathNamedIn(problem: string, path: string): string | undefined {
+  for (let candidate = path; candidate.length > 1; ) {
+    if (problem.includes(candidate)) return candidate;
+    const cut = Math.max(candidate.lastIndexOf("/"), candidate.lastIndexOf("\\"));
+    if (cut <= 0) return undefined;
+    candidate = candidate.slice(0, cut);
+  }
+  return undefined;
 }
 
 // Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
