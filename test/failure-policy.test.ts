@@ -28,6 +28,10 @@ const EXPECTED: Readonly<Record<string, "open" | "closed">> = {
   "dsh/stop": "open",
   "dsh/pre-tool-use": "closed",
   "dsh/post-tool-use": "open",
+  "gemini/session-start": "open",
+  "gemini/after-agent": "open",
+  "gemini/before-tool": "closed",
+  "gemini/after-tool": "open",
 };
 
 test("every event names its failure policy: only the edit guards close", () => {
