@@ -41,7 +41,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // The bare name is someone at a terminal, not a host (hosts always pass host and event):
   // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
   if (first === undefined) return writeAnswer({ stdout: "", stderr: usage(), exitCode: EXIT_USAGE });
-  if (first !== undefined && INSTALLER_COMMANDS.has(first)) {
+  if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
   }

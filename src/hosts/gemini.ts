@@ -43,6 +43,7 @@
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
+import { fallbackRefusal } from "../core/texts.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 /** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES). */
@@ -59,7 +60,7 @@ export function encodeGeminiAnswer(wireName: string, decision: Decision): HookAn
       return jsonAnswer({ decision: "deny", reason: decision.text }, decision.note);
     case "deny": {
       // An empty reason would reach the model as "Tool execution blocked: " and nothing else.
-      const deny = { decision: "deny", reason: decision.reason || "velesdb-hooks refused this edit." };
+      const deny = { decision: "deny", reason: decision.reason || fallbackRefusal() };
       return { ...jsonAnswer(deny, decision.note), ifStdoutFails: denyOnStderr(deny) };
     }
     case "replaceOutput":

@@ -64,8 +64,7 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "copilot";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
