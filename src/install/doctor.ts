@@ -16,12 +16,12 @@ import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output } from "./report.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import type { ClientName } from "./registrations.ts";
+import type { InstallerClient } from "./clients/client.ts";
 import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
-export async function runDoctor(ctx: InstallerContext, clients: readonly ClientName[], out: Output): Promise<number> {
+export async function runDoctor(ctx: InstallerContext, clients: readonly InstallerClient[], out: Output): Promise<number> {
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
   // (1 s + 2 s) and the login shell (5 s).
   const [compiler, freshness, shell] = await Promise.all([
@@ -41,22 +41,15 @@ export async function runDoctor(ctx: InstallerContext, clients: readonly ClientN
     const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    for (const name of clients) {
-      const report = clientReport(ctx, name, stable.path, tree.path, binary);
+    for (const client of clients) {
+      const name = client.name;
+      const report = clientReport(ctx, client, stable.path, tree.path, binary);
       for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {
         for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
       }
-      if (name === "codex") {
-        if (report.trust.length === 0) out.line(`${pad("trust:")}no velesdb-hooks entries for Codex to trust`);
-        for (const t of report.trust) {
-          out.line(`${pad("trust:")}${t.entry.event} ${t.status} (${path.basename(t.file)} ${t.key.slice(t.file.length + 1)})`);
-        }
-        if (report.trust.some((t) => t.status !== "trusted")) {
-          out.line(`${pad("")}Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them`);
-        }
-      }
+      for (const { label, text } of report.doctor) out.line(`${pad(label)}${text}`);
     }
   }
 

@@ -9,11 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
 import { errorCode } from "../core/state.ts";
-import { entryFor, type ClientAdapter, type RegistryLayout } from "./clients.ts";
+import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
 import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
 import { isInside } from "./paths.ts";
-import type { Registration } from "./registrations.ts";
 
 export const BACKUP_SUFFIX = ".velesdb-backup";
 const BOM = "\uFEFF";
@@ -114,8 +113,14 @@ export interface OwnedEntry {
   readonly groupExtraKeys: boolean;
 }
 
-/** ownedEntries(hooks, binary, layout) → every handler of ours in a `hooks` object, in file order. */
-export function ownedEntries(hooks: unknown, binaryPath: string, layout: RegistryLayout = "grouped"): OwnedEntry[] {
+/** How a registry files handlers and where they keep their command line (a RegistrySpec's part that ownership needs). */
+export type RegistryShape = Pick<RegistrySpec, "layout" | "commandFields">;
+
+const GROUPED: RegistryShape = { layout: "grouped" };
+
+/** ownedEntries(hooks, binary, shape) → every handler of ours in a `hooks` object, in file order. */
+export function ownedEntries(hooks: unknown, binaryPath: string, shape: RegistryShape = GROUPED): OwnedEntry[] {
+  const layout = shape.layout;
   const found: OwnedEntry[] = [];
   if (!isJsonObject(hooks)) return found;
   for (const [event, list] of Object.entries(hooks)) {
@@ -123,7 +128,7 @@ export function ownedEntries(hooks: unknown, binaryPath: string, layout: Registr
     list.forEach((item, g) => {
       if (layout === "flat") {
         // Windsurf: each element is a handler; there is no group to share or to keep.
-        const ownership = ownershipOf(item, binaryPath);
+        const ownership = ownershipOf(item, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
         found.push({ event, group: g, handler: 0, ownership, value: item, matcher: undefined, groupSize: 1, groupExtraKeys: false });
         return;
@@ -132,7 +137,7 @@ export function ownedEntries(hooks: unknown, binaryPath: string, layout: Registr
       const group = item;
       const handlers = group.hooks as unknown[];
       handlers.forEach((handler, h) => {
-        const ownership = ownershipOf(handler, binaryPath);
+        const ownership = ownershipOf(handler, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
         found.push({
           event,
@@ -165,18 +170,18 @@ export interface RegistryVerdict {
   readonly owned: readonly OwnedEntry[];
 }
 
-/** judgeRegistry(hooks, client, binary, platform) → per-row state and the registry's overall state. */
-export function judgeRegistry(hooks: unknown, client: ClientAdapter, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
-  const owned = ownedEntries(hooks, binaryPath, client.layout);
-  const rows = client.rows.map((row): RowVerdict => {
+/** judgeRegistry(hooks, registry, binary, platform) → per-row state and the registry's overall state. */
+export function judgeRegistry(hooks: unknown, registry: RegistrySpec, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
+  const owned = ownedEntries(hooks, binaryPath, registry);
+  const rows = registry.rows.map((row): RowVerdict => {
     const here = owned.filter((entry) => entry.event === row.wireEvent);
     if (here.length === 0) return { row, state: "missing" };
     if (here.length > 1) return { row, state: "duplicated" };
     const entry = here[0]!;
     if (entry.ownership === "legacy") return { row, state: "legacy" };
-    return { row, state: entryInStep(entry, row, client.handler(row, binaryPath, platform)) ? "in step" : "differs" };
+    return { row, state: entryInStep(entry, row, registry.handler(row, binaryPath, platform)) ? "in step" : "differs" };
   });
-  const expected = new Set(client.rows.map((row) => row.wireEvent));
+  const expected = new Set(registry.rows.map((row) => row.wireEvent));
   const unexpected = owned.filter((entry) => !expected.has(entry.event));
   const state = owned.length === 0 ? "absent" : rows.every((r) => r.state === "in step") && unexpected.length === 0 ? "in step" : "drifted";
   return { state, rows, unexpected, owned };
@@ -198,22 +203,22 @@ export interface RegistryPlan {
 export type PlanResult = { readonly ok: true; readonly plan: RegistryPlan } | { readonly ok: false; readonly problem: string };
 
 /**
- * planRegistry(file, client, binary, platform, "install" | "uninstall") → the edit, computed
+ * planRegistry(file, registry, binary, platform, "install" | "uninstall") → the edit, computed
  * entirely in memory. Install keeps an entry that is already exactly right (so a second
  * install changes no byte) and replaces every other entry of ours; uninstall removes them all.
  */
 export function planRegistry(
   file: Exclude<RegistryFile, { kind: "refused" }>,
-  client: ClientAdapter,
+  registry: RegistrySpec,
   binaryPath: string,
   platform: NodeJS.Platform,
   mode: "install" | "uninstall",
 ): PlanResult {
   const hooks = file.kind === "present" ? file.hooks : undefined;
-  const verdict = judgeRegistry(hooks, client, binaryPath, platform);
+  const verdict = judgeRegistry(hooks, registry, binaryPath, platform);
   const keep = new Set(verdict.rows.filter((r) => r.state === "in step").map((r) => r.row.wireEvent));
   const removals = mode === "uninstall" ? verdict.owned : verdict.owned.filter((entry) => !keep.has(entry.event));
-  const additions = mode === "uninstall" ? [] : client.rows.filter((row) => !keep.has(row.wireEvent));
+  const additions = mode === "uninstall" ? [] : registry.rows.filter((row) => !keep.has(row.wireEvent));
   for (const row of additions) {
     const existing = isJsonObject(hooks) ? hooks[row.wireEvent] : undefined;
     if (existing !== undefined && !Array.isArray(existing)) {
@@ -227,10 +232,11 @@ export function planRegistry(
   const body = original.slice(bom.length);
   const blank = body.trim() === "";
   const style: TextStyle = blank ? DEFAULT_STYLE : detectStyle(body);
-  let text = blank ? "{}" : body;
+  // A new file starts with the client's skeleton (`{}` for most).
+  let text = blank ? JSON.stringify(registry.skeleton ?? {}, null, style.indent) : body;
   const refill = new Set(additions.map((row) => row.wireEvent));
-  text = removeEntries(text, removals, refill, additions.length > 0, client.layout);
-  for (const row of additions) text = addEntry(text, row, entryFor(client, row, binaryPath, platform), style);
+  text = removeEntries(text, removals, refill, additions.length > 0, registry.layout);
+  for (const row of additions) text = addEntry(text, row, entryFor(registry, row, binaryPath, platform), style);
   if (blank) text += style.eol;
   return { ok: true, plan: { removals, additions, text: bom + text } };
 }
@@ -242,7 +248,7 @@ export function planRegistry(
  * key, and `hooks` left empty loses its key — unless install is about to refill that event
  * (or `hooks`), which keeps a replaced entry where the user had it.
  */
-function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean, layout: RegistryLayout): string {
+function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean, layout: RegistrySpec["layout"]): string {
   let current = text;
   const hooksValue = (): JsonObject => {
     const parsed = parseJsonc(current);
