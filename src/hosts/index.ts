@@ -3,6 +3,7 @@ import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { dsh } from "./dsh.ts";
 import type { HostModule } from "./host.ts";
+import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
 export const HOSTS = {
@@ -10,6 +11,7 @@ export const HOSTS = {
   codex,
   windsurf,
   dsh,
+  qwen,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;
