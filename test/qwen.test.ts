@@ -65,7 +65,7 @@ describe("hooks on recorded payloads", () => {
   test("PreCompact: the summariser instructions as additionalContext, inside Qwen's 4000-character cut", () => {
     writeConfig(box.workspace, { project: "qw-app", session: "slot" });
     const answer = run("pre-compact", fixture("pre-compact.auto"));
-    const text = additionalContextOf(answer);
+    const text = additionalContextOf(answer) ?? "";
     expect(text).toContain('save_working_context(project="qw-app", session="slot")');
     expect(text.length).toBeLessThan(4000);
   });
