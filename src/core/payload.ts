@@ -1,4 +1,4 @@
-// Reading the hook payload (SPEC §3.1): all of stdin in one synchronous read, parsed once.
+// Reading the hook payload (SPEC §3.1): all of stdin (up to 64 MiB) synchronously, parsed once.
 // Hosts add fields every release, so nothing here validates a whole payload: each hook asks
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";
@@ -11,21 +11,64 @@ export interface PayloadReading {
   readonly payload: Payload;
   /** Why the input was not a usable object, for one stderr line; "" when it was. */
   readonly problem: string;
+  /** True when stdin held more than MAX_STDIN_BYTES: the hook must pass without reading it. */
+  readonly oversized?: boolean;
 }
+
+/**
+ * The most stdin a hook reads: 64 MiB. Real payloads stay far below it (the largest seen are
+ * tool outputs of a few MB; Claude saves bigger ones to a file and sends the path), and a hook
+ * must not spend seconds and hundreds of MB on 100 MB of garbage before its host times it out.
+ */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable. */
 export function readPayloadFromStdin(): PayloadReading {
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
     // A hook started by hand from a terminal would wait forever on the keyboard. Hosts always
     // pipe the payload; a character device (a terminal, /dev/null) carries none. This check
     // costs one fstat, where importing node:tty for isatty() cost ~2 ms of a ~5 ms hook.
     if (fs.fstatSync(0).isCharacterDevice()) return { payload: {}, problem: "stdin was empty (a terminal or a device, not a hook payload)" };
-    text = fs.readFileSync(0, "utf8");
+    bytes = readAtMost(0, MAX_STDIN_BYTES);
   } catch {
     return { payload: {}, problem: "stdin could not be read" };
   }
-  return parsePayload(text);
+  if (bytes === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
+  return parsePayload(bytes.toString("utf8"));
+}
+
+/**
+ * readAtMost(fd, limit) → everything up to EOF, or undefined as soon as more than `limit`
+ * bytes arrived. Chunks are kept as read (each as large as all before it, 64 KiB to 16 MiB)
+ * and joined once at the end, so an oversized input costs `limit` bytes, never a regrown copy.
+ */
+function readAtMost(fd: number, limit: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(total, 64 * 1024), 16 * 1024 * 1024, limit + 1 - total));
+    let filled = 0;
+    while (filled < chunk.length) {
+      let count: number;
+      try {
+        count = fs.readSync(fd, chunk, filled, chunk.length - filled, null);
+      } catch (error) {
+        // A non-blocking pipe with nothing in it yet: wait for the writer, as readFileSync did.
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        continue;
+      }
+      if (count === 0) {
+        chunks.push(chunk.subarray(0, filled));
+        return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total + filled);
+      }
+      filled += count;
+    }
+    chunks.push(chunk);
+    total += filled;
+    if (total > limit) return undefined;
+  }
 }
 
 /** parsePayload('{"cwd":"/x"}') → { payload: {cwd:"/x"}, problem: "" }. */

@@ -10,7 +10,7 @@
 //
 // Rules are imported inside each event (with literal paths, so the release build splits them
 // into chunks): a hook loads only the code of its own event (SPEC §12).
-import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
@@ -46,13 +46,15 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
       if (wireName === "PreCompact") return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
-      return jsonAnswer({}, decision.note);
+      // systemMessage is shown to the user, not the model: a pass stays a pass.
+      return jsonAnswer(decision.userMessage ? { systemMessage: decision.userMessage } : {}, decision.note);
     case "addContext":
     case "continue":
       return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
     case "deny":
-      return jsonAnswer(
+      return jsonDenyAnswer(
         hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
+        decision.reason,
         decision.note,
       );
     case "replaceOutput":

@@ -86,6 +86,14 @@ export async function runInstallerCommand(command: string, args: readonly string
   const ctx: InstallerContext =
     parsed.options.config === undefined ? base : { ...base, configPath: path.resolve(base.cwd, parsed.options.config) };
   const out = new Output();
+  // Every path the installer writes or registers derives from HOME; a relative one would
+  // register commands that fail from any other directory (as relative CODEX_HOME would).
+  if (!path.isAbsolute(ctx.home)) {
+    out.problem(`refused: HOME is set to a relative path (${JSON.stringify(ctx.home)}); set it to an absolute path`);
+    out.problem("nothing was changed");
+    out.flush();
+    return EXIT_PROBLEM;
+  }
   const clients = selectedClients(ctx, parsed.options, command);
   let code: number;
   switch (command) {

@@ -74,7 +74,7 @@ function planClient(
 ): { ok: true; plan: ClientPlan } | { ok: false; problem: string } {
   const registryPath = client.registry.path(ctx);
   if (!registryPath.ok) return registryPath;
-  const file = readRegistry(registryPath.path, tree);
+  const file = readRegistry(registryPath.path, tree, client.registry.skeleton);
   if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
   const planned = planRegistry(file, client.registry, stable, ctx.platform, mode);
   if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
@@ -219,7 +219,7 @@ function describeRemoval(client: InstallerClient): (entry: OwnedEntry) => string
 function registryStillUses(ctx: InstallerContext, client: InstallerClient, stable: string, tree: string): boolean {
   const registryPath = client.registry.path(ctx);
   if (!registryPath.ok) return true;
-  const file = readRegistry(registryPath.path, tree);
+  const file = readRegistry(registryPath.path, tree, client.registry.skeleton);
   if (file.kind === "refused") return true; // Cannot tell: keep the binary.
   if (file.kind === "absent") return false;
   return judgeRegistry(file.hooks, client.registry, stable, ctx.platform).owned.some((entry) => entry.ownership === "ours");

@@ -11,10 +11,12 @@ import { getNodeValue } from "jsonc-parser";
 import { errorCode } from "../core/state.ts";
 import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
-import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
+import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, duplicateKey, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
 import { isInside } from "./paths.ts";
 
 export const BACKUP_SUFFIX = ".velesdb-backup";
+/** The top-level key every client's registry files its hooks under. */
+const HOOKS_KEY = "hooks";
 const BOM = "\uFEFF";
 
 /** A user file we may write (a registry or Windsurf's rules file), as the write policy needs it. */
@@ -82,8 +84,8 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777 };
 }
 
-/** readRegistry(path, ourTree) → the file with its `hooks` value, or why it must not be touched. Never throws. */
-export function readRegistry(registryPath: string, ourTreePath: string): RegistryFile {
+/** readRegistry(path, ourTree, skeleton) → the file with its `hooks` value, or why it must not be touched. Never throws. */
+export function readRegistry(registryPath: string, ourTreePath: string, skeleton?: JsonObject): RegistryFile {
   const file = readUserFile(registryPath, ourTreePath);
   if (file.kind !== "present") return file;
   const refused = (problem: string): RegistryFile => ({ kind: "refused", path: registryPath, problem });
@@ -92,6 +94,11 @@ export function readRegistry(registryPath: string, ourTreePath: string): Registr
   if (!parsed.ok) return refused(`does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`);
   const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
   if (!isJsonObject(value)) return refused("is not a JSON object");
+  const duplicate = duplicateKey(text, parsed.root, [HOOKS_KEY, ...Object.keys(skeleton ?? {})]);
+  if (duplicate) {
+    // The line counts from the first line of the file as the user sees it (a BOM is no line).
+    return refused(`has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); every host reads only the last one: merge them by hand, then run this again`);
+  }
   if (value.hooks !== undefined && !isJsonObject(value.hooks)) return refused('has a "hooks" value that is not an object');
   return { ...file, hooks: value.hooks };
 }

@@ -51,7 +51,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [] };
   }
   const where = shown(ctx, registryPath.path);
-  const file = readRegistry(registryPath.path, tree);
+  const file = readRegistry(registryPath.path, tree, client.registry.skeleton);
   let verdict: RegistryVerdict | undefined;
   let drifted = false;
   let registryAbsent = false;
