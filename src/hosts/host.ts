@@ -3,6 +3,7 @@
 // row in a host file; adding a host is one file plus one row in src/hosts/index.ts.
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
+import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 
 export interface HookEvent {
@@ -18,6 +19,12 @@ export interface HostModule {
   readonly encode: (wireName: string, decision: Decision) => HookAnswer;
   /** True when the payload names its event in `hook_event_name` (Claude, Codex, dsh). */
   readonly payloadNamesEvent: boolean;
+  /**
+   * callerOf(payload, env) → the module to answer with when another host runs this host's
+   * registered hooks with its own payloads (Cursor runs Claude Code's), else undefined. It has
+   * the same events; its rules and encoder are the caller's. Loaded lazily: only that caller pays.
+   */
+  readonly callerOf?: (payload: Payload, env: NodeJS.ProcessEnv) => Promise<HostModule | undefined>;
 }
 
 /** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */

@@ -26,7 +26,7 @@
 //   workspace; the payload's `cwd` is the workspace too, and it is what we read.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { jsonAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
+import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
@@ -48,10 +48,8 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny":
-      return jsonAnswer(
-        hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
-        decision.note,
-      );
+      // Exit 2 also blocks on Qwen (stderr goes to the model): the fallback should stdout fail.
+      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
     default:
       return decision satisfies never;
   }
