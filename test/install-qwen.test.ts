@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
+import { qwen as qwenClient } from "../src/install/clients/qwen.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
@@ -85,6 +86,18 @@ describe("entries", () => {
     const unquoted = Bun.spawnSync(["bash", "-c", `${box.stableBinary} qwen session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
     expect(unquoted.stdout.toString()).not.toContain("load_working_context");
   });
+});
+
+test("Windows: PowerShell runs the command (Qwen's `shell` field), the path double-quoted with PowerShell's escapes", () => {
+  const row = qwenClient.registry.rows.find((r) => r.argvEvent === "stop")!;
+  expect(qwenClient.registry.handler(row, "C:\\Users\\o'neil\\velesdb-hooks.exe", "win32")).toEqual({
+    type: "command",
+    command: '& "C:\\Users\\o\'neil\\velesdb-hooks.exe" qwen stop',
+    shell: "powershell",
+    timeout: 10000,
+  });
+  // Control: elsewhere bash runs it, with no shell field.
+  expect(qwenClient.registry.handler(row, "/home/o'neil/velesdb-hooks", "linux")).toEqual({ type: "command", command: `'/home/o'\\''neil/velesdb-hooks' qwen stop`, timeout: 10000 });
 });
 
 describe("the user's file", () => {
