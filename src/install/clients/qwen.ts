@@ -6,7 +6,8 @@
 // - `timeout` is read in seconds below 1000 and in milliseconds from 1000 on (older builds read
 //   every value in milliseconds, where Claude's 10 would kill each hook after 10 ms). So we
 //   register milliseconds ≥ 1000: 10000 is 10 s under both readings. New builds only log a
-//   debug-level note about the millisecond form.
+//   debug-level note about the millisecond form. Measured on a hook that takes 2 s: timeout 1
+//   kills it (1 s), 1500 kills it too (1.5 s), 10000 lets it answer.
 // - A settings file without `"$version"` is rewritten by Qwen on its first run (2-space indent,
 //   `"$version": 4` appended, our entries kept), so a file we create starts with that version,
 //   and "installed" is judged on parsed entries, never on bytes.
