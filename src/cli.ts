@@ -58,7 +58,7 @@ async function main(argv: readonly string[]): Promise<number> {
   return writeAnswer(await runHook(host, second!, event));
 }
 
-/** runHook(host, "stop", event) → the host's answer; a rule that throws still yields the host's pass. */
+/** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
 export async function runHook(registered: HostModule, eventName: string, registeredEvent: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
   // Another host may run this host's hooks with its own payloads (Cursor runs Claude Code's):
@@ -77,10 +77,10 @@ export async function runHook(registered: HostModule, eventName: string, registe
   try {
     return host.encode(event.wireName, withReportedProblems(await event.run(input)));
   } catch (error) {
-    // Advisory by design: a bug in a rule must never break the user's session. The guard's
-    // fail-closed cases are decided inside the rule, where the cause is known.
+    // The event's own failure policy decides (src/hosts/*.ts, beside the event).
     const reason = error instanceof Error ? error.message : String(error);
-    return host.encode(event.wireName, pass(`internal error, passing: ${reason}`));
+    const { failureDecision } = await import("./core/failure.ts");
+    return host.encode(event.wireName, await failureDecision(event.failure, input, reason));
   }
 }
 

@@ -32,6 +32,24 @@ test("SessionStart: load guidance as additionalContext", () => {
 });
 
 describe("guard", () => {
+  // Issue 12 item 9, the text host's side: only text that parses as a recall result unlocks.
+  test.each([
+    ["a bare ok", "ok"],
+    ["null", null],
+    ["an empty string", ""],
+    ["an error object", '{"error":"locked"}'],
+    ["a JSON string", '"[]"'],
+    ["an empty array that is not text", []],
+    ["a content array instead of text", [{ type: "text", text: "[]" }]],
+  ])("a recall response that is %s never unlocks (control: the fixture's \"[]\" does)", (_label, response) => {
+    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+    const isDeny = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
+    run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));
+    expect(isDeny(run("pre-tool-use", fixture("pre-tool-use.edit")))).toBe(true);
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+  });
+
   test("an edit in an opted-in cwd is denied before recall and allowed after a recall whose text is JSON", () => {
     writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
     const denied = run("pre-tool-use", fixture("pre-tool-use.edit"));
@@ -123,22 +141,22 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
       const target = otherRepository();
       fs.symlinkSync(target, workspaceState());
       return target;
-    }, /linked: state directory .*\.velesdb-hooks is a symlink/, false],
+    }, /linked: state directory .*\.velesdb-hooks"? is a symlink/, false],
     ["a regular file", () => {
       fs.writeFileSync(workspaceState(), "not a directory\n");
       return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks is not a directory/, false],
+    }, /storage: state directory .*\.velesdb-hooks"? is not a directory/, false],
     ["a real directory whose state is a symlink to another repository", () => {
       const target = otherRepository();
       fs.mkdirSync(workspaceState());
       fs.symlinkSync(target, path.join(workspaceState(), "state"));
       return target;
-    }, /linked: state directory .*state is a symlink/, false],
+    }, /linked: state directory .*state"? is a symlink/, false],
     ["a directory owned by another user", () => {
       fs.mkdirSync(workspaceState(), { mode: 0o777 });
       fs.chownSync(workspaceState(), 4242, 4242);
       return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks is owned by another user/, true],
+    }, /storage: state directory .*\.velesdb-hooks"? is owned by another user/, true],
   ];
 
   test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {
@@ -170,6 +188,15 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
     expect(steers(run("stop", fixture("stop")))).toBe(true);
     expect(fs.existsSync(path.join(workspaceState(), "state"))).toBe(true);
     expect(fs.readdirSync(workspaceState())).toEqual(["state"]);
+  });
+
+  test("a session cwd reached through a symlink keeps its state in the real workspace (the cwd itself may be a link)", () => {
+    const linkedCwd = path.join(box.root, "linked-workspace");
+    fs.symlinkSync(box.workspace, linkedCwd);
+    const stop = () => steers(parseOneJsonAnswer(runBinary(["dsh", "stop"], fixture("stop", { cwd: linkedCwd }), { env: box.env, cwd: linkedCwd }).stdout));
+    expect(stop()).toBe(true);
+    expect(stop()).toBe(false);
+    expect(fs.lstatSync(path.join(workspaceState(), "state")).isDirectory()).toBe(true);
   });
 
   test("a planted .gitignore link in an existing .velesdb-hooks is not followed", () => {

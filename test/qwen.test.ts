@@ -1,30 +1,8 @@
-// Qwen Code profile (src/hosts/qwen.ts): the encoder as a table, then the compiled binary on
-// the payloads Qwen Code 0.24.4 sent (fixtures/payloads/qwen/).
+// Qwen Code profile (src/hosts/qwen.ts): the compiled binary on the payloads Qwen Code 0.24.4
+// sent (fixtures/payloads/qwen/). Its encoder rows are in test/encoders.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { Decision } from "../src/core/decision.ts";
-import { encodeQwenAnswer, qwenToolResponse } from "../src/hosts/qwen.ts";
+import { qwenToolResponse } from "../src/hosts/qwen.ts";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
-
-describe("encoder", () => {
-  const rows: ReadonlyArray<readonly [string, Decision, unknown]> = [
-    ["SessionStart", { kind: "pass" }, {}],
-    ["SessionStart", { kind: "addContext", text: "load" }, { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "load" } }],
-    // Stop: decision:block, the form Qwen turns into one more user message (measured).
-    ["Stop", { kind: "continue", text: "save" }, { decision: "block", reason: "save" }],
-    ["PreToolUse", { kind: "deny", reason: "recall first" }, { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "recall first" } }],
-    // PreCompact: JSON additionalContext (appended to the compression prompt), not Claude's plain stdout.
-    ["PreCompact", { kind: "summariserInstructions", text: "keep the goal" }, { hookSpecificOutput: { hookEventName: "PreCompact", additionalContext: "keep the goal" } }],
-    ["PreCompact", { kind: "pass" }, {}],
-    // Qwen cannot replace a tool result: a replacement is a pass.
-    ["PostToolUse", { kind: "replaceOutput", toolResponse: { stdout: "x" } }, {}],
-  ];
-  test.each(rows)("%s %o", (wire, decision, expected) => {
-    const answer = encodeQwenAnswer(wire, { ...decision, note: "a note" });
-    expect(answer.exitCode).toBe(0);
-    expect(parseOneJsonAnswer(answer.stdout)).toEqual(expected as Record<string, unknown>);
-    expect(answer.stderr).toBe("velesdb-hooks: a note\n");
-  });
-});
 
 describe("qwenToolResponse", () => {
   test.each([

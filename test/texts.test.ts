@@ -153,11 +153,14 @@ describe("state failure texts (issue 12 item 11)", () => {
   const written = { access: "write", cause: "storage", path: "/s/stop-x", problem: "/s/stop-x cannot be written (EROFS)", stateDir: "/s" } as const;
   const read = { access: "read", cause: "malformed", path: "/s/m", problem: "is not a regular file", stateDir: "/s" } as const;
   const unusable = { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" } as const;
+  // dsh: the workspace walk blames a component above the state directory (issue 12 item 1).
+  const component = { access: "use", cause: "linked", path: "/ws/.velesdb-hooks/state", problem: "state directory /ws/.velesdb-hooks is a symlink", stateDir: "/ws/.velesdb-hooks/state" } as const;
 
   test.each([
     [written, 'write failed: storage: "/s/stop-x" cannot be written (EROFS)'],
     [read, 'read failed: malformed: "/s/m" is not a regular file'],
     [unusable, 'unusable: linked: state directory "/s" is a symlink'],
+    [component, 'unusable: linked: state directory "/ws/.velesdb-hooks" is a symlink'],
   ] as const)("the detail says which access failed and names the path once: %j", (failure, detail) => {
     expect(texts.stateFailureDetail(failure)).toBe(detail);
   });

@@ -55,7 +55,10 @@ describe("pre_write_code guard", () => {
     ["plain prose", "Error: tool failed"],
     ["an empty string", ""],
     ["a JSON string", '"ok"'],
+    ["a bare ok", "ok"],
+    ["null", null],
     ["not a string", { content: [] }],
+    ["a content array", [{ type: "text", text: "[]" }]],
   ])("a recall result that is %s never unlocks", (_label, result) => {
     writeConfig(box.workspace, { project: "wind-app", enforce_learning_loop: true });
     const file = path.join(box.workspace, "src", "a.ts");

@@ -97,9 +97,24 @@ export interface StateFailure {
  * access failed, and the path named once (the problem may already hold it).
  */
 export function stateFailureDetail(failure: StateFailure): string {
-  const at = quoted(failure.path);
-  const problem = failure.problem.includes(failure.path) ? failure.problem.replace(failure.path, at) : `${at} ${failure.problem}`;
+  const named = pathNamedIn(failure.problem, failure.path);
+  const problem = named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
   return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
+}
+
+/**
+ * pathNamedIn(problem, "/ws/.velesdb-hooks/state") → the path itself or the nearest of its
+ * ancestors that the problem names ("/ws/.velesdb-hooks is a symlink" blames a component of
+ * the workspace state path, not the state directory), else undefined.
+ */
+function pathNamedIn(problem: string, path: string): string | undefined {
+  for (let candidate = path; candidate.length > 1; ) {
+    if (problem.includes(candidate)) return candidate;
+    const cut = Math.max(candidate.lastIndexOf("/"), candidate.lastIndexOf("\\"));
+    if (cut <= 0) return undefined;
+    candidate = candidate.slice(0, cut);
+  }
+  return undefined;
 }
 
 // Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
@@ -214,6 +229,15 @@ function describeProblem(problem: GuardProblem): string {
 export function guardRefusal(problems: readonly GuardProblem[]): string {
   const lines = problems.map((problem) => `- ${describeProblem(problem)}`);
   return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
+}
+
+/** The refusal when the guard itself failed in an opted-in repository (src/core/failure.ts). */
+export function guardInternalErrorRefusal(root: string): string {
+  return [
+    "velesdb-hooks refused this edit (recall before edit).",
+    `- The check for repository ${quoted(root)} failed inside velesdb-hooks, and that repository requires a verified recall before edits, so the edit cannot be let through unchecked.`,
+    "The hook's stderr line names the error; retrying the edit runs the check again.",
+  ].join("\n");
 }
 
 /**

@@ -62,11 +62,12 @@ export const claudeInCursor: HostModule = {
   profile: { ...tempStateProfile("claude", ""), stopFlagUnreliable: true },
   payloadNamesEvent: false,
   events: {
-    "session-start": { wireName: "SessionStart", run: (input) => SESSION_START_EVENT.run(inWorkspace(input)) },
-    stop: { wireName: "Stop", run: (input) => STOP_EVENT.run(inWorkspace(input)) },
-    "pre-compact": { wireName: "PreCompact", run: passes },
-    "pre-tool-use": { wireName: "PreToolUse", run: passes },
-    "post-tool-use": { wireName: "PostToolUse", run: passes },
+    "session-start": { wireName: "SessionStart", failure: "open", run: (input) => SESSION_START_EVENT.run(inWorkspace(input)) },
+    stop: { wireName: "Stop", failure: "open", run: (input) => STOP_EVENT.run(inWorkspace(input)) },
+    "pre-compact": { wireName: "PreCompact", failure: "open", run: passes },
+    // The guard passes under Cursor (see above), so it has nothing to fail closed on.
+    "pre-tool-use": { wireName: "PreToolUse", failure: "open", run: passes },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: passes },
   },
   encode: encodeCursorAnswer,
 };

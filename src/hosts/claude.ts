@@ -83,9 +83,9 @@ export const claude: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": { wireName: "PreCompact", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
-    "pre-tool-use": { wireName: "PreToolUse", run: claudePreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", run: claudePostToolUse },
+    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: claudePreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse },
   },
   encode: encodeClaudeAnswer,
   callerOf: async (payload, env) => (cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined),

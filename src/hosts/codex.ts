@@ -68,9 +68,9 @@ export const codex: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", run: codexPreToolUse },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: codexPreToolUse },
     // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
-    "post-tool-use": { wireName: "PostToolUse", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
   },
   encode: encodeCodexAnswer,
 };

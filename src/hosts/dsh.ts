@@ -69,8 +69,8 @@ export const dsh: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", run: dshPreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", run: dshPostToolUse },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: dshPreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: dshPostToolUse },
   },
   encode: encodeCodexAnswer,
 };

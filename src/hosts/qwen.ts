@@ -87,12 +87,13 @@ export const qwen: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": { wireName: "PreCompact", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
     "pre-tool-use": {
       wireName: "PreToolUse",
+      failure: "closed",
       run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
     },
-    "post-tool-use": { wireName: "PostToolUse", run: qwenPostToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: qwenPostToolUse },
   },
   encode: encodeQwenAnswer,
 };

@@ -9,7 +9,7 @@
 //   and a Stop-shaped decision maps to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { diagnosticLine, exitTwoDeny, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
@@ -62,9 +62,9 @@ export const windsurf: HostModule = {
   payloadNamesEvent: false,
   events: {
     // The reminder once per trajectory (the core's rule; the trajectory is the session).
-    "pre-user-prompt": { wireName: "pre_user_prompt", run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input) },
-    "pre-write-code": { wireName: "pre_write_code", run: windsurfPreWriteCode },
-    "post-mcp-tool-use": { wireName: "post_mcp_tool_use", run: windsurfPostMcpToolUse },
+    "pre-user-prompt": { wireName: "pre_user_prompt", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input) },
+    "pre-write-code": { wireName: "pre_write_code", failure: "closed", run: windsurfPreWriteCode },
+    "post-mcp-tool-use": { wireName: "post_mcp_tool_use", failure: "open", run: windsurfPostMcpToolUse },
   },
   encode: encodeWindsurfAnswer,
 };

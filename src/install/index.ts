@@ -98,10 +98,10 @@ export async function runInstallerCommand(command: string, args: readonly string
   let code: number;
   switch (command) {
     case "install":
-      code = install(ctx, clients, parsed.options, out);
+      code = install(ctx, clients, { dryRun: parsed.options.dryRun, explicit: parsed.options.clients !== undefined }, out);
       break;
     case "uninstall":
-      code = uninstall(ctx, clients, parsed.options, out);
+      code = uninstall(ctx, clients, { dryRun: parsed.options.dryRun, explicit: parsed.options.clients !== undefined }, out);
       break;
     case "check":
       code = check(ctx, clients, parsed.options, out);

@@ -192,6 +192,33 @@ export function addProperty(text: string, objectPath: JSONPath, key: string, val
   return appendChild(text, object, (indent) => `${name}: ${render(value, indent, style)}`, inline, style);
 }
 
+/**
+ * replaceAt(text, ["hooks","Stop",1], value, style) → text with the value at that path replaced
+ * in place: a value that starts its own line is rendered at that line's indentation, one inside
+ * a one-line container stays on that line. Comments and separators around it stay.
+ */
+export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, style: TextStyle): string {
+  const node = nodeAt(text, jsonPath);
+  if (!node) throw new Error(`nothing to replace at ${JSON.stringify(jsonPath)}`);
+  const rendered = startsLine(text, node.offset) ? render(value, lineIndentAt(text, node.offset), style) : JSON.stringify(value);
+  return text.slice(0, node.offset) + rendered + text.slice(node.offset + node.length);
+}
+
+/**
+ * insertIntoArray(text, ["hooks","Stop"], 2, value, style) → text with `value` as element 2
+ * (in front of the element there, or appended when the array is that long), laid out like
+ * that element: on its own line at its indentation, or inline in a one-line array.
+ */
+export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
+  const array = nodeAt(text, arrayPath);
+  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  const next = array.children?.[index];
+  if (!next) return appendToArray(text, arrayPath, value, style);
+  if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);
+  const indent = lineIndentAt(text, next.offset);
+  return insert(text, next.offset, `${render(value, indent, style)},${style.eol}${indent}`);
+}
+
 function appendChild(
   text: string,
   container: Node,

@@ -76,6 +76,14 @@ export const codex: InstallerClient = {
     return { lines, drifted, repairs, doctor };
   },
 
+  // Codex runs hooks from config.toml [hooks] too; entries of ours there keep the binary.
+  alsoNamesBinary(ctx, stable) {
+    const dir = home(ctx);
+    if (!dir.ok) return undefined;
+    const config = readCodexConfig(dir.path);
+    return config.kind === "unreadable" || configTomlEntries(config, stable).length > 0 ? config.path : undefined;
+  },
+
   afterWrite(ctx, facts) {
     const dir = home(ctx);
     if (!dir.ok) return [];
