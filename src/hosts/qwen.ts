@@ -39,6 +39,8 @@ const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 
 export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
+    // A pass's userMessage has no measured channel to the user here (systemMessage was not
+    // measured): it stays in the stderr note.
     case "pass":
     case "replaceOutput":
       return jsonAnswer({}, decision.note);
@@ -48,7 +50,7 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny":
-      // Exit 2 also blocks on Qwen (stderr goes to the model): the fallback should stdout fail.
+      // Exit 2 also blocks on Qwen (its hook docs: stderr goes to the model): the fallback should stdout fail.
       return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
     default:
       return decision satisfies never;
