@@ -55,12 +55,16 @@ async function main(argv: readonly string[]): Promise<number> {
     return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
   if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
-  return writeAnswer(await runHook(host, event));
+  return writeAnswer(await runHook(host, second!, event));
 }
 
-/** runHook(host, event) → the host's answer; a rule that throws yields its event's failure answer. */
-export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
+/** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
+export async function runHook(registered: HostModule, eventName: string, registeredEvent: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
+  // Another host may run this host's hooks with its own payloads (Cursor runs Claude Code's):
+  // it gets its own rules and answer shapes, never answers spelled for a host it is not.
+  const host = (await registered.callerOf?.(reading.payload, process.env)) ?? registered;
+  const event = host.events[eventName] ?? registeredEvent;
   // Nothing was parsed, so no rule can know what the host asked: every hook passes.
   if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);

@@ -103,6 +103,26 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput maps to a pass", "postToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "preCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  qwen: [
+    ["pass", "Stop", { kind: "pass" }, none("{}\n")],
+    ["pass with a user message: no measured channel, stderr only", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
+    ["pass at PreCompact is JSON (Qwen reads PreCompact stdout as JSON)", "PreCompact", { kind: "pass" }, none("{}\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is decision:block", "Stop", { kind: "continue", text: "save" }, none('{"decision":"block","reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON, note: "n" },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON, "velesdb-hooks: n\n"),
+    ],
+    ["replaceOutput maps to a pass (PostToolUse only adds context)", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    [
+      "summariserInstructions are PreCompact additionalContext (appended to the compression prompt)",
+      "PreCompact",
+      { kind: "summariserInstructions", text: "keep it" },
+      none('{"hookSpecificOutput":{"hookEventName":"PreCompact","additionalContext":"keep it"}}\n'),
+    ],
+  ],
   windsurf: [
     ["pass is silence", "post_mcp_tool_use", { kind: "pass" }, none("")],
     ["pass with a note", "pre_user_prompt", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],

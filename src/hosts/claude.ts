@@ -12,7 +12,7 @@
 // into chunks): a hook loads only the code of its own event (SPEC §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { objectField, stringField } from "../core/payload.ts";
+import { objectField, stringField, type Payload } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
@@ -66,6 +66,17 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   }
 }
 
+/**
+ * cursorIsCalling(payload, env) → true when Cursor, not Claude Code, runs these hooks (Cursor
+ * reads ~/.claude/settings.json too). Cursor puts `cursor_version` in every payload; its
+ * CURSOR_VERSION variable decides only when nothing was parsed, because a Claude Code started
+ * from Cursor's terminal could inherit that variable while its payloads stay Claude's.
+ */
+export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boolean {
+  if (stringField(payload, "cursor_version") !== undefined) return true;
+  return Object.keys(payload).length === 0 && (env.CURSOR_VERSION ?? "") !== "";
+}
+
 export const claude: HostModule = {
   profile: tempStateProfile("claude", ""),
   payloadNamesEvent: true,
@@ -77,4 +88,5 @@ export const claude: HostModule = {
     "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse },
   },
   encode: encodeClaudeAnswer,
+  callerOf: async (payload, env) => (cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined),
 };

@@ -4,6 +4,7 @@
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { FailurePolicy } from "../core/failure.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
+import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 
 export interface HookEvent {
@@ -30,6 +31,13 @@ export interface HostModule {
    * code but 0 and 1, so it gets 1.
    */
   readonly usageExitCode?: 1;
+
+  /**
+   * callerOf(payload, env) → the module to answer with when another host runs this host's
+   * registered hooks with its own payloads (Cursor runs Claude Code's), else undefined. It has
+   * the same events; its rules and encoder are the caller's. Loaded lazily: only that caller pays.
+   */
+  readonly callerOf?: (payload: Payload, env: NodeJS.ProcessEnv) => Promise<HostModule | undefined>;
 }
 
 /** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */

@@ -5,6 +5,7 @@ import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
+import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
 export const HOSTS = {
@@ -14,6 +15,7 @@ export const HOSTS = {
   dsh,
   gemini,
   copilot,
+  qwen,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

@@ -4,6 +4,7 @@
 import { pass, type Decision } from "../core/decision.ts";
 import { recordRecallEvidence, type ToolCall } from "../core/evidence.ts";
 import type { HookInput } from "../core/hook-input.ts";
+import { objectField, stringField } from "../core/payload.ts";
 
 /** recordEvidenceFromPayload(input) → the note of recording a recall named in this payload. */
 export function recordEvidenceFromPayload(input: HookInput): string {
@@ -33,4 +34,19 @@ export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
 export function withNote(decision: Decision, note: string): Decision {
   const joined = joinNotes(note, decision.note);
   return joined === "" ? decision : { ...decision, note: joined };
+}
+
+/**
+ * guardNamedEditTool(input, {Edit: "file_path"}) → the recall-before-edit guard on the target
+ * the edit tool names in `tool_input[field]`; a pass for every tool the table does not list.
+ * Claude-shaped hosts differ only in the table (Claude's Edit/Write/NotebookEdit, Qwen's
+ * edit/write_file/notebook_edit).
+ */
+export async function guardNamedEditTool(input: HookInput, targetFieldByTool: Readonly<Record<string, string>>): Promise<Decision> {
+  const tool = stringField(input.payload, "tool_name");
+  const field = tool !== undefined && Object.hasOwn(targetFieldByTool, tool) ? targetFieldByTool[tool] : undefined;
+  if (field === undefined) return pass(input.inputProblem);
+  const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
+  const { guardEditDecision } = await import("../core/guard.ts");
+  return guardEditDecision(input, target === undefined ? [] : [target]);
 }

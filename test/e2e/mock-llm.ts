@@ -104,7 +104,7 @@ function codexTurnIndex(body: any): number {
   ).length;
 }
 
-function pick<R>(turns: Turn<R>[] | undefined, req: LoggedRequest): R | undefined {
+export function pick<R>(turns: Turn<R>[] | undefined, req: LoggedRequest): R | undefined {
   if (!turns || turns.length === 0) return undefined;
   const matches = (t: Turn<R>): boolean =>
     (t.match !== undefined && t.match.test(req.text)) || (t.matchLast !== undefined && t.matchLast.test(req.lastText));

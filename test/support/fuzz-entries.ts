@@ -148,7 +148,7 @@ function oneCompactObject(stdout: string): Record<string, unknown> | string {
 }
 
 function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
-  if (entry.wireName === "PreCompact") {
+  if (entry.wireName === "PreCompact" && entry.host !== "qwen") {
     // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
     if (stdout === "") return { kind: "pass" };
     if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
@@ -166,7 +166,7 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
     return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
   }
   const codexDialect = entry.host === "codex" || entry.host === "dsh";
-  if (entry.wireName === "Stop" && codexDialect) {
+  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen")) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
     if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };
@@ -182,6 +182,11 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
       if (codexDialect && text.length > 10_000) return `SessionStart context of ${text.length} characters is above Codex's cap`;
       return { kind: "context", text };
     }
+    case "PreCompact":
+      // Qwen appends PreCompact additionalContext to its compression prompt (measured on 0.24.4).
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `PreCompact answer has the wrong shape: ${fields}`;
+      if (!(specific.additionalContext as string).includes("save_working_context(")) return "PreCompact context is not the instructions";
+      return { kind: "instructions", text: specific.additionalContext as string };
     case "Stop":
       if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `Stop answer has the wrong shape: ${fields}`;
       return { kind: "continue", text: specific.additionalContext as string };

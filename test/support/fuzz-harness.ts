@@ -187,6 +187,7 @@ function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
 // The guard oracle (SPEC §6.1): which directories decide the edit's policy. Written from the
 // spec, not from src/core/guard.ts; only the apply_patch grammar is shared (it has its own tests).
 const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
+const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
@@ -200,9 +201,11 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   const tool = str(payload, "tool_name");
   let targets: string[];
   switch (entry.host) {
-    case "claude": {
-      if (tool === undefined || !Object.hasOwn(CLAUDE_TARGET_FIELD, tool)) return undefined;
-      const target = str(payload.tool_input, CLAUDE_TARGET_FIELD[tool]!);
+    case "claude":
+    case "qwen": {
+      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : QWEN_TARGET_FIELD;
+      if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
+      const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];
       break;
     }

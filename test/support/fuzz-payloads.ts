@@ -149,11 +149,29 @@ const structuredResponses = fc.constantFrom<unknown>(
   "plain text",
   "",
 );
+// Qwen's PostToolUse `tool_response`: Gemini-style parts under llmContent (measured on 0.24.4).
+const qwenResponses = fc.constantFrom<unknown>(
+  { llmContent: [{ text: "[]" }], returnDisplay: "[]" },
+  { llmContent: [{ text: " " }], returnDisplay: "" },
+  { llmContent: [], returnDisplay: "" },
+  { llmContent: "[]", returnDisplay: "[]" },
+  { llmContent: [{ text: "x" }], error: { message: "boom" } },
+  { llmContent: [{ inlineData: { mimeType: "image/png", data: "" } }] },
+  { returnDisplay: "[]" },
+  [{ type: "text", text: "[]" }],
+  "[]",
+  null,
+);
 const textResponses = fc.constantFrom<unknown>("[]", '{"results":[]}', '{"error":"x"}', "nothing found", "", "  ", "[", 7, null);
 
 function claudeEditInput(tool: string, target: string | undefined): Record<string, unknown> {
   if (target === undefined) return {};
   return tool === "NotebookEdit" ? { notebook_path: target, new_source: "x" } : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
+}
+
+function qwenEditInput(tool: string, target: string | undefined): Record<string, unknown> {
+  if (target === undefined) return {};
+  return tool === "notebook_edit" ? { notebook_path: target, new_source: "x" } : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
 }
 
 const patchText = fc
@@ -227,6 +245,12 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
             mcp_context: { server_name: server, tool_name: tool },
           })),
       );
+    case "qwen/PreToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("edit", "write_file", "notebook_edit", "run_shell_command", "Write", "mcp__velesdb-memory__recall"), target }).map(
+          ({ cwd, tool, target }) => ({ cwd, tool_name: tool, tool_input: qwenEditInput(tool, target) }),
+        ),
+      );
     case "dsh/PreToolUse":
       return withSession(fc.record({ cwd, tool: fc.constantFrom("edit", "write", "str_replace_editor", "bash", "Edit") }).map(({ cwd, tool }) => ({ cwd, tool_name: tool, tool_input: { command: "" } })));
     case "windsurf/pre_write_code":
@@ -256,6 +280,10 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
         fc.record({ cwd, tool: recallToolNames.map((t) => t.replace("velesdb-memory", "velesdb_memory")), input: recallInput, response: structuredResponses }).map(
           ({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response }),
         ),
+      );
+    case "qwen/PostToolUse":
+      return withSession(
+        fc.record({ cwd, tool: recallToolNames, input: recallInput, response: qwenResponses }).map(({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response })),
       );
     case "dsh/PostToolUse":
       return withSession(fc.record({ cwd, tool: recallToolNames, input: recallInput, response: textResponses }).map(({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response })));
@@ -298,13 +326,16 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "codex/Stop":
     case "dsh/Stop":
     case "gemini/AfterAgent":
+    case "qwen/Stop":
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
     case "claude/PreCompact":
+    case "qwen/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":
     case "gemini/SessionStart":
+    case "qwen/SessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "resume", "clear", "compact", "fork", 9) }));
     case "windsurf/pre_user_prompt":
       return fc.record({ trajectory_id: fc.constantFrom(...SESSIONS) });

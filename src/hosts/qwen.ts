@@ -1,0 +1,101 @@
+// Qwen Code (measured on @qwen-code/qwen-code 0.24.4 under Node 22, offline against an OpenAI
+// chat-completions mock; payloads in fixtures/payloads/qwen/). Claude-shaped hooks in
+// ~/.qwen/settings.json, with these differences that shape this host:
+// - SessionStart additionalContext lands at the END of the system message, inside
+//   `<qwen:session-start-context hidden="true">\nSessionStart additional context:\n…`, with
+//   `<`, `>` (and `&`) HTML-escaped. After a compaction it fires again with source "compact",
+//   and its context is in the next request's system message.
+// - PreToolUse `hookSpecificOutput.permissionDecision:"deny"` reaches the model as a role:"tool"
+//   message whose text is our reason, verbatim (no prefix); the tool does not run.
+// - Stop takes `{"decision":"block","reason":…}`: the reason becomes one role:"user" message and
+//   the model takes another turn. The next Stop has `stop_hook_active: true`; the host ends the
+//   turn after 8 consecutive blocks (QWEN_CODE_STOP_HOOK_BLOCK_CAP).
+// - PreCompact `hookSpecificOutput.additionalContext` is appended to the compression system
+//   prompt after "Additional Instructions:" (escaped as above, cut at 4000 characters), for
+//   manual (/compress) and automatic compaction alike. So SPEC §5.3's instructions work here,
+//   as JSON — not as Claude's plain stdout.
+// - Tool names are runtime ids: edit and write_file (target `file_path`), notebook_edit
+//   (`notebook_path`). MCP tools are `mcp__<server>__<tool>`, also when the model reaches them
+//   through the `tool_call` meta-tool (the payload names the inner tool).
+// - PostToolUse fires only for a successful call; its `tool_response` is
+//   `{llmContent: [{text}], returnDisplay}` (Gemini-style parts, no `type`). A failed MCP call
+//   fires PostToolUseFailure instead, which we do not register: a failed recall never unlocks.
+// - PostToolUse cannot replace a tool result (additionalContext only), so a replacement maps
+//   to a pass; we register no shell hook.
+// - The hook environment has QWEN_PROJECT_DIR, CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR = the
+//   workspace; the payload's `cwd` is the workspace too, and it is what we read.
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
+import type { HookInput } from "../core/hook-input.ts";
+import { isPlainObject } from "../core/payload.ts";
+import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+
+const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
+  edit: "file_path",
+  write_file: "file_path",
+  notebook_edit: "notebook_path",
+};
+
+export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnswer {
+  switch (decision.kind) {
+    // A pass's userMessage has no measured channel to the user here (systemMessage was not
+    // measured): it stays in the stderr note.
+    case "pass":
+    case "replaceOutput":
+      return jsonAnswer({}, decision.note);
+    case "addContext":
+    case "summariserInstructions":
+      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
+    case "continue":
+      return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
+    case "deny":
+      // Exit 2 also blocks on Qwen (its hook docs: stderr goes to the model): the fallback should stdout fail.
+      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
+    default:
+      return decision satisfies never;
+  }
+}
+
+/**
+ * qwenToolResponse({llmContent: [{text: "[]"}], returnDisplay: "[]"}) → {content: [{type:
+ * "text", text: "[]"}]}: Qwen's parts as the MCP content blocks the recall rule reads. An
+ * `error` field is carried over, so it still counts against the recall; any other shape is
+ * returned as it is (and is then no evidence).
+ */
+export function qwenToolResponse(response: unknown): unknown {
+  if (!isPlainObject(response)) return response;
+  const { llmContent } = response;
+  const parts = typeof llmContent === "string" ? [{ text: llmContent }] : Array.isArray(llmContent) ? llmContent : undefined;
+  if (parts === undefined) return response;
+  const content = parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? { type: "text", text: part.text } : part));
+  return Object.hasOwn(response, "error") ? { content, error: response.error } : { content };
+}
+
+/** PostToolUse: recall evidence from a velesdb-memory MCP call (SPEC §6.2). */
+async function qwenPostToolUse(input: HookInput): Promise<Decision> {
+  const { recordEvidenceAndPass } = await import("./tool-events.ts");
+  return recordEvidenceAndPass(input, {
+    toolName: input.payload.tool_name,
+    toolInput: input.payload.tool_input,
+    toolResponse: qwenToolResponse(input.payload.tool_response),
+    form: "structured",
+  });
+}
+
+export const qwen: HostModule = {
+  profile: tempStateProfile("qwen", "qwen-"),
+  payloadNamesEvent: true,
+  events: {
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
+    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-tool-use": {
+      wireName: "PreToolUse",
+      failure: "closed",
+      run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
+    },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: qwenPostToolUse },
+  },
+  encode: encodeQwenAnswer,
+};

@@ -1,0 +1,55 @@
+// Qwen Code: ~/.qwen/settings.json ($QWEN_HOME honoured), grouped Claude-shaped handlers.
+// Measured on @qwen-code/qwen-code 0.24.4:
+// - `command` runs through bash (`bash -c`), or PowerShell (`powershell -Command`) when the
+//   handler says `"shell": "powershell"`; there is no exec form, so the path is quoted for the
+//   shell that runs it.
+// - `timeout` is read in seconds below 1000 and in milliseconds from 1000 on (older builds read
+//   every value in milliseconds, where Claude's 10 would kill each hook after 10 ms). So we
+//   register milliseconds ≥ 1000: 10000 is 10 s under both readings. New builds only log a
+//   debug-level note about the millisecond form. Measured on a hook that takes 2 s: timeout 1
+//   kills it (1 s), 1500 kills it too (1.5 s), 10000 lets it answer.
+// - A settings file without `"$version"` is rewritten by Qwen on its first run (2-space indent,
+//   `"$version": 4` appended, our entries kept), so a file we create starts with that version,
+//   and "installed" is judged on parsed entries, never on bytes.
+// - Matchers starting with `^` or `(` are plain regexes; MCP tools are `mcp__<server>__<tool>`.
+//   A failed MCP call fires PostToolUseFailure (not registered): only successes count.
+import * as path from "node:path";
+import { absoluteOverride } from "../paths.ts";
+import { posixQuote, powershellQuote } from "../shell-words.ts";
+import type { InstallerClient, Registration } from "./client.ts";
+import { CODEX_RECALL_TOOLS } from "./codex.ts";
+
+const EDIT_TOOLS = "^(edit|write_file|notebook_edit)$";
+
+const ROWS: readonly Registration[] = [
+  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
+  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
+  { wireEvent: "PreCompact", argvEvent: "pre-compact", timeout: 10 },
+  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_RECALL_TOOLS, timeout: 10 },
+];
+
+/** Seconds → the millisecond form both old and new Qwen builds read the same way. */
+const qwenTimeout = (seconds: number | undefined): number => Math.max(1000, (seconds ?? 10) * 1000);
+
+const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "QWEN_HOME", path.join(ctx.home, ".qwen"));
+
+export const qwen: InstallerClient = {
+  name: "qwen",
+  home,
+  registry: {
+    path(ctx) {
+      const dir = home(ctx);
+      return dir.ok ? { ok: true, path: path.join(dir.path, "settings.json") } : dir;
+    },
+    layout: "grouped",
+    rows: ROWS,
+    handler(row, binaryPath, platform) {
+      if (platform === "win32") {
+        return { type: "command", command: `& ${powershellQuote(binaryPath)} qwen ${row.argvEvent}`, shell: "powershell", timeout: qwenTimeout(row.timeout) };
+      }
+      return { type: "command", command: `${posixQuote(binaryPath)} qwen ${row.argvEvent}`, timeout: qwenTimeout(row.timeout) };
+    },
+    skeleton: { $version: 4 },
+  },
+};

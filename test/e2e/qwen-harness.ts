@@ -1,0 +1,126 @@
+// Qwen Code (@qwen-code/qwen-code 0.24.4, which needs Node >= 22: it runs under the pinned
+// `node` package of test/e2e/package.json) offline against mock-openai-chat.ts, with the hooks
+// our installer registers in the case's ~/.qwen/settings.json.
+//
+// VH_E2E_QWEN_PREFIX=<dir> runs the CLI and node from <dir>/node_modules instead of
+// test/e2e/node_modules (a scratch install while the e2e package is not installed).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll } from "bun:test";
+import { assertOffline, expectCheck, type Check } from "./checks.ts";
+import { baseEnv, createCase, E2E_DIR, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { startMockLlm, type MockLlm } from "./mock-llm.ts";
+import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat-qwen.ts";
+
+const PREFIX = process.env.VH_E2E_QWEN_PREFIX ?? E2E_DIR;
+export const QWEN_CLI = path.join(PREFIX, "node_modules", "@qwen-code", "qwen-code", "cli.js");
+export const QWEN_NODE = path.join(PREFIX, "node_modules", "node", "bin", "node");
+export const QWEN_MODEL = "mock-model";
+
+export interface QwenCaseOptions {
+  /** Written as <workspace>/.velesdb-hooks.json. */
+  projectConfig?: Record<string, unknown>;
+  /** The fake velesdb-memory server answers every call with isError:true. */
+  failingMcp?: boolean;
+}
+
+export const settingsPath = (c: E2ECase): string => path.join(c.home, ".qwen", "settings.json");
+
+/**
+ * The user's own settings before we install anything: the mock provider, the MCP server, and
+ * Qwen's background model calls off (usage statistics leave the machine; memory extraction
+ * adds model requests the scenarios did not script). `"$version": 4` keeps Qwen from
+ * rewriting the file on its first run.
+ */
+export function userSettings(c: E2ECase, failingMcp = false): Record<string, unknown> {
+  return {
+    security: { auth: { selectedType: "openai" } },
+    privacy: { usageStatisticsEnabled: false },
+    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
+    mcpServers: { "velesdb-memory": { command: "node", args: [FAKE_MCP, ...(failingMcp ? ["--fail"] : []), "--log", c.mcpLog] } },
+    $version: 4,
+  };
+}
+
+export interface QwenSuite {
+  readonly chat: MockOpenAiChat;
+  setup(name: string, mode: Mode, turns: (c: E2ECase) => ChatTurn[], options?: QwenCaseOptions): E2ECase;
+  withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
+}
+
+/** qwenSuite() → the chat mock and mock-llm's trap proxy for one test file, its cases removed after. */
+export function qwenSuite(): QwenSuite {
+  let chat: MockOpenAiChat | undefined;
+  let trap: MockLlm | undefined;
+  const cases: E2ECase[] = [];
+  beforeAll(async () => {
+    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+    if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
+      throw new Error(`Qwen Code or its Node 22 is missing under ${PREFIX}/node_modules: run npm ci in test/e2e (or set VH_E2E_QWEN_PREFIX)`);
+    }
+    chat = await startMockOpenAiChat();
+    trap = await startMockLlm();
+  });
+  afterAll(() => {
+    chat?.stop();
+    trap?.stop();
+    cases.forEach(removeCase);
+  });
+  const started = (): { chat: MockOpenAiChat; trap: MockLlm } => {
+    if (!chat || !trap) throw new Error("the mocks are not started (qwenSuite's beforeAll has not run)");
+    return { chat, trap };
+  };
+  return {
+    get chat() {
+      return started().chat;
+    },
+    setup(name, mode, turns, options = {}) {
+      const { chat, trap } = started();
+      const c = createCase(trap, `${name}-${mode}`, { projectConfig: options.projectConfig, mcp: { failing: options.failingMcp } });
+      cases.push(c);
+      fs.mkdirSync(path.dirname(settingsPath(c)), { recursive: true });
+      fs.writeFileSync(settingsPath(c), `${JSON.stringify(userSettings(c, options.failingMcp), null, 2)}\n`);
+      chat.script(c.scenario, turns(c));
+      if (mode === "hooks") installFor(c);
+      return c;
+    },
+    async withAndWithout(run, check) {
+      const { trap } = started();
+      const on = await run("hooks");
+      const off = await run("none");
+      assertOffline(on, trap.escaped());
+      assertOffline(off, trap.escaped());
+      expectCheck(check, on).toPass();
+      expectCheck(check, off).toFail();
+      return on;
+    },
+  };
+}
+
+/** installFor(c, "install") → `velesdb-hooks install --client qwen` in the case's HOME, as a user runs it. */
+export function installFor(c: E2ECase, command: "install" | "uninstall" = "install"): string {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "qwen"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client qwen exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
+  return run.stdout.toString();
+}
+
+/** runQwen(c, chat, prompt) → `qwen -p <prompt> --yolo -o json` from the workspace, against the mock. */
+export async function runQwen(c: E2ECase, chat: MockOpenAiChat, prompt: string, timeoutMs = 60_000): Promise<RunResult> {
+  const env = {
+    ...baseEnv(c),
+    OPENAI_API_KEY: "sk-dummy",
+    OPENAI_BASE_URL: chat.baseUrl(c.scenario),
+    OPENAI_MODEL: QWEN_MODEL,
+    QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
+    QWEN_USAGE_STATISTICS_ENABLED: "false",
+    QWEN_TELEMETRY_ENABLED: "false",
+  };
+  const result = await runProcess([QWEN_NODE, QWEN_CLI, "-p", prompt, "--yolo", "-o", "json"], env, c.workspace, timeoutMs);
+  const requests = chat.requests(c.scenario);
+  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(requests, null, 2));
+  return { ...result, requests, allRequests: chat.all().filter((q) => q.scenario === c.scenario), case: c };
+}

@@ -1,0 +1,81 @@
+// Qwen Code profile (src/hosts/qwen.ts): the compiled binary on the payloads Qwen Code 0.24.4
+// sent (fixtures/payloads/qwen/). Its encoder rows are in test/encoders.test.ts.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { qwenToolResponse } from "../src/hosts/qwen.ts";
+import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+
+describe("qwenToolResponse", () => {
+  test.each([
+    ["parts", { llmContent: [{ text: "[]" }], returnDisplay: "[]" }, { content: [{ type: "text", text: "[]" }] }],
+    ["a string", { llmContent: "[]" }, { content: [{ type: "text", text: "[]" }] }],
+    ["an error field is kept", { llmContent: [{ text: "x" }], error: { message: "boom" } }, { content: [{ type: "text", text: "x" }], error: { message: "boom" } }],
+    ["a part without text stays as it is", { llmContent: [{ inlineData: {} }] }, { content: [{ inlineData: {} }] }],
+    ["no llmContent: untouched", { returnDisplay: "[]" }, { returnDisplay: "[]" }],
+    ["not an object: untouched", "[]", "[]"],
+  ])("%s", (_name, response, expected) => {
+    expect(qwenToolResponse(response)).toEqual(expected);
+  });
+});
+
+describe("hooks on recorded payloads", () => {
+  let box: Sandbox;
+  beforeEach(() => {
+    box = makeSandbox("qwen");
+  });
+  afterEach(() => box.cleanup());
+
+  const run = (event: string, payload: Record<string, unknown>) => {
+    const result = runBinary(["qwen", event], payload, { env: box.env, cwd: box.workspace });
+    expect(result.exitCode).toBe(0);
+    return parseOneJsonAnswer(result.stdout);
+  };
+  const fixture = (name: string, overrides: Record<string, unknown> = {}) => loadPayload("qwen", name, { cwd: box.workspace, ...overrides });
+  const target = () => `${box.workspace}/a.txt`;
+  const decisionOf = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision;
+
+  test("SessionStart (startup and compact): the load guidance as additionalContext", () => {
+    writeConfig(box.workspace, { project: "qw-app", session: "slot" });
+    for (const name of ["session-start.startup", "session-start.compact"]) {
+      expect(additionalContextOf(run("session-start", fixture(name)))).toContain('load_working_context(project="qw-app", session="slot")');
+    }
+  });
+
+  test("PreCompact: the summariser instructions as additionalContext, inside Qwen's 4000-character cut", () => {
+    writeConfig(box.workspace, { project: "qw-app", session: "slot" });
+    const answer = run("pre-compact", fixture("pre-compact.auto"));
+    const text = additionalContextOf(answer) ?? "";
+    expect(text).toContain('save_working_context(project="qw-app", session="slot")');
+    expect(text.length).toBeLessThan(4000);
+  });
+
+  test("Stop: one decision:block, then a pass on the continuation", () => {
+    const first = run("stop", fixture("stop.first"));
+    expect(first.decision).toBe("block");
+    expect(String(first.reason)).toContain("save_working_context(");
+    expect(run("stop", fixture("stop.continuation"))).toEqual({});
+  });
+
+  test("guard: each edit tool refused before a recall; a failed recall keeps it; a recall (direct or through tool_call) unlocks", () => {
+    writeConfig(box.workspace, { project: "qw-app", enforce_learning_loop: true });
+    const edits = [
+      fixture("pre-tool-use.write-file", { tool_input: { file_path: target(), content: "x\n" } }),
+      fixture("pre-tool-use.edit", { tool_input: { file_path: target(), old_string: "a", new_string: "b" } }),
+      fixture("pre-tool-use.notebook-edit", { tool_input: { notebook_path: `${box.workspace}/n.ipynb`, new_source: "x" } }),
+    ];
+    for (const edit of edits) expect(decisionOf(run("pre-tool-use", edit))).toBe("deny");
+    // Positive control for the pass rows: a non-edit tool passes untouched.
+    expect(run("pre-tool-use", fixture("pre-tool-use.recall"))).toEqual({});
+    // Qwen fires PostToolUseFailure for a failed MCP call; fed to our PostToolUse it still unlocks nothing.
+    expect(run("post-tool-use", fixture("post-tool-use-failure.recall"))).toEqual({});
+    expect(run("post-tool-use", fixture("post-tool-use.recall", { tool_response: { llmContent: [{ text: "x" }], error: { message: "boom" } } }))).toEqual({});
+    for (const edit of edits) expect(decisionOf(run("pre-tool-use", edit))).toBe("deny");
+    expect(run("post-tool-use", fixture("post-tool-use.recall-fused-via-tool-call"))).toEqual({});
+    for (const edit of edits) expect(run("pre-tool-use", edit)).toEqual({});
+  });
+
+  test("guard: Claude's tool names are not Qwen's edit tools", () => {
+    writeConfig(box.workspace, { project: "qw-app", enforce_learning_loop: true });
+    expect(run("pre-tool-use", fixture("pre-tool-use.write-file", { tool_name: "Write", tool_input: { file_path: target() } }))).toEqual({});
+    expect(decisionOf(run("pre-tool-use", fixture("pre-tool-use.write-file", { tool_input: { file_path: target() } })))).toBe("deny");
+  });
+});
