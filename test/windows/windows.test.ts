@@ -69,6 +69,29 @@ const loadCall = (project: string) => `load_working_context(project="${project}"
 const contextOf = (answer: Record<string, unknown>) =>
   String((answer.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext ?? "");
 
+/** snapshot(dir) → every file below it with its bytes and mtime: equal snapshots mean nothing was written. */
+function snapshot(linuxDir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else files[path.relative(linuxDir, p)] = `${fs.statSync(p).mtimeMs} ${new Bun.CryptoHasher("sha256").update(fs.readFileSync(p)).digest("hex")}`;
+    }
+  };
+  walk(linuxDir);
+  return files;
+}
+
+// The user's own files before install: Windows line endings, entries of their own. uninstall
+// must give each back byte for byte.
+const USER_FILES: Readonly<Record<string, string>> = {
+  ".claude\\settings.json": '{\r\n  "theme": "dark",\r\n  "hooks": {\r\n    "Stop": [{ "hooks": [{ "type": "command", "command": "C:\\\\tools\\\\notify.exe" }] }]\r\n  }\r\n}\r\n',
+  ".codex\\hooks.json": '{\r\n  "hooks": {\r\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
+  ".codeium\\windsurf\\hooks.json": '{\r\n  "hooks": {\r\n    "pre_user_prompt": [{ "command": "echo mine", "show_output": true }]\r\n  }\r\n}\r\n',
+  ".codeium\\windsurf\\memories\\global_rules.md": "Prefer small commits.\r\nAnswer in English.\r\n",
+};
+
 describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
   beforeAll(async () => {
     if (toolchain.ok) world = await startWineWorld(toolchain.tools);
@@ -184,6 +207,100 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       // The repository is named once, by its canonical spelling, whatever spelling the edit used.
       expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: "rolling", root: loop }]);
       expect(await stop()).toEqual({});
+    });
+  });
+
+  describe("installer on Windows: every client, USERPROFILE at a private profile", () => {
+    let who: Profile;
+    let project: string;
+    const stable = () => `${who.dir}\\.velesdb-hooks\\bin\\velesdb-hooks.exe`;
+    const registry = (relative: string) => JSON.parse(fs.readFileSync(world.onLinux(`${who.dir}\\${relative}`), "utf8"));
+    const installer = (exe: string, args: string[]) => world.run(windowsCommandLine([exe, ...args]), { env: who.env, cwd: who.dir });
+
+    beforeAll(() => {
+      if (!toolchain.ok) return;
+      who = profile();
+      for (const [relative, text] of Object.entries(USER_FILES)) {
+        fs.mkdirSync(path.dirname(world.onLinux(`${who.dir}\\${relative}`)), { recursive: true });
+        fs.writeFileSync(world.onLinux(`${who.dir}\\${relative}`), text);
+      }
+      fs.mkdirSync(world.onLinux(`${who.dir}\\.dsh`));
+      project = repo("Installed", { project: "installed" });
+    });
+
+    test("install from the downloaded asset places the binary under the profile and registers all four clients", async () => {
+      const run = await installer(world.asset, ["install"]);
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      for (const client of ["claude", "codex", "windsurf", "dsh"]) expect(run.stdout).toMatch(new RegExp(`^${client}: .*added`, "m"));
+      expect(fs.statSync(world.onLinux(stable())).size).toBe(fs.statSync(world.onLinux(world.asset)).size);
+    });
+
+    // Each client's registered start-of-session command, executed the way that host executes it.
+    const HOST_FORMS: ReadonlyArray<readonly [Client, string, () => { commandLine: string; stdin: Record<string, unknown> }]> = [
+      [
+        "claude",
+        "exec form: command + args, no shell (argv quoted by Node)",
+        () => {
+          const entry = registry(".claude\\settings.json").hooks.SessionStart.flatMap((g: { hooks: unknown[] }) => g.hooks).find((h: { args?: string[] }) => h.args?.[0] === "claude");
+          return { commandLine: windowsCommandLine([entry.command, ...entry.args]), stdin: loadPayload("claude", "session-start.startup", { cwd: project }) };
+        },
+      ],
+      [
+        "codex",
+        "commandWindows: PowerShell's call operator",
+        () => {
+          const entry = registry(".codex\\hooks.json").hooks.SessionStart.flatMap((g: { hooks: unknown[] }) => g.hooks).find((h: { commandWindows?: string }) => h.commandWindows);
+          return { commandLine: windowsCommandLine(powershellCall(entry.commandWindows)), stdin: loadPayload("codex", "session-start.startup", { cwd: project }) };
+        },
+      ],
+      [
+        "windsurf",
+        "command through cmd.exe /d /s /c, as Node's shell option runs it",
+        () => {
+          const entry = registry(".codeium\\windsurf\\hooks.json").hooks.pre_user_prompt.find((h: { command: string }) => h.command.includes("windsurf pre-user-prompt"));
+          return { commandLine: `C:\\windows\\system32\\cmd.exe /d /s /c "${entry.command}"`, stdin: loadPayload("windsurf", "pre-user-prompt") };
+        },
+      ],
+      [
+        "dsh",
+        "command as words of bash -c (the bridge's runner)",
+        () => {
+          const entry = registry(".dsh\\velesdb-hooks.json").hooks.SessionStart.flatMap((g: { hooks: unknown[] }) => g.hooks)[0];
+          return { commandLine: windowsCommandLine(bashWords(entry.command)), stdin: loadPayload("dsh", "session-start.startup", { cwd: project }) };
+        },
+      ],
+    ];
+    test.each(HOST_FORMS)("%s's registered command runs the installed binary (%s)", async (client, _form, form) => {
+      const { commandLine, stdin } = form();
+      expect(commandLine).toContain(stable());
+      const run = await world.run(commandLine, { env: who.env, cwd: project, stdin: JSON.stringify(stdin) });
+      expect(run.exitCode).toBe(0);
+      // Windsurf's reminder is plain text; the others answer one JSON object.
+      const said = client === "windsurf" ? run.stdout : contextOf(parseOneJsonAnswer(run.stdout));
+      expect(said).toContain(loadCall("installed"));
+    });
+
+    test("check by the installed binary: every client in step", async () => {
+      const run = await installer(stable(), ["check"]);
+      expect(run.exitCode).toBe(0);
+      for (const client of ["claude", "codex", "windsurf", "dsh"]) expect(run.stdout).toMatch(new RegExp(`^${client}: entries in step`, "m"));
+    });
+
+    test("a second install changes no byte under the profile", async () => {
+      const before = snapshot(world.onLinux(who.dir));
+      const run = await installer(world.asset, ["install"]);
+      expect(run.exitCode).toBe(0);
+      expect(snapshot(world.onLinux(who.dir))).toEqual(before);
+    });
+
+    test("uninstall by the installed binary itself restores every user file byte for byte and removes the binary", async () => {
+      const run = await installer(stable(), ["uninstall"]);
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      for (const [relative, text] of Object.entries(USER_FILES)) expect(fs.readFileSync(world.onLinux(`${who.dir}\\${relative}`), "utf8")).toBe(text);
+      expect(fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`))).toBe(false);
+      // Control: check now finds nothing of ours.
+      const check = await installer(world.asset, ["check"]);
+      expect(check.stdout).not.toMatch(/entries in step/);
     });
   });
 });
