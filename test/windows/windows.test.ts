@@ -302,5 +302,18 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       const check = await installer(world.asset, ["check"]);
       expect(check.stdout).not.toMatch(/entries in step/);
     });
+
+    // Windows refuses to delete a running image, so uninstall renamed it into %TEMP%.
+    const movedAside = () => fs.readdirSync(world.onLinux(who.temp)).filter((name) => /^velesdb-hooks-removed-.*\.exe$/.test(name));
+    test("the running copy uninstall moved into %TEMP% is deleted by the next install; an uninstall by another binary deletes directly", async () => {
+      expect(movedAside()).toHaveLength(1);
+      expect((await installer(world.asset, ["install"])).exitCode).toBe(0);
+      expect(movedAside()).toEqual([]);
+      expect(fs.existsSync(world.onLinux(stable()))).toBe(true);
+      const run = await installer(world.asset, ["uninstall"]);
+      expect(run.exitCode).toBe(0);
+      expect(fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`))).toBe(false);
+      expect(movedAside()).toEqual([]);
+    });
   });
 });
