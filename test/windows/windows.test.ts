@@ -27,7 +27,7 @@ let world: WineWorld;
 let profiles = 0;
 
 interface Profile {
-  /** %USERPROFILE%, e.g. C:\users\Ana Lopez 3 */
+  /** %USERPROFILE%, e.g. C:\users\Ana O'Neil 3 */
   readonly dir: string;
   readonly temp: string;
   readonly env: Record<string, string>;
@@ -35,10 +35,10 @@ interface Profile {
   readonly stateDir: string;
 }
 
-/** profile() → a fresh Windows user profile (with a space in its name) and the environment a host started from it has. */
+/** profile() → a fresh Windows user profile (a space and an apostrophe in its name) and the environment a host started from it has. */
 function profile(): Profile {
   const n = ++profiles;
-  const dir = `C:\\users\\Ana Lopez ${n}`;
+  const dir = `C:\\users\\Ana O'Neil ${n}`;
   const temp = `${dir}\\AppData\\Local\\Temp`;
   fs.mkdirSync(world.onLinux(temp), { recursive: true });
   const user = `ana${n}`;
