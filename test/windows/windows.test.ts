@@ -133,6 +133,14 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       expect(run.stdout).toContain(loadCall("win-repo"));
     });
 
+    test("codex apply_patch with a relative backslash target is judged by the repository under the cwd; control: a plain repository passes", async () => {
+      const guarded = repo("Guarded", { project: "guarded", enforce_learning_loop: true });
+      const plain = repo("Plain");
+      const patch = (cwd: string) => editPayload("codex", "win-relative", cwd, ["src\\b.ts"]);
+      expect(isDeny({ json: await jsonHook(who, "codex", "pre-tool-use", patch(guarded)), stderr: "", exitCode: 0 })).toBe(true);
+      expect(await jsonHook(who, "codex", "pre-tool-use", patch(plain))).toEqual({});
+    });
+
     test("control: a directory outside the repository gets its own name as project", async () => {
       const outside = repo("Elsewhere");
       const answer = await jsonHook(who, "claude", "session-start", loadPayload("claude", "session-start.startup", { cwd: outside }));
