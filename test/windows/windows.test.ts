@@ -263,7 +263,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       ],
       [
         "windsurf",
-        "command through cmd.exe /d /s /c, as Node's shell option runs it",
+        "command through cmd.exe /d /s /c: Node's shell form; Windsurf's own shell on Windows is unmeasured",
         () => {
           const entry = registry(".codeium\\windsurf\\hooks.json").hooks.pre_user_prompt.find((h: { command: string }) => h.command.includes("windsurf pre-user-prompt"));
           return { commandLine: `C:\\windows\\system32\\cmd.exe /d /s /c "${entry.command}"`, stdin: loadPayload("windsurf", "pre-user-prompt") };
