@@ -55,9 +55,13 @@ export function placeBinary(runningPath: string, stablePath: string): "copied" |
   return "copied";
 }
 
-/** removeBinary(stable, tree): the binary, then bin/ and the tree itself when they are left empty. */
-export function removeBinary(stablePath: string, treePath: string): void {
+/**
+ * removeBinary(stable, tree): the binary, then bin/ and the tree itself when they are left empty.
+ * → where a running binary was moved instead of deleted (Windows), else undefined.
+ */
+export function removeBinary(stablePath: string, treePath: string): string | undefined {
   removeMovedAside();
+  let movedTo: string | undefined;
   try {
     fs.rmSync(stablePath, { force: true });
   } catch (error) {
@@ -67,8 +71,9 @@ export function removeBinary(stablePath: string, treePath: string): void {
     // is allowed, so it moves to the temp directory, where the next install or uninstall
     // deletes it (as does Windows' own temp clean-up).
     if (process.platform !== "win32") throw error;
+    movedTo = path.join(os.tmpdir(), `${MOVED_ASIDE_PREFIX}${process.pid}-${Date.now()}.exe`);
     try {
-      fs.renameSync(stablePath, path.join(os.tmpdir(), `${MOVED_ASIDE_PREFIX}${process.pid}-${Date.now()}.exe`));
+      fs.renameSync(stablePath, movedTo);
     } catch {
       throw error; // Another volume, say: report the deletion that failed.
     }
@@ -80,6 +85,7 @@ export function removeBinary(stablePath: string, treePath: string): void {
       // Not empty (the user keeps something there) or already gone: leave it.
     }
   }
+  return movedTo;
 }
 
 const MOVED_ASIDE_PREFIX = "velesdb-hooks-removed-";

@@ -301,9 +301,11 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       expect(snapshot(world.onLinux(who.dir))).toEqual(before);
     });
 
+    let uninstallSaid = "";
     test("uninstall by the installed binary itself restores every user file byte for byte and removes the binary", async () => {
       const run = await installer(stable(), ["uninstall"]);
       expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      uninstallSaid = run.stdout;
       for (const [relative, text] of Object.entries(USER_FILES)) expect(fs.readFileSync(world.onLinux(`${who.dir}\\${relative}`), "utf8")).toBe(text);
       expect(fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`))).toBe(false);
       // Control: check now finds nothing of ours.
@@ -315,11 +317,13 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     const movedAside = () => fs.readdirSync(world.onLinux(who.temp)).filter((name) => /^velesdb-hooks-removed-.*\.exe$/.test(name));
     test("the running copy uninstall moved into %TEMP% is deleted by the next install; an uninstall by another binary deletes directly", async () => {
       expect(movedAside()).toHaveLength(1);
+      expect(uninstallSaid).toContain(`moved to ~\\AppData\\Local\\Temp\\${movedAside()[0]}, deleted by the next install or uninstall`);
       expect((await installer(world.asset, ["install"])).exitCode).toBe(0);
       expect(movedAside()).toEqual([]);
       expect(fs.existsSync(world.onLinux(stable()))).toBe(true);
       const run = await installer(world.asset, ["uninstall"]);
       expect(run.exitCode).toBe(0);
+      expect(run.stdout).toMatch(/^binary: removed .*velesdb-hooks\.exe$/m);
       expect(fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`))).toBe(false);
       expect(movedAside()).toEqual([]);
     });
