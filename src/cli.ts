@@ -25,7 +25,7 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
-  (C: claude, codex, windsurf, dsh or all; --config: the DeepSeek harness hooks.json)
+  (C: claude, codex, windsurf, dsh, gemini or all; --config: the DeepSeek harness hooks.json)
   velesdb-hooks --version | --help
 
 Hosts and events:
@@ -52,9 +52,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
-    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`);
+    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
-  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`);
+  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
   return writeAnswer(await runHook(host, event));
 }
 
@@ -80,8 +80,8 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
   }
 }
 
-function usageError(message: string): number {
-  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
+function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
+  return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode });
 }
 
 /**

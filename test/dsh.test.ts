@@ -190,6 +190,15 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
     expect(fs.readdirSync(workspaceState())).toEqual(["state"]);
   });
 
+  test("a session cwd reached through a symlink keeps its state in the real workspace (the cwd itself may be a link)", () => {
+    const linkedCwd = path.join(box.root, "linked-workspace");
+    fs.symlinkSync(box.workspace, linkedCwd);
+    const stop = () => steers(parseOneJsonAnswer(runBinary(["dsh", "stop"], fixture("stop", { cwd: linkedCwd }), { env: box.env, cwd: linkedCwd }).stdout));
+    expect(stop()).toBe(true);
+    expect(stop()).toBe(false);
+    expect(fs.lstatSync(path.join(workspaceState(), "state")).isDirectory()).toBe(true);
+  });
+
   test("a planted .gitignore link in an existing .velesdb-hooks is not followed", () => {
     const outside = path.join(box.root, "outside.txt");
     fs.writeFileSync(outside, "untouched\n");

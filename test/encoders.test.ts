@@ -73,6 +73,27 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "PreCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  // Gemini: every answer is JSON with exit 0, the deny included; its stdout fallback is the same
+  // JSON on stderr (Gemini reads stderr when stdout is empty), never exit 2.
+  gemini: [
+    ["pass", "AfterAgent", { kind: "pass", note: "n", userMessage: "u" }, none("{}\n", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is decision:deny on AfterAgent", "AfterAgent", { kind: "continue", text: "save" }, none('{"decision":"deny","reason":"save"}\n')],
+    [
+      "deny is top-level decision:deny; its fallback is the JSON on stderr with exit 0",
+      "BeforeTool",
+      { kind: "deny", reason: REASON, note: "n" },
+      { ...none(`{"decision":"deny","reason":${JSON.stringify(REASON)}}\n`, "velesdb-hooks: n\n"), ifStdoutFails: none("", `{"decision":"deny","reason":${JSON.stringify(REASON)}}\n`) },
+    ],
+    [
+      "deny without a reason still has one",
+      "BeforeTool",
+      { kind: "deny", reason: "" },
+      { ...none('{"decision":"deny","reason":"velesdb-hooks refused this edit."}\n'), ifStdoutFails: none("", '{"decision":"deny","reason":"velesdb-hooks refused this edit."}\n') },
+    ],
+    ["replaceOutput maps to a pass (an AfterTool deny would make the result an error)", "AfterTool", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    ["summariserInstructions map to a pass (PreCompress output is unused)", "SessionStart", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
+  ],
   windsurf: [
     ["pass is silence", "post_mcp_tool_use", { kind: "pass" }, none("")],
     ["pass with a note", "pre_user_prompt", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],

@@ -29,7 +29,7 @@ export type DecisionKind = Decision["kind"];
 export interface HookAnswer {
   readonly stdout: string;
   readonly stderr: string;
-  readonly exitCode: 0 | 2 | 64;
+  readonly exitCode: 0 | 1 | 2 | 64;
   /**
    * The answer to give instead when stdout could not be written completely (closed, full, a
    * reader gone). Set on a JSON deny: its exit-2 form, so a lost deny never becomes an allow.

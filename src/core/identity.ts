@@ -75,8 +75,10 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
       // git's safe.directory rule: another user's file (a /tmp/.velesdb-hooks.json planted
       // above every repository under /tmp) must not opt anyone in or out. Root's counts.
       reportProblem(`${JSON.stringify(candidate)} is owned by another user: skipped`);
-    } else if (found === "config") {
-      const identity = identityFromConfig(candidate, dir, defaults);
+    } else if (found !== "absent") {
+      // A link stops the walk like any broken file, but is never followed (git commits links;
+      // O_NOFOLLOW alone would not say so on Windows).
+      const identity = found === "link" ? { ...defaults, configPath: candidate, configProblem: "is a symlink" } : identityFromConfig(candidate, dir, defaults);
       if (identity.configProblem !== "") reportProblem(`${JSON.stringify(candidate)} ${identity.configProblem}: ignored, defaults apply`);
       return identity;
     }
@@ -133,11 +135,12 @@ function slotNameProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-type ConfigCandidate = "absent" | "foreign" | "config";
+type ConfigCandidate = "absent" | "foreign" | "link" | "config";
 
 /**
- * inspectConfigCandidate(p) → "config" when p exists and is not a directory (a regular file,
- * or a link or device that will read as malformed), "foreign" when another user owns it.
+ * inspectConfigCandidate(p) → "config" for a regular file, "link" for a symlink, "foreign" for
+ * either when another user owns it, "absent" for nothing or anything else (SPEC: the first
+ * regular file counts, so a directory or a FIFO there is passed by).
  */
 function inspectConfigCandidate(p: string): ConfigCandidate {
   let st: fs.Stats;
@@ -147,7 +150,8 @@ function inspectConfigCandidate(p: string): ConfigCandidate {
     return "absent";
   }
   if (!IS_WINDOWS && !isTrustedOwner(st.uid)) return "foreign";
-  return st.isFile() || st.isSymbolicLink() ? "config" : "absent";
+  if (st.isSymbolicLink()) return "link";
+  return st.isFile() ? "config" : "absent";
 }
 
 /**

@@ -24,6 +24,12 @@ export interface HostModule {
   readonly encode: (wireName: string, decision: Decision) => HookAnswer;
   /** True when the payload names its event in `hook_event_name` (Claude, Codex, dsh). */
   readonly payloadNamesEvent: boolean;
+  /**
+   * The exit code of a usage error (unknown event, extra argument) for this host; default 64
+   * (SPEC §2), which hosts treat as a non-blocking error. Gemini CLI denies the tool on any
+   * code but 0 and 1, so it gets 1.
+   */
+  readonly usageExitCode?: 1;
 }
 
 /** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */

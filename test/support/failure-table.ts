@@ -197,7 +197,8 @@ export function renderFailureTable(): string {
     ...rows,
     "",
     "Whatever the row, a hook never prints a stack trace, never exits 1, and prints at most one",
-    "answer. The guard is a guardrail, not a sandbox: hosts let a tool run when a hook times out or",
+    "answer (one exception: Gemini CLI denies the tool on exit 64, so a `gemini` usage error exits 1,",
+    "which Gemini shows as a warning). The guard is a guardrail, not a sandbox: hosts let a tool run when a hook times out or",
     "crashes, so it stays fast and local. `test/fuzz.test.ts` feeds every hook 2 000 generated",
     "payloads per run (`bun run fuzz` for more) and checks the same promises on each answer.",
   ].join("\n");

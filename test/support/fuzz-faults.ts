@@ -12,7 +12,7 @@ import { BINARY, FIXTURES, loadPayload } from "./hook-runner.ts";
 import type { FuzzSandbox } from "./fuzz-sandbox.ts";
 import { checkpointTargets } from "./learning.ts";
 
-export type Host = "claude" | "codex" | "windsurf" | "dsh";
+export type Host = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
 
 export interface Probe {
   readonly host: Host;
@@ -48,20 +48,22 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         { host: "codex", event: "session-start", stdin: loadPayload("codex", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
         { host: "dsh", event: "session-start", stdin: loadPayload("dsh", "session-start.startup", { session_id: session, cwd: box.plain, source: "compact" }), cwd: box.plain, role: "main" },
         { host: "windsurf", event: "pre-user-prompt", stdin: loadPayload("windsurf", "pre-user-prompt", { trajectory_id: session }), cwd: box.plain, role: "main" },
+        { host: "gemini", event: "session-start", stdin: loadPayload("gemini", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
       ];
     case "precompact":
       return [{ host: "claude", event: "pre-compact", stdin: loadPayload("claude", "pre-compact.auto", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" }];
     case "stop":
-      return (["claude", "codex", "dsh"] as const).flatMap((host) => {
-        const fixture = host === "dsh" ? "stop" : "stop.first";
+      return (["claude", "codex", "dsh", "gemini"] as const).flatMap((host) => {
+        const fixture = host === "dsh" ? "stop" : host === "gemini" ? "after-agent.first" : "stop.first";
+        const event = host === "gemini" ? "after-agent" : "stop";
         // Claude and Codex set stop_hook_active on the Stop after a continuation; the bridge never does.
         const next = host === "dsh" ? false : true;
         // A plain workspace, then the opted-in repository (its own continuation chain).
         return [box.plain, box.repo].flatMap((cwd) => {
           const optedIn = cwd === box.repo;
           return [
-            { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }), cwd, role: "first-stop" as const, optedIn },
-            { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }), cwd, role: "next-stop" as const, optedIn },
+            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }), cwd, role: "first-stop" as const, optedIn },
+            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }), cwd, role: "next-stop" as const, optedIn },
           ];
         });
       });
@@ -73,13 +75,16 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
           const command = `*** Begin Patch\n*** Update File: ${target}\n@@\n-a\n+b\n*** End Patch`;
           return { host, event: "pre-tool-use", stdin: loadPayload("codex", "pre-tool-use.apply-patch", { session_id: session, cwd: box.plain, tool_input: { command } }), cwd: box.plain, role };
         }
+        if (host === "gemini") {
+          return { host, event: "before-tool", stdin: loadPayload("gemini", "before-tool.write-file", { session_id: session, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } }), cwd: box.plain, role };
+        }
         if (host === "windsurf") {
           return { host, event: "pre-write-code", stdin: loadPayload("windsurf", "pre-write-code", { trajectory_id: session, tool_info: { file_path: target, edits: [] } }), cwd: box.plain, role };
         }
         // The DeepSeek bridge names no target: the session cwd decides.
         return { host, event: "pre-tool-use", stdin: loadPayload("dsh", "pre-tool-use.edit", { session_id: session, cwd: dir }), cwd: dir, role };
       };
-      return (["claude", "codex", "windsurf", "dsh"] as const).flatMap((host) => [edit(host, repo, "guarded"), edit(host, box.plain, "unguarded")]);
+      return (["claude", "codex", "windsurf", "dsh", "gemini"] as const).flatMap((host) => [edit(host, repo, "guarded"), edit(host, box.plain, "unguarded")]);
     }
     case "posttooluse":
       return [
@@ -98,6 +103,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         { host: "codex", event: "post-tool-use", stdin: loadPayload("codex", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
         { host: "dsh", event: "post-tool-use", stdin: loadPayload("dsh", "post-tool-use.recall-fused", { session_id: session, cwd: repo }), cwd: box.plain, role: "recall" },
         { host: "windsurf", event: "post-mcp-tool-use", stdin: loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session }), cwd: repo, role: "recall" },
+        { host: "gemini", event: "after-tool", stdin: loadPayload("gemini", "after-tool.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
       ];
   }
 }
@@ -105,7 +111,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
 /** The recall markers that unlock (session, repo) for every host: under a fault, only the fault can refuse. */
 export function recallMarkers(stateDir: string, session: string, repo: string): string[] {
   const identity = repositoryIdentity(session, fs.realpathSync(repo));
-  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall"].map((kind) => markerPath({ dir: stateDir }, kind, identity));
+  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall", "gemini-recall"].map((kind) => markerPath({ dir: stateDir }, kind, identity));
 }
 
 export function writeRecallMarkers(stateDir: string, session: string, repo: string): void {
@@ -241,7 +247,7 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
 export function sessionEndProblems(runs: readonly ProbeRun[]): string[] {
   const byHost = new Map<string, Judged[]>();
   for (const run of runs) {
-    if (run.probe.event !== "stop") continue;
+    if (run.probe.event !== "stop" && run.probe.event !== "after-agent") continue;
     try {
       byHost.set(run.probe.host, [...(byHost.get(run.probe.host) ?? []), judged(run)]);
     } catch (error) {

@@ -5,9 +5,10 @@ import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
 import { codex } from "./codex.ts";
 import { dsh } from "./dsh.ts";
+import { gemini } from "./gemini.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini];
 
 export type ClientName = string;
 
