@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { packageVersion } from "../../scripts/build.ts";
 import { loadPayload, parseOneJsonAnswer } from "../support/hook-runner.ts";
 import { checkpointTargets, continuation, editPayload, isDeny, recallPayload, stopPayload } from "../support/learning.ts";
-import { bashWords, findWineToolchain, powershellCall, startWineWorld, windowsCommandLine, type WineRun, type WineWorld } from "./support/wine.ts";
+import { bashWords, findWineToolchain, powershellCallWords, startWineWorld, windowsCommandLine, type WineRun, type WineWorld } from "./support/wine.ts";
 
 const toolchain = findWineToolchain();
 const IN_CI = process.env.CI === "true";
@@ -20,7 +20,7 @@ if (!toolchain.ok && !IN_CI) {
   console.warn(`Windows suite skipped: install ${toolchain.missing.join(" and ")} to run it (with CI=true a missing toolchain fails)`);
 }
 
-type Host = "claude" | "codex" | "windsurf" | "dsh";
+type Host = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
 type Client = Host;
 
 let world: WineWorld;
@@ -90,7 +90,9 @@ const USER_FILES: Readonly<Record<string, string>> = {
   ".codex\\hooks.json": '{\r\n  "hooks": {\r\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
   ".codeium\\windsurf\\hooks.json": '{\r\n  "hooks": {\r\n    "pre_user_prompt": [{ "command": "echo mine", "show_output": true }]\r\n  }\r\n}\r\n',
   ".codeium\\windsurf\\memories\\global_rules.md": "Prefer small commits.\r\nAnswer in English.\r\n",
+  ".gemini\\settings.json": '{\r\n  "theme": "GitHub",\r\n  "hooks": {\r\n    "AfterAgent": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
 };
+const CLIENTS = ["claude", "codex", "windsurf", "dsh", "gemini"] as const;
 
 describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
   beforeAll(async () => {
@@ -122,6 +124,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       ["codex", "session-start", "forward slashes", (r: string) => slashes(`${r}\\src`)],
       ["dsh", "session-start", "another letter case", (r: string) => lower(`${r}\\SRC`)],
       ["claude", "session-start", "mixed separators, lower-case drive", (r: string) => `c:${slashes(r.slice(2))}\\src`],
+      ["gemini", "session-start", "forward slashes and another letter case", (r: string) => slashes(lower(`${r}\\src`))],
     ] as const)("%s %s: cwd with %s names the repository's project", async (host, event, _form, spell) => {
       const answer = await jsonHook(who, host, event, loadPayload(host, "session-start.startup", { cwd: spell(root) }));
       expect(contextOf(answer)).toContain(loadCall("win-repo"));
@@ -163,7 +166,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     expect(fs.existsSync(wineTemp) ? fs.readdirSync(wineTemp).filter((n) => n.startsWith("velesdb")) : []).toEqual([]);
   });
 
-  describe.each(["claude", "codex", "windsurf", "dsh"] as const)("learning loop, %s: deny → recall → allow under another spelling → Stop checkpoint", (host) => {
+  describe.each(["claude", "codex", "windsurf", "dsh", "gemini"] as const)("learning loop, %s: deny → recall → allow under another spelling → Stop checkpoint", (host) => {
     test("end to end", async () => {
       const who = profile();
       const loop = repo("Loop", { project: "loop", enforce_learning_loop: true });
@@ -183,6 +186,10 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
           if (run.exitCode === 2) expect(run.stderr).toContain("recall_fused");
           return run.exitCode === 2;
         }
+        if (host === "gemini") {
+          const payload = loadPayload("gemini", "before-tool.write-file", { session_id: session, cwd, tool_input: { file_path: file, content: "x\n" } });
+          return (await jsonHook(who, host, "before-tool", payload)).decision === "deny";
+        }
         const payload =
           host === "dsh"
             ? loadPayload("dsh", "pre-tool-use.edit", { session_id: session, cwd })
@@ -195,6 +202,9 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
         const payload = loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session });
         const run = await hook(who, host, "post-mcp-tool-use", payload, loop);
         expect(run.exitCode).toBe(0);
+      } else if (host === "gemini") {
+        const payload = loadPayload("gemini", "after-tool.recall-fused", { session_id: session, cwd: loop, tool_input: { query: "x", filter: { project: "loop" } } });
+        expect(await jsonHook(who, host, "after-tool", payload)).toEqual({});
       } else {
         const payload =
           host === "dsh"
@@ -209,8 +219,13 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       expect(await guard(`${other}\\src\\a.ts`, other)).toBe(true);
       if (host === "windsurf") return; // No Stop event: no checkpoints (SPEC §4.3).
 
-      const stop = async () => jsonHook(who, host, "stop", host === "dsh" ? loadPayload("dsh", "stop", { session_id: session, cwd: loop }) : stopPayload(host, session, loop));
-      const checkpoint = continuation(host === "dsh" ? "codex" : host, { json: await stop(), stderr: "", exitCode: 0 });
+      const stop = async () => {
+        if (host === "gemini") return jsonHook(who, host, "after-agent", loadPayload("gemini", "after-agent.first", { session_id: session, cwd: loop }));
+        return jsonHook(who, host, "stop", host === "dsh" ? loadPayload("dsh", "stop", { session_id: session, cwd: loop }) : stopPayload(host, session, loop));
+      };
+      const answer = await stop();
+      // Gemini's AfterAgent continues with decision "deny"; dsh speaks Codex's dialect.
+      const checkpoint = host === "gemini" ? (answer.decision === "deny" ? String(answer.reason) : undefined) : continuation(host === "dsh" ? "codex" : host, { json: answer, stderr: "", exitCode: 0 });
       expect(checkpoint).toContain("Recall");
       // The repository is named once, by its canonical spelling, whatever spelling the edit used.
       expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: "rolling", root: loop }]);
@@ -236,10 +251,10 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       project = repo("Installed", { project: "installed" });
     });
 
-    test("install from the downloaded asset places the binary under the profile and registers all four clients", async () => {
+    test("install from the downloaded asset places the binary under the profile and registers every client", async () => {
       const run = await installer(world.asset, ["install"]);
       expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-      for (const client of ["claude", "codex", "windsurf", "dsh"]) expect(run.stdout).toMatch(new RegExp(`^${client}: .*added`, "m"));
+      for (const client of CLIENTS) expect(run.stdout).toMatch(new RegExp(`^${client}: .*added`, "m"));
       expect(fs.statSync(world.onLinux(stable())).size).toBe(fs.statSync(world.onLinux(world.asset)).size);
     });
 
@@ -258,7 +273,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
         "commandWindows: PowerShell's call operator",
         () => {
           const entry = registry(".codex\\hooks.json").hooks.SessionStart.flatMap((g: { hooks: unknown[] }) => g.hooks).find((h: { commandWindows?: string }) => h.commandWindows);
-          return { commandLine: windowsCommandLine(powershellCall(entry.commandWindows)), stdin: loadPayload("codex", "session-start.startup", { cwd: project }) };
+          return { commandLine: windowsCommandLine(powershellCallWords(entry.commandWindows)), stdin: loadPayload("codex", "session-start.startup", { cwd: project }) };
         },
       ],
       [
@@ -277,6 +292,14 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
           return { commandLine: windowsCommandLine(bashWords(entry.command)), stdin: loadPayload("dsh", "session-start.startup", { cwd: project }) };
         },
       ],
+      [
+        "gemini",
+        "command in PowerShell: the call operator on a single-quoted path",
+        () => {
+          const entry = registry(".gemini\\settings.json").hooks.SessionStart.flatMap((g: { hooks: unknown[] }) => g.hooks).find((h: { command: string }) => h.command.includes("gemini session-start"));
+          return { commandLine: windowsCommandLine(powershellCallWords(entry.command)), stdin: loadPayload("gemini", "session-start.startup", { cwd: project }) };
+        },
+      ],
     ];
     test.each(HOST_FORMS)("%s's registered command runs the installed binary (%s)", async (client, _form, form) => {
       const { commandLine, stdin } = form();
@@ -291,7 +314,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     test("check by the installed binary: every client in step", async () => {
       const run = await installer(stable(), ["check"]);
       expect(run.exitCode).toBe(0);
-      for (const client of ["claude", "codex", "windsurf", "dsh"]) expect(run.stdout).toMatch(new RegExp(`^${client}: entries in step`, "m"));
+      for (const client of CLIENTS) expect(run.stdout).toMatch(new RegExp(`^${client}: entries in step`, "m"));
     });
 
     test("a second install changes no byte under the profile", async () => {

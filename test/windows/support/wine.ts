@@ -198,16 +198,18 @@ export function windowsCommandLine(argv: readonly string[]): string {
 }
 
 /**
- * powershellCall(`& "C:\x\velesdb-hooks.exe" codex stop`) → ["C:\x\velesdb-hooks.exe", "codex", "stop"].
- * Codex runs `commandWindows` in PowerShell, which Wine does not have. This reads the one form
- * the installer writes — the call operator, one double-quoted (expandable) string, bare words —
- * with PowerShell's rules for it: a backtick escapes the next character, and an unescaped `$`
- * would expand a variable, so it is refused rather than guessed.
+ * powershellCallWords(`& "C:\x\velesdb-hooks.exe" codex stop`) → ["C:\x\velesdb-hooks.exe", "codex", "stop"].
+ * Codex (`commandWindows`) and Gemini CLI run hook commands in PowerShell, which Wine does not
+ * have. This reads the one form the installer writes — the call operator, one quoted path,
+ * bare words — with PowerShell's rules for it: in a double-quoted (expandable) string a
+ * backtick escapes the next character and an unescaped `$` would expand a variable, so it is
+ * refused rather than guessed; in a single-quoted (verbatim) string `''` is one quote.
  */
-export function powershellCall(line: string): string[] {
-  const match = /^& "((?:[^"`$]|`[`$"])*)"((?: [A-Za-z0-9-]+)*)$/.exec(line);
+export function powershellCallWords(line: string): string[] {
+  const match = /^& (?:"((?:[^"`$]|`[`$"])*)"|'((?:[^']|'')*)')((?: [A-Za-z0-9-]+)*)$/.exec(line);
   if (!match) throw new Error(`not the call-operator form the installer writes: ${line}`);
-  return [match[1]!.replace(/`(.)/g, "$1"), ...match[2]!.split(" ").filter(Boolean)];
+  const program = match[1] !== undefined ? match[1].replace(/`(.)/g, "$1") : match[2]!.replaceAll("''", "'");
+  return [program, ...match[3]!.split(" ").filter(Boolean)];
 }
 
 /**
