@@ -2,6 +2,7 @@
 // stable path and every entry names that path, so an upgrade replaces one file and no entry's
 // bytes change — which matters for Codex, whose trust is the hash of those bytes.
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode, writeAtomically } from "./registry.ts";
 
@@ -47,20 +48,64 @@ export function inspectBinary(stablePath: string, running: RunningBinary): Binar
 
 /** placeBinary(running, stable) → copies by temp file + fsync + rename; "unchanged" when already there. */
 export function placeBinary(runningPath: string, stablePath: string): "copied" | "unchanged" {
+  removeMovedAside();
   if (sameFile(runningPath, stablePath) || sameBytes(runningPath, stablePath)) return "unchanged";
   fs.mkdirSync(path.dirname(stablePath), { recursive: true, mode: 0o755 });
   writeAtomically(stablePath, fs.readFileSync(runningPath), 0o755);
   return "copied";
 }
 
-/** removeBinary(stable, tree): the binary, then bin/ and the tree itself when they are left empty. */
-export function removeBinary(stablePath: string, treePath: string): void {
-  fs.rmSync(stablePath, { force: true });
+/**
+ * removeBinary(stable, tree): the binary, then bin/ and the tree itself when they are left empty.
+ * → where a running binary was moved instead of deleted (Windows), else undefined.
+ */
+export function removeBinary(stablePath: string, treePath: string): string | undefined {
+  removeMovedAside();
+  let movedTo: string | undefined;
+  try {
+    fs.rmSync(stablePath, { force: true });
+  } catch (error) {
+    // Windows refuses to delete an executable while it runs, and `uninstall` is usually run by
+    // the installed binary itself (or a host is running a hook): the command exited 1 and left
+    // the 113 MB file behind (issue 13; Bun reports EFAULT under Wine). Renaming a running image
+    // is allowed, so it moves to the temp directory, where the next install or uninstall
+    // deletes it (as does Windows' own temp clean-up).
+    if (process.platform !== "win32") throw error;
+    movedTo = path.join(os.tmpdir(), `${MOVED_ASIDE_PREFIX}${process.pid}-${Date.now()}.exe`);
+    try {
+      fs.renameSync(stablePath, movedTo);
+    } catch {
+      throw error; // Another volume, say: report the deletion that failed.
+    }
+  }
   for (const dir of [path.dirname(stablePath), treePath]) {
     try {
       fs.rmdirSync(dir);
     } catch {
       // Not empty (the user keeps something there) or already gone: leave it.
+    }
+  }
+  return movedTo;
+}
+
+const MOVED_ASIDE_PREFIX = "velesdb-hooks-removed-";
+const MOVED_ASIDE = /^velesdb-hooks-removed-\d+-\d+\.exe$/;
+
+/** removeMovedAside(): deletes binaries an earlier uninstall moved to the temp directory (Windows only); one still running stays. */
+function removeMovedAside(): void {
+  if (process.platform !== "win32") return;
+  let names: string[];
+  try {
+    names = fs.readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!MOVED_ASIDE.test(name)) continue;
+    try {
+      fs.rmSync(path.join(os.tmpdir(), name));
+    } catch {
+      // Still running (a hook started before the uninstall): the next run tries again.
     }
   }
 }

@@ -234,8 +234,8 @@ export function uninstall(ctx: InstallerContext, clients: readonly InstallerClie
   else if (options.dryRun) out.line(`binary: would remove ${shown(ctx, stable)}`);
   else {
     try {
-      removeBinary(stable, tree);
-      out.line(`binary: removed ${shown(ctx, stable)}`);
+      const movedTo = removeBinary(stable, tree);
+      out.line(`binary: removed ${shown(ctx, stable)}${movedTo ? ` (it was running: moved to ${shown(ctx, movedTo)}, deleted by the next install or uninstall)` : ""}`);
     } catch (error) {
       out.problem(`could not remove ${shown(ctx, stable)} (${errorCode(error)})`);
       return EXIT_PROBLEM;
