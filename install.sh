@@ -173,7 +173,7 @@ require_musl_libraries() {
 	# shellcheck disable=SC2046 # one word per directory: musl's search path has no spaces.
 	missing=$(missing_musl_libraries $(musl_library_dirs))
 	[ -z "$missing" ] && return
-	die "velesdb-hooks needs $missing on this musl system (the C++ runtime it loads); install it with: apk add libstdc++ (Alpine; elsewhere your distribution's libstdc++ and libgcc packages) and run this again; nothing was downloaded"
+	die "velesdb-hooks needs $missing on this musl system (the C++ runtime it loads); install with: apk add libstdc++ (Alpine; elsewhere your distribution's libstdc++ and libgcc packages) and run this again; nothing was downloaded"
 }
 
 # ---------------------------------------------------------------------------------------

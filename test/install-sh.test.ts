@@ -580,7 +580,7 @@ describe("musl: the C++ runtime the musl builds load is checked before any downl
     const run = await box.run([], { env });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("velesdb-hooks needs libstdc++.so.6 libgcc_s.so.1 on this musl system");
-    expect(run.stderr).toContain("install it with: apk add libstdc++");
+    expect(run.stderr).toContain("install with: apk add libstdc++");
     expect(run.stderr).toContain("nothing was downloaded");
     expect(server.requests.length).toBe(seen);
     expect(snapshotTree(box.root)).toEqual(before);
