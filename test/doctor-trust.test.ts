@@ -2,7 +2,8 @@
 // `codex app-server` → hooks/list (currentHash) for these exact entries. If Codex changes how
 // it hashes, these rows fail before doctor starts telling users the wrong thing.
 import { describe, expect, test } from "bun:test";
-import { CLIENTS, groupFor } from "../src/install/clients.ts";
+import { groupFor } from "../src/install/clients/client.ts";
+import { codex } from "../src/install/clients/codex.ts";
 import { eventLabel, trustHash, trustKey } from "../src/install/codex-trust.ts";
 
 const PLAIN = "/home/user/.velesdb-hooks/bin/velesdb-hooks";
@@ -22,8 +23,8 @@ const MEASURED: ReadonlyArray<readonly [string, string, string]> = [
 
 describe("trust hash of our own entries", () => {
   test.each(MEASURED)("%s %s", (binary, event, hex) => {
-    const row = CLIENTS.codex.rows.find((r) => r.wireEvent === event)!;
-    const group = groupFor(row, CLIENTS.codex.handler(row, binary, "linux"));
+    const row = codex.registry.rows.find((r) => r.wireEvent === event)!;
+    const group = groupFor(row, codex.registry.handler(row, binary, "linux"));
     const handler = (group.hooks as Record<string, unknown>[])[0]!;
     expect(trustHash(event, group.matcher, handler, "linux")).toBe(`sha256:${hex}`);
   });

@@ -209,3 +209,57 @@ describe("state, config and shell", () => {
     expect(lineOf(doctor({ SHELL: "/bin/sh" }), "shell")).toBe("shell:     /bin/sh -l prints nothing on start");
   });
 });
+
+describe("repository-controlled strings are printed quoted (issue 12, item 7)", () => {
+  // ESC [ 2 J clears the screen; U+009B is the one-byte CSI of C1 terminals; BEL rings.
+  const HOSTILE = ["x\u001b[2Jy", "a\u009b31mb", "bell\u0007"];
+  test.each(HOSTILE.map((value) => [JSON.stringify(value), value]))("%s as the repository directory's name and as the config's session", (_label, value) => {
+    const repo = path.join(box.root, value);
+    write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ session: value }));
+    const screen = doctor(undefined, repo);
+    expect(screen).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const escaped = JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    expect(lineOf(screen, "config")).toContain(escaped.slice(1, -1));
+  });
+
+  test("control: a plain name is printed as a JSON string", () => {
+    const repo = path.join(box.root, "plain");
+    write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
+    expect(lineOf(doctor(undefined, repo), "config")).toContain('(project "atlas", session "main"');
+  });
+});
+
+describe("the login-shell probe never outlives its limit (issue 12, item 16)", () => {
+  const pidFile = () => path.join(box.root, "probe.pid");
+  const gone = (pid: number): boolean => {
+    try {
+      const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+      return state === "Z" || state === "X";
+    } catch {
+      return true;
+    }
+  };
+  test.each([
+    ["a profile that waits for a child", `#!/bin/sh\nsleep 45 &\necho $! > "${"$"}PIDFILE"\nwait\n`],
+    ["a profile that leaves a background child holding stdout", `#!/bin/sh\nsleep 45 &\necho $! > "${"$"}PIDFILE"\nexit 0\n`],
+  ])("%s: doctor answers at the limit and the probe's processes are killed", async (_name, script) => {
+    const shell = path.join(box.root, "slow-shell");
+    write(shell, script, 0o755);
+    const started = performance.now();
+    const run = await box.runAsync(["doctor"], { env: { SHELL: shell, PIDFILE: pidFile() } });
+    const seconds = (performance.now() - started) / 1000;
+    expect(run.exitCode).toBe(0);
+    expect(lineOf(run.stdout, "shell")).toContain("did not finish within 5 s");
+    expect(seconds).toBeLessThan(12);
+    const pid = Number(read(pidFile()).trim());
+    await Bun.sleep(200);
+    expect(gone(pid)).toBe(true);
+  });
+
+  test("control: a quick login shell is reported as it is, well within the limit", async () => {
+    const started = performance.now();
+    const run = await box.runAsync(["doctor"], { env: { SHELL: "/bin/sh" } });
+    expect(lineOf(run.stdout, "shell")).toBe("shell:     /bin/sh -l prints nothing on start");
+    expect((performance.now() - started) / 1000).toBeLessThan(5);
+  });
+});

@@ -97,9 +97,10 @@ describe("registry merge: everything that is not ours stays byte-identical", () 
     write(box.windsurfHooks, WINDSURF_BASH_REFERENCE);
     const run = ok(["install", ...W]);
     expect(run.stdout).toContain("pre_user_prompt (bash hooks)");
+    // In place: Cascade runs a list in order, so ours still runs before the user's hook (issue 12, item 20).
     expect(hooksOf(box.windsurfHooks).pre_user_prompt).toEqual([
-      { command: "python3 ~/bin/log-prompt.py", show_output: false },
       { command: `'${box.stableBinary}' windsurf pre-user-prompt`, show_output: false },
+      { command: "python3 ~/bin/log-prompt.py", show_output: false },
     ]);
   });
 
@@ -164,13 +165,19 @@ describe("the rules section", () => {
     expect(begin(read(box.windsurfRules))).toBe(0);
   });
 
-  test("an absent rules file is created 0600 (and its directory), with no backup", () => {
+  test("an absent rules file is created 0600 (and its directory), with no backup; uninstall deletes it again", () => {
     ok(["install", ...W]);
     expect(modeOf(box.windsurfRules)).toBe(0o600);
     expect(read(box.windsurfRules).startsWith("<!-- velesdb-hooks:begin")).toBe(true);
     expect(fs.existsSync(`${box.windsurfRules}.velesdb-backup`)).toBe(false);
     ok(["uninstall", ...W]);
-    expect(read(box.windsurfRules)).toBe(""); // the file stays, empty: uninstall never deletes a user file
+    // Install created it and it holds nothing else: it goes (issue 12, item 19).
+    expect(fs.existsSync(box.windsurfRules)).toBe(false);
+    // Control: a rules file the user had, even an empty one, stays.
+    write(box.windsurfRules, "");
+    ok(["install", ...W]);
+    ok(["uninstall", ...W]);
+    expect(read(box.windsurfRules)).toBe("");
   });
 
   test("an outdated section is rewritten in place; the user's text before and after it stays", () => {

@@ -147,8 +147,9 @@ describe("bash reference entries and idempotence", () => {
     ok(["install"]);
     expect(read(box.claudeSettings)).toContain('"hooks"');
     ok(["uninstall"]);
-    expect(read(box.claudeSettings)).toBe("{}\n");
-    expect(read(box.codexHooks)).toBe("{}\n");
+    // Install created both files and they hold nothing else: they go (issue 12, item 19).
+    expect(fs.existsSync(box.claudeSettings)).toBe(false);
+    expect(fs.existsSync(box.codexHooks)).toBe(false);
     expect(fs.existsSync(box.stableBinary)).toBe(false);
 
     // Control: with a foreign hook, the hooks object and that event stay; our events go.
@@ -177,12 +178,13 @@ describe("file modes and backups", () => {
     expect(fs.existsSync(`${box.codexHooks}.velesdb-backup`)).toBe(false);
   });
 
-  test.each([0o644, 0o640, 0o600])("an existing mode %o is kept, and the backup (0600) holds the bytes from before", (mode) => {
+  test.each([0o644, 0o640, 0o600])("an existing mode %o is kept, and the backup (same mode) holds the bytes from before", (mode) => {
     write(box.claudeSettings, CLAUDE_FIXTURES[0]!.text, mode);
     ok(["install", "--client", "claude"]);
     expect(modeOf(box.claudeSettings)).toBe(mode);
     expect(read(`${box.claudeSettings}.velesdb-backup`)).toBe(CLAUDE_FIXTURES[0]!.text);
-    expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(0o600);
+    // The backup holds what the file held, so it gets what the file had (issue 12, item 2).
+    expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(mode);
   });
 
   test("a symlink at the backup name is replaced, not followed", () => {

@@ -2,6 +2,7 @@
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { dsh } from "./dsh.ts";
+import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
 import { windsurf } from "./windsurf.ts";
 
@@ -10,6 +11,7 @@ export const HOSTS = {
   codex,
   windsurf,
   dsh,
+  gemini,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

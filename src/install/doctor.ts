@@ -16,12 +16,12 @@ import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output } from "./report.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import type { ClientName } from "./registrations.ts";
+import type { InstallerClient } from "./clients/client.ts";
 import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
-export async function runDoctor(ctx: InstallerContext, clients: readonly ClientName[], out: Output): Promise<number> {
+export async function runDoctor(ctx: InstallerContext, clients: readonly InstallerClient[], out: Output): Promise<number> {
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
   // (1 s + 2 s) and the login shell (5 s).
   const [compiler, freshness, shell] = await Promise.all([
@@ -41,22 +41,15 @@ export async function runDoctor(ctx: InstallerContext, clients: readonly ClientN
     const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    for (const name of clients) {
-      const report = clientReport(ctx, name, stable.path, tree.path, binary);
+    for (const client of clients) {
+      const name = client.name;
+      const report = clientReport(ctx, client, stable.path, tree.path, binary);
       for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {
         for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
       }
-      if (name === "codex") {
-        if (report.trust.length === 0) out.line(`${pad("trust:")}no velesdb-hooks entries for Codex to trust`);
-        for (const t of report.trust) {
-          out.line(`${pad("trust:")}${t.entry.event} ${t.status} (${path.basename(t.file)} ${t.key.slice(t.file.length + 1)})`);
-        }
-        if (report.trust.some((t) => t.status !== "trusted")) {
-          out.line(`${pad("")}Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them`);
-        }
-      }
+      for (const { label, text } of report.doctor) out.line(`${pad(label)}${text}`);
     }
   }
 
@@ -166,35 +159,88 @@ function humanBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/**
+ * projectConfigReport: the project, session and paths come from the repository (its
+ * `.velesdb-hooks.json`, its directory names), so each is printed as a JSON string with every
+ * control character escaped — a repository must not reach the user's terminal with escapes.
+ */
 function projectConfigReport(ctx: InstallerContext): string {
   const identity = resolveProjectIdentity(ctx.cwd);
-  const slot = `project "${identity.project}", session "${identity.session}"`;
-  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
-  const where = shown(ctx, identity.configPath);
+  const slot = `project ${quoted(identity.project)}, session ${quoted(identity.session)}`;
+  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${quotedPath(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
+  const where = quotedPath(ctx, identity.configPath);
   if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
 }
 
-/** loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the session shell). */
+/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped. */
+export function quoted(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** quotedPath(ctx, p) → the path as shown (`~/…`), plain when it is printable, else quoted. */
+function quotedPath(ctx: InstallerContext, p: string): string {
+  const where = shown(ctx, p);
+  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(where) ? where : quoted(where);
+}
+
+/**
+ * loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the
+ * session shell). A login profile may start anything: the probe runs in its own process group,
+ * the whole group is killed at the limit, and the answer never waits on the pipe after that —
+ * a background child that inherited stdout keeps it open long after the shell is gone (it made
+ * doctor take 30 s, and `sleep 45` in a profile 45 s, while it claimed a 5 s limit).
+ */
 async function loginShellNoise(ctx: InstallerContext): Promise<string> {
   if (ctx.platform === "win32") return "not checked on Windows";
   const shell = ctx.env.SHELL && path.isAbsolute(ctx.env.SHELL) ? ctx.env.SHELL : "/bin/sh";
+  let child: ReturnType<typeof Bun.spawn<"ignore", "pipe", "ignore">>;
   try {
-    const child = Bun.spawn([shell, "-l", "-c", "true"], {
+    child = Bun.spawn([shell, "-l", "-c", "true"], {
       env: ctx.env as Record<string, string>,
       cwd: ctx.home,
       stdin: "ignore",
       stdout: "pipe",
       stderr: "ignore",
+      detached: true,
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), SHELL_TIMEOUT_MS);
-    const printed = await new Response(child.stdout).arrayBuffer();
-    await child.exited;
-    clearTimeout(timer);
-    if (child.signalCode === "SIGKILL") return `${shell} -l did not finish within ${SHELL_TIMEOUT_MS / 1000} s`;
-    if (printed.byteLength === 0) return `${shell} -l prints nothing on start`;
-    return `${shell} -l prints ${printed.byteLength} bytes on start: a hook run through this shell gets them in front of its answer, and the host then ignores the answer (move that output to an interactive-only file such as ~/.bashrc or ~/.zshrc)`;
   } catch {
     return `${shell} could not be started`;
+  }
+  const reader = child.stdout.getReader();
+  let printed = 0;
+  const finished = (async () => {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      printed += chunk.value.byteLength;
+    }
+    await child.exited;
+    return "finished" as const;
+  })().catch(() => "finished" as const);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<"limit">((resolve) => {
+    timer = setTimeout(() => resolve("limit"), SHELL_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([finished, limit]);
+  clearTimeout(timer);
+  // Whatever the profile left in the group goes now, the shell's own children included.
+  killGroup(child.pid);
+  if (outcome === "limit") {
+    void reader.cancel().catch(() => {});
+    const shellGone = child.exitCode !== null;
+    const why = shellGone ? ": a process it started in the background kept its output open" : "";
+    return `${shell} -l did not finish within ${SHELL_TIMEOUT_MS / 1000} s${why} (a hook run through this shell would hang the same way)`;
+  }
+  if (printed === 0) return `${shell} -l prints nothing on start`;
+  return `${shell} -l prints ${printed} bytes on start: a hook run through this shell gets them in front of its answer, and the host then ignores the answer (move that output to an interactive-only file such as ~/.bashrc or ~/.zshrc)`;
+}
+
+/** killGroup(pid): SIGKILL to the process group the detached probe leads; an empty group is fine. */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: nothing is left in the group.
   }
 }

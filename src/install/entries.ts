@@ -3,7 +3,7 @@
 // reference's marker (so installing over the bash hooks replaces them instead of running both).
 // Nothing else is ever touched: a user's own hooks, another tool's hooks and entries that only
 // mention velesdb somewhere stay exactly as they are.
-import { firstShellWord } from "./shell-words.ts";
+import { firstShellWord, powershellCallProgram } from "./shell-words.ts";
 
 /** Path fragments of the bash reference's hook trees; any entry naming one is ours. */
 export const LEGACY_MARKERS = [".claude/hooks/velesdb-memory/", ".codex/hooks/velesdb-memory/", ".codeium/windsurf/hooks/velesdb-memory/"] as const;
@@ -15,12 +15,17 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 
 export type Ownership = "ours" | "legacy" | "foreign";
 
-/** ownershipOf(handler, "/home/u/.velesdb-hooks/bin/velesdb-hooks") → "ours" | "legacy" | "foreign". */
-export function ownershipOf(handler: unknown, binaryPath: string): Ownership {
+/**
+ * ownershipOf(handler, "/home/u/.velesdb-hooks/bin/velesdb-hooks", ["command"]) → "ours" |
+ * "legacy" | "foreign". `commandFields` are the handler fields holding a command line (the
+ * client's; Copilot spells them `bash` and `powershell`).
+ */
+export function ownershipOf(handler: unknown, binaryPath: string, commandFields: readonly string[] = ["command"]): Ownership {
   if (!isJsonObject(handler)) return "foreign";
-  const command = typeof handler.command === "string" ? handler.command : undefined;
-  if (command !== undefined && (command === binaryPath || firstShellWord(command) === binaryPath)) return "ours";
-  const words = [command, handler.commandWindows, ...(Array.isArray(handler.args) ? handler.args : [])];
+  const commands = commandFields.map((field) => handler[field]).filter((value): value is string => typeof value === "string");
+  const runs = (command: string) => command === binaryPath || firstShellWord(command) === binaryPath || powershellCallProgram(command) === binaryPath;
+  if (commands.some(runs)) return "ours";
+  const words = [...commands, handler.commandWindows, ...(Array.isArray(handler.args) ? handler.args : [])];
   for (const word of words) {
     if (typeof word !== "string") continue;
     const forward = word.replaceAll("\\", "/");

@@ -42,18 +42,74 @@ export function parseJsonc(text: string): ParsedJsonc {
   return { ok: true, root };
 }
 
-/** detectStyle(text) → the line ending and indentation unit the file already uses. */
+/**
+ * duplicateKey(text, root, ["hooks"]) → the first key that appears twice on a path we read or
+ * write — a watched top-level key, or any key anywhere below one — with the line of its second
+ * occurrence; undefined when there is none. Hosts keep the last occurrence and jsonc-parser's
+ * tree edits the first, so an edit there would change nothing a host reads (issue 12: each
+ * install appended another set, and uninstall removed the binary the leftovers still ran).
+ */
+export function duplicateKey(text: string, root: Node | undefined, watched: readonly string[]): { readonly key: string; readonly line: number } | undefined {
+  if (root?.type !== "object") return undefined;
+  const seen = new Set<string>();
+  for (const property of root.children ?? []) {
+    const name = property.children?.[0]?.value;
+    if (typeof name !== "string" || !watched.includes(name)) continue;
+    if (seen.has(name)) return { key: name, line: lineAndColumn(text, property.offset).line };
+    seen.add(name);
+    const below = duplicateBelow(text, property.children?.[1], name);
+    if (below) return below;
+  }
+  return undefined;
+}
+
+function duplicateBelow(text: string, node: Node | undefined, where: string): { key: string; line: number } | undefined {
+  if (!node) return undefined;
+  if (node.type === "array") {
+    for (const [index, item] of (node.children ?? []).entries()) {
+      const found = duplicateBelow(text, item, `${where}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (node.type !== "object") return undefined;
+  const seen = new Set<string>();
+  for (const property of node.children ?? []) {
+    const name = property.children?.[0]?.value;
+    if (typeof name !== "string") continue;
+    const key = `${where}.${name}`;
+    if (seen.has(name)) return { key, line: lineAndColumn(text, property.offset).line };
+    seen.add(name);
+    const found = duplicateBelow(text, property.children?.[1], key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * detectStyle(text) → the line ending and indentation unit the file already uses. The unit is
+ * the dominant one: tabs only when more lines start with a tab than with spaces (one stray tab
+ * line in a space-indented file used to make every inserted line tab-indented), and for spaces
+ * the smallest indentation seen.
+ */
 export function detectStyle(text: string): TextStyle {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const compact = !separatorFollowedBySpace(text);
+  let tabLines = 0;
+  let spaceLines = 0;
   let smallest = Infinity;
   for (const line of text.split(/\r?\n/)) {
     const lead = /^([ \t]+)\S/.exec(line)?.[1];
     if (!lead) continue;
-    if (lead.startsWith("\t")) return { eol, indent: "\t", compact };
-    smallest = Math.min(smallest, lead.length);
+    if (lead.startsWith("\t")) {
+      tabLines++;
+      continue;
+    }
+    spaceLines++;
+    smallest = Math.min(smallest, /^ */.exec(lead)![0].length);
   }
-  return { eol, indent: Number.isFinite(smallest) ? " ".repeat(Math.min(smallest, 8)) : "  ", compact };
+  if (tabLines > spaceLines) return { eol, indent: "\t", compact };
+  return { eol, indent: Number.isFinite(smallest) && smallest > 0 ? " ".repeat(Math.min(smallest, 8)) : "  ", compact };
 }
 
 /** DEFAULT_STYLE: what a new registry is written with (JSON.stringify's two-space layout). */
@@ -134,6 +190,33 @@ export function addProperty(text: string, objectPath: JSONPath, key: string, val
   const name = JSON.stringify(key);
   const inline = `${name}${style.compact ? ":" : ": "}${JSON.stringify(value)}`;
   return appendChild(text, object, (indent) => `${name}: ${render(value, indent, style)}`, inline, style);
+}
+
+/**
+ * replaceAt(text, ["hooks","Stop",1], value, style) → text with the value at that path replaced
+ * in place: a value that starts its own line is rendered at that line's indentation, one inside
+ * a one-line container stays on that line. Comments and separators around it stay.
+ */
+export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, style: TextStyle): string {
+  const node = nodeAt(text, jsonPath);
+  if (!node) throw new Error(`nothing to replace at ${JSON.stringify(jsonPath)}`);
+  const rendered = startsLine(text, node.offset) ? render(value, lineIndentAt(text, node.offset), style) : JSON.stringify(value);
+  return text.slice(0, node.offset) + rendered + text.slice(node.offset + node.length);
+}
+
+/**
+ * insertIntoArray(text, ["hooks","Stop"], 2, value, style) → text with `value` as element 2
+ * (in front of the element there, or appended when the array is that long), laid out like
+ * that element: on its own line at its indentation, or inline in a one-line array.
+ */
+export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
+  const array = nodeAt(text, arrayPath);
+  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  const next = array.children?.[index];
+  if (!next) return appendToArray(text, arrayPath, value, style);
+  if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);
+  const indent = lineIndentAt(text, next.offset);
+  return insert(text, next.offset, `${render(value, indent, style)},${style.eol}${indent}`);
 }
 
 function appendChild(

@@ -11,8 +11,8 @@ export interface InstallerContext {
   readonly home: string;
   readonly platform: NodeJS.Platform;
   readonly cwd: string;
-  /** `--config PATH` of the dsh client, already absolute; undefined: the default file. */
-  readonly dshConfig?: string;
+  /** `--config PATH`, already absolute, for the one client that takes it (its `configFile`); undefined: its default file. */
+  readonly configPath?: string;
 }
 
 export type Resolved = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };

@@ -9,18 +9,25 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
 import { errorCode } from "../core/state.ts";
-import { entryFor, type ClientAdapter, type RegistryLayout } from "./clients.ts";
+import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
-import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, parseJsonc, removeAt, type TextStyle } from "./jsonc-edit.ts";
+import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, duplicateKey, insertIntoArray, parseJsonc, removeAt, replaceAt, type TextStyle } from "./jsonc-edit.ts";
 import { isInside } from "./paths.ts";
-import type { Registration } from "./registrations.ts";
 
 export const BACKUP_SUFFIX = ".velesdb-backup";
+/** The top-level key every client's registry files its hooks under. */
+const HOOKS_KEY = "hooks";
 const BOM = "\uFEFF";
 
 /** A user file we may write (a registry or Windsurf's rules file), as the write policy needs it. */
 export type WritableFile =
-  | { readonly kind: "absent"; readonly path: string; readonly target: string }
+  | {
+      readonly kind: "absent";
+      readonly path: string;
+      readonly target: string;
+      /** Who a new file belongs to: the nearest existing directory's owner (it matters when root installs into a user's home). */
+      readonly owner: Owner;
+    }
   | {
       readonly kind: "present";
       readonly path: string;
@@ -30,7 +37,14 @@ export type WritableFile =
       /** The bytes as read (a BOM included). */
       readonly text: string;
       readonly mode: number;
+      readonly owner: Owner;
     };
+
+/** A file's owner and group, kept across a rewrite (issue 12: `sudo install` took users' settings away from them). */
+export interface Owner {
+  readonly uid: number;
+  readonly gid: number;
+}
 
 /** A user file as found on disk; `refused` means no command may change it. */
 export type UserFile = WritableFile | { readonly kind: "refused"; readonly path: string; readonly problem: string };
@@ -54,7 +68,7 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
     linkStat = fs.lstatSync(filePath);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ENOENT") return { kind: "absent", path: filePath, target: filePath };
+    if (code === "ENOENT") return { kind: "absent", path: filePath, target: filePath, owner: ownerOfNearest(path.dirname(filePath)) };
     if (code === "ENOTDIR") return refused("sits under something that is not a directory");
     return refused(`cannot be inspected (${code})`);
   }
@@ -72,6 +86,8 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   if (stat.isDirectory()) return refused(linked ? "is a symlink to a directory" : "is a directory");
   if (!stat.isFile()) return refused(linked ? "is a symlink to something that is not a regular file" : "is not a regular file");
   if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a file of its own");
+  const owner = ownerProblem(stat);
+  if (owner) return refused(owner);
   const backup = backupProblem(filePath);
   if (backup) return refused(backup);
   let text: string;
@@ -80,11 +96,11 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   } catch (error) {
     return refused(`cannot be read (${errorCode(error)})`);
   }
-  return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777 };
+  return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777, owner: { uid: stat.uid, gid: stat.gid } };
 }
 
-/** readRegistry(path, ourTree) → the file with its `hooks` value, or why it must not be touched. Never throws. */
-export function readRegistry(registryPath: string, ourTreePath: string): RegistryFile {
+/** readRegistry(path, ourTree, skeleton) → the file with its `hooks` value, or why it must not be touched. Never throws. */
+export function readRegistry(registryPath: string, ourTreePath: string, skeleton?: JsonObject): RegistryFile {
   const file = readUserFile(registryPath, ourTreePath);
   if (file.kind !== "present") return file;
   const refused = (problem: string): RegistryFile => ({ kind: "refused", path: registryPath, problem });
@@ -93,6 +109,11 @@ export function readRegistry(registryPath: string, ourTreePath: string): Registr
   if (!parsed.ok) return refused(`does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`);
   const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
   if (!isJsonObject(value)) return refused("is not a JSON object");
+  const duplicate = duplicateKey(text, parsed.root, [HOOKS_KEY, ...Object.keys(skeleton ?? {})]);
+  if (duplicate) {
+    // The line counts from the first line of the file as the user sees it (a BOM is no line).
+    return refused(`has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); every host reads only the last one: merge them by hand, then run this again`);
+  }
   if (value.hooks !== undefined && !isJsonObject(value.hooks)) return refused('has a "hooks" value that is not an object');
   return { ...file, hooks: value.hooks };
 }
@@ -114,8 +135,14 @@ export interface OwnedEntry {
   readonly groupExtraKeys: boolean;
 }
 
-/** ownedEntries(hooks, binary, layout) → every handler of ours in a `hooks` object, in file order. */
-export function ownedEntries(hooks: unknown, binaryPath: string, layout: RegistryLayout = "grouped"): OwnedEntry[] {
+/** How a registry files handlers and where they keep their command line (a RegistrySpec's part that ownership needs). */
+export type RegistryShape = Pick<RegistrySpec, "layout" | "commandFields">;
+
+const GROUPED: RegistryShape = { layout: "grouped" };
+
+/** ownedEntries(hooks, binary, shape) → every handler of ours in a `hooks` object, in file order. */
+export function ownedEntries(hooks: unknown, binaryPath: string, shape: RegistryShape = GROUPED): OwnedEntry[] {
+  const layout = shape.layout;
   const found: OwnedEntry[] = [];
   if (!isJsonObject(hooks)) return found;
   for (const [event, list] of Object.entries(hooks)) {
@@ -123,7 +150,7 @@ export function ownedEntries(hooks: unknown, binaryPath: string, layout: Registr
     list.forEach((item, g) => {
       if (layout === "flat") {
         // Windsurf: each element is a handler; there is no group to share or to keep.
-        const ownership = ownershipOf(item, binaryPath);
+        const ownership = ownershipOf(item, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
         found.push({ event, group: g, handler: 0, ownership, value: item, matcher: undefined, groupSize: 1, groupExtraKeys: false });
         return;
@@ -132,7 +159,7 @@ export function ownedEntries(hooks: unknown, binaryPath: string, layout: Registr
       const group = item;
       const handlers = group.hooks as unknown[];
       handlers.forEach((handler, h) => {
-        const ownership = ownershipOf(handler, binaryPath);
+        const ownership = ownershipOf(handler, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
         found.push({
           event,
@@ -165,18 +192,18 @@ export interface RegistryVerdict {
   readonly owned: readonly OwnedEntry[];
 }
 
-/** judgeRegistry(hooks, client, binary, platform) → per-row state and the registry's overall state. */
-export function judgeRegistry(hooks: unknown, client: ClientAdapter, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
-  const owned = ownedEntries(hooks, binaryPath, client.layout);
-  const rows = client.rows.map((row): RowVerdict => {
+/** judgeRegistry(hooks, registry, binary, platform) → per-row state and the registry's overall state. */
+export function judgeRegistry(hooks: unknown, registry: RegistrySpec, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
+  const owned = ownedEntries(hooks, binaryPath, registry);
+  const rows = registry.rows.map((row): RowVerdict => {
     const here = owned.filter((entry) => entry.event === row.wireEvent);
     if (here.length === 0) return { row, state: "missing" };
     if (here.length > 1) return { row, state: "duplicated" };
     const entry = here[0]!;
     if (entry.ownership === "legacy") return { row, state: "legacy" };
-    return { row, state: entryInStep(entry, row, client.handler(row, binaryPath, platform)) ? "in step" : "differs" };
+    return { row, state: entryInStep(entry, row, registry.handler(row, binaryPath, platform)) ? "in step" : "differs" };
   });
-  const expected = new Set(client.rows.map((row) => row.wireEvent));
+  const expected = new Set(registry.rows.map((row) => row.wireEvent));
   const unexpected = owned.filter((entry) => !expected.has(entry.event));
   const state = owned.length === 0 ? "absent" : rows.every((r) => r.state === "in step") && unexpected.length === 0 ? "in step" : "drifted";
   return { state, rows, unexpected, owned };
@@ -187,79 +214,146 @@ function entryInStep(entry: OwnedEntry, row: Registration, wanted: JsonObject): 
 }
 
 export interface RegistryPlan {
-  /** Entries of ours to take out (legacy, stale, duplicated, misplaced — or all of them on uninstall). */
+  /** Entries of ours taken out (legacy, stale, duplicated, misplaced — or all of them on uninstall); replaced ones included. */
   readonly removals: readonly OwnedEntry[];
-  /** Rows to (re)write. */
+  /** Rows (re)written, in place of a stale entry or appended. */
   readonly additions: readonly Registration[];
   /** The registry text after the change; equal to the input when nothing changes. */
   readonly text: string;
+  /** Uninstall only: the file was created by install and now holds nothing else, so it goes. */
+  readonly deleteFile: boolean;
+  /** Containers this edit created (`["hooks"]`, `["hooks","Stop"]`): install's record, so uninstall removes no more. */
+  readonly added: readonly (readonly string[])[];
 }
 
 export type PlanResult = { readonly ok: true; readonly plan: RegistryPlan } | { readonly ok: false; readonly problem: string };
 
 /**
- * planRegistry(file, client, binary, platform, "install" | "uninstall") → the edit, computed
- * entirely in memory. Install keeps an entry that is already exactly right (so a second
- * install changes no byte) and replaces every other entry of ours; uninstall removes them all.
+ * What install recorded about a registry (the manifest): whether it created the file, and the
+ * containers it added. `added: null` means unknown (written before the manifest existed), and
+ * uninstall then prunes every container its removals emptied.
+ */
+export interface InstallRecord {
+  readonly created: boolean;
+  readonly added: readonly (readonly string[])[] | null;
+}
+
+/** One text edit at a place of the original file; applied last place first, so earlier paths stay valid. */
+type Edit =
+  | { readonly kind: "remove"; readonly entry: OwnedEntry }
+  /** The element at [hooks, event, group]: our handler (flat) or our group (grouped, alone in it). */
+  | { readonly kind: "replace"; readonly entry: OwnedEntry; readonly value: JsonObject }
+  /** A new group right after the shared group our stale handler leaves. */
+  | { readonly kind: "insert after"; readonly entry: OwnedEntry; readonly value: JsonObject };
+
+/**
+ * planRegistry(file, registry, binary, platform, mode, record) → the edit, computed entirely
+ * in memory. Install keeps an entry that is already exactly right (so a second install changes
+ * no byte), replaces a stale one where it stands (hosts run entries in order: a stale entry
+ * moved to the end would run after the user's), removes the other entries of ours and appends
+ * what is missing. Uninstall removes every entry of ours and prunes only the containers
+ * install recorded as its own; a file install created that holds nothing else is deleted.
  */
 export function planRegistry(
   file: Exclude<RegistryFile, { kind: "refused" }>,
-  client: ClientAdapter,
+  registry: RegistrySpec,
   binaryPath: string,
   platform: NodeJS.Platform,
   mode: "install" | "uninstall",
+  record?: InstallRecord,
 ): PlanResult {
   const hooks = file.kind === "present" ? file.hooks : undefined;
-  const verdict = judgeRegistry(hooks, client, binaryPath, platform);
+  const verdict = judgeRegistry(hooks, registry, binaryPath, platform);
   const keep = new Set(verdict.rows.filter((r) => r.state === "in step").map((r) => r.row.wireEvent));
-  const removals = mode === "uninstall" ? verdict.owned : verdict.owned.filter((entry) => !keep.has(entry.event));
-  const additions = mode === "uninstall" ? [] : client.rows.filter((row) => !keep.has(row.wireEvent));
+  const additions = mode === "uninstall" ? [] : registry.rows.filter((row) => !keep.has(row.wireEvent));
   for (const row of additions) {
     const existing = isJsonObject(hooks) ? hooks[row.wireEvent] : undefined;
     if (existing !== undefined && !Array.isArray(existing)) {
       return { ok: false, problem: `has a "hooks.${row.wireEvent}" value that is not a list` };
     }
   }
-  const original = file.kind === "present" ? file.text : "";
-  if (removals.length === 0 && additions.length === 0) return { ok: true, plan: { removals, additions, text: original } };
+  const edits: Edit[] = [];
+  const appended: Registration[] = [];
+  const claimed = new Set<OwnedEntry>();
+  for (const row of additions) {
+    const spot = verdict.owned.find((entry) => entry.event === row.wireEvent);
+    const value = entryFor(registry, row, binaryPath, platform);
+    if (!spot) appended.push(row);
+    else if (registry.layout === "flat" || spot.groupSize === 1) edits.push({ kind: "replace", entry: spot, value });
+    else edits.push({ kind: "remove", entry: spot }, { kind: "insert after", entry: spot, value: value });
+    if (spot) claimed.add(spot);
+  }
+  const removals = mode === "uninstall" ? verdict.owned : verdict.owned.filter((entry) => !keep.has(entry.event));
+  for (const entry of removals) if (!claimed.has(entry)) edits.push({ kind: "remove", entry });
 
+  const original = file.kind === "present" ? file.text : "";
   const bom = original.startsWith(BOM) ? BOM : "";
   const body = original.slice(bom.length);
   const blank = body.trim() === "";
   const style: TextStyle = blank ? DEFAULT_STYLE : detectStyle(body);
-  let text = blank ? "{}" : body;
-  const refill = new Set(additions.map((row) => row.wireEvent));
-  text = removeEntries(text, removals, refill, additions.length > 0, client.layout);
-  for (const row of additions) text = addEntry(text, row, entryFor(client, row, binaryPath, platform), style);
+  // First record of this file: containers only entries of ours (or the bash hooks') keep alive
+  // were put there by an installer of ours, so uninstall may remove them again.
+  const added: string[][] = mode === "install" && !record ? emptiedBy(body, verdict.owned, registry.layout, style) : [];
+  if (edits.length === 0 && appended.length === 0) return { ok: true, plan: { removals: [], additions: [], text: original, deleteFile: false, added } };
+
+  // A new file starts with the client's skeleton (`{}` for most).
+  let text = blank ? JSON.stringify(registry.skeleton ?? {}, null, style.indent) : body;
+  const owns = (container: readonly string[]): boolean =>
+    mode === "install" || !record || record.added === null || record.added.some((added) => sameJson(added, container));
+  const prune = {
+    event: (event: string) => !appended.some((row) => row.wireEvent === event) && owns(["hooks", event]),
+    hooks: () => appended.length === 0 && owns(["hooks"]),
+  };
+  text = applyEdits(text, edits, registry.layout, style, prune);
+  for (const row of appended) {
+    const before = hooksValue(text);
+    if (before === undefined) added.push(["hooks"]);
+    if (before?.[row.wireEvent] === undefined) added.push(["hooks", row.wireEvent]);
+    text = addEntry(text, row, entryFor(registry, row, binaryPath, platform), style);
+  }
   if (blank) text += style.eol;
-  return { ok: true, plan: { removals, additions, text: bom + text } };
+  const deleteFile = mode === "uninstall" && record?.created === true && sameJson(parsedValue(text), registry.skeleton ?? {});
+  return { ok: true, plan: { removals, additions, text: deleteFile ? "" : bom + text, deleteFile, added } };
 }
 
 /**
- * removeEntries: last entry first, so the paths of the ones before stay valid. A handler
- * that is alone in its group takes the group with it (in the flat layout every handler is
- * its own element), an event left without groups loses its
- * key, and `hooks` left empty loses its key — unless install is about to refill that event
- * (or `hooks`), which keeps a replaced entry where the user had it.
+ * applyEdits: last place first (by event key order, then index), so the paths of the places
+ * before stay valid; at one index a removal goes before an insertion after the group in front.
+ * A handler alone in its group takes the group with it (in the flat layout every handler is
+ * its own element); an event left without elements loses its key, and `hooks` left empty
+ * loses its key, when `prune` says that container is ours to remove.
  */
-function removeEntries(text: string, removals: readonly OwnedEntry[], refill: ReadonlySet<string>, refillHooks: boolean, layout: RegistryLayout): string {
+function applyEdits(
+  text: string,
+  edits: readonly Edit[],
+  layout: RegistrySpec["layout"],
+  style: TextStyle,
+  prune: { event(event: string): boolean; hooks(): boolean },
+): string {
   let current = text;
-  const hooksValue = (): JsonObject => {
-    const parsed = parseJsonc(current);
-    const value: unknown = parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
-    return isJsonObject(value) && isJsonObject(value.hooks) ? value.hooks : {};
-  };
-  const keys = Object.keys(hooksValue());
-  const ordered = [...removals].sort((a, b) => keys.indexOf(b.event) - keys.indexOf(a.event) || b.group - a.group || b.handler - a.handler);
-  for (const entry of ordered) {
-    const hooks = hooksValue();
+  const keys = Object.keys(hooksValue(current) ?? {});
+  const place = (edit: Edit): number => edit.entry.group * 2 + (edit.kind === "insert after" ? 1 : 0);
+  const ordered = [...edits].sort(
+    (a, b) => keys.indexOf(b.entry.event) - keys.indexOf(a.entry.event) || place(b) - place(a) || b.entry.handler - a.entry.handler,
+  );
+  for (const edit of ordered) {
+    const { entry } = edit;
+    if (edit.kind === "replace") {
+      current = replaceAt(current, ["hooks", entry.event, entry.group], edit.value, style);
+      continue;
+    }
+    if (edit.kind === "insert after") {
+      current = insertIntoArray(current, ["hooks", entry.event], entry.group + 1, edit.value, style);
+      continue;
+    }
+    const hooks = hooksValue(current) ?? {};
     const groups = hooks[entry.event] as unknown[];
     const handlers = layout === "flat" ? [entry.value] : ((groups[entry.group] as JsonObject).hooks as unknown[]);
     if (handlers.length > 1) {
       current = removeAt(current, ["hooks", entry.event, entry.group, "hooks", entry.handler]);
-    } else if (groups.length > 1 || refill.has(entry.event)) {
+    } else if (groups.length > 1 || !prune.event(entry.event)) {
       current = removeAt(current, ["hooks", entry.event, entry.group]);
-    } else if (Object.keys(hooks).length > 1 || refillHooks) {
+    } else if (Object.keys(hooks).length > 1 || !prune.hooks()) {
       current = removeAt(current, ["hooks", entry.event]);
     } else {
       current = removeAt(current, ["hooks"]);
@@ -268,44 +362,161 @@ function removeEntries(text: string, removals: readonly OwnedEntry[], refill: Re
   return current;
 }
 
+/** emptiedBy(text, entries) → the containers that removing those entries (pruning all) would take away. */
+function emptiedBy(text: string, entries: readonly OwnedEntry[], layout: RegistrySpec["layout"], style: TextStyle): string[][] {
+  if (entries.length === 0 || text.trim() === "") return [];
+  const before = hooksValue(text) ?? {};
+  const after = hooksValue(applyEdits(text, entries.map((entry) => ({ kind: "remove", entry })), layout, style, { event: () => true, hooks: () => true }));
+  const gone: string[][] = after === undefined ? [["hooks"]] : [];
+  for (const event of Object.keys(before)) if (after?.[event] === undefined) gone.push(["hooks", event]);
+  return gone;
+}
+
+function parsedValue(text: string): unknown {
+  const parsed = parseJsonc(text);
+  return parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
+}
+
+/** hooksValue(text) → the `hooks` object of the text, or undefined when there is none. */
+function hooksValue(text: string): JsonObject | undefined {
+  const value = parsedValue(text);
+  return isJsonObject(value) && isJsonObject(value.hooks) ? value.hooks : undefined;
+}
+
 /** addEntry(text, row, entry, style): `entry` (a group, or a bare handler in the flat layout) appended under row.wireEvent. */
 function addEntry(text: string, row: Registration, group: JsonObject, style: TextStyle): string {
-  const parsed = parseJsonc(text);
-  const value: unknown = parsed.ok && parsed.root ? getNodeValue(parsed.root) : {};
-  const root = isJsonObject(value) ? value : {};
-  if (!isJsonObject(root.hooks)) return addProperty(text, [], "hooks", { [row.wireEvent]: [group] }, style);
-  if (root.hooks[row.wireEvent] === undefined) return addProperty(text, ["hooks"], row.wireEvent, [group], style);
+  const hooks = hooksValue(text);
+  if (!hooks) return addProperty(text, [], "hooks", { [row.wireEvent]: [group] }, style);
+  if (hooks[row.wireEvent] === undefined) return addProperty(text, ["hooks"], row.wireEvent, [group], style);
   return appendToArray(text, ["hooks", row.wireEvent], group, style);
 }
 
 /**
- * writeRegistry(file, text): back up the current bytes to `<name>.velesdb-backup` (beside the
- * name the client reads), then replace the target by a private temp file + fsync + rename,
- * with the existing mode (0600 for a new file). A symlinked registry is written at its target
- * and the link stays a link. Returns the backup path, if one was written.
+ * How to undo one write of this run: the file's bytes, mode and owner before it (or that it
+ * did not exist, with the directories the write created), and the same for its backup.
  */
-export function writeRegistry(file: WritableFile, text: string): string | undefined {
-  let backup: string | undefined;
-  if (file.kind === "present") {
-    backup = `${file.path}${BACKUP_SUFFIX}`;
-    writeAtomically(backup, file.text, 0o600);
-  } else {
-    fs.mkdirSync(path.dirname(file.target), { recursive: true, mode: 0o700 });
-  }
-  writeAtomically(file.target, text, file.kind === "present" ? file.mode : 0o600);
-  return backup;
+export interface Undo {
+  readonly target: string;
+  readonly before: { readonly kind: "absent"; readonly createdDirs: readonly string[] } | { readonly kind: "present"; readonly text: string; readonly mode: number; readonly owner: Owner };
+  readonly backup?: { readonly path: string; readonly before: { readonly bytes: Uint8Array; readonly mode: number; readonly owner: Owner } | undefined };
 }
 
 /**
- * writeAtomically(target, content, mode): a new file created O_EXCL|O_NOFOLLOW beside the
- * target, chmod'ed to `mode`, written, fsynced, renamed over the target (which replaces a
- * link at that name rather than writing through it), then the directory is fsynced.
+ * writeUserFile(file, text | null, backup) → how to undo it. A present file is first backed up to
+ * `<name>.velesdb-backup` (beside the name the client reads) with its own owner, group and
+ * mode, then replaced by a temp file + fsync + rename with the same owner, group and mode; a
+ * new file is created 0600, owned like its directory; `null` deletes the file (uninstall of a
+ * file install created and that holds nothing else). A symlinked file is written at its
+ * target and the link stays a link. Throws on any failure; what was done is undone by undo().
  */
-export function writeAtomically(target: string, content: string | Uint8Array, mode: number): void {
+export function writeUserFile(file: WritableFile, text: string | null, backup = true): Undo {
+  if (file.kind === "absent") {
+    if (text === null) return { target: file.target, before: { kind: "absent", createdDirs: [] } };
+    const createdDirs = makeDirectories(path.dirname(file.target), file.owner);
+    const undo: Undo = { target: file.target, before: { kind: "absent", createdDirs } };
+    try {
+      writeAtomically(file.target, text, 0o600, file.owner);
+    } catch (error) {
+      removeDirectories(createdDirs);
+      throw error;
+    }
+    return undo;
+  }
+  const before = { kind: "present" as const, text: file.text, mode: file.mode, owner: file.owner };
+  if (text === null) {
+    fs.rmSync(file.target);
+    return { target: file.target, before };
+  }
+  let undo: Undo = { target: file.target, before };
+  if (backup) {
+    const backupPath = `${file.path}${BACKUP_SUFFIX}`;
+    undo = { ...undo, backup: { path: backupPath, before: snapshotOf(backupPath) } };
+    writeAtomically(backupPath, file.text, file.mode, file.owner);
+  }
+  try {
+    writeAtomically(file.target, text, file.mode, file.owner);
+  } catch (error) {
+    // The target is as it was (the rename never happened); only the backup changed.
+    try {
+      if (undo.backup) restoreBackup(undo.backup);
+    } catch {
+      // The backup holds the same bytes as the untouched file: harmless if it stays.
+    }
+    throw error;
+  }
+  return undo;
+}
+
+/** undoWrite(undo): the file and its backup as they were before this run. Throws when that fails. */
+export function undoWrite(undo: Undo): void {
+  const { before } = undo;
+  if (before.kind === "present") writeAtomically(undo.target, before.text, before.mode, before.owner);
+  else {
+    fs.rmSync(undo.target, { force: true });
+    removeDirectories(before.createdDirs);
+  }
+  if (undo.backup) restoreBackup(undo.backup);
+}
+
+function restoreBackup(backup: NonNullable<Undo["backup"]>): void {
+  if (backup.before) writeAtomically(backup.path, backup.before.bytes, backup.before.mode, backup.before.owner);
+  else fs.rmSync(backup.path, { force: true });
+}
+
+function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Owner } | undefined {
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile()) return undefined; // A link at the backup name is replaced, never followed.
+    return { bytes: fs.readFileSync(file), mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } };
+  } catch {
+    return undefined;
+  }
+}
+
+/** makeDirectories(dir, owner) → the directories it created (outermost first), each 0700 and owned like the file will be. */
+function makeDirectories(dir: string, owner: Owner): string[] {
+  const missing: string[] = [];
+  for (let current = dir; !fs.existsSync(current); current = path.dirname(current)) {
+    missing.unshift(current);
+    if (path.dirname(current) === current) break;
+  }
+  const created: string[] = [];
+  try {
+    for (const d of missing) {
+      fs.mkdirSync(d, { mode: 0o700 });
+      created.push(d);
+      if (mayChown(owner)) fs.chownSync(d, owner.uid, owner.gid);
+    }
+  } catch (error) {
+    removeDirectories(created);
+    throw error;
+  }
+  return created;
+}
+
+function removeDirectories(created: readonly string[]): void {
+  for (const d of [...created].reverse()) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      // Something else was put there meanwhile: leave it.
+    }
+  }
+}
+
+/**
+ * writeAtomically(target, content, mode, owner?): a new file created O_EXCL|O_NOFOLLOW beside
+ * the target, given `owner` (when that is not us and we may: root) and `mode`, written,
+ * fsynced, renamed over the target (which replaces a link at that name rather than writing
+ * through it), then the directory is fsynced.
+ */
+export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner): void {
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
   try {
+    // Owner first: chown clears set-id bits, so the mode goes on after it.
+    if (owner && mayChown(owner)) fs.fchownSync(fd, owner.uid, owner.gid);
     fs.fchmodSync(fd, mode);
     fs.writeFileSync(fd, content);
     fs.fsyncSync(fd);
@@ -322,6 +533,63 @@ export function writeAtomically(target: string, content: string | Uint8Array, mo
     throw error;
   }
   syncDirectory(dir);
+}
+
+/** mayChown(owner) → true when a file we create would not already carry that owner and group and we are root. */
+function mayChown(owner: Owner): boolean {
+  const ids = processIds();
+  if (!ids || (owner.uid === ids.uid && owner.gid === ids.gid)) return false;
+  return ids.uid === 0;
+}
+
+/** processIds() → effective uid, gid and groups; undefined where there are none (Windows). */
+function processIds(): { uid: number; gid: number; groups: readonly number[] } | undefined {
+  if (process.platform === "win32" || !process.geteuid || !process.getegid || !process.getgroups) return undefined;
+  return { uid: process.geteuid(), gid: process.getegid(), groups: process.getgroups() };
+}
+
+/**
+ * ownerProblem(stat) → why a rewrite by this process would hand the file to someone else: only
+ * root can give a new file another owner, and a user only a group they are in. Refused before
+ * any change, naming the owner.
+ */
+function ownerProblem(st: fs.Stats): string | undefined {
+  const ids = processIds();
+  if (!ids || ids.uid === 0) return undefined;
+  if (st.uid !== ids.uid) {
+    return `is owned by uid ${st.uid}${userName(st.uid)}, not by the user running velesdb-hooks (uid ${ids.uid}); run it as the file's owner so the file keeps its owner`;
+  }
+  if (st.gid !== ids.gid && !ids.groups.includes(st.gid)) {
+    return `belongs to group gid ${st.gid}, which this user is not in; a rewrite would change its group: run it as a member of that group`;
+  }
+  return undefined;
+}
+
+/** userName(1000) → " (alice)" from /etc/passwd, or "" when it is not there. */
+function userName(uid: number): string {
+  try {
+    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const [name, , id] = line.split(":");
+      if (name && id === String(uid)) return ` (${name})`;
+    }
+  } catch {
+    // No passwd file (containers, other systems): the number says it.
+  }
+  return "";
+}
+
+/** ownerOfNearest(dir) → the owner of the nearest directory that exists (a new file's owner). */
+export function ownerOfNearest(dir: string): Owner {
+  for (let current = dir; ; current = path.dirname(current)) {
+    try {
+      const st = fs.statSync(current);
+      return { uid: st.uid, gid: st.gid };
+    } catch {
+      if (path.dirname(current) === current) break;
+    }
+  }
+  const ids = processIds();
+  return { uid: ids?.uid ?? 0, gid: ids?.gid ?? 0 };
 }
 
 function syncDirectory(dir: string): void {

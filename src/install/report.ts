@@ -4,11 +4,9 @@ import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
-import { CLIENTS, windsurfRulesPath } from "./clients.ts";
-import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "./codex-trust.ts";
+import type { InstallerClient, SectionSpec } from "./clients/client.ts";
 import { shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
-import type { ClientName } from "./registrations.ts";
 import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
 import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
 
@@ -36,108 +34,95 @@ export interface ClientReport {
   readonly repairs: string[];
   readonly verdict: RegistryVerdict | undefined;
   readonly registryPath: string | undefined;
-  readonly trust: EntryTrust[];
-  /** Windsurf's rules section: its state, or "unreadable" (refused file, broken markers). */
-  readonly rules?: RulesState | "unreadable";
+  /** Lines only doctor shows (the client's own checks, e.g. Codex trust), with their left-column label. */
+  readonly doctor: ReadonlyArray<{ readonly label: string; readonly text: string }>;
 }
 
-/** clientReport → the check lines for one client: its binary, its registry, (Windsurf) the rules section and (Codex) config.toml. */
-export function clientReport(ctx: InstallerContext, name: ClientName, stable: string, tree: string, binary: BinaryState): ClientReport {
-  const client = CLIENTS[name];
+/** clientReport → the check lines for one client: its registry, its sections, the binary and the client's own checks. */
+export function clientReport(ctx: InstallerContext, client: InstallerClient, stable: string, tree: string, binary: BinaryState): ClientReport {
+  const name = client.name;
   const lines: string[] = [];
   const repairs: string[] = [];
-  const trust: EntryTrust[] = [];
-  const home = client.clientHome(ctx);
+  const home = client.home(ctx);
   const homeExists = home.ok && isDirectory(home.path);
-  const registryPath = client.registryPath(ctx);
+  const registryPath = client.registry.path(ctx);
   if (!registryPath.ok) {
     lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
-    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, name)}`], verdict: undefined, registryPath: undefined, trust };
+    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [] };
   }
   const where = shown(ctx, registryPath.path);
-  const file = readRegistry(registryPath.path, tree);
+  const file = readRegistry(registryPath.path, tree, client.registry.skeleton);
   let verdict: RegistryVerdict | undefined;
   let drifted = false;
   let registryAbsent = false;
   if (file.kind === "refused") {
     lines.push(`${name}: entries cannot be checked: ${where} ${file.problem}`);
-    repairs.push(`fix ${where}, then ${installCommand(ctx, name)}`);
+    repairs.push(`fix ${where}, then ${installCommand(ctx, client)}`);
     drifted = true;
   } else {
-    verdict = judgeRegistry(file.kind === "present" ? file.hooks : undefined, client, stable, ctx.platform);
+    verdict = judgeRegistry(file.kind === "present" ? file.hooks : undefined, client.registry, stable, ctx.platform);
     registryAbsent = verdict.state === "absent";
     drifted = verdict.state === "drifted";
     const detail = verdict.state === "drifted" ? `: ${driftDetails(verdict)}` : "";
     lines.push(`${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`);
-    if (drifted) repairs.push(installCommand(ctx, name));
+    if (drifted) repairs.push(installCommand(ctx, client));
   }
-  let rules: RulesState | "unreadable" | undefined;
-  if (name === "windsurf") {
-    const judged = windsurfRulesReport(ctx, tree);
-    rules = judged.state;
+  for (const section of client.sections ?? []) {
+    const judged = sectionReport(ctx, client, section, tree);
     lines.push(judged.line);
     // One artefact without the other is drift: entries with no rules section guard edits the
     // model was never told about; a rules section with no entries describes hooks that never run.
     const registryHere = !registryAbsent || file.kind === "refused";
-    const rulesHere = rules !== "absent";
-    if (rules === "unreadable" || rules === "outdated" || (!drifted && registryHere !== rulesHere)) {
+    const sectionHere = judged.state !== "absent";
+    if (judged.state === "unreadable" || judged.state === "outdated" || (!drifted && registryHere !== sectionHere)) {
       drifted = true;
       repairs.push(judged.repair);
     }
   }
   // The binary matters to a client only once entries name it.
   const binaryMatters = file.kind === "refused" || !registryAbsent;
-  const binaryLine = binaryState(binary);
-  lines.push(`${name}: binary ${binaryLine} (${shown(ctx, stable)})`);
+  lines.push(`${name}: binary ${binaryState(binary)} (${shown(ctx, stable)})`);
   if (binaryMatters && binary.state !== "in step") {
     drifted = true;
-    repairs.push(installCommand(ctx, name));
+    repairs.push(installCommand(ctx, client));
   }
-  if (name === "codex" && home.ok) {
-    const config = readCodexConfig(home.path);
-    if (config.kind === "unreadable") lines.push(`codex: ${shown(ctx, config.path)} ${config.problem}; its [hooks] tables were not checked`);
-    const inToml = configTomlEntries(config, stable);
-    if (inToml.length > 0) {
-      drifted = true;
-      lines.push(
-        `codex: velesdb-hooks entries also in ${shown(ctx, config.path)} [hooks] (${inToml.map((e) => e.event).join(", ")}); Codex runs those as well`,
-      );
-      repairs.push(`remove the velesdb-hooks entries from ${shown(ctx, config.path)} [hooks], then velesdb-hooks check --client codex`);
-    }
-    if (verdict) trust.push(...trustOf(verdict.owned, registryPath.path, config, ctx.platform));
-    trust.push(...trustOf(inToml, config.path, config, ctx.platform));
+  const extra = client.report?.(ctx, { registryPath: registryPath.path, owned: verdict?.owned ?? [], stable });
+  if (extra) {
+    lines.push(...extra.lines);
+    repairs.push(...extra.repairs);
+    drifted ||= extra.drifted;
   }
   const absent = !drifted && (registryAbsent || binary.state === "absent");
-  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, trust, ...(rules ? { rules } : {}) };
+  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [] };
 }
 
-/** installCommand(ctx, "dsh") → the install command for that client, with the --config this command was given. */
-export function installCommand(ctx: InstallerContext, name: ClientName): string {
-  const config = name === "dsh" && ctx.dshConfig !== undefined ? ` --config ${posixQuote(ctx.dshConfig)}` : "";
-  return `velesdb-hooks install --client ${name}${config}`;
+/** installCommand(ctx, client) → the install command for that client, with the --config this command was given. */
+export function installCommand(ctx: InstallerContext, client: InstallerClient): string {
+  const config = client.configFile !== undefined && ctx.configPath !== undefined ? ` --config ${posixQuote(ctx.configPath)}` : "";
+  return `velesdb-hooks install --client ${client.name}${config}`;
 }
 
-/** windsurfRulesReport → the rules section's state, its check line and the command that repairs it. */
-function windsurfRulesReport(ctx: InstallerContext, tree: string): { state: RulesState | "unreadable"; line: string; repair: string } {
-  const rulesPath = windsurfRulesPath(ctx);
-  const where = shown(ctx, rulesPath);
-  const file = readRulesFile(rulesPath, tree);
-  if (file.kind === "refused") {
-    return { state: "unreadable", line: `windsurf: rules section cannot be checked: ${where} ${file.problem}`, repair: `fix ${where}, then velesdb-hooks install --client windsurf` };
-  }
-  const judged = rulesState(file.kind === "present" ? file.text : "");
+/** sectionReport → a section's state, its check line and the command that repairs it. */
+function sectionReport(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  section: SectionSpec,
+  tree: string,
+): { state: RulesState | "unreadable"; line: string; repair: string } {
+  const sectionPath = section.path(ctx);
+  const where = shown(ctx, sectionPath);
+  const name = client.name;
+  const repair = installCommand(ctx, client);
+  const file = readRulesFile(sectionPath, tree);
+  const judged = file.kind === "refused" ? { ok: false as const, problem: file.problem } : rulesState(section, file.kind === "present" ? file.text : "");
   if (!judged.ok) {
-    return { state: "unreadable", line: `windsurf: rules section cannot be checked: ${where} ${judged.problem}`, repair: `fix ${where}, then velesdb-hooks install --client windsurf` };
+    return { state: "unreadable", line: `${name}: ${section.label} cannot be checked: ${where} ${judged.problem}`, repair: `fix ${where}, then ${repair}` };
   }
   const line =
     judged.state === "outdated"
-      ? `windsurf: rules section drifted (${where}): its text differs from this version's`
-      : `windsurf: rules section ${judged.state} (${where}${file.kind === "absent" ? ", no such file" : ""})`;
-  return {
-    state: judged.state,
-    line,
-    repair: "velesdb-hooks install --client windsurf",
-  };
+      ? `${name}: ${section.label} drifted (${where}): its text differs from this version's`
+      : `${name}: ${section.label} ${judged.state} (${where}${file.kind === "absent" ? ", no such file" : ""})`;
+  return { state: judged.state, line, repair };
 }
 
 function binaryState(binary: BinaryState): string {

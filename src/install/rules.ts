@@ -1,7 +1,6 @@
-// Windsurf's second artefact (SPEC §4.3): a section of the global rules file
-// ~/.codeium/windsurf/memories/global_rules.md, the only channel that reaches Cascade's model
-// in every session (hook stdout reaches neither the model nor the user). The file belongs to
-// the user, so it gets the registry's write policy (STYLE point 8): backup, private temp file +
+// A marked section of ours in a user's text file (a client's `sections`; today Windsurf's
+// global rules file, SPEC §4.3, the only channel that reaches Cascade's model in every
+// session). The file belongs to the user, so it gets the registry's write policy (STYLE point 8): backup, private temp file +
 // fsync + rename, mode kept, a symlink written at its target, refusal before any change — and
 // its content is never printed.
 //
@@ -10,7 +9,7 @@
 //   <user's text>⏎
 //   ⏎
 //   <!-- velesdb-hooks:begin — … -->⏎
-//   <windsurfRulesGuidance()>⏎
+//   <section.body()>⏎
 //   <!-- velesdb-hooks:end -->⏎
 //
 // Uninstall takes out exactly the section and the separator install added, so install then
@@ -19,7 +18,7 @@
 // recorded in the begin marker (`velesdb-hooks:begin:added-newline`), because "abc⏎⏎" could
 // otherwise be either "abc" plus two line breaks or "abc⏎" plus one. The file's own line ending
 // (CRLF when it has any) is used for the section and the separator.
-import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../core/texts.ts";
+import type { SectionSpec } from "./clients/client.ts";
 import { readUserFile, type UserFile } from "./registry.ts";
 
 const BEGIN_TOKEN = "<!-- velesdb-hooks:begin";
@@ -67,10 +66,10 @@ function findSection(text: string): Found {
   return { kind: "one", span: { start: begin.start, end: end.end, addedNewline: begin.flagged, eol: begin.eol } };
 }
 
-/** renderSection("\n", false) → the begin line, the guidance and the end line, each ended by `eol`. */
-export function renderSection(eol: string, addedNewline: boolean): string {
-  const begin = `${BEGIN_TOKEN}${addedNewline ? FLAG_ADDED_NEWLINE : ""} — ${windsurfRulesMarkerNote()} -->`;
-  const lines = [begin, ...windsurfRulesGuidance().split("\n"), `${END_TOKEN} -->`];
+/** renderSection(section, "\n", false) → the begin line, the section's body and the end line, each ended by `eol`. */
+export function renderSection(section: SectionSpec, eol: string, addedNewline: boolean): string {
+  const begin = `${BEGIN_TOKEN}${addedNewline ? FLAG_ADDED_NEWLINE : ""} — ${section.markerNote()} -->`;
+  const lines = [begin, ...section.body().split("\n"), `${END_TOKEN} -->`];
   return lines.join(eol) + eol;
 }
 
@@ -80,32 +79,32 @@ export type RulesPlan =
   | { readonly ok: true; readonly before: RulesState; readonly text: string }
   | { readonly ok: false; readonly problem: string };
 
-/** rulesState(text) → whether our section is there and exactly current; or why it cannot be judged. */
-export function rulesState(text: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
+/** rulesState(section, text) → whether our section is there and exactly current; or why it cannot be judged. */
+export function rulesState(section: SectionSpec, text: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
   const found = findSection(text);
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") return { ok: true, state: "absent" };
   const { span } = found;
-  return { ok: true, state: text.slice(span.start, span.end) === renderSection(span.eol, span.addedNewline) ? "in step" : "outdated" };
+  return { ok: true, state: text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline) ? "in step" : "outdated" };
 }
 
 /**
- * planRules(text, "install" | "uninstall") → the file's text after the change (equal to
+ * planRules(section, text, "install" | "uninstall") → the file's text after the change (equal to
  * `text` when nothing changes). `text` is "" for a file that does not exist.
  */
-export function planRules(text: string, mode: "install" | "uninstall"): RulesPlan {
+export function planRules(section: SectionSpec, text: string, mode: "install" | "uninstall"): RulesPlan {
   const found = findSection(text);
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") {
     if (mode === "uninstall") return { ok: true, before: "absent", text };
     const eol = text.includes("\r\n") ? "\r\n" : "\n";
-    if (text === "") return { ok: true, before: "absent", text: renderSection(eol, false) };
-    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(eol, false) };
-    return { ok: true, before: "absent", text: text + eol + eol + renderSection(eol, true) };
+    if (text === "") return { ok: true, before: "absent", text: renderSection(section, eol, false) };
+    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false) };
+    return { ok: true, before: "absent", text: text + eol + eol + renderSection(section, eol, true) };
   }
   const { span } = found;
   const current = text.slice(span.start, span.end);
-  const wanted = renderSection(span.eol, span.addedNewline);
+  const wanted = renderSection(section, span.eol, span.addedNewline);
   const before: RulesState = current === wanted ? "in step" : "outdated";
   if (mode === "install") {
     // In place: the separator and whatever the user wrote around the section stay as they are.

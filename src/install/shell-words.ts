@@ -17,6 +17,22 @@ export function powershellQuote(word: string): string {
 }
 
 /**
+ * powershellCall("C:\\a b\\it's.exe") → `& 'C:\a b\it''s.exe'`: PowerShell's call operator
+ * on a single-quoted path (nothing inside is expanded; a quote is doubled). A quoted path
+ * alone would be a string, not a command, in PowerShell. For Gemini CLI on Windows, which
+ * runs hook commands with `powershell -Command`.
+ */
+export function powershellCall(path: string): string {
+  return `& '${path.replaceAll("'", "''")}'`;
+}
+
+/** powershellCallProgram(`& 'C:\x.exe' gemini stop`) → "C:\x.exe"; undefined for any other form. */
+export function powershellCallProgram(command: string): string | undefined {
+  const call = /^\s*&\s*'((?:[^']|'')*)'(?:\s|$)/.exec(command);
+  return call ? call[1]!.replaceAll("''", "'") : undefined;
+}
+
+/**
  * firstShellWord(`'/a b/x' codex stop`) → "/a b/x": the program a POSIX shell would run, for
  * quoting done with '…', "…" or backslashes. Enough to recognise our own entries; anything it
  * cannot read (an unterminated quote) yields undefined, i.e. "not ours".

@@ -2,12 +2,13 @@
 // A stand-in for velesdb-memory, in plain Node ESM (node: imports only), so it runs without
 // bun on PATH:
 // - MCP server, run by the hosts as a stdio subprocess:
-//     node fake-velesdb-memory.mjs [--fail] [--log FILE]
+//     node fake-velesdb-memory.mjs [--fail] [--answer TEXT] [--log FILE]
 //   Newline-delimited JSON-RPC 2.0 on stdin/stdout: initialize, tools/list, tools/call, ping;
 //   notifications are ignored. Tools recall_fused, recall, load_working_context,
 //   save_working_context all answer {content:[{type:"text",text:"[]"}],isError:false}, or
-//   isError:true with --fail. With --log FILE each received message is appended to FILE as one
-//   JSON line, so a test can tell which tools the model called through the host.
+//   isError:true with --fail; `--answer TEXT` replaces "[]" (Gemini CLI turns a bare JSON
+//   array answer into an error result). With --log FILE each received message is appended to
+//   FILE as one JSON line, so a test can tell which tools the model called through the host.
 // - `compile-stdin [--budget N] [--query Q]` (SPEC §7), run directly as VELESDB_MEMORY_BIN by
 //   the PostToolUse hook (the harness makes this file executable). Its "compiled view" is one
 //   line naming the input's line count, first and last line, so a test can tell it compiled
@@ -34,6 +35,8 @@ function compileStdin() {
 
 function serveMcp() {
   const failing = args.includes("--fail");
+  const answerIndex = args.indexOf("--answer");
+  const answerText = answerIndex >= 0 ? args[answerIndex + 1] : "[]";
   const logIndex = args.indexOf("--log");
   const logFile = logIndex >= 0 ? args[logIndex + 1] : undefined;
   const tools = ["recall_fused", "recall", "load_working_context", "save_working_context"].map((name) => ({
@@ -66,7 +69,7 @@ function serveMcp() {
           id,
           result: failing
             ? { content: [{ type: "text", text: "velesdb-memory fake: failure" }], isError: true }
-            : { content: [{ type: "text", text: "[]" }], isError: false },
+            : { content: [{ type: "text", text: answerText }], isError: false },
         });
       default:
         return send({ jsonrpc: "2.0", id, error: { code: -32601, message: `method not found: ${method}` } });

@@ -29,6 +29,10 @@ const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
   pre_write_code: "guard",
   PostToolUse: "posttooluse",
   post_mcp_tool_use: "posttooluse",
+  // Gemini CLI
+  AfterAgent: "stop",
+  BeforeTool: "guard",
+  AfterTool: "posttooluse",
 };
 
 /** ENTRIES → every host × event of the binary, in the order --help lists them. */
@@ -55,6 +59,8 @@ export interface Judged {
   readonly text?: string;
   /** PostToolUse replacement: the tool_response the model would see instead. */
   readonly replacement?: Record<string, unknown>;
+  /** A pass's line for the user (Claude's systemMessage), when there is one. */
+  readonly userMessage?: string;
 }
 
 export interface RawAnswer {
@@ -127,6 +133,12 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   if (JSON.stringify(value) !== stdout.slice(0, -1)) return "stdout is not compact JSON";
   const keys = Object.keys(value);
   if (keys.length === 0) return { kind: "pass" };
+  if (entry.host === "gemini") return judgeGemini(entry, value, keys);
+  // Claude shows systemMessage to the user only: with nothing else, the answer is a pass.
+  if (entry.host === "claude" && keys.join(",") === "systemMessage") {
+    const message = value.systemMessage;
+    return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
+  }
   const codexDialect = entry.host === "codex" || entry.host === "dsh";
   if (entry.wireName === "Stop" && codexDialect) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
@@ -166,6 +178,19 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
     default:
       return `no shape known for ${entry.id}`;
   }
+}
+
+/** Gemini reads only top-level `decision:"deny"` + `reason` for refusals and Stop continuations. */
+function judgeGemini(entry: Entry, value: Record<string, unknown>, keys: string[]): Judged | string {
+  const denyShape = keys.sort().join(",") === "decision,reason" && value.decision === "deny" && nonEmpty(value.reason);
+  if (entry.wireName === "BeforeTool" || entry.wireName === "AfterAgent") {
+    if (!denyShape) return `gemini ${entry.wireName} answer has the wrong shape: ${JSON.stringify(value).slice(0, 200)}`;
+    return { kind: entry.wireName === "BeforeTool" ? "deny" : "continue", text: value.reason as string };
+  }
+  const specific = value.hookSpecificOutput;
+  if (entry.wireName !== "SessionStart" || keys.join(",") !== "hookSpecificOutput" || !isObject(specific)) return `${entry.id} answered something other than {}`;
+  if (specific.hookEventName !== "SessionStart" || !nonEmpty(specific.additionalContext) || Object.keys(specific).length !== 2) return "gemini SessionStart answer has the wrong shape";
+  return { kind: "context", text: specific.additionalContext as string };
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -12,7 +12,7 @@ import { BINARY, FIXTURES, loadPayload } from "./hook-runner.ts";
 import type { FuzzSandbox } from "./fuzz-sandbox.ts";
 import { checkpointTargets } from "./learning.ts";
 
-export type Host = "claude" | "codex" | "windsurf" | "dsh";
+export type Host = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
 
 export interface Probe {
   readonly host: Host;
@@ -23,6 +23,8 @@ export interface Probe {
   readonly cwd: string;
   /** What this probe stands for in its column's check. */
   readonly role: "main" | "guarded" | "unguarded" | "first-stop" | "next-stop" | "bash" | "recall";
+  /** A Stop whose cwd is the opted-in repository (state failures are told only there). */
+  readonly optedIn?: boolean;
 }
 
 export interface ProbeRun {
@@ -46,18 +48,24 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         { host: "codex", event: "session-start", stdin: loadPayload("codex", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
         { host: "dsh", event: "session-start", stdin: loadPayload("dsh", "session-start.startup", { session_id: session, cwd: box.plain, source: "compact" }), cwd: box.plain, role: "main" },
         { host: "windsurf", event: "pre-user-prompt", stdin: loadPayload("windsurf", "pre-user-prompt", { trajectory_id: session }), cwd: box.plain, role: "main" },
+        { host: "gemini", event: "session-start", stdin: loadPayload("gemini", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
       ];
     case "precompact":
       return [{ host: "claude", event: "pre-compact", stdin: loadPayload("claude", "pre-compact.auto", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" }];
     case "stop":
-      return (["claude", "codex", "dsh"] as const).flatMap((host) => {
-        const fixture = host === "dsh" ? "stop" : "stop.first";
+      return (["claude", "codex", "dsh", "gemini"] as const).flatMap((host) => {
+        const fixture = host === "dsh" ? "stop" : host === "gemini" ? "after-agent.first" : "stop.first";
+        const event = host === "gemini" ? "after-agent" : "stop";
         // Claude and Codex set stop_hook_active on the Stop after a continuation; the bridge never does.
         const next = host === "dsh" ? false : true;
-        return [
-          { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd: box.plain, stop_hook_active: false }), cwd: box.plain, role: "first-stop" as const },
-          { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd: box.plain, stop_hook_active: next }), cwd: box.plain, role: "next-stop" as const },
-        ];
+        // A plain workspace, then the opted-in repository (its own continuation chain).
+        return [box.plain, box.repo].flatMap((cwd) => {
+          const optedIn = cwd === box.repo;
+          return [
+            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }), cwd, role: "first-stop" as const, optedIn },
+            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }), cwd, role: "next-stop" as const, optedIn },
+          ];
+        });
       });
     case "guard": {
       const edit = (host: Host, dir: string, role: "guarded" | "unguarded"): Probe => {
@@ -67,13 +75,16 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
           const command = `*** Begin Patch\n*** Update File: ${target}\n@@\n-a\n+b\n*** End Patch`;
           return { host, event: "pre-tool-use", stdin: loadPayload("codex", "pre-tool-use.apply-patch", { session_id: session, cwd: box.plain, tool_input: { command } }), cwd: box.plain, role };
         }
+        if (host === "gemini") {
+          return { host, event: "before-tool", stdin: loadPayload("gemini", "before-tool.write-file", { session_id: session, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } }), cwd: box.plain, role };
+        }
         if (host === "windsurf") {
           return { host, event: "pre-write-code", stdin: loadPayload("windsurf", "pre-write-code", { trajectory_id: session, tool_info: { file_path: target, edits: [] } }), cwd: box.plain, role };
         }
         // The DeepSeek bridge names no target: the session cwd decides.
         return { host, event: "pre-tool-use", stdin: loadPayload("dsh", "pre-tool-use.edit", { session_id: session, cwd: dir }), cwd: dir, role };
       };
-      return (["claude", "codex", "windsurf", "dsh"] as const).flatMap((host) => [edit(host, repo, "guarded"), edit(host, box.plain, "unguarded")]);
+      return (["claude", "codex", "windsurf", "dsh", "gemini"] as const).flatMap((host) => [edit(host, repo, "guarded"), edit(host, box.plain, "unguarded")]);
     }
     case "posttooluse":
       return [
@@ -92,6 +103,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         { host: "codex", event: "post-tool-use", stdin: loadPayload("codex", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
         { host: "dsh", event: "post-tool-use", stdin: loadPayload("dsh", "post-tool-use.recall-fused", { session_id: session, cwd: repo }), cwd: box.plain, role: "recall" },
         { host: "windsurf", event: "post-mcp-tool-use", stdin: loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session }), cwd: repo, role: "recall" },
+        { host: "gemini", event: "after-tool", stdin: loadPayload("gemini", "after-tool.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
       ];
   }
 }
@@ -99,7 +111,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
 /** The recall markers that unlock (session, repo) for every host: under a fault, only the fault can refuse. */
 export function recallMarkers(stateDir: string, session: string, repo: string): string[] {
   const identity = repositoryIdentity(session, fs.realpathSync(repo));
-  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall"].map((kind) => markerPath({ dir: stateDir }, kind, identity));
+  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall", "gemini-recall"].map((kind) => markerPath({ dir: stateDir }, kind, identity));
 }
 
 export function writeRecallMarkers(stateDir: string, session: string, repo: string): void {
@@ -197,8 +209,14 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
         else want(answer.kind === "pass", "a pass");
         break;
       case "stop-unavailable":
-        if (run.probe.role === "first-stop" && !dsh) want(answer.kind === "continue" && /state is unavailable|cannot read/.test(answer.text ?? ""), 'a "state unavailable" continuation');
-        else want(answer.kind === "pass", dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop");
+        if (run.probe.optedIn && run.probe.role === "first-stop" && !dsh) {
+          want(answer.kind === "continue" && /state is unavailable|cannot (read|write)/.test(answer.text ?? "") && /until the state directory/.test(answer.text ?? ""), 'a "state unavailable" continuation saying it repeats until repaired');
+        } else if (!run.probe.optedIn) {
+          // Not opted in: never a continuation; the cause on stderr, and on Claude one line for the user.
+          want(answer.kind === "pass" && /state unavailable/.test(run.raw.stderr) && (run.probe.host !== "claude" || answer.userMessage !== undefined), "a pass with a stderr line (Claude: and a systemMessage)");
+        } else {
+          want(answer.kind === "pass", dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop");
+        }
         break;
       case "stop-checkpoint":
         if (run.probe.role === "first-stop") want(answer.kind === "continue" && checkpointTargets(answer.text).length > 0, "a checkpoint");
@@ -229,7 +247,7 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
 export function sessionEndProblems(runs: readonly ProbeRun[]): string[] {
   const byHost = new Map<string, Judged[]>();
   for (const run of runs) {
-    if (run.probe.event !== "stop") continue;
+    if (run.probe.event !== "stop" && run.probe.event !== "after-agent") continue;
     try {
       byHost.set(run.probe.host, [...(byHost.get(run.probe.host) ?? []), judged(run)]);
     } catch (error) {

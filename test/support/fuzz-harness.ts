@@ -223,6 +223,12 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       if (tool === undefined || !DSH_EDIT_TOOLS.has(tool)) return undefined;
       targets = [];
       break;
+    case "gemini": {
+      if (tool !== "write_file" && tool !== "replace") return undefined;
+      const target = str(payload.tool_input, "file_path");
+      targets = target === undefined ? [] : [target];
+      break;
+    }
   }
   return targets.length > 0 ? targets.map((t) => path.dirname(path.resolve(cwd, t))) : [cwd];
 }

@@ -200,6 +200,33 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           tool_input: tool === "apply_patch" ? { command: patch } : tool === "Bash" ? { command: "ls" } : { file_path: target },
         })),
       );
+    case "gemini/BeforeTool":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("write_file", "replace", "run_shell_command", "read_file"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: target === undefined ? {} : { file_path: target, content: "x\n", old_string: "a", new_string: "b", instruction: "edit" },
+        })),
+      );
+    case "gemini/AfterTool":
+      return withSession(
+        fc
+          .record({
+            cwd,
+            server: fc.constantFrom("velesdb-memory", "velesdb_memory", "other"),
+            tool: fc.constantFrom("recall_fused", "recall", "compile_context", "save_working_context"),
+            input: recallInput,
+            text: textResponses,
+            error: fc.boolean(),
+          })
+          .map(({ cwd, server, tool, input, text, error }) => ({
+            cwd,
+            tool_name: `mcp_${server}_${tool}`,
+            tool_input: input,
+            tool_response: error ? { llmContent: String(text), returnDisplay: "Error", error: { message: "x", type: "mcp_tool_error" } } : { llmContent: [{ text: `<untrusted_context>\n${String(text)}\n</untrusted_context>` }], returnDisplay: String(text) },
+            mcp_context: { server_name: server, tool_name: tool },
+          })),
+      );
     case "dsh/PreToolUse":
       return withSession(fc.record({ cwd, tool: fc.constantFrom("edit", "write", "str_replace_editor", "bash", "Edit") }).map(({ cwd, tool }) => ({ cwd, tool_name: tool, tool_input: { command: "" } })));
     case "windsurf/pre_write_code":
@@ -244,12 +271,14 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "claude/Stop":
     case "codex/Stop":
     case "dsh/Stop":
+    case "gemini/AfterAgent":
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
     case "claude/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":
+    case "gemini/SessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "resume", "clear", "compact", "fork", 9) }));
     case "windsurf/pre_user_prompt":
       return fc.record({ trajectory_id: fc.constantFrom(...SESSIONS) });

@@ -64,7 +64,7 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -72,6 +72,7 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   codex: ".codex",
   windsurf: path.join(".codeium", "windsurf"),
   dsh: ".dsh",
+  gemini: ".gemini",
 };
 
 /** makeInstallSandbox("x", {homeName, clients}) → a temp tree with HOME (optionally an awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex). */

@@ -1,0 +1,125 @@
+// What the installer knows about one client (agent), in one module per client beside this
+// file. The pipeline (src/install/pipeline.ts: read → plan → preflight → write → report) and
+// check/doctor (report.ts, doctor.ts) know no client by name: they read these fields.
+//
+// Adding a client is one module here and one row in the table of ./index.ts:
+// 1. `home(ctx)`: the agent's own directory (`install` without --client acts on clients whose
+//    directory exists). Honour the agent's own variable with `absoluteOverride` (a relative
+//    value is refused, never resolved against the cwd).
+// 2. `registry`: the JSON(C) file the agent reads hooks from, under its top-level `"hooks"`
+//    object. `layout` says how it files handlers per event ("grouped":
+//    `[{matcher?, hooks: [handler]}]` as Claude, Codex, Gemini and Qwen do; "flat":
+//    `[handler]` as Windsurf and Copilot do). `rows` are the events to register, `handler`
+//    spells one of ours for this agent (timeout units, quoting for the shell the agent runs
+//    the command through — bash and PowerShell for Gemini). `commandFields` names the handler
+//    fields holding a command line (default `command`; Copilot: `bash`, `powershell`): an
+//    entry is ours when one of them runs our installed binary. `skeleton` holds the top-level
+//    fields a file we create starts with (Copilot: `{"version": 1}`).
+// 3. `sections`: other files holding a marked text section of ours (Windsurf's global rules).
+// 4. `report`: extra lines for check/doctor (Codex: entries in config.toml, trust status),
+//    e.g. "the registered binary path exists" for an agent that denies on a missing command.
+// 5. `afterWrite`: what install/uninstall says after this client's files (Codex: trust in
+//    /hooks; dsh: the plugin row to paste). `alsoNamesBinary`: other files of the agent that
+//    can still run our binary after uninstall (Codex config.toml), so the binary is kept.
+// 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
+// Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
+import type { JsonObject } from "../entries.ts";
+import type { InstallerContext, Resolved } from "../paths.ts";
+import type { OwnedEntry } from "../registry.ts";
+
+export interface Registration {
+  /** The key under `hooks` in the client's registry, exactly as the host spells it. */
+  readonly wireEvent: string;
+  /** The `<event>` of `velesdb-hooks <host> <event>`. */
+  readonly argvEvent: string;
+  /** Regex the host matches against the tool name; absent for lifecycle events. */
+  readonly matcher?: string;
+  /** Seconds the host waits before giving up on the hook (the handler converts to the host's unit). */
+  readonly timeout?: number;
+  /** Codex shows this while the hook runs. */
+  readonly statusMessage?: string;
+}
+
+/**
+ * How a registry files handlers under `hooks.<event>`:
+ * - "grouped": `[{matcher?, hooks: [handler, …]}, …]`;
+ * - "flat": `[handler, …]`, no groups and no matchers.
+ */
+export type RegistryLayout = "grouped" | "flat";
+
+export interface RegistrySpec {
+  /** The file the installer edits. */
+  path(ctx: InstallerContext): Resolved;
+  readonly layout: RegistryLayout;
+  /** Every field here ends up in an entry's bytes (Codex trusts entries by their hash): keep rows byte-stable. */
+  readonly rows: readonly Registration[];
+  /** handler(row, binary, platform) → the handler object filed under row.wireEvent. */
+  handler(row: Registration, binaryPath: string, platform: NodeJS.Platform): JsonObject;
+  /** Handler fields holding a command line; default ["command"]. */
+  readonly commandFields?: readonly string[];
+  /** Top-level fields (besides `hooks`) of a file we create; uninstall deletes such a file once it holds only these. */
+  readonly skeleton?: JsonObject;
+}
+
+/** A marked section of ours in a user's text file (Windsurf's global rules). */
+export interface SectionSpec {
+  /** What messages call it: "rules section". */
+  readonly label: string;
+  path(ctx: InstallerContext): string;
+  /** The text between the marker lines (no trailing line break). */
+  body(): string;
+  /** A short note inside the begin marker telling a reader what the section is. */
+  markerNote(): string;
+}
+
+/** What check/doctor know about a client's registry when its `report` is asked. */
+export interface ReportFacts {
+  readonly registryPath: string;
+  /** Handlers of ours found in the registry (file order); empty when it could not be read. */
+  readonly owned: readonly OwnedEntry[];
+  readonly stable: string;
+}
+
+export interface ClientExtraReport {
+  /** check lines (and doctor lines, under the client's name). */
+  readonly lines: readonly string[];
+  readonly drifted: boolean;
+  readonly repairs: readonly string[];
+  /** doctor-only lines, each with its left-column label ("trust:"). */
+  readonly doctor: ReadonlyArray<{ readonly label: string; readonly text: string }>;
+}
+
+export interface WriteFacts {
+  readonly mode: "install" | "uninstall";
+  readonly dryRun: boolean;
+  readonly registryPath: string;
+  /** The registry's `hooks` value after this run (or what it would be, on --dry-run). */
+  readonly hooksAfter: unknown;
+  readonly stable: string;
+}
+
+export interface InstallerClient {
+  /** `--client <name>` and the prefix of every line about this client. */
+  readonly name: string;
+  /** The agent's own directory; `install` without --client acts on clients whose directory exists. */
+  home(ctx: InstallerContext): Resolved;
+  readonly registry: RegistrySpec;
+  readonly sections?: readonly SectionSpec[];
+  /** Set when the client takes `--config PATH` (the path of its registry): what that file is, for usage errors ("the DeepSeek harness hooks.json"). */
+  readonly configFile?: string;
+  report?(ctx: InstallerContext, facts: ReportFacts): ClientExtraReport;
+  afterWrite?(ctx: InstallerContext, facts: WriteFacts): readonly string[];
+  /** alsoNamesBinary(ctx, stable) → another file of this client that still runs the binary, if any. */
+  alsoNamesBinary?(ctx: InstallerContext, stable: string): string | undefined;
+}
+
+/** The group that holds one handler: `{matcher?, hooks: [handler]}`. */
+export function groupFor(row: Registration, handler: JsonObject): JsonObject {
+  return row.matcher === undefined ? { hooks: [handler] } : { matcher: row.matcher, hooks: [handler] };
+}
+
+/** entryFor(registry, row, binary, platform) → what install files under row.wireEvent: a group, or the bare handler. */
+export function entryFor(registry: RegistrySpec, row: Registration, binaryPath: string, platform: NodeJS.Platform): JsonObject {
+  const handler = registry.handler(row, binaryPath, platform);
+  return registry.layout === "flat" ? handler : groupFor(row, handler);
+}

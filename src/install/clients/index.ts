@@ -1,0 +1,24 @@
+// The client table: one row per agent the installer serves. Adding a client is its module in
+// this directory (see client.ts for what it declares) and one row here; `--client all`, the
+// detection of `install`, check, doctor and usage messages all read this table.
+import { claude } from "./claude.ts";
+import type { InstallerClient } from "./client.ts";
+import { codex } from "./codex.ts";
+import { dsh } from "./dsh.ts";
+import { gemini } from "./gemini.ts";
+import { windsurf } from "./windsurf.ts";
+
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini];
+
+export type ClientName = string;
+
+export const CLIENT_NAMES: readonly ClientName[] = CLIENTS.map((client) => client.name);
+
+/** clientNamed("codex") → that client's module (names come from the table, so it exists). */
+export function clientNamed(name: ClientName): InstallerClient {
+  const client = CLIENTS.find((c) => c.name === name);
+  if (!client) throw new Error(`no installer client named ${JSON.stringify(name)}`);
+  return client;
+}
+
+export type { InstallerClient } from "./client.ts";

@@ -1,0 +1,44 @@
+// Windsurf Cascade (SPEC §4.3): ~/.codeium/windsurf/hooks.json, `{"command": …, "show_output":
+// false}` in a flat list per event, plus a section of the global rules file — the only channel
+// that reaches Cascade's model in every session (hook stdout reaches neither the model nor the
+// user). Cascade runs `command` through a shell, so the path is POSIX-quoted. On Windows the
+// shell Cascade uses was not measured; the path is double-quoted there, which cmd.exe and
+// POSIX shells both read as one word (PowerShell would need `& "…"`). show_output stays false:
+// the hooks' stdout is for parity only and the guard's refusal reaches the agent through exit 2.
+import * as path from "node:path";
+import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
+import { posixQuote } from "../shell-words.ts";
+import type { InstallerClient, Registration } from "./client.ts";
+
+// No matchers and no timeout field; the hooks themselves filter (post_mcp_tool_use looks at
+// the server and tool names).
+const ROWS: readonly Registration[] = [
+  { wireEvent: "pre_user_prompt", argvEvent: "pre-user-prompt" },
+  { wireEvent: "pre_write_code", argvEvent: "pre-write-code" },
+  { wireEvent: "post_mcp_tool_use", argvEvent: "post-mcp-tool-use" },
+];
+
+const dir = (home: string): string => path.join(home, ".codeium", "windsurf");
+
+export const windsurf: InstallerClient = {
+  name: "windsurf",
+  home: (ctx) => ({ ok: true, path: dir(ctx.home) }),
+  registry: {
+    path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "hooks.json") }),
+    layout: "flat",
+    rows: ROWS,
+    handler(row, binaryPath, platform) {
+      const program = platform === "win32" ? `"${binaryPath}"` : posixQuote(binaryPath);
+      return { command: `${program} windsurf ${row.argvEvent}`, show_output: false };
+    },
+  },
+  // ~/.codeium/windsurf/memories/global_rules.md, the rules file Cascade reads in every workspace.
+  sections: [
+    {
+      label: "rules section",
+      path: (ctx) => path.join(dir(ctx.home), "memories", "global_rules.md"),
+      body: windsurfRulesGuidance,
+      markerNote: windsurfRulesMarkerNote,
+    },
+  ],
+};

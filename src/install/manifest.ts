@@ -1,0 +1,88 @@
+// The installer's memory of what it wrote (issue 12, items 4 and 19): one small file in its
+// own directory, `<our tree>/installed.json`, listing every user file install put something of
+// ours into — registries at any path (a dsh `--config` file included) and marked sections —
+// with whether install created the file and which containers (`hooks`, `hooks.<event>`) it
+// added. Without it, `uninstall` forgot a custom dsh file and removed the binary its entries
+// still ran, and it could not tell a user's own empty `"hooks": {}` from one it had added.
+//
+// It holds paths and key names only, never content. A manifest that cannot be read is
+// reported and treated as remembering nothing, and then the binary is kept (uninstall cannot
+// tell who still runs it).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isJsonObject } from "./entries.ts";
+import { errorCode, type InstallRecord } from "./registry.ts";
+
+export const MANIFEST_NAME = "installed.json";
+
+export interface ManifestRecord extends InstallRecord {
+  readonly client: string;
+  /** Absolute path of the file, as the client reads it (a symlink's name, not its target). */
+  readonly path: string;
+  readonly added: readonly (readonly string[])[];
+}
+
+export type Manifest =
+  | { readonly ok: true; readonly path: string; readonly records: readonly ManifestRecord[]; readonly text: string | undefined }
+  | { readonly ok: false; readonly path: string; readonly problem: string };
+
+/** manifestPath(tree) → <our tree>/installed.json. */
+export const manifestPath = (tree: string): string => path.join(tree, MANIFEST_NAME);
+
+/** readManifest(tree) → the records, none when the file is absent, or why it cannot be used. Never throws. */
+export function readManifest(tree: string): Manifest {
+  const file = manifestPath(tree);
+  const problem = (text: string): Manifest => ({ ok: false, path: file, problem: text });
+  let text: string;
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile()) return problem("is not a regular file");
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { ok: true, path: file, records: [], text: undefined };
+    return problem(`cannot be read (${errorCode(error)})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return problem("is not valid JSON");
+  }
+  const files = isJsonObject(value) && value.version === 1 && Array.isArray(value.files) ? value.files : undefined;
+  if (!files) return problem("is not a velesdb-hooks manifest (version 1)");
+  const records: ManifestRecord[] = [];
+  for (const item of files) {
+    if (!isJsonObject(item) || typeof item.client !== "string" || typeof item.path !== "string" || !path.isAbsolute(item.path)) continue;
+    const added = Array.isArray(item.added) ? item.added.filter((key): key is string[] => Array.isArray(key) && key.every((k) => typeof k === "string")) : [];
+    records.push({ client: item.client, path: item.path, created: item.created === true, added });
+  }
+  return { ok: true, path: file, records, text };
+}
+
+/** manifestText(records) → the file's bytes, or undefined when nothing is remembered (the file goes). */
+export function manifestText(records: readonly ManifestRecord[]): string | undefined {
+  if (records.length === 0) return undefined;
+  const files = records.map((r) => ({ client: r.client, path: r.path, created: r.created, added: r.added }));
+  return `${JSON.stringify({ version: 1, files }, null, 2)}\n`;
+}
+
+/** recordFor(manifest, client, path) → what install remembered about that file, if anything. */
+export function recordFor(manifest: Manifest, client: string, filePath: string): ManifestRecord | undefined {
+  if (!manifest.ok) return undefined;
+  return manifest.records.find((r) => r.client === client && path.resolve(r.path) === path.resolve(filePath));
+}
+
+/** remember(records, record) → the records with this file's entry merged in (created stays true once true; added keys unite). */
+export function remember(records: readonly ManifestRecord[], record: ManifestRecord): ManifestRecord[] {
+  const same = (r: ManifestRecord): boolean => r.client === record.client && path.resolve(r.path) === path.resolve(record.path);
+  const old = records.find(same);
+  if (!old) return [...records, record];
+  const added = [...old.added];
+  for (const key of record.added) if (!added.some((k) => k.join("\0") === key.join("\0"))) added.push(key);
+  return records.map((r) => (same(r) ? { ...old, created: old.created || record.created, added } : r));
+}
+
+/** forget(records, client, path) → the records without that file. */
+export function forget(records: readonly ManifestRecord[], client: string, filePath: string): ManifestRecord[] {
+  return records.filter((r) => !(r.client === client && path.resolve(r.path) === path.resolve(filePath)));
+}

@@ -1,0 +1,169 @@
+// Gemini CLI end to end: the real CLI (@google/gemini-cli 0.61.0) offline against the mock
+// Gemini API, with the fake velesdb-memory MCP server and our hooks registered by
+// `velesdb-hooks install --client gemini`. Every scenario runs with our hooks and without
+// them (negative control: the same check must fail), and asserts nothing left 127.0.0.1.
+//
+// Findings these tests rely on (see src/hosts/gemini.ts for the full list):
+// - SessionStart context sits in the FIRST request's user entry, before the prompt, as
+//   `<hook_context>…</hook_context>`;
+// - a BeforeTool deny reaches the model as functionResponse {error: "Tool execution blocked: <reason>"};
+// - an AfterAgent deny starts one more request whose last user entry is the reason verbatim.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { E2E_PROJECT, HOOKS_BIN } from "./harness.ts";
+import {
+  createGeminiCase,
+  functionResponses,
+  GEMINI_BIN,
+  installer,
+  removeGeminiCase,
+  runGemini,
+  userSettings,
+  userTexts,
+  type GeminiCase,
+  type GeminiCaseOptions,
+  type GeminiRun,
+  type Mode,
+} from "./gemini-harness.ts";
+import { geminiCall, geminiText, startMockGemini, type GeminiTurn, type MockGemini } from "./mock-gemini.ts";
+
+const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+
+let mock: MockGemini;
+const cases: GeminiCase[] = [];
+beforeAll(async () => {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  if (!fs.existsSync(GEMINI_BIN)) throw new Error(`${GEMINI_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  mock = await startMockGemini();
+});
+afterAll(() => {
+  mock?.stop();
+  cases.forEach(removeGeminiCase);
+});
+
+type Check = (r: GeminiRun) => string[];
+
+function describeRun(r: GeminiRun): string {
+  return [
+    `exit=${r.exitCode} timedOut=${r.timedOut} ${r.durationMs}ms, ${r.requests.length} request(s)`,
+    ...r.requests.map((q, i) => `  #${i} ${q.api} picked=${q.picked} last user: ${JSON.stringify(q.lastText.slice(0, 200))}`),
+    `stderr: ${r.stderr.slice(-1500)}`,
+  ].join("\n");
+}
+
+/** Runs the scenario with and without our hooks (in parallel): the check must pass, then fail; both stay offline. */
+async function withAndWithout(name: string, turns: GeminiTurn[], options: GeminiCaseOptions, check: Check): Promise<GeminiRun> {
+  const run = (mode: Mode) => {
+    const c = createGeminiCase(mock, name, mode, turns, options);
+    cases.push(c);
+    return runGemini(c, "do the task");
+  };
+  const [on, off] = await Promise.all([run("hooks"), run("none")]);
+  for (const r of [on, off]) {
+    expect(mock.escaped()).toEqual([]);
+    expect(r.requests.filter((q) => q.api === "unknown").map((q) => `${q.method} ${q.path}`)).toEqual([]);
+  }
+  const problems = check(on);
+  if (problems.length > 0) throw new Error(`${name} failed with hooks:\n- ${problems.join("\n- ")}\n${describeRun(on)}`);
+  if (check(off).length === 0) throw new Error(`negative control: ${name} passed without hooks, so it proves nothing\n${describeRun(off)}`);
+  return on;
+}
+
+const exitedCleanly: Check = (r) => (r.timedOut || r.exitCode !== 0 ? [`exit ${r.exitCode}, timed out: ${r.timedOut}`] : []);
+const writeFile = (name: string) => geminiCall("write_file", { file_path: name, content: `${name} content\n` });
+const recall = geminiCall("mcp_velesdb-memory_recall_fused", { query: "guarded.txt" });
+
+/** The functionResponses of write_file: "blocked" when our deny reached the model, "written" when it ran. */
+function writeOutcomes(r: GeminiRun): string[] {
+  return functionResponses(r)
+    .filter((f) => f.name === "write_file")
+    .map((f) => (typeof f.response.error === "string" && f.response.error.startsWith("Tool execution blocked:") && f.response.error.includes("recall") ? "blocked" : f.response.output !== undefined ? "written" : `other: ${JSON.stringify(f.response)}`));
+}
+
+describe("gemini", () => {
+  test("SessionStart: the load call reaches the first model request, with the prompt", async () => {
+    await withAndWithout("gemini-context", [{ reply: geminiText("DONE") }], {}, (r) => {
+      const p = exitedCleanly(r);
+      const first = userTexts(r.requests[0]).join("\n");
+      if (!first.includes(LOAD_CALL)) p.push(`the first request does not carry ${LOAD_CALL}`);
+      else if (!/<hook_context>[^]*load_working_context[^]*<\/hook_context>\s*do the task/.test(first)) p.push("the context is not the <hook_context> before the prompt");
+      return p;
+    });
+  });
+
+  test("an edit before any recall is refused and the file is not written", async () => {
+    await withAndWithout("gemini-guard", [{ reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }], { projectConfig: OPT_IN }, (r) => {
+      const p = exitedCleanly(r);
+      if (fs.existsSync(path.join(r.case.workspace, "guarded.txt"))) p.push("the file was written");
+      const outcomes = writeOutcomes(r);
+      if (outcomes.join() !== "blocked") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected one "blocked" naming the recall`);
+      return p;
+    });
+  });
+
+  test("a failed recall keeps the edit refused", async () => {
+    const turns = [{ reply: writeFile("guarded.txt") }, { reply: recall }, { reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }];
+    await withAndWithout("gemini-failed-recall", turns, { projectConfig: OPT_IN, failingMcp: true }, (r) => {
+      const p = exitedCleanly(r);
+      const recallResponse = functionResponses(r).find((f) => f.name === "mcp_velesdb-memory_recall_fused");
+      if (!recallResponse || recallResponse.response.error === undefined) p.push("the recall did not fail as scripted");
+      if (fs.existsSync(path.join(r.case.workspace, "guarded.txt"))) p.push("the file was written");
+      const outcomes = writeOutcomes(r);
+      if (outcomes.join() !== "blocked,blocked") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected blocked twice`);
+      return p;
+    });
+  });
+
+  test("a successful recall unlocks the edit; AfterAgent then asks once for the checkpoint and the run ends", async () => {
+    const turns = [
+      { match: /Recall[^]*Decision[^]*Causality[^]*Feedback/, reply: geminiText("CHECKPOINT SAVED") },
+      { reply: writeFile("guarded.txt") },
+      { reply: recall },
+      { reply: writeFile("guarded.txt") },
+      { reply: geminiText("DONE") },
+    ];
+    await withAndWithout("gemini-unlock-checkpoint", turns, { projectConfig: OPT_IN }, (r) => {
+      const p = exitedCleanly(r);
+      const outcomes = writeOutcomes(r);
+      if (outcomes.join() !== "blocked,written") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected blocked then written`);
+      if (!fs.existsSync(path.join(r.case.workspace, "guarded.txt"))) p.push("the file was not written after the recall");
+      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
+      if (continuations.length !== 1) p.push(`${continuations.length} requests end with a prompt naming ${SAVE_CALL}, expected exactly 1`);
+      if (r.requests.at(-1) !== continuations[0]) p.push("the checkpoint continuation is not the last request: the run did not end after it");
+      if (!r.stdout.includes("CHECKPOINT SAVED")) p.push("the continuation's answer is not the run's output");
+      return p;
+    });
+  });
+
+  test("Stop without enforcement: one continuation naming save_working_context, then the run ends", async () => {
+    const turns = [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }];
+    await withAndWithout("gemini-stop", turns, {}, (r) => {
+      const p = exitedCleanly(r);
+      if (r.requests.length !== 2) p.push(`${r.requests.length} requests, expected the answer and one continuation`);
+      if (!r.requests[1]?.lastText.includes(SAVE_CALL)) p.push(`the second request's prompt does not name ${SAVE_CALL}`);
+      return p;
+    });
+  });
+
+  test("install twice: no byte changes; uninstall after a real run: the user's settings back byte for byte", async () => {
+    const c = createGeminiCase(mock, "gemini-install", "none", [{ reply: geminiText("DONE") }]);
+    cases.push(c);
+    const original = fs.readFileSync(c.settings, "utf8");
+    expect(original).toBe(userSettings(c));
+    installer(c, "install");
+    const once = fs.readFileSync(c.settings, "utf8");
+    expect(once).not.toBe(original);
+    installer(c, "install");
+    expect(fs.readFileSync(c.settings, "utf8")).toBe(once);
+    // The hooks are live in this file (positive control for what uninstall removes).
+    const r = await runGemini(c, "do the task");
+    expect(userTexts(r.requests[0]).join("\n")).toContain(LOAD_CALL);
+    expect(mock.escaped()).toEqual([]);
+    expect(installer(c, "check")).toContain("gemini: entries in step");
+    installer(c, "uninstall");
+    expect(fs.readFileSync(c.settings, "utf8")).toBe(original);
+  });
+});
