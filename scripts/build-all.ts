@@ -95,7 +95,6 @@ export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
     try {
       const binary = path.join(staging, binaryName(target));
       compileBinary(path.join(ROOT, "src", "cli.ts"), binary, [`--target=${target.bunTarget}`, ...versionDefine(version)]);
-      fs.chmodSync(binary, 0o755);
       const name = assetName(version, target);
       const archive = path.join(outDir, name);
       packArchive(binary, archive, target);
@@ -121,6 +120,7 @@ const ARCHIVE_EPOCH = new Date("2020-01-01T00:00:00Z");
 
 /** packArchive(binary, archive, target) → archive holds the one file `binary`, at the top level, mode 755. */
 export function packArchive(binary: string, archive: string, target: ReleaseTarget): void {
+  fs.chmodSync(binary, 0o755);
   fs.utimesSync(binary, ARCHIVE_EPOCH, ARCHIVE_EPOCH);
   const dir = path.dirname(binary);
   const file = path.basename(binary);

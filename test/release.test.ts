@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { packArchive } from "../scripts/build-all.ts";
 import { packageVersion } from "../scripts/build.ts";
 import { assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { readFormat } from "./support/release-formats.ts";
@@ -233,6 +234,29 @@ describe("linux-arm64 under qemu-aarch64-static", () => {
 });
 
 describe("bun run build:all, its scripts and refusals", () => {
+  test.each([["linux-x64"], ["windows-x64"]])("%s: the same binary packs into the same bytes, whatever its timestamp; control: other bytes pack differently", (id) => {
+    const target = targetById(id);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-pack-")));
+    try {
+      const pack = (content: string, mtime: Date, name: string) => {
+        const staging = path.join(dir, name);
+        fs.mkdirSync(staging);
+        const binary = path.join(staging, binaryName(target));
+        fs.writeFileSync(binary, content, { mode: 0o700 });
+        fs.utimesSync(binary, mtime, mtime);
+        const archive = path.join(dir, `${name}-${assetName("1.0.0", target)}`);
+        packArchive(binary, archive, target);
+        return fs.readFileSync(archive);
+      };
+      const first = pack("the same program\n", new Date("2001-02-03T04:05:06Z"), "a");
+      const second = pack("the same program\n", new Date(), "b");
+      expect(Buffer.compare(first, second)).toBe(0);
+      expect(Buffer.compare(first, pack("another program\n", new Date(), "c"))).not.toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
 
   test("a cross-built asset ignores .env and bunfig.toml in the directory it runs in; control: bun itself loads the preload", () => {
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-untrusted-")));
