@@ -203,15 +203,44 @@ function Assert-Runs([string] $Binary, [string] $Version, [string] $Name) {
 # ---------------------------------------------------------------------------------------
 # PATH
 
+# The user PATH is HKCU\Environment's Path value, usually REG_EXPAND_SZ holding %VARIABLES%.
+# [Environment]::SetEnvironmentVariable would write it back expanded and as REG_SZ, changing
+# every entry of the user's; so it is read and written raw here, keeping its kind.
+
+# Get-UserPath → the user PATH as stored, %VARIABLES% unexpanded ("" when there is none).
 function Get-UserPath {
-    $value = [Environment]::GetEnvironmentVariable("Path", "User")
-    if ($null -eq $value) { return "" }
-    return $value
+    $key = [Microsoft.Win32.Registry]::CurrentUser.OpenSubKey("Environment")
+    if ($null -eq $key) { return "" }
+    try {
+        return [string] $key.GetValue("Path", "", [Microsoft.Win32.RegistryValueOptions]::DoNotExpandEnvironmentNames)
+    } finally {
+        $key.Close()
+    }
+}
+
+function Set-UserPath([string] $Value) {
+    $key = [Microsoft.Win32.Registry]::CurrentUser.CreateSubKey("Environment")
+    try {
+        $kind = [Microsoft.Win32.RegistryValueKind]::ExpandString
+        if ($key.GetValueNames() -contains "Path") { $kind = $key.GetValueKind("Path") }
+        $key.SetValue("Path", $Value, $kind)
+    } finally {
+        $key.Close()
+    }
+    # A registry write alone is not announced: setting and removing a variable through .NET
+    # broadcasts the change, so terminals started afterwards read the new PATH.
+    [Environment]::SetEnvironmentVariable("VELESDB_HOOKS_PATH_CHANGED", "1", "User")
+    [Environment]::SetEnvironmentVariable("VELESDB_HOOKS_PATH_CHANGED", $null, "User")
+}
+
+# Test-SameDirectory ENTRY DIR: ENTRY (possibly %VARIABLE%-based, with a trailing \) names DIR.
+function Test-SameDirectory([string] $Entry, [string] $Directory) {
+    return [Environment]::ExpandEnvironmentVariables($Entry).TrimEnd("\") -eq $Directory.TrimEnd("\")
 }
 
 function Test-OnPath([string] $PathValue, [string] $Directory) {
     foreach ($entry in ($PathValue -split ";")) {
-        if ($entry.TrimEnd("\") -eq $Directory.TrimEnd("\")) { return $true }
+        if (Test-SameDirectory $entry $Directory) { return $true }
     }
     return $false
 }
@@ -223,7 +252,7 @@ function Add-UserPath([string] $Directory) {
         return
     }
     $updated = if ($current -eq "") { $Directory } else { "$($current.TrimEnd(';'));$Directory" }
-    [Environment]::SetEnvironmentVariable("Path", $updated, "User")
+    Set-UserPath $updated
     $env:Path = "$env:Path;$Directory"
     Write-Step "PATH: added $Directory to your user PATH (new terminals see it)"
 }
@@ -231,8 +260,8 @@ function Add-UserPath([string] $Directory) {
 function Remove-UserPath([string] $Directory) {
     $current = Get-UserPath
     if (-not (Test-OnPath $current $Directory)) { return }
-    $kept = @($current -split ";" | Where-Object { $_ -ne "" -and $_.TrimEnd("\") -ne $Directory.TrimEnd("\") })
-    [Environment]::SetEnvironmentVariable("Path", ($kept -join ";"), "User")
+    $kept = @($current -split ";" | Where-Object { $_ -ne "" -and -not (Test-SameDirectory $_ $Directory) })
+    Set-UserPath ($kept -join ";")
     Write-Step "PATH: removed $Directory from your user PATH"
 }
 

@@ -89,12 +89,16 @@ describe("what install.ps1 asks for is what the release provides", () => {
     expect(paths).toContain('path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks")');
   });
 
-  test("plain http only to this machine; TLS 1.2 asked for; PATH changed only with -AddToPath", () => {
+  test("plain http only to this machine; TLS 1.2 asked for; the user PATH changed only with -AddToPath, and kept unexpanded", () => {
     expect(SCRIPT).toContain("if ($Url -match '^https://') { return }");
     expect(SCRIPT).toContain("if ($Url -match '^http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?/') { return }");
     expect(SCRIPT).toContain("[Net.ServicePointManager]::SecurityProtocol = $protocols");
-    const setters = LINES.filter((line) => line.includes('SetEnvironmentVariable("Path"'));
-    expect(setters).toHaveLength(2); // Add-UserPath and Remove-UserPath, nothing else
+    // The user PATH is written in one place (raw, keeping REG_EXPAND_SZ), reached only from
+    // Add-UserPath (with -AddToPath) and Remove-UserPath (on uninstall, once the binary is gone).
+    expect(SCRIPT).not.toContain('SetEnvironmentVariable("Path"');
+    expect(LINES.filter((line) => line.includes('$key.SetValue("Path"'))).toHaveLength(1);
+    expect(LINES.filter((line) => /^\s+Set-UserPath /.test(line))).toHaveLength(2);
     expect(SCRIPT).toContain("    if ($AddToPath) {\n        Add-UserPath $binDir");
+    expect(LINES.filter((line) => /^\s+(Add|Remove)-UserPath /.test(line))).toHaveLength(2);
   });
 });
