@@ -39,13 +39,20 @@ describe("install.ps1 parses as PowerShell", () => {
 
 describe("a cut-short download runs nothing", () => {
   test("top level: the param block, function definitions, and one call on the last line", async () => {
-    const { statements } = await parsePowerShell(SCRIPT);
-    expect(statements[0]!.type).toBe("param_block");
-    expect(statements.slice(1, -1).every((s) => s.type === "function_statement")).toBe(true);
-    expect(statements.at(-1)).toEqual({ type: "pipeline", text: LAST_CALL });
+    expect(shapeProblems((await parsePowerShell(SCRIPT)).statements)).toEqual([]);
     expect(SCRIPT.endsWith(`\n${LAST_CALL}\n`)).toBe(true);
     // The called function does nothing unless the call reached its last word.
     expect(SCRIPT).toContain("    if (-not $EndOfScript) { return } # the script's last line was cut short\n");
+  });
+
+  test.each([
+    ["a command between two functions", (s: string) => s.replace("\nfunction Write-Step", '\nRemove-Item -Recurse "$HOME\\.velesdb-hooks"\nfunction Write-Step')],
+    ["an assignment at the top", (s: string) => s.replace("\nfunction Get-DefaultRepo", '\n$ProgressPreference = "SilentlyContinue"\nfunction Get-DefaultRepo')],
+    ["the last call without -EndOfScript", (s: string) => s.replace(" -EndOfScript\n", "\n")],
+  ])("control: %s breaks the shape", async (_label, mutate) => {
+    const changed = mutate(SCRIPT);
+    expect(changed).not.toBe(SCRIPT);
+    expect(shapeProblems((await parsePowerShell(changed)).statements).length).toBeGreaterThan(0);
   });
 
   test("every prefix at a line boundary either fails to parse or holds no command; control: the whole script holds the call", async () => {
@@ -62,6 +69,16 @@ describe("a cut-short download runs nothing", () => {
     expect(whole.statements.filter((s) => s.type === "pipeline")).toHaveLength(1);
   });
 });
+
+/** shapeProblems(statements) → what is at the top level besides the param block, functions and the one last call. */
+function shapeProblems(statements: ReadonlyArray<{ type: string; text: string }>): string[] {
+  const problems: string[] = [];
+  if (statements[0]?.type !== "param_block") problems.push(`first: ${statements[0]?.type} (not the param block)`);
+  for (const s of statements.slice(1, -1)) if (s.type !== "function_statement") problems.push(`${s.type}: ${s.text}`);
+  const last = statements.at(-1);
+  if (last?.type !== "pipeline" || last.text !== LAST_CALL) problems.push(`last: ${last?.type}: ${last?.text}`);
+  return problems;
+}
 
 describe("what install.ps1 asks for is what the release provides", () => {
   const pattern = () => {
