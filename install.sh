@@ -7,11 +7,13 @@
 #
 # What it does, in order, stopping at the first problem with nothing changed:
 #   1. detect the platform: OS, CPU (an x86_64 shell under Rosetta gets the native arm64
-#      binary), and on Linux whether the C library is musl;
-#   2. download SHA256SUMS and this platform's asset from the release (latest, or the one
-#      named by --version) and refuse the asset unless its SHA-256 matches the listed one;
-#   3. run the downloaded binary's `--version` and refuse it unless it prints the expected
-#      version, so a binary that cannot run here never replaces one that can;
+#      binary), and on Linux whether the C library is musl; on musl, check that the C++
+#      runtime the binary loads (libstdc++, libgcc_s) is installed, before any download;
+#   2. download SHA256SUMS and this platform's archive from the release (latest, or the one
+#      named by --version) and refuse it unless its SHA-256 matches the listed one;
+#   3. extract the binary into a private temporary directory, run its `--version` and refuse
+#      it unless it prints the expected version, so a binary that cannot run here never
+#      replaces one that can;
 #   4. run the downloaded binary's `install [--client C]`: it copies itself to its stable path
 #      ($VELESDB_HOOKS_HOME/bin/velesdb-hooks, default ~/.velesdb-hooks/bin/) by temp file
 #      and rename, and registers the hooks with each agent;
@@ -40,6 +42,11 @@ set -eu
 DEFAULT_REPO="OWNER/velesdb-hooks"
 
 EXIT_USAGE=64
+
+# Shared libraries the musl builds load from the system besides musl itself (Bun's musl
+# runtime links the C++ runtime dynamically; the glibc builds carry theirs). The release test
+# reads every musl asset's NEEDED entries and fails if one is missing here.
+MUSL_NEEDED_LIBRARIES="libstdc++.so.6 libgcc_s.so.1"
 
 usage() {
 	cat <<'EOF'
@@ -90,7 +97,7 @@ detect_platform() {
 	Linux) os=linux ;;
 	Darwin) os=darwin ;;
 	MINGW* | MSYS* | CYGWIN* | Windows_NT)
-		die "on Windows, download velesdb-hooks-<version>-windows-x64.exe and SHA256SUMS from the release page, compare the checksum (Get-FileHash), then run: velesdb-hooks.exe install"
+		die "on Windows, run in PowerShell: irm <release download URL>/install.ps1 | iex (install.ps1 sits beside install.sh in every release)"
 		;;
 	*) die "no velesdb-hooks build for $os_name (builds: Linux, macOS, Windows)" ;;
 	esac
@@ -133,6 +140,42 @@ is_musl() {
 	return 1
 }
 
+# musl_library_dirs → the directories musl's loader searches: the lines (or colon-separated
+# entries) of /etc/ld-musl-<arch>.path when present, else its built-in /lib:/usr/local/lib:/usr/lib.
+musl_library_dirs() {
+	for path_file in /etc/ld-musl-*.path; do
+		if [ -f "$path_file" ]; then
+			tr ':' '\n' <"$path_file"
+			return
+		fi
+	done
+	printf '%s\n' /lib /usr/local/lib /usr/lib
+}
+
+# missing_musl_libraries DIR... → the names of MUSL_NEEDED_LIBRARIES found in none of DIRs.
+missing_musl_libraries() {
+	missing=""
+	for library in $MUSL_NEEDED_LIBRARIES; do
+		found=no
+		for dir in "$@"; do
+			if [ -n "$dir" ] && [ -e "$dir/$library" ]; then
+				found=yes
+				break
+			fi
+		done
+		[ "$found" = yes ] || missing="$missing $library"
+	done
+	printf '%s\n' "${missing# }"
+}
+
+# require_musl_libraries: stop before any download when the musl binary could not load.
+require_musl_libraries() {
+	# shellcheck disable=SC2046 # one word per directory: musl's search path has no spaces.
+	missing=$(missing_musl_libraries $(musl_library_dirs))
+	[ -z "$missing" ] && return
+	die "velesdb-hooks needs $missing on this musl system (the C++ runtime it loads); install with: apk add libstdc++ (Alpine; elsewhere your distribution's libstdc++ and libgcc packages) and run this again; nothing was downloaded"
+}
+
 # ---------------------------------------------------------------------------------------
 # Downloads and checksums
 
@@ -163,7 +206,7 @@ download() {
 require_tools() {
 	has curl || has wget || die "neither curl nor wget is installed; install one of them and run this again"
 	has sha256sum || has shasum || die "neither sha256sum nor shasum is installed, so a download cannot be verified; nothing was installed"
-	for tool in uname mktemp awk chmod ln mv rm readlink; do
+	for tool in uname mktemp awk chmod ln mv rm readlink tar gzip; do
 		has "$tool" || die "$tool is not installed; nothing was installed"
 	done
 }
@@ -188,15 +231,15 @@ is_sha256() {
 	[ "${#1}" -eq 64 ]
 }
 
-# sums_lines SUMS_FILE PLATFORM VERSION → "<hex> <asset>" for each matching entry; VERSION
+# sums_lines SUMS_FILE PLATFORM VERSION → "<hex> <archive>" for each matching entry; VERSION
 # empty means any version. Accepts both `sha256sum` text ("  name") and binary (" *name") lines.
 sums_lines() {
 	awk -v platform="$2" -v version="$3" '
 		NF == 2 {
 			name = $2
 			sub(/^\*/, "", name)
-			if (version != "") { if (name != "velesdb-hooks-" version "-" platform) next }
-			else if (name !~ ("^velesdb-hooks-[0-9][0-9A-Za-z.-]*-" platform "$")) next
+			if (version != "") { if (name != "velesdb-hooks-" version "-" platform ".tar.gz") next }
+			else if (name !~ ("^velesdb-hooks-[0-9][0-9A-Za-z.-]*-" platform "\\.tar\\.gz$")) next
 			print tolower($1), name
 		}' "$1"
 }
@@ -291,6 +334,9 @@ path_hint() {
 do_install() {
 	require_tools
 	platform=$(detect_platform)
+	case $platform in
+	*-musl) require_musl_libraries ;;
+	esac
 	base=$(release_base)
 	stable=$(stable_binary)
 	bin_dir=$(install_dir)
@@ -317,7 +363,7 @@ do_install() {
 	read -r expected asset <"$tmp_dir/matches"
 	is_sha256 "$expected" || die "SHA256SUMS at $base has a malformed checksum for $asset; nothing was installed"
 	version=${asset#velesdb-hooks-}
-	version=${version%-"$platform"}
+	version=${version%-"$platform".tar.gz}
 
 	say "fetching $base/$asset"
 	download "$base/$asset" "$tmp_dir/$asset" || die "could not download $base/$asset; nothing was installed"
@@ -327,22 +373,32 @@ do_install() {
 	fi
 	say "checksum verified: $asset"
 
-	chmod 755 "$tmp_dir/$asset"
+	# The archive holds one file, velesdb-hooks; only that name is extracted, into a directory
+	# of our own, and it must come out a regular file (not a link, not a directory).
+	mkdir "$tmp_dir/extracted" || die "cannot create a temporary directory"
+	if ! gzip -dc "$tmp_dir/$asset" | (cd "$tmp_dir/extracted" && tar -xf - velesdb-hooks); then
+		die "could not extract velesdb-hooks from $asset; nothing was installed"
+	fi
+	binary="$tmp_dir/extracted/velesdb-hooks"
+	if [ -L "$binary" ] || [ ! -f "$binary" ]; then
+		die "$asset does not hold the file velesdb-hooks; nothing was installed"
+	fi
+	chmod 755 "$binary"
 	smoke_status=0
-	smoke=$("$tmp_dir/$asset" --version </dev/null 2>&1) || smoke_status=$?
+	smoke=$("$binary" --version </dev/null 2>&1) || smoke_status=$?
 	if [ "$smoke_status" -ne 0 ] || [ "$smoke" != "velesdb-hooks $version" ]; then
 		if [ "$smoke_status" -eq 126 ]; then
-			die "cannot execute the downloaded $asset: ${TMPDIR:-/tmp} may be mounted noexec (set TMPDIR to a directory where programs can run), or the file is not a program for this machine; nothing was installed"
+			die "cannot execute the binary from $asset: ${TMPDIR:-/tmp} may be mounted noexec (set TMPDIR to a directory where programs can run), or the file is not a program for this machine; nothing was installed"
 		fi
 		first_line=$(printf '%s\n' "$smoke" | sed -n 1p)
-		die "the downloaded $asset does not run here (--version exited $smoke_status: ${first_line:-no output}); nothing was installed"
+		die "the binary from $asset does not run here (--version exited $smoke_status: ${first_line:-no output}); nothing was installed"
 	fi
 
 	# The binary places itself at the stable path and registers the hooks. stdin is closed:
 	# under `curl … | sh` it is this script, which a child must never read.
 	say "running: velesdb-hooks install${client_args}"
 	# shellcheck disable=SC2086 # client_args holds validated words ([a-z] only).
-	"$tmp_dir/$asset" install $client_args </dev/null || die "velesdb-hooks install failed (see above); $bin_dir was not changed"
+	"$binary" install $client_args </dev/null || die "velesdb-hooks install failed (see above); $bin_dir was not changed"
 	[ -x "$stable" ] || die "velesdb-hooks install did not leave a binary at $stable; $bin_dir was not changed"
 
 	link_entry "$stable" "$bin_dir"

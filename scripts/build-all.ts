@@ -1,69 +1,107 @@
 // bun run build:all → every target of the release matrix (targets/matrix.ts) cross-compiled on
-// this machine into dist/, named `velesdb-hooks-<version>-<platform>[.exe]`, plus dist/SHA256SUMS
-// in the format `sha256sum -c` and install.sh read ("<hex>  <name>", one line per asset), plus
-// dist/install.sh: with `--repo owner/name` (the release workflow passes its repository) the
-// script's DEFAULT_REPO line names that repository, so `curl …/install.sh | sh` fetches from
-// the releases it was uploaded with; without it the copy keeps the placeholder and refuses to
-// guess. install.sh is not in SHA256SUMS: it is what reads that file.
+// this machine and packed into dist/ as `velesdb-hooks-<version>-<platform>.tar.gz` (`.zip` for
+// Windows), each archive holding the one binary; plus dist/SHA256SUMS listing the archives in
+// the format `sha256sum -c`, install.sh and install.ps1 read ("<hex>  <name>", one line each),
+// plus dist/install.sh and dist/install.ps1: with `--repo owner/name` (the release workflow
+// passes its repository) each script's default-repository line names that repository, so
+// `curl …/install.sh | sh` and `irm …/install.ps1 | iex` fetch from the releases they were
+// uploaded with; without it the copies keep the placeholder and refuse to guess. The scripts
+// are not in SHA256SUMS: they are what reads that file. The bare binary for this machine
+// comes from `bun run build` (dist/velesdb-hooks).
 //
 //   bun scripts/build-all.ts [--only linux-x64,darwin-arm64] [--out DIR] [--version X.Y.Z] [--repo owner/name]
 //
 // The version defaults to package.json's and is what each binary's `--version` prints. Builds
 // run one after another: each takes about a second once Bun has the target runtime cached, and
-// two at once only compete for the same cores.
+// two at once only compete for the same cores. Archives are made with tar + gzip and zip,
+// which the Linux machines that run this have (Debian: `apt-get install zip`).
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assetName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
+import { spawnSync } from "node:child_process";
+import { archiveExtension, assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
 export interface BuiltAsset {
   readonly target: ReleaseTarget;
+  /** The archive's file name, as SHA256SUMS lists it. */
   readonly name: string;
   readonly path: string;
   readonly sha256: string;
+  readonly archiveBytes: number;
+  /** Size of the binary inside: what an install puts on disk. */
+  readonly binaryBytes: number;
 }
 
 export interface ReleaseOptions {
   readonly outDir: string;
   readonly version: string;
   readonly targets?: readonly ReleaseTarget[];
-  /** owner/name written into dist/install.sh; undefined keeps the placeholder. */
+  /** owner/name written into dist/install.sh and dist/install.ps1; undefined keeps the placeholders. */
   readonly repo?: string;
 }
 
 const INSTALL_SH_PLACEHOLDER = 'DEFAULT_REPO="OWNER/velesdb-hooks"';
+const INSTALL_PS1_PLACEHOLDER = '    $DefaultRepo = "OWNER/velesdb-hooks"';
 const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** stampInstallScript(text, "acme/velesdb-hooks") → install.sh with its one DEFAULT_REPO line naming that repository. */
 export function stampInstallScript(text: string, repo: string): string {
+  return stampLine(text, INSTALL_SH_PLACEHOLDER, `DEFAULT_REPO="${checkedRepo(repo)}"`, "install.sh");
+}
+
+/** stampPowerShellScript(text, "acme/velesdb-hooks") → install.ps1 with its one $DefaultRepo line naming that repository. */
+export function stampPowerShellScript(text: string, repo: string): string {
+  return stampLine(text, INSTALL_PS1_PLACEHOLDER, `    $DefaultRepo = "${checkedRepo(repo)}"`, "install.ps1");
+}
+
+function checkedRepo(repo: string): string {
   if (!REPO_PATTERN.test(repo)) throw new Error(`repository ${JSON.stringify(repo)} is not owner/name`);
-  const lines = text.split("\n");
-  const at = lines.flatMap((line, i) => (line === INSTALL_SH_PLACEHOLDER ? [i] : []));
-  if (at.length !== 1) throw new Error(`install.sh must hold the line ${INSTALL_SH_PLACEHOLDER} exactly once (found ${at.length})`);
-  lines[at[0]!] = `DEFAULT_REPO="${repo}"`;
-  return lines.join("\n");
+  return repo;
+}
+
+function stampLine(text: string, placeholder: string, replacement: string, script: string): string {
+  const newline = text.includes("\r\n") ? "\r\n" : "\n";
+  const lines = text.split(newline);
+  const at = lines.flatMap((line, i) => (line === placeholder ? [i] : []));
+  if (at.length !== 1) throw new Error(`${script} must hold the line ${placeholder} exactly once (found ${at.length})`);
+  lines[at[0]!] = replacement;
+  return lines.join(newline);
 }
 
 // A version is stamped into file names and printed by --version; install.sh matches it
 // literally, so it must be a plain semver with no shell or glob characters.
 const VERSION_PATTERN = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$/;
 
-/** buildRelease({ outDir, version, targets }) → the assets written there, and outDir/SHA256SUMS listing exactly them. */
+/** buildRelease({ outDir, version, targets }) → the archives written there, and outDir/SHA256SUMS listing exactly them. */
 export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
   const { outDir, version } = options;
   if (!VERSION_PATTERN.test(version)) throw new Error(`version ${JSON.stringify(version)} is not X.Y.Z[-pre]`);
-  const script = fs.readFileSync(path.join(ROOT, "install.sh"), "utf8");
-  const installScript = options.repo ? stampInstallScript(script, options.repo) : script; // refuses a bad --repo before building
+  // Both scripts are read and stamped first: a bad --repo is refused before anything is built.
+  let shScript = fs.readFileSync(path.join(ROOT, "install.sh"), "utf8");
+  let ps1Script = fs.readFileSync(path.join(ROOT, "install.ps1"), "utf8");
+  if (options.repo) {
+    shScript = stampInstallScript(shScript, options.repo);
+    ps1Script = stampPowerShellScript(ps1Script, options.repo);
+  }
   const targets = options.targets ?? RELEASE_TARGETS;
   fs.mkdirSync(outDir, { recursive: true });
   removeStaleAssets(outDir);
   const built: BuiltAsset[] = [];
   for (const target of targets) {
-    const name = assetName(version, target);
-    const outfile = path.join(outDir, name);
-    compileBinary(path.join(ROOT, "src", "cli.ts"), outfile, [`--target=${target.bunTarget}`, ...versionDefine(version)]);
-    built.push({ target, name, path: outfile, sha256: sha256File(outfile) });
+    // Each binary is compiled into a private directory of its own, so the archive holds
+    // exactly one entry with the plain name install.sh and install.ps1 extract.
+    const staging = fs.mkdtempSync(path.join(outDir, `.build-${target.id}-`));
+    try {
+      const binary = path.join(staging, binaryName(target));
+      compileBinary(path.join(ROOT, "src", "cli.ts"), binary, [`--target=${target.bunTarget}`, ...versionDefine(version)]);
+      const name = assetName(version, target);
+      const archive = path.join(outDir, name);
+      packArchive(binary, archive, target);
+      built.push({ target, name, path: archive, sha256: sha256File(archive), archiveBytes: fs.statSync(archive).size, binaryBytes: fs.statSync(binary).size });
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+    }
   }
   // SHA256SUMS is written last and by rename: a reader never sees a list naming an asset
   // that is not in place yet.
@@ -71,8 +109,41 @@ export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
   const staging = path.join(outDir, `.SHA256SUMS.${process.pid}`);
   fs.writeFileSync(staging, sums);
   fs.renameSync(staging, path.join(outDir, "SHA256SUMS"));
-  fs.writeFileSync(path.join(outDir, "install.sh"), installScript, { mode: 0o755 });
+  fs.writeFileSync(path.join(outDir, "install.sh"), shScript, { mode: 0o755 });
+  fs.writeFileSync(path.join(outDir, "install.ps1"), ps1Script, { mode: 0o644 });
   return built;
+}
+
+// A fixed timestamp and owner: the same binary always packs into the same bytes, so a
+// rebuilt release can be compared with the published one by checksum.
+const ARCHIVE_EPOCH = new Date("2020-01-01T00:00:00Z");
+
+/** packArchive(binary, archive, target) → archive holds the one file `binary`, at the top level, mode 755. */
+export function packArchive(binary: string, archive: string, target: ReleaseTarget): void {
+  fs.chmodSync(binary, 0o755);
+  fs.utimesSync(binary, ARCHIVE_EPOCH, ARCHIVE_EPOCH);
+  const dir = path.dirname(binary);
+  const file = path.basename(binary);
+  const partial = `${archive}.partial-${process.pid}`;
+  fs.rmSync(partial, { force: true });
+  if (archiveExtension(target) === ".zip") {
+    // -X: no extra (uid, extended time) fields; -j: no directory part; -9 is not worth its time.
+    run("zip", ["-q", "-X", "-j", partial, binary], dir, "Debian: apt-get install zip");
+  } else {
+    // GNU tar writes the archive to stdout and gzip -n leaves the name and time out of its header.
+    const tar = spawnSync("tar", ["--owner=0", "--group=0", "--numeric-owner", "--format=ustar", "-cf", "-", "-C", dir, file], { maxBuffer: 1 << 30 });
+    if (tar.status !== 0) throw new Error(`tar failed for ${file}: ${tar.stderr?.toString().trim() || tar.error?.message}`);
+    const gzip = spawnSync("gzip", ["-n", "-c"], { input: tar.stdout, maxBuffer: 1 << 30 });
+    if (gzip.status !== 0) throw new Error(`gzip failed for ${file}: ${gzip.stderr?.toString().trim() || gzip.error?.message}`);
+    fs.writeFileSync(partial, gzip.stdout);
+  }
+  fs.renameSync(partial, archive);
+}
+
+function run(program: string, args: readonly string[], cwd: string, hint: string): void {
+  const result = spawnSync(program, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  if (result.error) throw new Error(`${program} is needed to pack the release (${hint}): ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`${program} failed (exit ${result.status}): ${result.stderr.toString().trim()}`);
 }
 
 /** sha256File(path) → lowercase hex digest, read in chunks (assets are ~100 MB). */
@@ -93,10 +164,11 @@ export function sha256File(file: string): string {
 }
 
 // Assets of an earlier version or an earlier run would otherwise sit next to the new ones and
-// be uploaded by a careless glob; only files named like a release asset are removed.
+// be uploaded by a careless glob; only files named like a release asset (an archive, or a bare
+// binary of the releases before archives) are removed.
 function removeStaleAssets(outDir: string): void {
   const ids = RELEASE_TARGETS.map((t) => t.id.replace(/[-]/g, "\\-")).join("|");
-  const pattern = new RegExp(`^velesdb-hooks-[0-9][0-9A-Za-z.\\-]*-(${ids})(\\.exe)?$`);
+  const pattern = new RegExp(`^velesdb-hooks-[0-9][0-9A-Za-z.\\-]*-(${ids})(\\.exe|\\.tar\\.gz|\\.zip)?$`);
   for (const entry of fs.readdirSync(outDir)) {
     if (pattern.test(entry) || entry === "SHA256SUMS") fs.rmSync(path.join(outDir, entry), { force: true });
   }
@@ -136,8 +208,10 @@ if (import.meta.main) {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
     const built = buildRelease(options);
-    for (const asset of built) console.log(`${asset.sha256}  ${shownPath(asset.path)}`);
-    console.log(`install.sh → ${shownPath(path.join(options.outDir, "install.sh"))}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholder kept)"}`);
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    for (const asset of built) console.log(`${asset.sha256}  ${shownPath(asset.path)}  (${mb(asset.archiveBytes)}; binary ${mb(asset.binaryBytes)})`);
+    const scripts = `${shownPath(path.join(options.outDir, "install.sh"))}, ${shownPath(path.join(options.outDir, "install.ps1"))}`;
+    console.log(`install scripts → ${scripts}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholders kept)"}`);
     console.log(`built ${built.length} assets of ${options.version} and SHA256SUMS in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
     console.error(`build:all: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,10 +1,13 @@
 // The release matrix (SPEC §11): one asset per OS/arch/libc, all cross-compiled on one Linux
 // machine by `bun run build:all` (scripts/build-all.ts) and verified by test/release.test.ts.
 //
-// Asset names carry the version: `velesdb-hooks-<version>-<id>[.exe]`, e.g.
-// `velesdb-hooks-0.1.0-linux-arm64-musl`. A downloaded file then says what it is, several
-// versions can sit in one mirror directory, and install.sh finds its asset by this exact
-// pattern in SHA256SUMS — keep `assetName` and install.sh's `asset_suffix` in step.
+// Assets are archives named with the version: `velesdb-hooks-<version>-<id>.tar.gz` (Linux,
+// macOS) or `.zip` (Windows), e.g. `velesdb-hooks-0.1.0-linux-arm64-musl.tar.gz`, each holding
+// one file, `velesdb-hooks` (`velesdb-hooks.exe`). The binary compresses to about half, and
+// tar/gzip and Expand-Archive are on every machine that installs it. A downloaded file says
+// what it is, several versions can sit in one mirror directory, and install.sh / install.ps1
+// find their asset by this exact pattern in SHA256SUMS — keep `assetName`, install.sh's
+// `sums_lines` and install.ps1's `Find-Asset` in step.
 //
 // x64 targets use Bun's "baseline" runtime (no AVX2 requirement). The default x64 runtime
 // dies with SIGILL on CPUs older than Haswell and under Rosetta before macOS 15; a hook
@@ -87,9 +90,19 @@ export const RELEASE_TARGETS: readonly ReleaseTarget[] = [
   },
 ];
 
-/** assetName("0.1.0", target) → "velesdb-hooks-0.1.0-linux-x64" (".exe" for Windows). */
+/** assetName("0.1.0", target) → "velesdb-hooks-0.1.0-linux-x64.tar.gz" (".zip" for Windows). */
 export function assetName(version: string, target: ReleaseTarget): string {
-  return `velesdb-hooks-${version}-${target.id}${target.os === "windows" ? ".exe" : ""}`;
+  return `velesdb-hooks-${version}-${target.id}${archiveExtension(target)}`;
+}
+
+/** archiveExtension(target) → ".zip" for Windows (Expand-Archive reads it), ".tar.gz" elsewhere. */
+export function archiveExtension(target: ReleaseTarget): ".zip" | ".tar.gz" {
+  return target.os === "windows" ? ".zip" : ".tar.gz";
+}
+
+/** binaryName(target) → the one file inside the archive: "velesdb-hooks" or "velesdb-hooks.exe". */
+export function binaryName(target: ReleaseTarget): string {
+  return target.os === "windows" ? "velesdb-hooks.exe" : "velesdb-hooks";
 }
 
 /** hostTargetId() → the matrix id of the machine running this, or undefined when it is not in the matrix. */

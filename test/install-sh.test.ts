@@ -14,14 +14,17 @@ import {
   assetFileName,
   BASE_TOOLS,
   detectedPlatform,
+  hostBinary,
   hostRelease,
   INSTALL_SH,
   makeShSandbox,
   mirrorOf,
   removeSandboxes,
   removeTemporaryDirs,
-  releaseWithAsset,
+  releaseWithArchive,
+  releaseWithBinary,
   REPO_ROOT,
+  scriptWithoutMain,
   shellCommand,
   snapshotTree,
   tempDir,
@@ -98,8 +101,8 @@ describe("a clean install, then a re-run that changes nothing", () => {
     expectInstalled(box, first, NEW);
     expect(first.stdout).toContain(`checksum verified: ${assetFileName(NEW)}`);
     expect(first.stdout).toContain(`export PATH="${path.dirname(box.link)}:$PATH"`);
-    // One copy on disk: the stable binary is the verified asset, byte for byte.
-    expect(Bun.hash(fs.readFileSync(box.stable))).toBe(Bun.hash(fs.readFileSync(path.join(newRelease, assetFileName(NEW)))));
+    // One copy on disk: the stable binary is the one in the verified archive, byte for byte.
+    expect(Bun.hash(fs.readFileSync(box.stable))).toBe(Bun.hash(fs.readFileSync(hostBinary(NEW))));
 
     const before = snapshotTree(box.root);
     const again = await box.run([], { shell, env: flat(`${server.url}/latest`) });
@@ -176,7 +179,7 @@ describe("which release: latest, or pinned with --version", () => {
 });
 
 describe("a download that does not verify is refused, and what was installed stays", () => {
-  test("a tampered asset (one byte changed, SHA256SUMS intact): nothing installed; control: the intact release installs", async () => {
+  test("a tampered archive (one byte changed, SHA256SUMS intact): nothing installed; control: the intact release installs", async () => {
     const tampered = tempDir("tampered");
     const bytes = fs.readFileSync(path.join(newRelease, assetFileName(NEW)));
     bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
@@ -210,16 +213,19 @@ describe("a download that does not verify is refused, and what was installed sta
     expect(fs.existsSync(box.stable)).toBe(false);
   });
 
-  // Each asset matches its SHA256SUMS (a broken build, or a release an attacker controls
-  // entirely): the --version smoke run is what stops it.
-  const BROKEN: Array<[string, () => Uint8Array | string, string]> = [
-    ["a program that exits 1", () => "#!/bin/sh\necho 'cannot start' >&2\nexit 1\n", "--version exited 1"],
-    ["a program that claims another version", () => "#!/bin/sh\necho 'velesdb-hooks 9.9.9'\n", "velesdb-hooks 9.9.9"],
-    ["a binary cut to its first megabyte", () => fs.readFileSync(path.join(newRelease, assetFileName(NEW))).subarray(0, 1 << 20), "does not run here"],
-    ["a file that is not a program", () => "just text\n", "does not run here"],
+  // Each archive matches its SHA256SUMS (a broken build, or a release an attacker controls
+  // entirely): extraction and the --version smoke run are what stop it.
+  const BROKEN: Array<[string, () => string, string]> = [
+    ["a program that exits 1", () => releaseWithBinary(NEW, "#!/bin/sh\necho 'cannot start' >&2\nexit 1\n", "broken"), "--version exited 1"],
+    ["a program that claims another version", () => releaseWithBinary(NEW, "#!/bin/sh\necho 'velesdb-hooks 9.9.9'\n", "broken"), "velesdb-hooks 9.9.9"],
+    ["a binary cut to its first megabyte", () => releaseWithBinary(NEW, fs.readFileSync(hostBinary(NEW)).subarray(0, 1 << 20), "broken"), "does not run here"],
+    ["a file that is not a program", () => releaseWithBinary(NEW, "just text\n", "broken"), "does not run here"],
+    ["an archive that is not gzip", () => releaseWithArchive(NEW, "just text\n", "broken"), "could not extract velesdb-hooks"],
+    ["an archive holding another name", () => releaseWithArchive(NEW, tarGz({ "velesdb-hooks-other": "x" }), "broken"), "could not extract velesdb-hooks"],
+    ["an archive whose velesdb-hooks is a link", () => releaseWithArchive(NEW, tarGz({}, { "velesdb-hooks": "/bin/true" }), "broken"), "does not hold the file velesdb-hooks"],
   ];
-  test.each(BROKEN)("an asset that fails --version (%s) is refused; the previous binary stays", async (_label, bytes, message) => {
-    const url = serve(releaseWithAsset(NEW, bytes(), "broken"));
+  test.each(BROKEN)("a release that fails extraction or --version (%s) is refused; the previous binary stays", async (_label, release, message) => {
+    const url = serve(release());
     const box = makeShSandbox("broken");
     await installGood(box); // positive control
     const installed = snapshotTree(box.root);
@@ -232,19 +238,22 @@ describe("a download that does not verify is refused, and what was installed sta
   });
 });
 
-describe("tools: fail closed without a checksum tool; curl or wget, sha256sum or shasum", () => {
-  const CASES: Array<[string, string[], "installs" | string]> = [
-    ["curl + sha256sum", ["curl", "sha256sum"], "installs"],
-    ["wget + sha256sum (no curl)", ["wget", "sha256sum"], "installs"],
-    ["curl + shasum (macOS)", ["curl", "shasum"], "installs"],
-    ["curl, no checksum tool", ["curl"], "cannot be verified"],
-    ["no downloader", ["sha256sum"], "neither curl nor wget"],
+describe("tools: fail closed without a checksum tool; curl or wget, sha256sum or shasum; tar and gzip", () => {
+  // Every row has all four cells: bun passes a `done` callback in place of a missing one.
+  const CASES: Array<[string, string[], "installs" | string, string]> = [
+    ["curl + sha256sum", ["curl", "sha256sum"], "installs", ""],
+    ["wget + sha256sum (no curl)", ["wget", "sha256sum"], "installs", ""],
+    ["curl + shasum (macOS)", ["curl", "shasum"], "installs", ""],
+    ["curl, no checksum tool", ["curl"], "cannot be verified", ""],
+    ["no downloader", ["sha256sum"], "neither curl nor wget", ""],
+    ["no tar", ["curl", "sha256sum"], "tar is not installed", "tar"],
+    ["no gzip", ["curl", "sha256sum"], "gzip is not installed", "gzip"],
   ];
-  test.each(CASES)("%s", async (_label, tools, outcome) => {
+  test.each(CASES)("%s", async (_label, tools, outcome, lacking) => {
     const present = tools.filter((tool) => Bun.which(tool));
     if (present.length !== tools.length) throw new Error(`this test needs ${tools.join(", ")} installed`);
     const box = makeShSandbox("tools");
-    const env = { ...flat(`${server.url}/latest`), PATH: toolsDir([...BASE_TOOLS, ...tools]) };
+    const env = { ...flat(`${server.url}/latest`), PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== lacking), ...tools]) };
     const seen = server.requests.length;
     const before = snapshotTree(box.root);
     const run = await box.run([], { env });
@@ -447,7 +456,7 @@ describe("platform detection (fake uname, sysctl, ldd and getconf on PATH)", () 
     ["an Intel Mac whose sysctl lacks the Rosetta key", { uname: uname("Darwin", "x86_64"), sysctl: sysctl(undefined) }, "darwin-x64"],
     ["an Apple silicon Mac", { uname: uname("Darwin", "arm64"), sysctl: sysctl("0") }, "darwin-arm64"],
     ["an x86_64 shell under Rosetta on Apple silicon: the native build", { uname: uname("Darwin", "x86_64"), sysctl: sysctl("1") }, "darwin-arm64"],
-    ["Git Bash on Windows", { uname: uname("MINGW64_NT-10.0-19045", "x86_64") }, "error: on Windows, download velesdb-hooks-<version>-windows-x64.exe"],
+    ["Git Bash on Windows", { uname: uname("MINGW64_NT-10.0-19045", "x86_64") }, "error: on Windows, run in PowerShell: irm <release download URL>/install.ps1 | iex"],
     ["32-bit ARM Linux", { uname: uname("Linux", "armv7l"), ...GLIBC }, "error: no velesdb-hooks build for Linux on armv7l"],
     ["FreeBSD", { uname: uname("FreeBSD", "amd64") }, "error: no velesdb-hooks build for FreeBSD"],
   ];
@@ -542,5 +551,58 @@ describe("the script itself", () => {
     const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     expectInstalled(box, { exitCode, stdout, stderr }, NEW);
     expect(server.requests.at(-1)).toBe(`/${REPO}/releases/latest/download/${assetFileName(NEW)}`);
+  });
+});
+
+/** tarGz({ name: content }, { name: linkTarget }) → a gzipped tar holding those files and symbolic links. */
+function tarGz(files: Record<string, string>, links: Record<string, string> = {}): Buffer {
+  const dir = tempDir("tarball");
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content, { mode: 0o755 });
+  for (const [name, target] of Object.entries(links)) fs.symlinkSync(target, path.join(dir, name));
+  const tar = Bun.spawnSync(["tar", "-czf", "-", "-C", dir, ...Object.keys(files), ...Object.keys(links)]);
+  if (tar.exitCode !== 0) throw new Error(`tar failed: ${tar.stderr.toString()}`);
+  return Buffer.from(tar.stdout);
+}
+
+describe("musl: the C++ runtime the musl builds load is checked before any download", () => {
+  const MUSL_LDD = "#!/bin/sh\necho 'musl libc (x86_64)' >&2\necho 'Version 1.2.4' >&2\nexit 1\n";
+  const MUSL_DIRS = ["/lib", "/usr/local/lib", "/usr/lib"];
+
+  test("a musl system without libstdc++ stops before downloading and prints the command that fixes it", async () => {
+    // This Debian machine keeps its C++ runtime under /usr/lib/<triplet>/, where musl's loader
+    // does not look: with ldd saying musl, it is exactly an Alpine without `libstdc++`.
+    const present = MUSL_DIRS.filter((dir) => fs.existsSync(path.join(dir, "libstdc++.so.6")));
+    if (present.length > 0) throw new Error(`this test needs a machine without libstdc++.so.6 in ${MUSL_DIRS.join(", ")} (found in ${present.join(", ")})`);
+    const box = makeShSandbox("musl-missing");
+    const seen = server.requests.length;
+    const before = snapshotTree(box.root);
+    const env = { ...flat(`${server.url}/latest`), PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== "ldd"), "curl", "sha256sum"], { ldd: MUSL_LDD }) };
+    const run = await box.run([], { env });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("velesdb-hooks needs libstdc++.so.6 libgcc_s.so.1 on this musl system");
+    expect(run.stderr).toContain("install with: apk add libstdc++");
+    expect(run.stderr).toContain("nothing was downloaded");
+    expect(server.requests.length).toBe(seen);
+    expect(snapshotTree(box.root)).toEqual(before);
+    // Control: the same machine and tools with ldd saying glibc installs.
+    const glibc = { ...env, PATH: toolsDir([...BASE_TOOLS, "curl", "sha256sum"]) };
+    expectInstalled(box, await box.run([], { env: glibc }), NEW);
+  });
+
+  test.each([
+    ["both libraries in one directory", [["libstdc++.so.6", "libgcc_s.so.1"]], ""],
+    ["spread over two directories", [["libstdc++.so.6"], ["libgcc_s.so.1"]], ""],
+    ["libgcc_s missing", [["libstdc++.so.6"]], "libgcc_s.so.1"],
+    ["libstdc++ missing", [["libgcc_s.so.1"]], "libstdc++.so.6"],
+    ["an empty directory", [[]], "libstdc++.so.6 libgcc_s.so.1"],
+  ])("missing_musl_libraries: %s", (_label, layout: string[][], missing) => {
+    const dirs = layout.map((names) => {
+      const dir = tempDir("musl-lib");
+      for (const name of names) fs.writeFileSync(path.join(dir, name), "");
+      return dir;
+    });
+    const script = `${scriptWithoutMain()}missing_musl_libraries ${dirs.map((dir) => `'${dir}'`).join(" ")}\n`;
+    const result = Bun.spawnSync(shellCommand("dash"), { stdin: Buffer.from(script), stdout: "pipe", stderr: "pipe" });
+    expect({ exitCode: result.exitCode, stdout: result.stdout.toString() }).toEqual({ exitCode: 0, stdout: `${missing}\n` });
   });
 });

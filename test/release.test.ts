@@ -1,28 +1,38 @@
 // The release build (SPEC §11): `bun run build:all` cross-compiles every target of
-// targets/matrix.ts on this Linux machine, names each asset with the version, and writes a
-// SHA256SUMS that `sha256sum -c` accepts. Each asset is checked for the format its platform
-// loads (file(1) and our own header reader agree), and the one this machine can run is run.
-// The build happens once for the file (about 10 s with Bun's target runtimes cached; the first
-// run fetches each runtime, ~100 MB unpacked, from the npm registry).
+// targets/matrix.ts on this Linux machine, packs each binary into an archive named with the
+// version (.tar.gz, .zip for Windows), and writes a SHA256SUMS of the archives that
+// `sha256sum -c` accepts. Each binary is checked for the format its platform loads (file(1)
+// and our own header reader agree); the one this machine runs is run, linux-arm64 is run
+// under qemu-user with Debian's arm64 C and C++ libraries (--version, a hook, an install),
+// the musl builds' shared-library needs are matched against what install.sh checks, and the
+// macOS and Windows binaries are format-checked only (Windows runs under Wine in its own
+// suite; the release workflow runs the installers on real Windows, macOS and Linux runners).
+// The build happens once for the file (about 10 s of compiling with Bun's target runtimes
+// cached, plus packing; the first run fetches each runtime, ~100 MB unpacked, from the npm
+// registry).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { packArchive } from "../scripts/build-all.ts";
 import { packageVersion } from "../scripts/build.ts";
-import { assetName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
+import { assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { readFormat } from "./support/release-formats.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const VERSION = packageVersion();
 const REPO = "acme/velesdb-hooks";
-const STALE = "velesdb-hooks-0.0.0-linux-x64";
+const STALE = ["velesdb-hooks-0.0.0-linux-x64", "velesdb-hooks-0.0.0-windows-x64.exe", "velesdb-hooks-0.0.0-darwin-arm64.tar.gz"];
 
 let out: string;
+/** One directory per target id holding what its archive extracted to. */
+let extracted: string;
 let build: { exitCode: number; stdout: string; stderr: string; seconds: number };
 
 beforeAll(async () => {
   out = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-build-all-")));
-  fs.writeFileSync(path.join(out, STALE), "an asset of an earlier build\n");
+  extracted = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-extracted-")));
+  for (const stale of STALE) fs.writeFileSync(path.join(out, stale), "an asset of an earlier build\n");
   fs.writeFileSync(path.join(out, "notes.txt"), "not ours\n");
   const started = performance.now();
   const child = Bun.spawn([process.execPath, path.join(ROOT, "scripts", "build-all.ts"), "--out", out, "--repo", REPO], {
@@ -32,36 +42,63 @@ beforeAll(async () => {
   });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   build = { exitCode, stdout, stderr, seconds: (performance.now() - started) / 1000 };
+  if (exitCode !== 0) return;
+  for (const target of RELEASE_TARGETS) {
+    const dir = path.join(extracted, target.id);
+    fs.mkdirSync(dir);
+    const unpack = target.os === "windows" ? ["unzip", "-q", archivePath(target), "-d", dir] : ["tar", "-xzf", archivePath(target), "-C", dir];
+    const result = Bun.spawnSync(unpack);
+    if (result.exitCode !== 0) throw new Error(`${unpack.join(" ")} failed: ${result.stderr.toString()}`);
+  }
 }, 900_000);
 afterAll(() => {
   if (out) fs.rmSync(out, { recursive: true, force: true });
+  if (extracted) fs.rmSync(extracted, { recursive: true, force: true });
 });
 
-const assetPath = (target: ReleaseTarget) => path.join(out, assetName(VERSION, target));
+const archivePath = (target: ReleaseTarget) => path.join(out, assetName(VERSION, target));
+const binaryPath = (target: ReleaseTarget) => path.join(extracted, target.id, binaryName(target));
+const targetById = (id: string) => RELEASE_TARGETS.find((t) => t.id === id)!;
 
 describe("bun run build:all", () => {
-  test("builds every target of the matrix, named with the version, and removes assets of earlier builds", () => {
+  test("builds every target of the matrix, named with the version, and removes assets of earlier builds (bare binaries and archives)", () => {
     expect({ exitCode: build.exitCode, stderr: build.stderr }).toEqual({ exitCode: 0, stderr: "" });
     expect(build.stdout).toContain(`built ${RELEASE_TARGETS.length} assets of ${VERSION}`);
-    const expected = [...RELEASE_TARGETS.map((t) => assetName(VERSION, t)), "SHA256SUMS", "install.sh", "notes.txt"].sort();
+    const expected = [...RELEASE_TARGETS.map((t) => assetName(VERSION, t)), "SHA256SUMS", "install.sh", "install.ps1", "notes.txt"].sort();
     expect(fs.readdirSync(out).sort()).toEqual(expected);
     console.log(`build:all: ${RELEASE_TARGETS.length} targets in ${build.seconds.toFixed(1)} s`);
+  });
+
+  test.each(RELEASE_TARGETS.map((t) => [t.id, t] as const))("%s: the archive holds exactly the binary, executable, owned by root, at the top level", (_id, target) => {
+    const listing =
+      target.os === "windows"
+        ? Bun.spawnSync(["unzip", "-Z", "-1", archivePath(target)]).stdout.toString()
+        : Bun.spawnSync(["tar", "-tzf", archivePath(target)]).stdout.toString();
+    expect(listing).toBe(`${binaryName(target)}\n`);
+    if (target.os !== "windows") {
+      const verbose = Bun.spawnSync(["tar", "--numeric-owner", "-tvzf", archivePath(target)]).stdout.toString();
+      expect(verbose).toMatch(/^-rwxr-xr-x 0\/0 /);
+    }
+    const archiveBytes = fs.statSync(archivePath(target)).size;
+    const binaryBytes = fs.statSync(binaryPath(target)).size;
+    expect(archiveBytes).toBeLessThan(binaryBytes * 0.7); // compression is the point of the archive
+    console.log(`${assetName(VERSION, target)}: ${(archiveBytes / 1e6).toFixed(1)} MB download, ${(binaryBytes / 1e6).toFixed(1)} MB installed`);
   });
 
   test("the matrix is the one SPEC §11 names: linux x64/arm64 × glibc/musl, darwin x64/arm64, windows x64", () => {
     expect(RELEASE_TARGETS.map((t) => t.id).sort()).toEqual(
       ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-arm64-musl", "linux-x64", "linux-x64-musl", "windows-x64"].sort(),
     );
-    expect(assetName("1.2.3", RELEASE_TARGETS.find((t) => t.os === "windows")!)).toBe("velesdb-hooks-1.2.3-windows-x64.exe");
-    expect(assetName("1.2.3", RELEASE_TARGETS.find((t) => t.id === "linux-arm64-musl")!)).toBe("velesdb-hooks-1.2.3-linux-arm64-musl");
+    expect(assetName("1.2.3", RELEASE_TARGETS.find((t) => t.os === "windows")!)).toBe("velesdb-hooks-1.2.3-windows-x64.zip");
+    expect(assetName("1.2.3", RELEASE_TARGETS.find((t) => t.id === "linux-arm64-musl")!)).toBe("velesdb-hooks-1.2.3-linux-arm64-musl.tar.gz");
   });
 
-  test("SHA256SUMS lists exactly the assets with their digests, and sha256sum -c accepts it", () => {
+  test("SHA256SUMS lists exactly the archives with their digests, and sha256sum -c accepts it", () => {
     const sums = fs.readFileSync(path.join(out, "SHA256SUMS"), "utf8");
     const lines = sums.trimEnd().split("\n");
     expect(lines.map((line) => line.replace(/^[0-9a-f]{64} {2}/, ""))).toEqual(RELEASE_TARGETS.map((t) => assetName(VERSION, t)));
     for (const target of RELEASE_TARGETS) {
-      const digest = new Bun.CryptoHasher("sha256").update(fs.readFileSync(assetPath(target))).digest("hex");
+      const digest = new Bun.CryptoHasher("sha256").update(fs.readFileSync(archivePath(target))).digest("hex");
       expect(lines).toContain(`${digest}  ${assetName(VERSION, target)}`);
     }
     const check = Bun.spawnSync(["sha256sum", "--strict", "-c", "SHA256SUMS"], { cwd: out });
@@ -72,10 +109,10 @@ describe("bun run build:all", () => {
   test.each(RELEASE_TARGETS.map((t) => [t.id, t] as const))("%s is the executable format its platform loads", (_id, target) => {
     const file = Bun.which("file");
     if (!file) throw new Error("file(1) is not installed (apt-get install file)");
-    const says = Bun.spawnSync([file, "-b", assetPath(target)]).stdout.toString();
+    const says = Bun.spawnSync([file, "-b", binaryPath(target)]).stdout.toString();
     for (const fragment of target.fileSays) expect(says).toContain(fragment);
 
-    const format = readFormat(assetPath(target));
+    const format = readFormat(binaryPath(target));
     const machine = target.arch === "x64" ? "x86-64" : "aarch64";
     if (target.os === "linux") {
       const loader = target.libc === "musl" ? `/lib/ld-musl-${target.arch === "x64" ? "x86_64" : "aarch64"}.so.1` : target.arch === "x64" ? "/lib64/ld-linux-x86-64.so.2" : "/lib/ld-linux-aarch64.so.1";
@@ -85,16 +122,141 @@ describe("bun run build:all", () => {
     } else {
       expect(format).toEqual({ kind: "pe", machine: "x86-64", pe32plus: true, console: true });
     }
-    expect(fs.statSync(assetPath(target)).mode & 0o111).not.toBe(0);
+    if (target.os !== "windows") expect(fs.statSync(binaryPath(target)).mode & 0o777).toBe(0o755);
   });
 
   test("the asset for this machine runs and prints package.json's version", () => {
     const id = `${process.platform}-${process.arch}`;
     const target = RELEASE_TARGETS.find((t) => t.id === id && t.libc !== "musl");
     if (!target) throw new Error(`this machine (${id}) has no glibc target in the matrix`);
-    const run = Bun.spawnSync([assetPath(target), "--version"]);
+    const run = Bun.spawnSync([binaryPath(target), "--version"]);
     expect({ exitCode: run.exitCode, stdout: run.stdout.toString() }).toEqual({ exitCode: 0, stdout: `velesdb-hooks ${VERSION}\n` });
   });
+
+  test("every shared library a Linux binary names (readelf NEEDED) is its C library's own, or one install.sh checks for on musl", () => {
+    const readelf = Bun.which("readelf");
+    if (!readelf) throw new Error("readelf is not installed (apt-get install binutils)");
+    const checked = muslLibrariesInstallShChecks();
+    const needs: Record<string, string[]> = {};
+    const unchecked: Record<string, string[]> = {};
+    for (const target of RELEASE_TARGETS.filter((t) => t.os === "linux")) {
+      const dynamic = Bun.spawnSync([readelf, "-d", binaryPath(target)]).stdout.toString();
+      const needed = [...dynamic.matchAll(/\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g)].map((m) => m[1]!);
+      expect(needed.length).toBeGreaterThan(0); // the reader found the entries at all
+      needs[target.id] = needed;
+      unchecked[target.id] = uncheckedNeeds(target, needed, checked);
+    }
+    console.log(`NEEDED: ${Object.entries(needs).map(([id, names]) => `${id}: ${names.join(" ")}`).join("; ")}`);
+    expect(unchecked).toEqual({ "linux-x64": [], "linux-arm64": [], "linux-x64-musl": [], "linux-arm64-musl": [] });
+    // Control: had install.sh checked only for libgcc_s, the musl builds' C++ runtime would show.
+    const musl = targetById("linux-x64-musl");
+    expect(uncheckedNeeds(musl, needs[musl.id]!, ["libgcc_s.so.1"])).toEqual(["libstdc++.so.6"]);
+  });
+});
+
+const GLIBC_OWN = /^(libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|ld-linux-(x86-64|aarch64)\.so\.[12])$/;
+const MUSL_OWN = /^libc\.musl-(x86_64|aarch64)\.so\.1$/;
+
+/** uncheckedNeeds(target, needed, checked) → the libraries a system may lack that install.sh does not look for (glibc builds: anything not glibc's own). */
+function uncheckedNeeds(target: ReleaseTarget, needed: readonly string[], checked: readonly string[]): string[] {
+  if (target.libc === "musl") return needed.filter((name) => !MUSL_OWN.test(name) && !checked.includes(name));
+  return needed.filter((name) => !GLIBC_OWN.test(name));
+}
+
+// linux-arm64 on this x86-64 machine: qemu-user runs the binary, with Debian's arm64 C and
+// C++ libraries (libc6-arm64-cross, libstdc++6-arm64-cross) as its root for the loader.
+describe("linux-arm64 under qemu-aarch64-static", () => {
+  const SYSROOT = "/usr/aarch64-linux-gnu";
+  const qemu = () => {
+    const program = Bun.which("qemu-aarch64-static");
+    if (!program || !fs.existsSync(path.join(SYSROOT, "lib", "ld-linux-aarch64.so.1"))) {
+      throw new Error("qemu-aarch64-static and the arm64 libraries are not installed (apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)");
+    }
+    return [program, "-L", SYSROOT];
+  };
+  const arm64 = () => targetById("linux-arm64");
+
+  test("--version prints package.json's version; control: run directly, this machine cannot start it", () => {
+    const run = Bun.spawnSync([...qemu(), binaryPath(arm64()), "--version"]);
+    expect({ exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() }).toEqual({ exitCode: 0, stdout: `velesdb-hooks ${VERSION}\n`, stderr: "" });
+    if (process.arch === "x64") {
+      // Without qemu and the arm64 loader the kernel refuses it (ENOEXEC, thrown by spawn) or,
+      // where binfmt_misc hands it to qemu with no arm64 libraries, the loader is missing.
+      let direct = "";
+      try {
+        direct = Bun.spawnSync([binaryPath(arm64()), "--version"]).stdout.toString();
+      } catch {
+        direct = "";
+      }
+      expect(direct).toBe("");
+    }
+  });
+
+  test("a hook answers exactly as this machine's build does", () => {
+    const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-arm64-hook-")));
+    try {
+      const repo = path.join(home, "repo");
+      fs.mkdirSync(repo);
+      const payload = JSON.stringify({ session_id: "arm64", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
+      const env = { PATH: "/usr/bin:/bin", HOME: home };
+      const answer = (argv: string[]) => {
+        const run = Bun.spawnSync([...argv, "claude", "session-start"], { stdin: Buffer.from(payload), env, cwd: repo });
+        return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+      };
+      const onArm64 = answer([...qemu(), binaryPath(arm64())]);
+      expect(onArm64.exitCode).toBe(0);
+      expect(JSON.parse(onArm64.stdout).hookSpecificOutput.hookEventName).toBe("SessionStart");
+      const host = targetById(`${process.platform}-${process.arch}`);
+      expect(onArm64).toEqual(answer([binaryPath(host)]));
+      console.log(`linux-arm64 under qemu, claude session-start: ${onArm64.stdout.slice(0, 120)}…`);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("install --client claude into a private HOME: the copied binary runs, the entries name it, check is in step", () => {
+    const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-arm64-install-")));
+    try {
+      fs.mkdirSync(path.join(home, ".claude"));
+      const env = { PATH: "/usr/bin:/bin", HOME: home };
+      const install = Bun.spawnSync([...qemu(), binaryPath(arm64()), "install", "--client", "claude"], { env, cwd: home });
+      expect({ exitCode: install.exitCode, stderr: install.stderr.toString() }).toEqual({ exitCode: 0, stderr: "" });
+      const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");
+      expect(readFormat(stable)).toEqual(readFormat(binaryPath(arm64()))); // the arm64 binary copied itself, not qemu
+      expect(fs.readFileSync(path.join(home, ".claude", "settings.json"), "utf8")).toContain(JSON.stringify(stable));
+      const check = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env, cwd: home });
+      expect({ exitCode: check.exitCode, stdout: check.stdout.toString() }).toMatchObject({ exitCode: 0 });
+      expect(check.stdout.toString()).toContain("claude: entries in step");
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("bun run build:all, its scripts and refusals", () => {
+  test.each([["linux-x64"], ["windows-x64"]])("%s: the same binary packs into the same bytes, whatever its timestamp; control: other bytes pack differently", (id) => {
+    const target = targetById(id);
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-pack-")));
+    try {
+      const pack = (content: string, mtime: Date, name: string) => {
+        const staging = path.join(dir, name);
+        fs.mkdirSync(staging);
+        const binary = path.join(staging, binaryName(target));
+        fs.writeFileSync(binary, content, { mode: 0o700 });
+        fs.utimesSync(binary, mtime, mtime);
+        const archive = path.join(dir, `${name}-${assetName("1.0.0", target)}`);
+        packArchive(binary, archive, target);
+        return fs.readFileSync(archive);
+      };
+      const first = pack("the same program\n", new Date("2001-02-03T04:05:06Z"), "a");
+      const second = pack("the same program\n", new Date(), "b");
+      expect(Buffer.compare(first, second)).toBe(0);
+      expect(Buffer.compare(first, pack("another program\n", new Date(), "c"))).not.toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
 
   test("a cross-built asset ignores .env and bunfig.toml in the directory it runs in; control: bun itself loads the preload", () => {
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-untrusted-")));
@@ -104,8 +266,8 @@ describe("bun run build:all", () => {
       fs.writeFileSync(path.join(repo, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
       fs.writeFileSync(path.join(repo, ".env"), "VELESDB_HOOKS_HOME=relative\n");
       fs.writeFileSync(path.join(repo, "empty.ts"), "");
-      const target = RELEASE_TARGETS.find((t) => t.id === `${process.platform}-${process.arch}`)!;
-      const run = Bun.spawnSync([assetPath(target), "--version"], { cwd: repo, env: { PATH: "/usr/bin:/bin", HOME: repo } });
+      const target = targetById(`${process.platform}-${process.arch}`);
+      const run = Bun.spawnSync([binaryPath(target), "--version"], { cwd: repo, env: { PATH: "/usr/bin:/bin", HOME: repo } });
       expect(run.stdout.toString()).toBe(`velesdb-hooks ${VERSION}\n`);
       expect(fs.existsSync(marker)).toBe(false);
       Bun.spawnSync([process.execPath, "empty.ts"], { cwd: repo, env: { PATH: "/usr/bin:/bin", HOME: repo } });
@@ -115,10 +277,13 @@ describe("bun run build:all", () => {
     }
   });
 
-  test("install.sh is written beside the assets, naming the repository given with --repo", () => {
+  test("install.sh and install.ps1 are written beside the assets, naming the repository given with --repo", () => {
     const script = fs.readFileSync(path.join(out, "install.sh"), "utf8");
     expect(script.split("\n").filter((line) => line.startsWith("DEFAULT_REPO="))).toEqual([`DEFAULT_REPO="${REPO}"`]);
     expect(script.endsWith('\nmain "$@"\n')).toBe(true);
+    const ps1 = fs.readFileSync(path.join(out, "install.ps1"), "utf8");
+    expect(ps1.split("\n").filter((line) => line.includes("$DefaultRepo = "))).toEqual([`    $DefaultRepo = "${REPO}"`]);
+    expect(ps1).toBe(fs.readFileSync(path.join(ROOT, "install.ps1"), "utf8").replace('"OWNER/velesdb-hooks"', `"${REPO}"`));
   });
 
   test.each([
@@ -137,3 +302,11 @@ describe("bun run build:all", () => {
     }
   });
 });
+
+/** muslLibrariesInstallShChecks() → the names on install.sh's MUSL_NEEDED_LIBRARIES line. */
+function muslLibrariesInstallShChecks(): string[] {
+  const lines = fs.readFileSync(path.join(ROOT, "install.sh"), "utf8").split("\n");
+  const line = lines.filter((l) => l.startsWith("MUSL_NEEDED_LIBRARIES="));
+  if (line.length !== 1) throw new Error("install.sh must set MUSL_NEEDED_LIBRARIES exactly once");
+  return line[0]!.replace(/^MUSL_NEEDED_LIBRARIES="(.*)"$/, "$1").split(" ");
+}

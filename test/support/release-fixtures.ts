@@ -4,8 +4,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { buildRelease } from "../../scripts/build-all.ts";
-import { RELEASE_TARGETS, type ReleaseTarget } from "../../targets/matrix.ts";
+import { buildRelease, packArchive } from "../../scripts/build-all.ts";
+import { assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../../targets/matrix.ts";
 
 export const REPO_ROOT = path.resolve(import.meta.dir, "..", "..");
 export const INSTALL_SH = path.join(REPO_ROOT, "install.sh");
@@ -49,6 +49,7 @@ const temporaryDirs: string[] = [];
 export function removeTemporaryDirs(): void {
   for (const dir of temporaryDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   releases.clear();
+  binaries.clear();
 }
 
 /** tempDir("label") → a fresh real path, removed by removeTemporaryDirs(). */
@@ -67,8 +68,9 @@ export function hostTarget(): ReleaseTarget {
 }
 
 const releases = new Map<string, string>();
+const binaries = new Map<string, string>();
 
-/** hostRelease("0.1.0") → a directory with this machine's asset of that version and its SHA256SUMS. */
+/** hostRelease("0.1.0") → a directory with this machine's archive of that version and its SHA256SUMS. */
 export function hostRelease(version: string): string {
   const known = releases.get(version);
   if (known) return known;
@@ -78,6 +80,18 @@ export function hostRelease(version: string): string {
   return dir;
 }
 
+/** hostBinary("0.1.0") → the binary inside hostRelease("0.1.0")'s archive, extracted beside no release. */
+export function hostBinary(version: string): string {
+  const known = binaries.get(version);
+  if (known) return known;
+  const dir = tempDir(`binary-${version}`);
+  const untar = Bun.spawnSync(["tar", "-xzf", path.join(hostRelease(version), assetFileName(version)), "-C", dir]);
+  if (untar.exitCode !== 0) throw new Error(`cannot extract ${assetFileName(version)}: ${untar.stderr.toString()}`);
+  const binary = path.join(dir, binaryName(hostTarget()));
+  binaries.set(version, binary);
+  return binary;
+}
+
 /** mirrorOf([dirs]) → a new directory holding every asset of those releases and one SHA256SUMS listing all of them. */
 export function mirrorOf(releaseDirs: readonly string[]): string {
   const mirror = tempDir("mirror");
@@ -85,26 +99,40 @@ export function mirrorOf(releaseDirs: readonly string[]): string {
   for (const dir of releaseDirs) {
     for (const name of fs.readdirSync(dir)) {
       if (name === "SHA256SUMS") sums += fs.readFileSync(path.join(dir, name), "utf8");
-      else if (name !== "install.sh") fs.symlinkSync(path.join(dir, name), path.join(mirror, name));
+      else if (name !== "install.sh" && name !== "install.ps1") fs.symlinkSync(path.join(dir, name), path.join(mirror, name));
     }
   }
   fs.writeFileSync(path.join(mirror, "SHA256SUMS"), sums);
   return mirror;
 }
 
-/** releaseWithAsset(version, bytes) → a release whose host asset is `bytes` and whose SHA256SUMS matches them. */
-export function releaseWithAsset(version: string, bytes: Uint8Array | string, label: string): string {
+/** releaseWithBinary(version, bytes) → a release whose host archive holds `bytes` as the binary, with a matching SHA256SUMS. */
+export function releaseWithBinary(version: string, bytes: Uint8Array | string, label: string): string {
+  const staging = tempDir(`${label}-binary`);
+  const binary = path.join(staging, binaryName(hostTarget()));
+  fs.writeFileSync(binary, bytes, { mode: 0o755 });
   const dir = tempDir(label);
+  packArchive(binary, path.join(dir, assetFileName(version)), hostTarget());
+  return withSums(dir, version);
+}
+
+/** releaseWithArchive(version, bytes) → a release whose host archive is `bytes` (any content), with a matching SHA256SUMS. */
+export function releaseWithArchive(version: string, bytes: Uint8Array | string, label: string): string {
+  const dir = tempDir(label);
+  fs.writeFileSync(path.join(dir, assetFileName(version)), bytes);
+  return withSums(dir, version);
+}
+
+function withSums(dir: string, version: string): string {
   const asset = assetFileName(version);
-  fs.writeFileSync(path.join(dir, asset), bytes, { mode: 0o755 });
-  const digest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  const digest = new Bun.CryptoHasher("sha256").update(fs.readFileSync(path.join(dir, asset))).digest("hex");
   fs.writeFileSync(path.join(dir, "SHA256SUMS"), `${digest}  ${asset}\n`);
   return dir;
 }
 
-/** assetFileName("0.1.0") → this machine's asset name for that version. */
+/** assetFileName("0.1.0") → this machine's archive name for that version. */
 export function assetFileName(version: string): string {
-  return `velesdb-hooks-${version}-${hostTarget().id}`;
+  return assetName(version, hostTarget());
 }
 
 export interface ShRun {
@@ -187,7 +215,7 @@ export function toolsDir(names: readonly string[], extra: Record<string, string>
 }
 
 /** Programs install.sh calls, apart from the downloader and the checksum tool. */
-export const BASE_TOOLS = ["uname", "mktemp", "awk", "chmod", "ln", "mv", "rm", "readlink", "tr", "sed", "wc", "grep", "cat", "mkdir", "ldd", "getconf"] as const;
+export const BASE_TOOLS = ["uname", "mktemp", "awk", "chmod", "ln", "mv", "rm", "readlink", "tr", "sed", "wc", "grep", "cat", "mkdir", "ldd", "getconf", "tar", "gzip"] as const;
 
 /**
  * snapshotTree(dir) → one line per entry: path, type, mode, size, mtime and content hash
