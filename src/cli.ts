@@ -4,8 +4,9 @@
 // a hook never evaluates TOML/JSONC code it does not use (`bun build --compile` bundles it,
 // but evaluation waits for the import).
 import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
+import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
-import { writeFully } from "./core/output.ts";
+import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
 import { HOSTS } from "./hosts/index.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
@@ -37,13 +38,17 @@ async function main(argv: readonly string[]): Promise<number> {
   const [first, second] = argv;
   if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
   if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: usage(), stderr: "", exitCode: 0 });
+  // The bare name is someone at a terminal, not a host (hosts always pass host and event):
+  // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
+  if (first === undefined) return writeAnswer({ stdout: "", stderr: usage(), exitCode: EXIT_USAGE });
   if (first !== undefined && INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
   }
-  const host = first !== undefined ? (HOSTS as Record<string, HostModule>)[first] : undefined;
+  // hasOwn: `toString` or `constructor` must be an unknown host, not Object.prototype's.
+  const host = Object.hasOwn(HOSTS, first) ? (HOSTS as Record<string, HostModule>)[first] : undefined;
   if (!host) {
-    return usageError(`unknown host ${JSON.stringify(first ?? "")}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
+    return usageError(`unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
@@ -53,9 +58,11 @@ async function main(argv: readonly string[]): Promise<number> {
   return writeAnswer(await runHook(host, event));
 }
 
-/** runHook(host, event) → the host's answer; a rule that throws still yields the host's pass. */
+/** runHook(host, event) → the host's answer; a rule that throws yields its event's failure answer. */
 export async function runHook(host: HostModule, event: HookEvent): Promise<HookAnswer> {
   const reading = readPayloadFromStdin();
+  // Nothing was parsed, so no rule can know what the host asked: every hook passes.
+  if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
   const sentEvent = host.payloadNamesEvent ? stringField(reading.payload, "hook_event_name") : undefined;
   if (sentEvent !== undefined && sentEvent !== event.wireName) {
@@ -64,12 +71,12 @@ export async function runHook(host: HostModule, event: HookEvent): Promise<HookA
     return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
   }
   try {
-    return host.encode(event.wireName, await event.run(input));
+    return host.encode(event.wireName, withReportedProblems(await event.run(input)));
   } catch (error) {
-    // Advisory by design: a bug in a rule must never break the user's session. The guard's
-    // fail-closed cases are decided inside the rule, where the cause is known.
+    // The event's own failure policy decides (src/hosts/*.ts, beside the event).
     const reason = error instanceof Error ? error.message : String(error);
-    return host.encode(event.wireName, pass(`internal error, passing: ${reason}`));
+    const { failureDecision } = await import("./core/failure.ts");
+    return host.encode(event.wireName, await failureDecision(event.failure, input, reason));
   }
 }
 
@@ -77,9 +84,16 @@ function usageError(message: string): number {
   return writeAnswer({ stdout: "", stderr: diagnosticLine(message), exitCode: EXIT_USAGE });
 }
 
-/** writeAnswer(answer) → its exit code, after stdout and stderr were written completely. */
+/**
+ * writeAnswer(answer) → its exit code, after stdout and stderr were written. A host ignores a
+ * cut JSON answer, so when stdout fails and the answer has an exit-code form (a deny), that
+ * form is given instead: otherwise the refused edit would go through (issue 12). A stdout on
+ * /dev/null counts as failed: nobody can read a deny written there.
+ */
 function writeAnswer(answer: HookAnswer): number {
-  writeFully(1, answer.stdout);
+  const fallback = answer.ifStdoutFails;
+  if (fallback === undefined) writeFully(1, answer.stdout);
+  else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
   writeFully(2, answer.stderr);
   return answer.exitCode;
 }

@@ -192,14 +192,46 @@ describe("the archive", () => {
     expect(JSON.parse(fs.readFileSync(path.join(archiveDir(), "velesdb-output.fresh"), "utf8"))).toEqual({ stdout: "original\n" });
   });
 
-  test("a tool-output directory that is a symlink refuses compression; a real one ships", async () => {
+  // Issue 12 item 8: inside a safe state directory, only a link, a non-directory or another
+  // user's directory refuses; a looser mode on our own directory is repaired, not refused forever.
+  const IS_ROOT = process.getuid?.() === 0;
+  test.each([
+    ["a symlink to a directory elsewhere", () => {
+      const elsewhere = path.join(sb.root, "elsewhere");
+      fs.mkdirSync(elsewhere, { mode: 0o700 });
+      fs.symlinkSync(elsewhere, archiveDir());
+      return () => expect(fs.readdirSync(elsewhere)).toEqual([]);
+    }, /archive directory .* is a symlink/],
+    ["a regular file", () => {
+      fs.writeFileSync(archiveDir(), "not a directory\n");
+      return () => expect(fs.readFileSync(archiveDir(), "utf8")).toBe("not a directory\n");
+    }, /archive directory .* is not a directory/],
+    ["another user's directory", () => {
+      fs.mkdirSync(archiveDir(), { mode: 0o700 });
+      fs.chownSync(archiveDir(), 4242, 4242);
+      return () => expect(fs.readdirSync(archiveDir())).toEqual([]);
+    }, /archive directory .* is owned by another user/],
+  ])("a tool-output that is %s refuses compression and is left as it is", async (label, plant, note) => {
+    if (label.startsWith("another user") && !IS_ROOT) return;
     shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
     fs.rmSync(archiveDir(), { recursive: true });
-    const elsewhere = path.join(sb.root, "elsewhere");
-    fs.mkdirSync(elsewhere, { mode: 0o700 });
-    fs.symlinkSync(elsewhere, archiveDir());
-    refused(await runRule(payloadOf(), hookEnv(fake("medium"))), /archive directory .* is a symlink/);
-    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    const untouched = plant();
+    refused(await runRule(payloadOf(), hookEnv(fake("medium"))), note);
+    untouched();
+  });
+
+  test.each([
+    ["0755", 0o755],
+    ["0777", 0o777],
+    ["0500", 0o500],
+  ])("our own tool-output with mode %s is repaired to 0700 and used", async (_label, mode) => {
+    shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
+    fs.rmSync(archiveDir(), { recursive: true });
+    fs.mkdirSync(archiveDir());
+    fs.chmodSync(archiveDir(), mode);
+    const archive = archiveOf(shipped(await runRule(payloadOf(), hookEnv(fake("medium")))).stdout);
+    expect(path.dirname(archive)).toBe(archiveDir());
+    expect(fs.lstatSync(archiveDir()).mode & 0o777).toBe(0o700);
   });
 
   test("no net saving removes the archive; a saving ships and keeps it", async () => {

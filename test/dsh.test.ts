@@ -32,6 +32,24 @@ test("SessionStart: load guidance as additionalContext", () => {
 });
 
 describe("guard", () => {
+  // Issue 12 item 9, the text host's side: only text that parses as a recall result unlocks.
+  test.each([
+    ["a bare ok", "ok"],
+    ["null", null],
+    ["an empty string", ""],
+    ["an error object", '{"error":"locked"}'],
+    ["a JSON string", '"[]"'],
+    ["an empty array that is not text", []],
+    ["a content array instead of text", [{ type: "text", text: "[]" }]],
+  ])("a recall response that is %s never unlocks (control: the fixture's \"[]\" does)", (_label, response) => {
+    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+    const isDeny = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
+    run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));
+    expect(isDeny(run("pre-tool-use", fixture("pre-tool-use.edit")))).toBe(true);
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+  });
+
   test("an edit in an opted-in cwd is denied before recall and allowed after a recall whose text is JSON", () => {
     writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
     const denied = run("pre-tool-use", fixture("pre-tool-use.edit"));
@@ -101,5 +119,85 @@ describe("Stop", () => {
     const answers = Array.from({ length: 10 }, () => run("stop", fixture("stop")));
     expect(answers.filter(steers)).toHaveLength(1);
     expect(answers[0]!.reason).toContain("Learning checkpoint");
+  });
+});
+
+// Issue 12 item 1: `.velesdb-hooks` is repository content (git commits symlinks). The state
+// directory below the workspace is created one component at a time without following links;
+// anything hostile there makes state unavailable, with one stderr line and nothing written.
+describe("a repository-controlled .velesdb-hooks is never followed", () => {
+  const workspaceState = () => path.join(box.workspace, ".velesdb-hooks");
+  const otherRepository = () => {
+    const dir = path.join(box.root, "other-repo");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "README"), "other\n");
+    return dir;
+  };
+  const tree = (dir: string): string[] =>
+    fs.readdirSync(dir, { recursive: true, withFileTypes: false }).map(String).sort();
+
+  const HOSTILE: ReadonlyArray<readonly [string, () => string, RegExp, boolean]> = [
+    ["a symlink to another repository", () => {
+      const target = otherRepository();
+      fs.symlinkSync(target, workspaceState());
+      return target;
+    }, /linked: state directory .*\.velesdb-hooks"? is a symlink/, false],
+    ["a regular file", () => {
+      fs.writeFileSync(workspaceState(), "not a directory\n");
+      return box.workspace;
+    }, /storage: state directory .*\.velesdb-hooks"? is not a directory/, false],
+    ["a real directory whose state is a symlink to another repository", () => {
+      const target = otherRepository();
+      fs.mkdirSync(workspaceState());
+      fs.symlinkSync(target, path.join(workspaceState(), "state"));
+      return target;
+    }, /linked: state directory .*state"? is a symlink/, false],
+    ["a directory owned by another user", () => {
+      fs.mkdirSync(workspaceState(), { mode: 0o777 });
+      fs.chownSync(workspaceState(), 4242, 4242);
+      return box.workspace;
+    }, /storage: state directory .*\.velesdb-hooks"? is owned by another user/, true],
+  ];
+
+  test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {
+    if (needsRoot && !IS_ROOT) return;
+    const watched = plant();
+    const before = { watched: tree(watched), workspace: tree(box.workspace) };
+    for (let i = 0; i < 3; i++) {
+      const result = runBinary(["dsh", "stop"], fixture("stop"), { env: box.env, cwd: box.workspace });
+      expect(result.exitCode).toBe(0);
+      expect(steers(parseOneJsonAnswer(result.stdout))).toBe(false);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(problem);
+    }
+    run("post-tool-use", fixture("post-tool-use.recall-fused"));
+    run("pre-tool-use", fixture("pre-tool-use.edit"));
+    expect(tree(watched)).toEqual(before.watched);
+    expect(tree(box.workspace)).toEqual(before.workspace);
+  });
+
+  test("positive control: a fresh workspace gets .velesdb-hooks/state (0700) and its .gitignore, and Stop steers once", () => {
+    expect(steers(run("stop", fixture("stop")))).toBe(true);
+    expect(fs.statSync(path.join(workspaceState(), "state")).mode & 0o777).toBe(0o700);
+    expect(fs.readFileSync(path.join(workspaceState(), ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    expect(steers(run("stop", fixture("stop")))).toBe(false);
+  });
+
+  test("a .velesdb-hooks the repository already has gets state but no .gitignore (it is the repository's)", () => {
+    fs.mkdirSync(workspaceState());
+    expect(steers(run("stop", fixture("stop")))).toBe(true);
+    expect(fs.existsSync(path.join(workspaceState(), "state"))).toBe(true);
+    expect(fs.readdirSync(workspaceState())).toEqual(["state"]);
+  });
+
+  test("a planted .gitignore link in an existing .velesdb-hooks is not followed", () => {
+    const outside = path.join(box.root, "outside.txt");
+    fs.writeFileSync(outside, "untouched\n");
+    fs.mkdirSync(workspaceState());
+    fs.symlinkSync(outside, path.join(workspaceState(), ".gitignore"));
+    expect(steers(run("stop", fixture("stop")))).toBe(true);
+    expect(fs.existsSync(path.join(workspaceState(), "state"))).toBe(true);
+    expect(fs.lstatSync(path.join(workspaceState(), ".gitignore")).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(outside, "utf8")).toBe("untouched\n");
   });
 });

@@ -135,6 +135,16 @@ describe("pure parts", () => {
     ["1.0.0", "1.0.0", 0],
     ["1.0.0-rc.1", "1.0.0", -1],
     ["v1.2.3", "1.2.3", 0],
+    // Issue 12 item 14: pre-release identifiers compare by semver precedence, not as strings.
+    ["1.0.0-rc.10", "1.0.0-rc.9", 1],
+    ["1.0.0-rc.9", "1.0.0-rc.10", -1],
+    ["1.0.0-alpha", "1.0.0-alpha.1", -1],
+    ["1.0.0-alpha.1", "1.0.0-alpha.beta", -1],
+    ["1.0.0-beta.2", "1.0.0-beta.11", -1],
+    ["1.0.0-rc.1", "1.0.0-beta.11", 1],
+    ["1.0.0+build.5", "1.0.0", 0],
+    ["0.9.0-rc.10", "1.0.0-rc.1", -1],
+    ["not a version", "1.0.0", 0],
   ])("compareVersions(%s, %s) has the sign of %d", (a, b, sign) => {
     expect(Math.sign(compareVersions(a, b))).toBe(sign);
   });

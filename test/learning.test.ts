@@ -134,6 +134,11 @@ describe.each(HOSTS)("%s guard", (host) => {
     ["an empty content array", { response: host === "claude" ? [] : { content: [], isError: false } }],
     ["an empty object", { response: {} }],
     ["a non-text block", { response: host === "claude" ? [{ type: "image", data: "AAAA" }] : { content: [{ type: "image", data: "AAAA" }], isError: false } }],
+    // Issue 12 item 9: only a content array (or Codex's result object) whose text reads as a recall result.
+    ["a bare string", { response: "ok" }],
+    ["a bare string reading []", { response: "[]" }],
+    ["free text in a text block", { response: host === "claude" ? [{ type: "text", text: "ok" }] : { content: [{ type: "text", text: "ok" }], isError: false } }],
+    ["text parsing as {error}", { response: host === "claude" ? [{ type: "text", text: '{"error":"locked"}' }] : { content: [{ type: "text", text: '{"error":"locked"}' }], isError: false } }],
     ["an unrelated tool", { tool: "load_working_context" }],
     ["compile_context without memory_scope", { tool: "compile_context", input: { text: "some text" } }],
   ])("a failed recall never unlocks: %s", (label, options) => {
@@ -378,7 +383,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
 
     const text = continuation(host, stop(host, "s1", a));
     expect(checkpointTargets(text).map((t) => t.root)).toEqual([a, b]);
-    expect(text).toContain(`Warning: the edit queue at ${dirtyDir} could not be emptied`);
+    expect(text).toContain(`Warning: the edit queue at ${JSON.stringify(dirtyDir)} could not be emptied`);
     // The stuck record never earns a second checkpoint: continuation passes, later Stops only
     // name the broken queue when the host says this is not a continuation.
     expect(stop(host, "s1", a, true).json).toEqual({});

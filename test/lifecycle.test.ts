@@ -230,12 +230,21 @@ describe("PreCompact (claude)", () => {
 describe("command line", () => {
   test.each([
     [["nohost", "stop"], /unknown host "nohost"; hosts are claude, codex/],
+    [["toString", "stop"], /unknown host "toString"/],
     [["claude", "nope"], /unknown event "nope" for claude; events are session-start/],
     [["codex", "pre-compact"], /unknown event "pre-compact" for codex/],
-    [[], /unknown host ""/],
     [["claude", "stop", "extra"], /unexpected argument "extra"/],
   ])("%j is a usage error: exit 64, one stderr line, nothing on stdout", (args, message) => {
     expectUsageError(run(args, "{}"), message);
+  });
+
+  test("no arguments at all prints the usage on stderr: exit 64, nothing on stdout (issue 12 item 22)", () => {
+    const bare = run([], "");
+    expect(bare.exitCode).toBe(64);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).not.toContain("unknown host");
+    // The same text as --help, so a user who typed only the name learns every form.
+    expect(bare.stderr).toBe(run(["--help"], "").stdout);
   });
 
   test("--version prints the package version; --help lists hosts and events", () => {

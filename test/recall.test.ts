@@ -33,14 +33,19 @@ const DSH = {
 } as const;
 
 const RECALL = "mcp__velesdb-memory__recall";
-const TEXT_BLOCK = [{ type: "text", text: "one memory" }];
-const CODEX_OK = { content: [{ type: "text", text: "one memory" }], isError: false };
+// velesdb-memory answers a recall with JSON text: an array of hits (or an object holding them).
+const HITS = '[{"id_str":"7","text":"one memory"}]';
+const TEXT_BLOCK = [{ type: "text", text: HITS }];
+const CODEX_OK = { content: [{ type: "text", text: HITS }], isError: false };
 
 type Row = readonly [label: string, toolName: unknown, toolInput: unknown, toolResponse: unknown, form: RecallResponseForm, successful: boolean];
 
 describe("classifyRecall: the captured payloads", () => {
   const rows: Row[] = [
-    ["Claude content array", CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured", true],
+    // The captured text came from the capture's mock server, not velesdb-memory: it is free
+    // text, so it is not a recall result (issue 12 item 9); the same array with JSON text is.
+    ["Claude content array, mock server's free text", CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured", false],
+    ["Claude content array, JSON text", CLAUDE.tool_name, CLAUDE.tool_input, [{ type: "text", text: "[]" }], "structured", true],
     ["Codex {content, isError:false} with text []", CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured", true],
     ["dsh plain text []", DSH.tool_name, DSH.tool_input, DSH.tool_response, "text", true],
   ];
@@ -120,12 +125,20 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
   type ResponseRow = readonly [label: string, response: unknown, successful: boolean, why: RegExp];
   const rows: ResponseRow[] = [
     // Claude: a content array.
-    ["one text block", [{ type: "text", text: "a memory" }], true, /1 text block/],
-    ["text block reading []", [{ type: "text", text: "[]" }], true, /1 text block/],
-    ["text block reading 'nothing found'", [{ type: "text", text: "nothing found" }], true, /1 text block/],
-    ["two text blocks", [{ type: "text", text: "a" }, { type: "text", text: "b" }], true, /2 text blocks/],
-    ["a text block after an image block", [{ type: "image", data: "…" }, { type: "text", text: "a" }], true, /1 text block/],
-    ["an empty block beside a full one", [{ type: "text", text: "" }, { type: "text", text: "a" }], true, /1 text block/],
+    ["one text block of hits", [{ type: "text", text: HITS }], true, /1 text block/],
+    ["text block reading [] (ran, found nothing)", [{ type: "text", text: "[]" }], true, /1 text block/],
+    ["text block holding a JSON object", [{ type: "text", text: '{"results":[]}' }], true, /1 text block/],
+    ["two text blocks", [{ type: "text", text: "[]" }, { type: "text", text: HITS }], true, /2 text blocks/],
+    ["a text block after an image block", [{ type: "image", data: "…" }, { type: "text", text: "[]" }], true, /1 text block/],
+    ["an empty block beside a full one", [{ type: "text", text: "" }, { type: "text", text: "[]" }], true, /1 text block/],
+    // Issue 12 item 9: only text that parses as a recall result counts.
+    ["text block of free text", [{ type: "text", text: "a memory" }], false, /text block 1: the text is not JSON/],
+    ["text block reading 'nothing found'", [{ type: "text", text: "nothing found" }], false, /not JSON/],
+    ["text block reading ok", [{ type: "text", text: "ok" }], false, /not JSON/],
+    ["text block parsing as {error}", [{ type: "text", text: '{"error":"backend down"}' }], false, /error key/],
+    ["a result block beside an error block", [{ type: "text", text: "[]" }, { type: "text", text: '{"error":"partial"}' }], false, /text block 2: .*error key/],
+    ["a result block beside free text", [{ type: "text", text: "[]" }, { type: "text", text: "Error: timed out" }], false, /text block 2: .*not JSON/],
+    ["text block parsing as a JSON string", [{ type: "text", text: '"ok"' }], false, /not an array or object/],
     ["empty array", [], false, /content array is empty/],
     ["only an image block", [{ type: "image", data: "…" }], false, /no non-empty text block/],
     ["text block with empty text", [{ type: "text", text: "" }], false, /no non-empty text block/],
@@ -137,10 +150,12 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["array of nulls", [null, null], false, /no non-empty text block/],
 
     // Codex: {content, isError}.
-    ["isError false with text", { content: [{ type: "text", text: "a" }], isError: false }, true, /1 text block/],
-    ["no isError flag with text", { content: [{ type: "text", text: "a" }] }, true, /1 text block/],
-    ["isError null with text", { content: [{ type: "text", text: "a" }], isError: null }, true, /1 text block/],
-    ["extra fields ignored", { content: [{ type: "text", text: "a" }], isError: false, structuredContent: { hits: [] }, _meta: {} }, true, /1 text block/],
+    ["isError false with text", { content: [{ type: "text", text: "[]" }], isError: false }, true, /1 text block/],
+    ["no isError flag with text", { content: [{ type: "text", text: "[]" }] }, true, /1 text block/],
+    ["isError null with text", { content: [{ type: "text", text: "[]" }], isError: null }, true, /1 text block/],
+    ["extra fields ignored", { content: [{ type: "text", text: "[]" }], isError: false, structuredContent: { hits: [] }, _meta: {} }, true, /1 text block/],
+    ["isError false, free text", { content: [{ type: "text", text: "ok" }], isError: false }, false, /not JSON/],
+    ["isError false, text parsing as {error}", { content: [{ type: "text", text: '{"error":{"code":-32000}}' }], isError: false }, false, /error key/],
     ["isError true", { content: [{ type: "text", text: "a" }], isError: true }, false, /isError is true/],
     ["is_error true", { content: [{ type: "text", text: "a" }], is_error: true }, false, /is_error is true/],
     ["isError a string", { content: [{ type: "text", text: "a" }], isError: "true" }, false, /isError is not false/],
@@ -154,11 +169,12 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["content with only empty text", { content: [{ type: "text", text: "" }], isError: false }, false, /no non-empty text block/],
     ["content with only non-text blocks", { content: [{ type: "image", data: "…" }], isError: false }, false, /no non-empty text block/],
 
-    // A bare string in structured mode is read as one text block.
-    ["bare string", "a memory", true, /text response/],
-    ["bare string reading []", "[]", true, /text response/],
-    ["bare empty string", "", false, /empty/],
-    ["bare blank string", "  \n", false, /empty/],
+    // Issue 12 item 9: neither Claude nor Codex documents a bare string as an MCP result, so
+    // none counts, whatever it says (a bare "ok" used to unlock edits).
+    ["bare string", "a memory", false, /a bare string is not an MCP result/],
+    ["bare string ok", "ok", false, /a bare string is not an MCP result/],
+    ["bare string reading []", "[]", false, /a bare string is not an MCP result/],
+    ["bare empty string", "", false, /a bare string is not an MCP result/],
 
     // Neither array, object nor string.
     ["null", null, false, /not a content array or object/],

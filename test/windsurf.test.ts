@@ -55,7 +55,10 @@ describe("pre_write_code guard", () => {
     ["plain prose", "Error: tool failed"],
     ["an empty string", ""],
     ["a JSON string", '"ok"'],
+    ["a bare ok", "ok"],
+    ["null", null],
     ["not a string", { content: [] }],
+    ["a content array", [{ type: "text", text: "[]" }]],
   ])("a recall result that is %s never unlocks", (_label, result) => {
     writeConfig(box.workspace, { project: "wind-app", enforce_learning_loop: true });
     const file = path.join(box.workspace, "src", "a.ts");
@@ -80,5 +83,26 @@ describe("pre_write_code guard", () => {
   test("not opted in: writes pass with nothing printed", () => {
     const file = path.join(box.workspace, "a.ts");
     expect(run("pre-write-code", write("t1", file))).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("the reminder rule lives in the core; the host module only wires and encodes (issue 12 item 24)", () => {
+  test("promptReminderDecision: the reminder once per session, then a pass; no session id: every time", async () => {
+    const { promptReminderDecision } = await import("../src/core/lifecycle.ts");
+    const { createHookInput } = await import("../src/core/hook-input.ts");
+    const { windsurf } = await import("../src/hosts/windsurf.ts");
+    writeConfig(box.workspace, { project: "wind-app" });
+    const input = (payload: Record<string, unknown>) => createHookInput({ ...payload, cwd: box.workspace }, "", windsurf.profile, box.env);
+    expect((await promptReminderDecision(input(prompt("t1")))).kind).toBe("addContext");
+    expect((await promptReminderDecision(input(prompt("t1")))).kind).toBe("pass");
+    const anonymous = { ...prompt("t1") };
+    delete anonymous.trajectory_id;
+    expect((await promptReminderDecision(input(anonymous))).kind).toBe("addContext");
+    expect((await promptReminderDecision(input(anonymous))).kind).toBe("addContext");
+  });
+
+  test("src/hosts/windsurf.ts touches no state", () => {
+    const source = fs.readFileSync(path.join(import.meta.dir, "..", "src", "hosts", "windsurf.ts"), "utf8");
+    expect(source).not.toMatch(/markerPath|readPrivateFile|writePrivateFile/);
   });
 });

@@ -11,7 +11,7 @@ import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile } from "./state.ts";
-import { checkpointStateNotice, learningCheckpoint } from "./texts.ts";
+import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning, type StateFailure } from "./texts.ts";
 
 export const CHECKPOINT_MANIFEST = "learning-checkpoint-manifest";
 const STOP = "stop";
@@ -31,20 +31,20 @@ interface Manifest {
 export function stopDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const store = input.state();
-  if (!store.safe) return stopOnStateFailure(input, identity, `${store.cause}: ${store.problem}`);
+  if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
   const sessionId = sessionOf(input);
   const manifestFile = markerPath(store, input.kind(CHECKPOINT_MANIFEST), sessionId);
 
   // 1. Recovery: a batch captured by an earlier Stop that may never have reached the model.
   const manifestRead = readPrivateFile(manifestFile);
   if (manifestRead.state === "linked" || manifestRead.state === "malformed") {
-    return stateFailure(input, identity, manifestRead.state, manifestFile, manifestRead.problem);
+    return stateFailure(input, identity, store.dir, "read", manifestRead.state, manifestFile, manifestRead.problem);
   }
   const dirtyDir = recordsPath(store, input.kind(LEARNING_DIRTY), sessionId);
   let knownStuck: string[] = [];
   if (manifestRead.state === "present") {
     const manifest = parseManifest(manifestRead.content);
-    if (!manifest) return stateFailure(input, identity, "malformed", manifestFile, "is not a checkpoint manifest");
+    if (!manifest) return stateFailure(input, identity, store.dir, "read", "malformed", manifestFile, "is not a checkpoint manifest");
     if (manifest.state === "pending") {
       // The interrupted Stop may have died before emptying the queue: the records this
       // snapshot already covers go now, or the batch would earn a second checkpoint.
@@ -52,45 +52,42 @@ export function stopDecision(input: HookInput): Decision {
       const queued = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
       const leftover = queued.state === "ok" ? queued.records.filter((r) => covered.has(canonicalRecordJson(r.record))) : [];
       const stuck = leftover.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
-      return deliver(input, identity, manifestFile, manifest.targets, [...(manifest.stuck ?? []), ...stuck], "");
+      return deliver(input, identity, store.dir, manifestFile, manifest.targets, [...(manifest.stuck ?? []), ...stuck], "");
     }
     knownStuck = (manifest.stuck ?? []).filter((name) => !removeRecordFile(path.join(dirtyDir, name)));
     const consumed =
       knownStuck.length === 0
         ? removeRecordFile(manifestFile)
         : writePrivateFile(manifestFile, manifestJson({ state: "delivered", targets: manifest.targets, stuck: knownStuck })).ok;
-    if (!consumed) return stateFailure(input, identity, "storage", manifestFile, "cannot be updated");
+    if (!consumed) return stateFailure(input, identity, store.dir, "write", "storage", manifestFile, "cannot be updated");
   }
 
   // 2. A new batch: every repository edited since the last checkpoint.
   const dirty = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
-  if (dirty.state !== "ok") return stateFailure(input, identity, dirty.state, dirty.path, dirty.problem);
+  if (dirty.state !== "ok") return stateFailure(input, identity, store.dir, "read", dirty.state, dirty.path, dirty.problem);
   const fresh = dirty.records.filter((r) => !knownStuck.includes(path.basename(r.file)));
   if (fresh.length > 0) {
     const targets = uniqueTargets(fresh.map((r) => r.record));
     const snapshot = writePrivateFile(manifestFile, manifestJson({ state: "pending", targets, stuck: knownStuck }));
-    if (!snapshot.ok) return stateFailure(input, identity, snapshot.cause, manifestFile, snapshot.problem);
+    if (!snapshot.ok) return stateFailure(input, identity, store.dir, "write", snapshot.cause, manifestFile, snapshot.problem);
     for (const target of targets) writePrivateFile(markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, target.root)), "1\n");
     writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
     const stuck = fresh.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
-    const warning =
-      stuck.length > 0
-        ? `the edit queue at ${dirty.dir} could not be emptied (${stuck.length} record(s) left) and needs inspection; this checkpoint lists every repository anyway.`
-        : "";
-    return deliver(input, identity, manifestFile, targets, [...knownStuck, ...stuck], warning);
+    const warning = stuck.length > 0 ? stuckQueueWarning(dirty.dir, stuck.length) : "";
+    return deliver(input, identity, store.dir, manifestFile, targets, [...knownStuck, ...stuck], warning);
   }
   if (knownStuck.length > 0) {
-    return stateFailure(input, identity, "storage", dirtyDir, `holds ${knownStuck.length} record(s) that cannot be removed`);
+    return stateFailure(input, identity, store.dir, "write", "storage", dirtyDir, `holds ${knownStuck.length} record(s) that cannot be removed`);
   }
 
   // 3. No edits: an opted-in repository still gets its checklist once per session.
   if (identity.enforceLearningLoop) {
     const repoMarker = markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, identity.root));
     const seen = readPrivateFile(repoMarker);
-    if (seen.state === "linked" || seen.state === "malformed") return stateFailure(input, identity, seen.state, seen.path, seen.problem);
+    if (seen.state === "linked" || seen.state === "malformed") return stateFailure(input, identity, store.dir, "read", seen.state, seen.path, seen.problem);
     if (seen.state === "absent") {
       const written = writePrivateFile(repoMarker, "1\n");
-      if (!written.ok) return stateFailure(input, identity, written.cause, repoMarker, written.problem);
+      if (!written.ok) return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
       writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
       return { kind: "continue", text: learningCheckpoint([{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
     }
@@ -102,6 +99,7 @@ export function stopDecision(input: HookInput): Decision {
 function deliver(
   input: HookInput,
   identity: ProjectIdentity,
+  stateDir: string,
   manifestFile: string,
   targets: readonly RepositoryRecord[],
   stuck: readonly string[],
@@ -111,15 +109,24 @@ function deliver(
   if (!delivered.ok) {
     // Without "delivered" the next Stop would send this batch again, and again: the session
     // could only end through the host's flag.
-    return stateFailure(input, identity, delivered.cause, manifestFile, delivered.problem);
+    return stateFailure(input, identity, stateDir, "write", delivered.cause, manifestFile, delivered.problem);
   }
   return { kind: "continue", text: learningCheckpoint(targets, warning || undefined), note: warning || input.inputProblem };
 }
 
-function stateFailure(input: HookInput, identity: ProjectIdentity, cause: "linked" | "malformed" | "storage", path: string, problem: string): Decision {
-  const decision = stopOnStateFailure(input, identity, `${cause}: ${path} ${problem}`);
+function stateFailure(
+  input: HookInput,
+  identity: ProjectIdentity,
+  stateDir: string,
+  access: "read" | "write",
+  cause: "linked" | "malformed" | "storage",
+  path: string,
+  problem: string,
+): Decision {
+  const failure: StateFailure = { access, cause, path, problem, stateDir };
+  const decision = stopOnStateFailure(input, identity, failure);
   if (decision.kind !== "continue") return decision;
-  return { ...decision, text: checkpointStateNotice(identity, cause, path, problem) };
+  return { ...decision, text: checkpointStateNotice(identity, failure) };
 }
 
 function manifestJson(manifest: Manifest): string {

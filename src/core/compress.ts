@@ -12,7 +12,7 @@ import { compileText, probeCompiler, readRisk, readTokens, resolveCompiler, COMP
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { isPlainObject, stringField, UNKNOWN_SESSION } from "./payload.ts";
-import { errorCode } from "./state.ts";
+import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
 import { compressionFooter } from "./texts.ts";
 
 /** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
@@ -287,12 +287,12 @@ const ARCHIVE_PREFIX = "velesdb-output.";
  * writeArchive(stateDir, original) → `<state>/tool-output/velesdb-output.<random>` holding the
  * original tool_response as JSON, mode 0600. The name is random and the file is created with
  * O_EXCL|O_NOFOLLOW, so a link planted at any name is never followed: creation fails on it
- * and we try a fresh name. The directory must be ours, 0700, and not a link.
+ * and we try a fresh name. The directory must be ours and not a link; a looser mode is repaired.
  */
 export function writeArchive(stateDir: string, original: Record<string, unknown>, randomName: () => string = randomArchiveName): ArchiveResult {
   const dir = path.join(stateDir, ARCHIVE_DIR);
-  const dirProblem = ensurePrivateDirectory(dir);
-  if (dirProblem) return { ok: false, problem: dirProblem };
+  const dirProblem = ensurePrivateSubdirectory(stateDir, ARCHIVE_DIR);
+  if (dirProblem) return { ok: false, problem: `archive directory ${dirProblem}` };
   const json = JSON.stringify(original);
   for (let attempt = 0; attempt < 4; attempt++) {
     const file = path.join(dir, ARCHIVE_PREFIX + randomName());
@@ -327,28 +327,6 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
 function randomArchiveName(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** ensurePrivateDirectory(dir) → null when dir is (now) a 0700 directory of ours and not a link. */
-function ensurePrivateDirectory(dir: string): string | null {
-  try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") return `archive directory ${dir} cannot be created (${errorCode(error)})`;
-  }
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(dir);
-  } catch (error) {
-    return `archive directory ${dir} cannot be inspected (${errorCode(error)})`;
-  }
-  if (st.isSymbolicLink()) return `archive directory ${dir} is a symlink`;
-  if (!st.isDirectory()) return `archive directory ${dir} is not a directory`;
-  if (process.platform !== "win32") {
-    if (typeof process.getuid === "function" && st.uid !== process.getuid()) return `archive directory ${dir} is owned by another user`;
-    if ((st.mode & 0o777) !== 0o700) return `archive directory ${dir} has mode ${(st.mode & 0o777).toString(8)}, not 700`;
-  }
-  return null;
 }
 
 function removeQuietly(file: string): void {

@@ -4,8 +4,11 @@
 
 /** A rule's verdict for one hook invocation. */
 export type Decision =
-  /** The host's neutral answer: nothing changes. */
-  | { readonly kind: "pass"; readonly note?: string }
+  /**
+   * The host's neutral answer: nothing changes. `userMessage`: one line for the user, where the
+   * host has a channel the user sees and the model does not (Claude's systemMessage).
+   */
+  | { readonly kind: "pass"; readonly note?: string; readonly userMessage?: string }
   /** Context the model reads at session start (or after a prompt). */
   | { readonly kind: "addContext"; readonly text: string; readonly note?: string }
   /** Stop: the agent must take one more step; `text` is what the model reads. */
@@ -27,6 +30,11 @@ export interface HookAnswer {
   readonly stdout: string;
   readonly stderr: string;
   readonly exitCode: 0 | 2 | 64;
+  /**
+   * The answer to give instead when stdout could not be written completely (closed, full, a
+   * reader gone). Set on a JSON deny: its exit-2 form, so a lost deny never becomes an allow.
+   */
+  readonly ifStdoutFails?: HookAnswer;
 }
 
 export const pass = (note?: string): Decision => (note ? { kind: "pass", note } : { kind: "pass" });
@@ -41,4 +49,17 @@ export function diagnosticLine(note: string | undefined): string {
 /** A JSON answer: one compact object, one trailing newline, nothing else (SPEC §3.4). */
 export function jsonAnswer(value: unknown, note?: string): HookAnswer {
   return { stdout: `${JSON.stringify(value)}\n`, stderr: diagnosticLine(note), exitCode: 0 };
+}
+
+/**
+ * exitTwoDeny(reason) → the refusal every host honours without JSON: exit 2, the reason on
+ * stderr (Claude, Codex, the DeepSeek bridge and Windsurf all block on it and show stderr).
+ */
+export function exitTwoDeny(reason: string): HookAnswer {
+  return { stdout: "", stderr: `${reason}\n`, exitCode: 2 };
+}
+
+/** jsonDenyAnswer(value, reason, note) → the JSON deny, with exitTwoDeny(reason) should stdout fail. */
+export function jsonDenyAnswer(value: unknown, reason: string, note?: string): HookAnswer {
+  return { ...jsonAnswer(value, note), ifStdoutFails: exitTwoDeny(reason) };
 }

@@ -226,21 +226,15 @@ async function lookUpLatest(url: string, timeoutMs: number): Promise<string | un
   }
 }
 
-/** compareVersions("0.4.1", "0.10.0") → negative; a pre-release sorts before its release. */
+/**
+ * compareVersions("1.0.0-rc.10", "1.0.0-rc.9") → positive: full semver precedence, numeric
+ * pre-release identifiers compared as numbers (a string compare put rc.10 before rc.9, issue
+ * 12). Bun.semver is built in, so this costs no start-up; it throws on text that is not a
+ * version, which the pattern rules out first (0: "cannot tell" never claims an upgrade).
+ */
 export function compareVersions(a: string, b: string): number {
-  const pa = VERSION_PATTERN.exec(a);
-  const pb = VERSION_PATTERN.exec(b);
-  if (!pa || !pb) return 0;
-  for (let i = 1; i <= 3; i++) {
-    const diff = Number(pa[i]) - Number(pb[i]);
-    if (diff !== 0) return diff;
-  }
-  const preA = pa[4];
-  const preB = pb[4];
-  if (preA === preB) return 0;
-  if (preA === undefined) return 1;
-  if (preB === undefined) return -1;
-  return preA < preB ? -1 : 1;
+  if (!VERSION_PATTERN.test(a) || !VERSION_PATTERN.test(b)) return 0;
+  return Bun.semver.order(a, b);
 }
 
 function validVersion(value: unknown): string | undefined {

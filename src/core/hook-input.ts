@@ -23,8 +23,8 @@ export interface HostProfile {
    * the guard records no edit queue: nothing would ever read or empty it.
    */
   readonly checkpointsEdits: boolean;
-  /** Called once when a hook had to create the state directory. */
-  onStateCreated?(dir: string, env: NodeJS.ProcessEnv): void;
+  /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
+  onStateCreated?(store: { readonly dir: string; readonly createdDirectories: readonly string[] }, env: NodeJS.ProcessEnv): void;
 }
 
 export interface HookInput {
@@ -56,7 +56,7 @@ export function createHookInput(payload: Payload, inputProblem: string, host: Ho
     state: () => {
       if (store) return store;
       store = openStateStore(host.stateDirectory(env, cwd), host.stateAnchor?.(env, cwd));
-      if (store.safe && store.created) host.onStateCreated?.(store.dir, env);
+      if (store.safe && store.created) host.onStateCreated?.({ dir: store.dir, createdDirectories: store.createdDirectories ?? [store.dir] }, env);
       return store;
     },
     kind: (kind: string) => `${host.statePrefix}${kind}`,

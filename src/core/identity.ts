@@ -4,9 +4,18 @@
 // that is not a JSON object, or a field of the wrong type all mean "defaults, not enforced".
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { reportProblem } from "./diagnostics.ts";
 
 export const CONFIG_FILE_NAME = ".velesdb-hooks.json";
 const MAX_DIRECTORIES_WALKED = 20;
+/** A config holds three short fields; anything bigger is not one (and is never read whole). */
+const MAX_CONFIG_BYTES = 64 * 1024;
+/** `project` and `session` are identifiers quoted into model-facing text, not prose. */
+const MAX_SLOT_NAME_LENGTH = 200;
+// C0, DEL, C1, and the Unicode line and paragraph separators.
+const NON_PRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const IS_WINDOWS = process.platform === "win32";
+const CURRENT_UID = typeof process.getuid === "function" ? process.getuid() : -1;
 export const DEFAULT_SESSION_SLOT = "rolling";
 
 export interface ProjectIdentity {
@@ -61,7 +70,16 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
   let dir = start;
   for (let walked = 0; walked < MAX_DIRECTORIES_WALKED; walked++) {
     const candidate = path.join(dir, CONFIG_FILE_NAME);
-    if (isRegularFile(candidate)) return identityFromConfig(candidate, dir, defaults);
+    const found = inspectConfigCandidate(candidate);
+    if (found === "foreign") {
+      // git's safe.directory rule: another user's file (a /tmp/.velesdb-hooks.json planted
+      // above every repository under /tmp) must not opt anyone in or out. Root's counts.
+      reportProblem(`${JSON.stringify(candidate)} is owned by another user: skipped`);
+    } else if (found === "config") {
+      const identity = identityFromConfig(candidate, dir, defaults);
+      if (identity.configProblem !== "") reportProblem(`${JSON.stringify(candidate)} ${identity.configProblem}: ignored, defaults apply`);
+      return identity;
+    }
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;
@@ -70,17 +88,22 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
 }
 
 function identityFromConfig(configPath: string, dir: string, defaults: ProjectIdentity): ProjectIdentity {
+  const read = readConfigText(configPath);
+  if (typeof read !== "string") return { ...defaults, configPath, configProblem: read.problem };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fs.readFileSync(configPath, "utf8"));
-  } catch (error) {
-    const problem = error instanceof SyntaxError ? "is not valid JSON" : "cannot be read";
-    return { ...defaults, configPath, configProblem: problem };
+    parsed = JSON.parse(read);
+  } catch {
+    return { ...defaults, configPath, configProblem: "is not valid JSON" };
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { ...defaults, configPath, configProblem: "is not a JSON object" };
   }
   const config = parsed as Record<string, unknown>;
+  for (const field of ["project", "session"] as const) {
+    const problem = slotNameProblem(config[field]);
+    if (problem) return { ...defaults, configPath, configProblem: `has a ${field} that ${problem}` };
+  }
   let root = dir;
   try {
     root = fs.realpathSync.native(dir);
@@ -97,6 +120,71 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
   };
 }
 
+/**
+ * slotNameProblem("x".repeat(4400)) → why a `project`/`session` value cannot be used. Both are
+ * quoted into every session-start text: an unbounded one could push the load call past a
+ * host's context cut (Codex, dsh: 9 000 characters), and a newline could forge a line of it.
+ * A value of another type keeps its old meaning (that field's default).
+ */
+function slotNameProblem(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  if (value.length > MAX_SLOT_NAME_LENGTH) return `is longer than ${MAX_SLOT_NAME_LENGTH} characters`;
+  if (NON_PRINTABLE.test(value)) return "holds a newline or another control character";
+  return undefined;
+}
+
+type ConfigCandidate = "absent" | "foreign" | "config";
+
+/**
+ * inspectConfigCandidate(p) → "config" when p exists and is not a directory (a regular file,
+ * or a link or device that will read as malformed), "foreign" when another user owns it.
+ */
+function inspectConfigCandidate(p: string): ConfigCandidate {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return "absent";
+  }
+  if (!IS_WINDOWS && !isTrustedOwner(st.uid)) return "foreign";
+  return st.isFile() || st.isSymbolicLink() ? "config" : "absent";
+}
+
+/**
+ * readConfigText(p) → at most 64 KiB of the file, or why it cannot be used. The size from
+ * stat is never trusted (a sparse 4 GB file costs nothing to create): the read itself is
+ * bounded. O_NOFOLLOW because the file is repository content (git commits links), O_NONBLOCK
+ * so a FIFO swapped in after the lstat cannot hang the hook.
+ */
+function readConfigText(p: string): string | { readonly problem: string } {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(p, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { problem: "is not a regular file" };
+    if (!IS_WINDOWS && !isTrustedOwner(st.uid)) return { problem: "is owned by another user" };
+    if (st.size > MAX_CONFIG_BYTES) return { problem: `is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
+    const bytes = Buffer.allocUnsafe(MAX_CONFIG_BYTES + 1);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const count = fs.readSync(fd, bytes, filled, bytes.length - filled, null);
+      if (count === 0) break;
+      filled += count;
+    }
+    if (filled > MAX_CONFIG_BYTES) return { problem: `is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
+    return bytes.toString("utf8", 0, filled);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    return { problem: code === "ELOOP" ? "is a symlink" : "cannot be read" };
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function isTrustedOwner(uid: number): boolean {
+  return uid === 0 || uid === CURRENT_UID;
+}
+
 function defaultProjectName(start: string): string {
   // The filesystem root has no basename; name it rather than send an empty project.
   return path.basename(start) || "root";
@@ -106,10 +194,3 @@ function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function isRegularFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}

@@ -5,10 +5,19 @@
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { freshnessNotice } from "./freshness.ts";
-import { resolveProjectIdentity } from "./identity.ts";
+import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import { loadGuidance, saveGuidance, stateUnavailableNotice, summariserInstructions, type MemorySlot } from "./texts.ts";
+import {
+  loadGuidance,
+  saveGuidance,
+  stateFailureDetail,
+  stateUnavailableNotice,
+  stateUnavailableUserLine,
+  summariserInstructions,
+  windsurfPromptReminder,
+  type StateFailure,
+} from "./texts.ts";
 
 /**
  * SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on
@@ -50,29 +59,48 @@ export function preCompactDecision(input: HookInput): Decision {
   };
 }
 
-/** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
-export function genericStopDecision(input: HookInput, slot: MemorySlot = resolveProjectIdentity(input.cwd)): Decision {
+/**
+ * The prompt-time reminder (Windsurf pre_user_prompt, SPEC §4.3): load and save guidance once
+ * per session, then a pass. Without a session id or usable state it comes every time: it is
+ * advisory, and a repeated reminder costs a few lines where a lost one costs the session.
+ */
+export function promptReminderDecision(input: HookInput): Decision {
+  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(resolveProjectIdentity(input.cwd)), note: input.inputProblem };
+  if (input.sessionId === undefined) return reminder;
   const store = input.state();
-  if (!store.safe) return stopOnStateFailure(input, slot, `${store.cause}: ${store.problem}`);
+  if (!store.safe) return reminder;
+  const marker = markerPath(store, input.kind("prompt"), input.sessionId);
+  if (readPrivateFile(marker).state !== "absent") return pass(input.inputProblem);
+  writePrivateFile(marker, "1\n");
+  return reminder;
+}
+
+/** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
+export function genericStopDecision(input: HookInput, identity: ProjectIdentity = resolveProjectIdentity(input.cwd)): Decision {
+  const store = input.state();
+  if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
   const marker = markerPath(store, input.kind("stop"), sessionOf(input));
   const seen = readPrivateFile(marker);
   if (seen.state === "present") return pass(input.inputProblem);
-  if (seen.state !== "absent") return stopOnStateFailure(input, slot, `${seen.state}: marker ${seen.path} ${seen.problem}`);
+  if (seen.state !== "absent") return stopOnStateFailure(input, identity, { access: "read", cause: seen.state, path: seen.path, problem: seen.problem, stateDir: store.dir });
   const written = writePrivateFile(marker, "1\n");
-  if (!written.ok) return stopOnStateFailure(input, slot, `${written.cause}: ${written.problem}`);
-  return { kind: "continue", text: saveGuidance(slot), note: input.inputProblem };
+  if (!written.ok) return stopOnStateFailure(input, identity, { access: "write", cause: written.cause, path: marker, problem: written.problem, stateDir: store.dir });
+  return { kind: "continue", text: saveGuidance(identity), note: input.inputProblem };
 }
 
 /**
- * stopOnStateFailure(input, slot, problem): continue with a notice, but only where the host
- * proves this is not already a continuation. State can stay broken for the whole session;
- * Codex has no continuation cap and the DeepSeek bridge never sets `stop_hook_active`, so an
- * unconditional continuation here would loop forever.
+ * stopOnStateFailure(input, identity, failure) → what Stop answers when its state is unusable.
+ * State can stay broken for the whole session, and every turn ends in a Stop: a continuation
+ * here costs a paid model turn each time (issue 12). So only an opted-in repository, whose
+ * checkpoints are lost, is told (one line for the user elsewhere, where the host can show
+ * one), and only where the host proves this Stop is not already a continuation: Codex has no
+ * continuation cap and the DeepSeek bridge never sets `stop_hook_active`.
  */
-export function stopOnStateFailure(input: HookInput, slot: MemorySlot, problem: string): Decision {
-  const note = `state unavailable: ${problem}`;
+export function stopOnStateFailure(input: HookInput, identity: ProjectIdentity, failure: StateFailure): Decision {
+  const note = `state unavailable: ${stateFailureDetail(failure)}`;
+  if (!identity.enforceLearningLoop) return { kind: "pass", note, userMessage: stateUnavailableUserLine(failure) };
   if (input.host.stopFlagUnreliable || input.payload.stop_hook_active === true) return pass(note);
-  return { kind: "continue", text: stateUnavailableNotice(slot, problem), note };
+  return { kind: "continue", text: stateUnavailableNotice(identity, failure), note };
 }
 
 /** The host session id, or `unknown-session` for lifecycle hooks (SPEC §3.1). */

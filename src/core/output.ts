@@ -3,9 +3,12 @@
 // momentarily full (EAGAIN on a non-blocking descriptor) is waited on rather than dropped.
 import * as fs from "node:fs";
 
-/** writeFully(1, text) → every byte of text written to fd, unless the reader has gone (EPIPE). */
-export function writeFully(fd: number, text: string): void {
-  if (text === "") return;
+/**
+ * writeFully(1, text) → true once every byte of text is written to fd; false when the
+ * descriptor refused (closed, EPIPE, ENOSPC), so the caller can answer another way.
+ */
+export function writeFully(fd: number, text: string): boolean {
+  if (text === "") return true;
   const bytes = Buffer.from(text, "utf8");
   let offset = 0;
   while (offset < bytes.length) {
@@ -16,7 +19,24 @@ export function writeFully(fd: number, text: string): void {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         continue;
       }
-      return; // The reader is gone: nobody is left to answer.
+      return false;
     }
+  }
+  return true;
+}
+
+/**
+ * stdoutIsDiscarded() → true when fd 1 is the null device. Bun reopens a closed stdout on
+ * /dev/null at start-up (measured, 1.4), so a host that closed our stdout sees every write
+ * succeed and read by nobody; an answer that must arrive (a deny) needs another channel then.
+ */
+export function stdoutIsDiscarded(): boolean {
+  if (process.platform === "win32") return false;
+  try {
+    const out = fs.fstatSync(1);
+    const nul = fs.statSync("/dev/null");
+    return out.isCharacterDevice() && out.rdev === nul.rdev;
+  } catch {
+    return true; // No usable fd 1 at all.
   }
 }

@@ -1,4 +1,4 @@
-// Reading the hook payload (SPEC §3.1): all of stdin in one synchronous read, parsed once.
+// Reading the hook payload (SPEC §3.1): all of stdin (up to 64 MiB) synchronously, parsed once.
 // Hosts add fields every release, so nothing here validates a whole payload: each hook asks
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";
@@ -11,21 +11,69 @@ export interface PayloadReading {
   readonly payload: Payload;
   /** Why the input was not a usable object, for one stderr line; "" when it was. */
   readonly problem: string;
+  /** True when stdin held more than MAX_STDIN_BYTES: the hook must pass without reading it. */
+  readonly oversized?: boolean;
 }
+
+/**
+ * The most stdin a hook reads: 64 MiB. Real payloads stay far below it (the largest seen are
+ * tool outputs of a few MB; Claude saves bigger ones to a file and sends the path), and a hook
+ * must not spend seconds and hundreds of MB on 100 MB of garbage before its host times it out.
+ */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable. */
 export function readPayloadFromStdin(): PayloadReading {
-  let text: string;
+  let text: string | undefined;
   try {
     // A hook started by hand from a terminal would wait forever on the keyboard. Hosts always
     // pipe the payload; a character device (a terminal, /dev/null) carries none. This check
     // costs one fstat, where importing node:tty for isatty() cost ~2 ms of a ~5 ms hook.
     if (fs.fstatSync(0).isCharacterDevice()) return { payload: {}, problem: "stdin was empty (a terminal or a device, not a hook payload)" };
-    text = fs.readFileSync(0, "utf8");
+    text = readStdinText(0, MAX_STDIN_BYTES);
   } catch {
     return { payload: {}, problem: "stdin could not be read" };
   }
+  if (text === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
   return parsePayload(text);
+}
+
+/**
+ * readStdinText(fd, limit) → stdin decoded as UTF-8, or undefined as soon as more than `limit`
+ * bytes arrived. Most payloads fit the first 64 KiB read. A larger one goes into one buffer of
+ * limit + 1 bytes, left uninitialised (the system commits only the pages a read touches), is
+ * decoded, and the buffer is released at once (ArrayBuffer transfer): a payload of several MB
+ * then peaks no higher than readFileSync did, and an oversized one never costs more than the cap.
+ */
+function readStdinText(fd: number, limit: number): string | undefined {
+  const first = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1));
+  const firstFilled = readUntilFullOrEnd(fd, first, 0);
+  if (firstFilled < first.length) return first.toString("utf8", 0, firstFilled);
+  const whole = Buffer.allocUnsafe(limit + 1);
+  first.copy(whole);
+  const filled = readUntilFullOrEnd(fd, whole, firstFilled);
+  const text = filled > limit ? undefined : whole.toString("utf8", 0, filled);
+  // Detaching frees the pages now rather than at the next collection (ES2024; Bun has it).
+  (whole.buffer as ArrayBuffer & { transfer?(length: number): ArrayBuffer }).transfer?.(0);
+  return text;
+}
+
+/** readUntilFullOrEnd(fd, buffer, filled) → how many bytes of buffer hold input once it is full or stdin ended. */
+function readUntilFullOrEnd(fd: number, buffer: Buffer, filled: number): number {
+  while (filled < buffer.length) {
+    let count: number;
+    try {
+      count = fs.readSync(fd, buffer, filled, buffer.length - filled, null);
+    } catch (error) {
+      // A non-blocking pipe with nothing in it yet: wait for the writer, as readFileSync did.
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+      continue;
+    }
+    if (count === 0) break;
+    filled += count;
+  }
+  return filled;
 }
 
 /** parsePayload('{"cwd":"/x"}') → { payload: {cwd:"/x"}, problem: "" }. */

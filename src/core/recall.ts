@@ -107,11 +107,12 @@ function readResponse(response: unknown, form: RecallResponseForm): ResponseRead
 
 /**
  * structuredResponse([{type:"text",text:"[]"}]) → ok; also `{content:[…], isError:false}`.
- * A bare string is read as one text block. No measured Claude or Codex version sends one, but
- * a host that flattened the blocks would still be showing an answer; blank text shows none.
+ * Only the shapes the hosts document count: Claude's content array and Codex's CallToolResult.
+ * A bare string is neither (a bare "ok" once unlocked edits, issue 12), and each text block must
+ * read as a recall result by the same rule as the text hosts: free text may be an error message.
  */
 function structuredResponse(response: unknown): ResponseReading {
-  if (typeof response === "string") return hasText(response) ? found("a text response") : missing("the text response is empty");
+  if (typeof response === "string") return missing("a bare string is not an MCP result");
   if (Array.isArray(response)) return contentBlocks(response);
   if (!isPlainObject(response)) return missing("the response is not a content array or object");
   // Only `false` (or no flag) clears a response: a flag of any other value is a doubt.
@@ -127,11 +128,21 @@ function structuredResponse(response: unknown): ResponseReading {
   return contentBlocks(response.content);
 }
 
-/** contentBlocks([{type:"text",text:"x"}]) → ok when at least one text block has non-blank text. */
+/**
+ * contentBlocks([{type:"text",text:"[]"}]) → ok when at least one text block is non-blank and
+ * every non-blank text block reads as a recall result (textResponse); one doubtful block is enough
+ * to refuse. Blocks of other types (images) carry no verdict either way.
+ */
 function contentBlocks(blocks: readonly unknown[]): ResponseReading {
   if (blocks.length === 0) return missing("the content array is empty");
-  const texts = blocks.filter((block) => isPlainObject(block) && block.type === "text" && hasText(block.text)).length;
-  // "[]" or "nothing found" is a recall that ran and found nothing: it still counts.
+  let texts = 0;
+  for (const [index, block] of blocks.entries()) {
+    if (!isPlainObject(block) || block.type !== "text" || !hasText(block.text)) continue;
+    const reading = textResponse(block.text);
+    if (!reading.ok) return missing(`text block ${index + 1}: ${reading.why}`);
+    texts += 1;
+  }
+  // "[]" is a recall that ran and found nothing: it still counts.
   return texts > 0 ? found(texts === 1 ? "1 text block" : `${texts} text blocks`) : missing("no non-empty text block");
 }
 

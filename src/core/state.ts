@@ -14,7 +14,14 @@ const currentUid = (): number => (typeof process.getuid === "function" ? process
 export type UnsafeCause = "storage" | "linked";
 
 export type StateStore =
-  | { readonly safe: true; readonly dir: string; /** This call created the directory. */ readonly created?: boolean }
+  | {
+      readonly safe: true;
+      readonly dir: string;
+      /** This call created the directory. */
+      readonly created?: boolean;
+      /** Every directory this call created, outermost first (only with `created`). */
+      readonly createdDirectories?: readonly string[];
+    }
   | { readonly safe: false; readonly dir: string; readonly cause: UnsafeCause; readonly problem: string };
 
 /**
@@ -35,28 +42,86 @@ export function defaultStateDirectory(env: NodeJS.ProcessEnv = process.env): str
 
 /**
  * openStateStore(dir, anchor?) → a safe store (created 0700 when missing) or an unsafe one saying why.
- * `anchor`, when given, must already be a directory: the missing part of `dir` is created below
- * it, never the anchor itself. The DeepSeek bridge's state lives in `<payload cwd>/.velesdb-hooks`;
- * without the anchor, a payload naming a workspace that does not exist (deleted, mistyped, or
- * fuzzed: issue 9) made the hook create that whole directory chain outside its state directory.
+ * `anchor`, when given, must already be a directory, and `dir` must lie below it: the part of
+ * `dir` below the anchor is created one component at a time, see openAnchoredStateStore.
  */
 export function openStateStore(dir: string, anchor?: string): StateStore {
-  const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
-  if (!path.isAbsolute(dir)) return unsafe("storage", `state directory ${dir} is not an absolute path`);
-  let st: fs.Stats;
+  if (!path.isAbsolute(dir)) return { safe: false, dir, cause: "storage", problem: `state directory ${dir} is not an absolute path` };
+  if (anchor !== undefined) return openAnchoredStateStore(dir, anchor);
   let created = false;
-  try {
-    st = fs.lstatSync(dir);
-  } catch (error) {
-    if (errorCode(error) !== "ENOENT") return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
-    if (anchor !== undefined && !isDirectory(anchor)) return unsafe("storage", `state directory ${dir} is not created: ${anchor} is not a directory`);
+  if (lstatOrNull(dir) === null) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       created = true;
-      st = fs.lstatSync(dir);
     } catch (mkdirError) {
-      return unsafe("storage", `state directory ${dir} cannot be created (${errorCode(mkdirError)})`);
+      return { safe: false, dir, cause: "storage", problem: `state directory ${dir} cannot be created (${errorCode(mkdirError)})` };
     }
+  }
+  const store = checkStateDirectory(dir);
+  return store.safe && created ? { ...store, created, createdDirectories: [dir] } : store;
+}
+
+/**
+ * openAnchoredStateStore("/ws/.velesdb-hooks/state", "/ws") → the store inside the workspace.
+ * The DeepSeek bridge's state lives in `<payload cwd>/.velesdb-hooks`, and everything below the
+ * workspace is repository content: git commits symlinks, so a `.velesdb-hooks` linking to
+ * another repository would have had our markers and a `.gitignore` of `*` written there. So:
+ * the anchor is resolved once, each component below it is lstat()ed and created with a
+ * non-recursive mkdir, a link, a non-directory or another user's directory is refused, and the
+ * result must still resolve inside the resolved anchor. A payload naming a workspace that does
+ * not exist (deleted, mistyped, fuzzed: issue 9) makes state unavailable, nothing created.
+ */
+function openAnchoredStateStore(dir: string, anchor: string): StateStore {
+  const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
+  const below = path.relative(anchor, dir);
+  if (below === "" || below.startsWith("..") || path.isAbsolute(below)) return unsafe("storage", `state directory ${dir} is not inside ${anchor}`);
+  let resolvedAnchor: string;
+  try {
+    resolvedAnchor = fs.realpathSync.native(anchor);
+    if (!fs.statSync(resolvedAnchor).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+  } catch {
+    return unsafe("storage", `state directory ${dir} is not created: ${anchor} is not a directory`);
+  }
+  let current = resolvedAnchor;
+  const createdDirectories: string[] = [];
+  for (const component of below.split(path.sep)) {
+    current = path.join(current, component);
+    let st = lstatOrNull(current);
+    if (st === null) {
+      try {
+        fs.mkdirSync(current, { mode: 0o700 });
+        createdDirectories.push(current);
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") return unsafe("storage", `state directory ${current} cannot be created (${errorCode(error)})`);
+      }
+      st = lstatOrNull(current);
+    }
+    if (st === "error" || st === null) return unsafe("storage", `state directory ${current} cannot be inspected`);
+    if (st.isSymbolicLink()) return unsafe("linked", `state directory ${current} is a symlink`);
+    if (!st.isDirectory()) return unsafe("storage", `state directory ${current} is not a directory`);
+    if (!IS_WINDOWS && st.uid !== currentUid()) return unsafe("storage", `state directory ${current} is owned by another user`);
+  }
+  // A component swapped for a link between our lstat and our mkdir of the next one still
+  // cannot take the store outside the workspace.
+  let resolved: string;
+  try {
+    resolved = fs.realpathSync.native(current);
+  } catch (error) {
+    return unsafe("storage", `state directory ${current} cannot be resolved (${errorCode(error)})`);
+  }
+  if (resolved !== current) return unsafe("linked", `state directory ${current} resolves to ${resolved}, outside ${resolvedAnchor}`);
+  const store = checkStateDirectory(current);
+  return store.safe && createdDirectories.length > 0 ? { ...store, created: true, createdDirectories } : store;
+}
+
+/** checkStateDirectory(dir) → safe when dir is a real directory, ours, mode 0700. */
+function checkStateDirectory(dir: string): StateStore {
+  const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (error) {
+    return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
   }
   if (st.isSymbolicLink()) return unsafe("linked", `state directory ${dir} is a symlink`);
   if (!st.isDirectory()) return unsafe("storage", `state directory ${dir} is not a directory`);
@@ -66,7 +131,7 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
       return unsafe("storage", `state directory ${dir} has mode ${(st.mode & 0o777).toString(8)}, not 700`);
     }
   }
-  return created ? { safe: true, dir, created } : { safe: true, dir };
+  return { safe: true, dir };
 }
 
 export type PrivateRead =
@@ -130,6 +195,61 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
       // The temp file may never have been created; nothing else to clean.
     }
     return { ok: false, cause: "storage", problem: `${target} cannot be written (${errorCode(error)})` };
+  }
+}
+
+/**
+ * createExclusiveFile(target, content) → true when this call created target and wrote it whole.
+ * O_CREAT|O_EXCL|O_NOFOLLOW: whatever already sits at that name (a file, a planted link) is
+ * left as it is. For files we place beside the state, not state itself (no temp + rename).
+ */
+export function createExclusiveFile(target: string, content: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
+    const bytes = Buffer.from(content, "utf8");
+    for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * ensurePrivateSubdirectory(stateDir, "tool-output") → null when `<stateDir>/<name>` is (now) a
+ * 0700 directory of ours and not a link, else why not. Called only inside a safe store, where
+ * nobody else can rename entries: a directory of ours with a looser mode (an older tool, a
+ * user's `mkdir`) is repaired to 0700 through its own descriptor rather than refused forever,
+ * which stderr alone (hosts do not show it) would never have explained. A link, a
+ * non-directory or another user's directory is refused.
+ */
+export function ensurePrivateSubdirectory(stateDir: string, name: string): string | null {
+  const dir = path.join(stateDir, name);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") return `${dir} cannot be created (${errorCode(error)})`;
+  }
+  const st = lstatOrNull(dir);
+  if (st === null || st === "error") return `${dir} cannot be inspected`;
+  if (st.isSymbolicLink()) return `${dir} is a symlink`;
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  if (IS_WINDOWS) return null;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | noFollowFlag());
+    const opened = fs.fstatSync(fd);
+    if (!opened.isDirectory()) return `${dir} is not a directory`;
+    if (opened.uid !== currentUid()) return `${dir} is owned by another user`;
+    if ((opened.mode & 0o777) !== 0o700) fs.fchmodSync(fd, 0o700);
+    return null;
+  } catch (error) {
+    if (errorCode(error) === "ELOOP") return `${dir} is a symlink`;
+    return `${dir} cannot be made private (${errorCode(error)})`;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -30,11 +30,14 @@ export interface CompactionNote {
   readonly trigger?: string;
 }
 
-/** The SessionStart context: how to load this repository's working context. */
+/**
+ * The SessionStart context: how to load this repository's working context. The load call
+ * opens the text: Codex and the DeepSeek bridge keep only a head of it (9 000 characters),
+ * so whatever follows may be cut, never the call.
+ */
 export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
   const lines = [
-    `velesdb-memory keeps a working context for this repository under project ${quoted(slot.project)}, session slot ${quoted(slot.session)}.`,
-    `${loadCall(slot)} returns {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
+    `${loadCall(slot)} returns this repository's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
     "found: false means nothing is saved under that exact project and session pair; other_sessions lists the session slots that do exist for the project (it is filled on hits too), so a near-identical name there usually means a mistyped session id.",
     `recall_fused finds earlier decisions and incidents about a code area before it changes. ${FEEDBACK_LOOP}`,
   ];
@@ -76,13 +79,61 @@ export function summariserInstructions(slot: MemorySlot, transcriptPath?: string
   return lines.join("\n");
 }
 
-/** A Stop continuation caused by broken state (SPEC §6.5): the session can still end. */
-export function stateUnavailableNotice(slot: MemorySlot, problem: string): string {
+/**
+ * Why the state could not serve a Stop: which access failed ("use" when the state directory
+ * itself is refused), the cause word, the path, and the problem (which may already name it).
+ */
+export interface StateFailure {
+  readonly access: "use" | "read" | "write";
+  readonly cause: string;
+  readonly path: string;
+  readonly problem: string;
+  /** The state directory a user repairs (or removes, so the next hook recreates it). */
+  readonly stateDir: string;
+}
+
+/**
+ * stateFailureDetail(f) → `write failed: storage: "/s/m" cannot be written (EROFS)`: which
+ * access failed, and the path named once (the problem may already hold it).
+ */
+export function stateFailureDetail(failure: StateFailure): string {
+  const named = pathNamedIn(failure.problem, failure.path);
+  const problem = named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
+  return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
+}
+
+/**
+ * pathNamedIn(problem, "/ws/.velesdb-hooks/state") → the path itself or the nearest of its
+ * ancestors that the problem names ("/ws/.velesdb-hooks is a symlink" blames a component of
+ * the workspace state path, not the state directory), else undefined.
+ */
+function pathNamedIn(problem: string, path: string): string | undefined {
+  for (let candidate = path; candidate.length > 1; ) {
+    if (problem.includes(candidate)) return candidate;
+    const cut = Math.max(candidate.lastIndexOf("/"), candidate.lastIndexOf("\\"));
+    if (cut <= 0) return undefined;
+    candidate = candidate.slice(0, cut);
+  }
+  return undefined;
+}
+
+// Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
+// first Stop meets the same broken state and continues again (issue 12).
+const repeatsUntilRepaired = (failure: StateFailure): string =>
+  `This notice comes back at the first stop of every turn until the state directory ${quoted(failure.stateDir)} is repaired (or removed, so the next hook recreates it).`;
+
+/** A Stop continuation caused by broken state in an opted-in repository (SPEC §6.5). */
+export function stateUnavailableNotice(slot: MemorySlot, failure: StateFailure): string {
   return [
-    `velesdb-hooks state is unavailable (${problem}), so this session's reminders cannot be tracked.`,
+    `velesdb-hooks state is unavailable (${stateFailureDetail(failure)}), so this repository's learning checkpoints cannot be tracked.`,
     `${saveCall(slot)} stores the working state for the next session.`,
-    "This notice does not repeat on the next stop.",
+    repeatsUntilRepaired(failure),
   ].join("\n");
+}
+
+/** The one line a user sees (Claude's systemMessage) when broken state silences Stop reminders. */
+export function stateUnavailableUserLine(failure: StateFailure): string {
+  return `velesdb-hooks: Stop reminders are off until the state directory ${quoted(failure.stateDir)} is repaired (${stateFailureDetail(failure)}).`;
 }
 
 /**
@@ -180,29 +231,53 @@ export function guardRefusal(problems: readonly GuardProblem[]): string {
   return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
 }
 
-/** The Stop checkpoint (SPEC §6.5): the four steps for every listed repository, then the saves. */
+/** The refusal when the guard itself failed in an opted-in repository (src/core/failure.ts). */
+export function guardInternalErrorRefusal(root: string): string {
+  return [
+    "velesdb-hooks refused this edit (recall before edit).",
+    `- The check for repository ${quoted(root)} failed inside velesdb-hooks, and that repository requires a verified recall before edits, so the edit cannot be let through unchecked.`,
+    "The hook's stderr line names the error; retrying the edit runs the check again.",
+  ].join("\n");
+}
+
+/**
+ * The Stop checkpoint (SPEC §6.5): the four stages for every listed repository, then the saves.
+ * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
+ * the model to guess which call that was (issue 12).
+ */
 export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
   const manifest = JSON.stringify(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
   const saves = uniqueSlots(targets).map((slot) => `- ${saveCall(slot)}`);
   const lines = [
     `Learning checkpoint for the repositories edited since the last checkpoint: ${manifest}`,
-    "1. Recall: recall_fused on the areas that changed shows prior patterns and earlier decisions they touch.",
-    "2. Decision: each non-trivial decision of this batch, stored in velesdb-memory with its reason, is what the next session can find.",
-    "3. Causality: each decision related to what caused it, and each incident to its root cause, is what makes a later why() answer.",
-    `4. Feedback: every recalled memory that helped or misled gets feedback(id, true|false) with its id_str.`,
-    "Then the working context of every listed project is saved:",
+    "1. Recall: recall_fused over the code areas this batch changed returns the earlier decisions, incidents and patterns they touch.",
+    "2. Decision: remember keeps each non-trivial decision of this batch together with its reason; a decision kept without its reason cannot be weighed later.",
+    "3. Causality: relate links each decision to the cause that prompted it, and each incident to its root cause; these links are what why answers from in a later session.",
+    `4. Feedback: feedback(id, true|false), with the id_str a recalled memory carried, marks whether that memory helped (true) or misled (false).`,
+    "After the four stages, save_working_context keeps the working context of each listed project:",
     ...saves,
   ];
   if (warning) lines.push(`Warning: ${warning}`);
   return lines.join("\n");
 }
 
+/** stuckQueueWarning(dir, 2) → the checkpoint warning when edit records could not be removed. */
+export function stuckQueueWarning(queueDir: string, left: number): string {
+  return `the edit queue at ${quoted(queueDir)} could not be emptied (${left} record(s) left) and needs inspection; this checkpoint lists every repository anyway.`;
+}
+
+/** The deny reason when a rule gave none: Codex ignores a deny whose reason is empty. */
+export function fallbackRefusal(): string {
+  return "velesdb-hooks refused this edit.";
+}
+
 /** A Stop continuation when checkpoint state is broken: name it, still ask for the saves. */
-export function checkpointStateNotice(slot: MemorySlot, cause: "storage" | "linked" | "malformed", path: string, problem: string): string {
+export function checkpointStateNotice(slot: MemorySlot, failure: StateFailure): string {
+  const verb = failure.access === "write" ? "write" : "read";
   return [
-    `velesdb-hooks cannot read this session's learning checkpoint state (${cause}: ${quoted(path)} ${problem}); nothing in it was discarded, and it needs inspection.`,
+    `velesdb-hooks cannot ${verb} this session's learning checkpoint state (${stateFailureDetail(failure)}); nothing in it was discarded, and it needs inspection.`,
     `${saveCall(slot)} stores the working state for the next session.`,
-    "This notice does not repeat on the next stop.",
+    repeatsUntilRepaired(failure),
   ].join("\n");
 }
 

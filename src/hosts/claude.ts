@@ -10,7 +10,7 @@
 //
 // Rules are imported inside each event (with literal paths, so the release build splits them
 // into chunks): a hook loads only the code of its own event (SPEC §12).
-import { diagnosticLine, jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
@@ -46,13 +46,15 @@ function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
       if (wireName === "PreCompact") return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
-      return jsonAnswer({}, decision.note);
+      // systemMessage is shown to the user, not the model: a pass stays a pass.
+      return jsonAnswer(decision.userMessage ? { systemMessage: decision.userMessage } : {}, decision.note);
     case "addContext":
     case "continue":
       return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
     case "deny":
-      return jsonAnswer(
+      return jsonDenyAnswer(
         hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
+        decision.reason,
         decision.note,
       );
     case "replaceOutput":
@@ -70,9 +72,9 @@ export const claude: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": { wireName: "PreCompact", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
-    "pre-tool-use": { wireName: "PreToolUse", run: claudePreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", run: claudePostToolUse },
+    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: claudePreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse },
   },
   encode: encodeClaudeAnswer,
 };

@@ -8,9 +8,10 @@
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
+import { fallbackRefusal } from "../core/texts.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
@@ -30,15 +31,11 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
       return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: clampContext(decision.text) }), decision.note);
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
-    case "deny":
-      return jsonAnswer(
-        hookSpecificOutput(wireName, {
-          permissionDecision: "deny",
-          // Codex ignores a deny whose reason is empty.
-          permissionDecisionReason: decision.reason || "velesdb-hooks refused this edit.",
-        }),
-        decision.note,
-      );
+    case "deny": {
+      // Codex ignores a deny whose reason is empty.
+      const reason = decision.reason || fallbackRefusal();
+      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: reason }), reason, decision.note);
+    }
     case "replaceOutput":
     case "summariserInstructions":
       return jsonAnswer({}, decision.note);
@@ -71,9 +68,9 @@ export const codex: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", run: codexPreToolUse },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: codexPreToolUse },
     // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
-    "post-tool-use": { wireName: "PostToolUse", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
   },
   encode: encodeCodexAnswer,
 };

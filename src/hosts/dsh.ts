@@ -15,7 +15,7 @@ import * as path from "node:path";
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
-import { writePrivateFile } from "../core/state.ts";
+import { createExclusiveFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
 import { SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 
@@ -52,10 +52,14 @@ export const dsh: HostModule = {
     // exist makes state unavailable rather than a directory chain we were never asked to create.
     stateAnchor: (env, cwd) => (env.VELESDB_HOOKS_STATE_DIR ? undefined : cwd),
     // State in the workspace must not end up in the user's commits (`git add -A` by an agent
-    // would take it): the folder ignores itself, as build tools' cache folders do.
-    onStateCreated: (dir, env) => {
-      if (env.VELESDB_HOOKS_STATE_DIR || path.basename(path.dirname(dir)) !== WORKSPACE_STATE_DIR) return;
-      writePrivateFile(path.join(path.dirname(dir), ".gitignore"), "# velesdb-hooks session state (DeepSeek harness)\n*\n");
+    // would take it): the folder ignores itself, as build tools' cache folders do. Only a
+    // folder this hook just created gets one, and only as a new file: a `.velesdb-hooks`
+    // that came with the repository is the repository's business.
+    onStateCreated: (store, env) => {
+      const workspaceStateDir = path.dirname(store.dir);
+      if (env.VELESDB_HOOKS_STATE_DIR || path.basename(workspaceStateDir) !== WORKSPACE_STATE_DIR) return;
+      if (!store.createdDirectories.includes(workspaceStateDir)) return;
+      createExclusiveFile(path.join(workspaceStateDir, ".gitignore"), "# velesdb-hooks session state (DeepSeek harness)\n*\n");
     },
     stopFlagUnreliable: true,
     sessionIdField: "session_id",
@@ -65,8 +69,8 @@ export const dsh: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", run: dshPreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", run: dshPostToolUse },
+    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: dshPreToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: dshPostToolUse },
   },
   encode: encodeCodexAnswer,
 };

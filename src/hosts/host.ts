@@ -2,12 +2,18 @@
 // (kebab-case argv name → wire name and rule) and one pure encoder. Adding an event is one
 // row in a host file; adding a host is one file plus one row in src/hosts/index.ts.
 import type { Decision, HookAnswer } from "../core/decision.ts";
+import type { FailurePolicy } from "../core/failure.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 
 export interface HookEvent {
   /** The event name the host sends in `hook_event_name` and registers under. */
   readonly wireName: string;
+  /**
+   * What a rule that throws answers (src/core/failure.ts): "open" passes (advisory hooks);
+   * "closed" refuses in an opted-in repository (the edit guards).
+   */
+  readonly failure: FailurePolicy;
   readonly run: (input: HookInput) => Decision | Promise<Decision>;
 }
 
@@ -23,12 +29,14 @@ export interface HostModule {
 /** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */
 export const SESSION_START_EVENT: HookEvent = {
   wireName: "SessionStart",
+  failure: "open",
   run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
 };
 
 /** Stop with the learning loop, shared likewise (SPEC §5.2, §6.5). */
 export const STOP_EVENT: HookEvent = {
   wireName: "Stop",
+  failure: "open",
   run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input),
 };
 

@@ -9,10 +9,10 @@
 //   and a Stop-shaped decision maps to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { diagnosticLine, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { defaultStateDirectory, markerPath, readPrivateFile, writePrivateFile } from "../core/state.ts";
+import { defaultStateDirectory } from "../core/state.ts";
 import type { HostModule } from "./host.ts";
 
 function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer {
@@ -20,7 +20,7 @@ function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer
     case "addContext":
       return { stdout: `${decision.text}\n`, stderr: diagnosticLine(decision.note), exitCode: 0 };
     case "deny":
-      return { stdout: "", stderr: `${decision.reason}\n`, exitCode: 2 };
+      return exitTwoDeny(decision.reason);
     case "pass":
     case "continue":
     case "replaceOutput":
@@ -29,21 +29,6 @@ function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer
     default:
       return decision satisfies never;
   }
-}
-
-/** pre_user_prompt: the reminder once per trajectory, then silence. */
-async function windsurfPreUserPrompt(input: HookInput): Promise<Decision> {
-  const { resolveProjectIdentity } = await import("../core/identity.ts");
-  const { windsurfPromptReminder } = await import("../core/texts.ts");
-  const identity = resolveProjectIdentity(input.cwd);
-  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(identity), note: input.inputProblem };
-  if (input.sessionId === undefined) return reminder;
-  const store = input.state();
-  if (!store.safe) return reminder;
-  const marker = markerPath(store, input.kind("prompt"), input.sessionId);
-  if (readPrivateFile(marker).state !== "absent") return pass(input.inputProblem);
-  writePrivateFile(marker, "1\n");
-  return reminder;
 }
 
 /** pre_write_code: the recall-before-edit guard on `tool_info.file_path`. */
@@ -76,9 +61,10 @@ export const windsurf: HostModule = {
   },
   payloadNamesEvent: false,
   events: {
-    "pre-user-prompt": { wireName: "pre_user_prompt", run: windsurfPreUserPrompt },
-    "pre-write-code": { wireName: "pre_write_code", run: windsurfPreWriteCode },
-    "post-mcp-tool-use": { wireName: "post_mcp_tool_use", run: windsurfPostMcpToolUse },
+    // The reminder once per trajectory (the core's rule; the trajectory is the session).
+    "pre-user-prompt": { wireName: "pre_user_prompt", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input) },
+    "pre-write-code": { wireName: "pre_write_code", failure: "closed", run: windsurfPreWriteCode },
+    "post-mcp-tool-use": { wireName: "post_mcp_tool_use", failure: "open", run: windsurfPostMcpToolUse },
   },
   encode: encodeWindsurfAnswer,
 };

@@ -1,5 +1,5 @@
 // End-to-end harness for the DeepSeek harness (`dsh`) host: drives the REAL Codex hook bridge
-// `@deepseek-ai/dsh-hooks-codex` (the pinned devDependency, imported in this Bun process) with a
+// `@deepseek-ai/dsh-hooks-codex` (pinned in test/e2e/package.json, imported in this Bun process) with a
 // small fake of the harness around it, and our compiled binary registered in the Codex-format
 // hooks.json the bridge reads — written by our own installer (`install --client dsh --config`).
 //

@@ -1,4 +1,4 @@
-// End-to-end harness: drives the REAL hosts (pinned devDependencies) offline against the mock
+// End-to-end harness: drives the REAL hosts (pinned in test/e2e/package.json) offline against the mock
 // model APIs of mock-llm.ts, with our compiled binary registered as their hooks.
 //
 // Per case: a private directory with HOME, TMPDIR, CODEX_HOME and a workspace (holding
@@ -30,8 +30,9 @@ import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from ".
 export const E2E_DIR = import.meta.dir;
 export const ROOT = path.resolve(E2E_DIR, "..", "..");
 export const HOOKS_BIN = path.join(ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
-export const CLAUDE_BIN = path.join(ROOT, "node_modules", ".bin", "claude");
-export const CODEX_BIN = path.join(ROOT, "node_modules", ".bin", "codex");
+// The real hosts are the e2e package's own dependencies (test/e2e/package.json).
+export const CLAUDE_BIN = path.join(E2E_DIR, "node_modules", ".bin", "claude");
+export const CODEX_BIN = path.join(E2E_DIR, "node_modules", ".bin", "codex");
 export const FAKE_MCP = path.join(E2E_DIR, "fake-velesdb-memory.mjs");
 
 export type Host = "claude" | "codex";

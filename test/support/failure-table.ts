@@ -20,8 +20,10 @@ export const COLUMNS: ReadonlyArray<readonly [Column, string]> = [
  * - guidance: the load guidance (defaults where needed), exit 0;
  * - instructions: the summariser instructions, exit 0;
  * - stop-generic: the save reminder once, then a pass;
- * - stop-unavailable: a continuation saying state is unavailable, only when the Stop is not
- *   already a continuation; the continuation Stop passes; dsh passes at once;
+ * - stop-unavailable: outside opted-in repositories a pass with one stderr line (Claude: and a
+ *   systemMessage line); in the opted-in repository a continuation saying state is unavailable
+ *   until the directory is repaired, only when the Stop is not already a continuation; the
+ *   continuation Stop passes; dsh passes at once;
  * - stop-checkpoint: the checkpoint of the records that are still there, then a pass;
  * - refuse-if-opted-in: an edit in the opted-in repository is refused, one elsewhere passes;
  * - refuse-to-queue: with a recall recorded before the fault, an edit in the opted-in repository
@@ -52,6 +54,11 @@ export interface FailureRow {
 
 const UNAFFECTED = null;
 
+// Issue 12: a continuation at every turn's first Stop costs a paid model turn each time, so only
+// an opted-in repository (whose checkpoints are lost) is told, and truthfully.
+const STOP_UNAVAILABLE =
+  'not opted in: pass, with one stderr line naming the directory and whether reading or writing failed (Claude: also one `systemMessage` line for the user); opted in: continue with "state unavailable", saying it repeats at each turn until the directory is repaired (never on a continuation Stop; dsh: pass)';
+
 export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "stdin-not-json",
@@ -72,7 +79,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
     cells: {
       lifecycle: { expect: "guidance", text: "guidance (no marker needed)" },
       precompact: { expect: "instructions", text: "instructions, no marker" },
-      stop: { expect: "stop-unavailable", text: 'continue once with "state unavailable" (never on a continuation Stop; dsh: pass)' },
+      stop: { expect: "stop-unavailable", text: STOP_UNAVAILABLE },
       guard: { expect: "refuse-if-opted-in", text: "refuse in opted-in repositories, pass elsewhere" },
       posttooluse: { expect: "pass", text: "pass (compression off; recall not recorded)" },
     },
@@ -126,7 +133,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
     cells: {
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions (the trigger marker is not kept)" },
-      stop: { expect: "stop-unavailable", text: 'continue once with "state unavailable", then pass (dsh: pass)' },
+      stop: { expect: "stop-unavailable", text: STOP_UNAVAILABLE },
       guard: { expect: "refuse-to-queue", text: "refuse in opted-in repositories, even after a recall: the edit cannot be queued for the checkpoint (Windsurf keeps no queue: a recall made earlier still unlocks); pass elsewhere" },
       posttooluse: { expect: "pass", text: "pass: no archive can be written, so nothing is replaced" },
     },
@@ -138,7 +145,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
     cells: {
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions" },
-      stop: { expect: "stop-unavailable", text: 'continue once with "state unavailable", then pass (dsh: pass)' },
+      stop: { expect: "stop-unavailable", text: STOP_UNAVAILABLE },
       guard: { expect: "refuse-to-queue", text: "as on a full filesystem: refuse in opted-in repositories (Windsurf: an earlier recall still unlocks), pass elsewhere" },
       posttooluse: { expect: "pass", text: "pass (compression off; recall not recorded)" },
     },

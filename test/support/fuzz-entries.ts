@@ -55,6 +55,8 @@ export interface Judged {
   readonly text?: string;
   /** PostToolUse replacement: the tool_response the model would see instead. */
   readonly replacement?: Record<string, unknown>;
+  /** A pass's line for the user (Claude's systemMessage), when there is one. */
+  readonly userMessage?: string;
 }
 
 export interface RawAnswer {
@@ -127,6 +129,11 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   if (JSON.stringify(value) !== stdout.slice(0, -1)) return "stdout is not compact JSON";
   const keys = Object.keys(value);
   if (keys.length === 0) return { kind: "pass" };
+  // Claude shows systemMessage to the user only: with nothing else, the answer is a pass.
+  if (entry.host === "claude" && keys.join(",") === "systemMessage") {
+    const message = value.systemMessage;
+    return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
+  }
   const codexDialect = entry.host === "codex" || entry.host === "dsh";
   if (entry.wireName === "Stop" && codexDialect) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.

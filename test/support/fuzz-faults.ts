@@ -23,6 +23,8 @@ export interface Probe {
   readonly cwd: string;
   /** What this probe stands for in its column's check. */
   readonly role: "main" | "guarded" | "unguarded" | "first-stop" | "next-stop" | "bash" | "recall";
+  /** A Stop whose cwd is the opted-in repository (state failures are told only there). */
+  readonly optedIn?: boolean;
 }
 
 export interface ProbeRun {
@@ -54,10 +56,14 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         const fixture = host === "dsh" ? "stop" : "stop.first";
         // Claude and Codex set stop_hook_active on the Stop after a continuation; the bridge never does.
         const next = host === "dsh" ? false : true;
-        return [
-          { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd: box.plain, stop_hook_active: false }), cwd: box.plain, role: "first-stop" as const },
-          { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd: box.plain, stop_hook_active: next }), cwd: box.plain, role: "next-stop" as const },
-        ];
+        // A plain workspace, then the opted-in repository (its own continuation chain).
+        return [box.plain, box.repo].flatMap((cwd) => {
+          const optedIn = cwd === box.repo;
+          return [
+            { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }), cwd, role: "first-stop" as const, optedIn },
+            { host, event: "stop", stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }), cwd, role: "next-stop" as const, optedIn },
+          ];
+        });
       });
     case "guard": {
       const edit = (host: Host, dir: string, role: "guarded" | "unguarded"): Probe => {
@@ -197,8 +203,14 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
         else want(answer.kind === "pass", "a pass");
         break;
       case "stop-unavailable":
-        if (run.probe.role === "first-stop" && !dsh) want(answer.kind === "continue" && /state is unavailable|cannot read/.test(answer.text ?? ""), 'a "state unavailable" continuation');
-        else want(answer.kind === "pass", dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop");
+        if (run.probe.optedIn && run.probe.role === "first-stop" && !dsh) {
+          want(answer.kind === "continue" && /state is unavailable|cannot (read|write)/.test(answer.text ?? "") && /until the state directory/.test(answer.text ?? ""), 'a "state unavailable" continuation saying it repeats until repaired');
+        } else if (!run.probe.optedIn) {
+          // Not opted in: never a continuation; the cause on stderr, and on Claude one line for the user.
+          want(answer.kind === "pass" && /state unavailable/.test(run.raw.stderr) && (run.probe.host !== "claude" || answer.userMessage !== undefined), "a pass with a stderr line (Claude: and a systemMessage)");
+        } else {
+          want(answer.kind === "pass", dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop");
+        }
         break;
       case "stop-checkpoint":
         if (run.probe.role === "first-stop") want(answer.kind === "continue" && checkpointTargets(answer.text).length > 0, "a checkpoint");

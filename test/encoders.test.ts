@@ -1,0 +1,100 @@
+// Issue 12 item 26: every host × every decision kind, as exact bytes and exit code. A host that
+// renames a field (or a refactor that drops one) breaks exactly the rows that use it. The
+// encoders are pure, so this runs in-process; the binary's writes are covered elsewhere
+// (test/unwritable-answer.test.ts for the deny fallback).
+import { describe, expect, test } from "bun:test";
+import type { Decision, HookAnswer } from "../src/core/decision.ts";
+import { HOSTS } from "../src/hosts/index.ts";
+
+type HostName = keyof typeof HOSTS;
+type Row = readonly [label: string, wireName: string, decision: Decision, answer: HookAnswer];
+
+const REASON = "velesdb-hooks refused this edit (recall before edit).\n- why";
+const REPLACED = { stdout: "compiled", stderr: "", interrupted: false, isImage: false };
+const none = (stdout: string, stderr = "", exitCode: 0 | 2 = 0): HookAnswer => ({ stdout, stderr, exitCode });
+const exitTwo = (reason: string): HookAnswer => ({ stdout: "", stderr: `${reason}\n`, exitCode: 2 });
+const jsonDeny = (json: string, reason: string, stderr = ""): HookAnswer => ({ ...none(json, stderr), ifStdoutFails: exitTwo(reason) });
+
+// Every kind once, plus the variants a host spells differently (notes, userMessage, PreCompact's
+// silent pass, Codex's empty-reason deny, its context cut).
+const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
+  claude: [
+    ["pass", "Stop", { kind: "pass" }, none("{}\n")],
+    ["pass with a note", "SessionStart", { kind: "pass", note: "bad\ninput" }, none("{}\n", "velesdb-hooks: bad input\n")],
+    ["pass with a user message", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none('{"systemMessage":"state is broken"}\n', "velesdb-hooks: n\n")],
+    ["pass at PreCompact is silence", "PreCompact", { kind: "pass", note: "n" }, none("", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue", "Stop", { kind: "continue", text: "save" }, none('{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"save"}}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON),
+    ],
+    ["replaceOutput", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none(`{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":${JSON.stringify(REPLACED)}}}\n`)],
+    ["summariserInstructions", "PreCompact", { kind: "summariserInstructions", text: "keep it" }, none("keep it\n")],
+  ],
+  codex: [
+    ["pass", "Stop", { kind: "pass" }, none("{}\n")],
+    ["pass with a user message: no channel, stderr only", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    [
+      "addContext over 9 000 characters is cut at a line",
+      "SessionStart",
+      { kind: "addContext", text: `load\n${"x".repeat(9000)}` },
+      none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n'),
+    ],
+    ["continue is decision:block", "Stop", { kind: "continue", text: "save" }, none('{"decision":"block","reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON, note: "n" },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON, "velesdb-hooks: n\n"),
+    ],
+    [
+      "deny without a reason still has one",
+      "PreToolUse",
+      { kind: "deny", reason: "" },
+      jsonDeny('{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"velesdb-hooks refused this edit."}}\n', "velesdb-hooks refused this edit."),
+    ],
+    ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    ["summariserInstructions map to a pass", "PreCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
+  ],
+  dsh: [
+    ["pass", "Stop", { kind: "pass" }, none("{}\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is decision:block", "Stop", { kind: "continue", text: "save" }, none('{"decision":"block","reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON),
+    ],
+    ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    ["summariserInstructions map to a pass", "PreCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
+  ],
+  windsurf: [
+    ["pass is silence", "post_mcp_tool_use", { kind: "pass" }, none("")],
+    ["pass with a note", "pre_user_prompt", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],
+    ["addContext is plain stdout", "pre_user_prompt", { kind: "addContext", text: "load" }, none("load\n")],
+    ["continue maps to a pass (no Stop event)", "pre_user_prompt", { kind: "continue", text: "save", note: "n" }, none("", "velesdb-hooks: n\n")],
+    ["deny is exit 2 with the reason on stderr", "pre_write_code", { kind: "deny", reason: REASON, note: "n" }, exitTwo(REASON)],
+    ["replaceOutput maps to a pass", "post_mcp_tool_use", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
+    ["summariserInstructions map to a pass", "pre_user_prompt", { kind: "summariserInstructions", text: "keep it" }, none("")],
+  ],
+};
+
+describe.each(Object.keys(ROWS) as HostName[])("%s encoder", (host) => {
+  test.each(ROWS[host])("%s", (_label, wireName, decision, answer) => {
+    expect(HOSTS[host].encode(wireName, decision)).toStrictEqual(answer);
+  });
+
+  test("every decision kind has a row", () => {
+    const kinds: ReadonlyArray<Decision["kind"]> = ["pass", "addContext", "continue", "deny", "replaceOutput", "summariserInstructions"];
+    expect(kinds.filter((kind) => !ROWS[host].some(([, , decision]) => decision.kind === kind))).toEqual([]);
+  });
+});
+
+test("every host has a table", () => {
+  expect(Object.keys(ROWS).sort()).toEqual(Object.keys(HOSTS).sort());
+});
