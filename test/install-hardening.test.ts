@@ -59,6 +59,16 @@ describe("2. owner, group and mode of a user's file survive an install by root",
     expect(ownerOf(box.codexHooks)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o600 });
   });
 
+  test.skipIf(!IS_ROOT)("root installing into another user's home: our directory, the binary and the record of files belong to that user", () => {
+    fs.chownSync(box.home, OTHER_UID, OTHER_GID);
+    ok(["install", "--client", "codex"]);
+    const tree = path.join(box.home, ".velesdb-hooks");
+    for (const p of [tree, path.dirname(box.stableBinary), box.stableBinary, path.join(tree, "installed.json")]) {
+      expect({ p, uid: ownerOf(p).uid, gid: ownerOf(p).gid }).toEqual({ p, uid: OTHER_UID, gid: OTHER_GID });
+    }
+    expect(ownerOf(box.stableBinary).mode).toBe(0o755);
+  });
+
   test.skipIf(!IS_ROOT)("run as a user who cannot give the file back to its owner: refused before any change, naming the owner", () => {
     // A world-writable registry of another uid in a directory the installing user owns: the
     // rename would succeed and the file would change hands, so only the owner check stops it.
