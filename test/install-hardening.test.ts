@@ -161,6 +161,32 @@ describe("4. the installer remembers every registry it wrote", () => {
   });
 });
 
+describe("4. the installer's record of files", () => {
+  test("it names paths and keys only, and disappears with the last registry", () => {
+    write(box.claudeSettings, `{\n  "token": "secret-value"\n}\n`);
+    ok(["install", "--client", "claude"]);
+    const record = read(path.join(box.home, ".velesdb-hooks", "installed.json"));
+    expect(JSON.parse(record).files.map((f: { path: string }) => f.path)).toEqual([box.claudeSettings]);
+    expect(record).not.toContain("secret-value");
+    ok(["uninstall"]);
+    expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
+  });
+
+  test("a record that cannot be read stops install and uninstall before any change, naming it", () => {
+    ok(["install", "--client", "claude"]);
+    write(path.join(box.home, ".velesdb-hooks", "installed.json"), "{ not json");
+    const before = treeDigest(box.home);
+    for (const command of ["install", "uninstall"]) {
+      const run = box.run([command]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("~/.velesdb-hooks/installed.json (velesdb-hooks' record of what it installed) is not valid JSON; move it aside");
+    }
+    expect(treeDigest(box.home)).toBe(before);
+    fs.rmSync(path.join(box.home, ".velesdb-hooks", "installed.json")); // control: without it, uninstall works
+    ok(["uninstall"]);
+  });
+});
+
 describe("6. a relative HOME is refused", () => {
   test.each([["install"], ["uninstall"], ["check"]])("%s", (command) => {
     const before = treeDigest(box.root);
