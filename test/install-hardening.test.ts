@@ -172,6 +172,18 @@ describe("4. the installer's record of files", () => {
     expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
   });
 
+  test("check and doctor without --client also look at a remembered dsh --config file", () => {
+    const custom = path.join(box.root, "proj", "hooks.json");
+    ok(["install", "--client", "dsh", "--config", custom]);
+    expect(ok(["check"]).stdout).toContain(`dsh: entries in step (${custom})`);
+    write(custom, read(custom).replace('"timeout": 10', '"timeout": 11'));
+    const run = box.run(["check"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(`dsh: entries drifted (${custom})`);
+    expect(run.stdout).toContain(`repair: velesdb-hooks install --client dsh --config '${custom}'`);
+    expect(box.run(["doctor"]).stdout).toContain(`dsh:       entries drifted (${custom})`);
+  });
+
   test("a record that cannot be read stops install and uninstall before any change, naming it", () => {
     ok(["install", "--client", "claude"]);
     write(path.join(box.home, ".velesdb-hooks", "installed.json"), "{ not json");
