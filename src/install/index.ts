@@ -27,7 +27,7 @@ export interface InstallerOptions {
   readonly clients: readonly ClientName[] | undefined;
   readonly dryRun: boolean;
   readonly strict: boolean;
-  /** `--config PATH` for the dsh client, as typed (resolved against the cwd later). */
+  /** `--config PATH` for the client that declares `configFile`, as typed (resolved against the cwd later). */
   readonly config?: string;
 }
 

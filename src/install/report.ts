@@ -1,11 +1,11 @@
 // What check and doctor say about one client, and the output buffer every installer command
 // writes through (stdout for the report, stderr for refusals, each written once at the end).
+import * as path from "node:path";
 import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
 import type { InstallerClient, SectionSpec } from "./clients/client.ts";
-import * as path from "node:path";
 import { readManifest } from "./manifest.ts";
 import { ourTree, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
