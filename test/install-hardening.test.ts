@@ -59,6 +59,16 @@ describe("2. owner, group and mode of a user's file survive an install by root",
     expect(ownerOf(box.codexHooks)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o600 });
   });
 
+  test.skipIf(!IS_ROOT)("root installing into another user's home: our directory, the binary and the record of files belong to that user", () => {
+    fs.chownSync(box.home, OTHER_UID, OTHER_GID);
+    ok(["install", "--client", "codex"]);
+    const tree = path.join(box.home, ".velesdb-hooks");
+    for (const p of [tree, path.dirname(box.stableBinary), box.stableBinary, path.join(tree, "installed.json")]) {
+      expect({ p, uid: ownerOf(p).uid, gid: ownerOf(p).gid }).toEqual({ p, uid: OTHER_UID, gid: OTHER_GID });
+    }
+    expect(ownerOf(box.stableBinary).mode).toBe(0o755);
+  });
+
   test.skipIf(!IS_ROOT)("run as a user who cannot give the file back to its owner: refused before any change, naming the owner", () => {
     // A world-writable registry of another uid in a directory the installing user owns: the
     // rename would succeed and the file would change hands, so only the owner check stops it.
@@ -148,6 +158,44 @@ describe("4. the installer remembers every registry it wrote", () => {
     const run = ok(["uninstall", "--client", "claude"]);
     expect(run.stdout).toContain(`(${custom} still uses it)`);
     expect(fs.existsSync(box.stableBinary)).toBe(true);
+  });
+});
+
+describe("4. the installer's record of files", () => {
+  test("it names paths and keys only, and disappears with the last registry", () => {
+    write(box.claudeSettings, `{\n  "token": "secret-value"\n}\n`);
+    ok(["install", "--client", "claude"]);
+    const record = read(path.join(box.home, ".velesdb-hooks", "installed.json"));
+    expect(JSON.parse(record).files.map((f: { path: string }) => f.path)).toEqual([box.claudeSettings]);
+    expect(record).not.toContain("secret-value");
+    ok(["uninstall"]);
+    expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
+  });
+
+  test("check and doctor without --client also look at a remembered dsh --config file", () => {
+    const custom = path.join(box.root, "proj", "hooks.json");
+    ok(["install", "--client", "dsh", "--config", custom]);
+    expect(ok(["check"]).stdout).toContain(`dsh: entries in step (${custom})`);
+    write(custom, read(custom).replace('"timeout": 10', '"timeout": 11'));
+    const run = box.run(["check"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(`dsh: entries drifted (${custom})`);
+    expect(run.stdout).toContain(`repair: velesdb-hooks install --client dsh --config '${custom}'`);
+    expect(box.run(["doctor"]).stdout).toContain(`dsh:       entries drifted (${custom})`);
+  });
+
+  test("a record that cannot be read stops install and uninstall before any change, naming it", () => {
+    ok(["install", "--client", "claude"]);
+    write(path.join(box.home, ".velesdb-hooks", "installed.json"), "{ not json");
+    const before = treeDigest(box.home);
+    for (const command of ["install", "uninstall"]) {
+      const run = box.run([command]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("~/.velesdb-hooks/installed.json (velesdb-hooks' record of what it installed) is not valid JSON; move it aside");
+    }
+    expect(treeDigest(box.home)).toBe(before);
+    fs.rmSync(path.join(box.home, ".velesdb-hooks", "installed.json")); // control: without it, uninstall works
+    ok(["uninstall"]);
   });
 });
 

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parse } from "jsonc-parser";
 import { ownershipOf } from "../src/install/entries.ts";
-import { addProperty, appendToArray, detectStyle, removeAt } from "../src/install/jsonc-edit.ts";
+import { addProperty, appendToArray, detectStyle, insertIntoArray, removeAt, replaceAt } from "../src/install/jsonc-edit.ts";
 import { firstShellWord, posixQuote } from "../src/install/shell-words.ts";
 
 const BINARY = "/home/u/.velesdb-hooks/bin/velesdb-hooks";
@@ -77,6 +77,30 @@ describe("minimal JSONC edits", () => {
         return removeAt(appended, ["Stop", items.length]) === text;
       }),
     );
+  });
+
+  test("insert at any index then remove it is the identity, in any layout (a stale entry replaced where it stands)", () => {
+    const layouts = fc.constantFrom("  ", "    ", "\t");
+    const items = fc.array(fc.oneof(fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 2 })), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(items, layouts, fc.boolean(), fc.nat(), (values, indent, oneLine, at) => {
+        const text = oneLine ? JSON.stringify({ Stop: values }) : `${JSON.stringify({ Stop: values }, null, indent)}\n`;
+        const index = at % (values.length + 1);
+        const inserted = insertIntoArray(text, ["Stop"], index, GROUP, detectStyle(text));
+        const expected: unknown[] = [...values];
+        expected.splice(index, 0, GROUP);
+        return JSON.stringify(parse(inserted).Stop) === JSON.stringify(expected) && removeAt(inserted, ["Stop", index]) === text;
+      }),
+    );
+  });
+
+  test.each([
+    ["on its own line, at its indentation", `{\n  "Stop": [\n    1,\n    {"old": true},\n    3\n  ]\n}\n`, `{\n  "Stop": [\n    1,\n    {\n      "new": 1\n    },\n    3\n  ]\n}\n`],
+    ["inline in a one-line array", `{"Stop":[1,{"old":true},3]}`, `{"Stop":[1,{"new":1},3]}`],
+    ["a comment beside it stays", `[\n  1,\n  {"old": true}, // mine\n  3\n]`, `[\n  1,\n  {\n    "new": 1\n  }, // mine\n  3\n]`],
+  ])("replaceAt: %s", (_name, text, expected) => {
+    const at = text.startsWith("[") ? [1] : ["Stop", 1];
+    expect(replaceAt(text, at, { new: 1 }, detectStyle(text))).toBe(expected);
   });
 
   test("removing a middle element keeps the comment that follows it", () => {

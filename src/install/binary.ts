@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { errorCode, writeAtomically } from "./registry.ts";
+import { errorCode, makeDirectories, ownerOfNearest, writeAtomically } from "./registry.ts";
 
 export type RunningBinary = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
 
@@ -46,12 +46,17 @@ export function inspectBinary(stablePath: string, running: RunningBinary): Binar
   return { state: "drifted", problem: "differs from this velesdb-hooks" };
 }
 
-/** placeBinary(running, stable) → copies by temp file + fsync + rename; "unchanged" when already there. */
+/**
+ * placeBinary(running, stable) → copies by temp file + fsync + rename; "unchanged" when already
+ * there. The binary and the directories made for it belong to the nearest existing directory's
+ * owner: root installing into a user's home must not leave a tree that user cannot remove.
+ */
 export function placeBinary(runningPath: string, stablePath: string): "copied" | "unchanged" {
   removeMovedAside();
   if (sameFile(runningPath, stablePath) || sameBytes(runningPath, stablePath)) return "unchanged";
-  fs.mkdirSync(path.dirname(stablePath), { recursive: true, mode: 0o755 });
-  writeAtomically(stablePath, fs.readFileSync(runningPath), 0o755);
+  const owner = ownerOfNearest(path.dirname(stablePath));
+  makeDirectories(path.dirname(stablePath), owner, 0o755);
+  writeAtomically(stablePath, fs.readFileSync(runningPath), 0o755, owner);
   return "copied";
 }
 

@@ -14,14 +14,13 @@ import { defaultStateDirectory } from "../core/state.ts";
 import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
-import { clientReport, type Output } from "./report.ts";
+import { clientReport, type Output, type ReportTarget } from "./report.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import type { InstallerClient } from "./clients/client.ts";
 import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
-export async function runDoctor(ctx: InstallerContext, clients: readonly InstallerClient[], out: Output): Promise<number> {
+export async function runDoctor(ctx: InstallerContext, targets: readonly ReportTarget[], out: Output): Promise<number> {
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
   // (1 s + 2 s) and the login shell (5 s).
   const [compiler, freshness, shell] = await Promise.all([
@@ -41,9 +40,9 @@ export async function runDoctor(ctx: InstallerContext, clients: readonly Install
     const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    for (const client of clients) {
+    for (const { ctx: targetCtx, client } of targets) {
       const name = client.name;
-      const report = clientReport(ctx, client, stable.path, tree.path, binary);
+      const report = clientReport(targetCtx, client, stable.path, tree.path, binary);
       for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {

@@ -18,7 +18,7 @@ import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClie
 import { runDoctor } from "./doctor.ts";
 import { installerContext, ourTree, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, uninstall } from "./pipeline.ts";
-import { clientReport, installCommand, Output } from "./report.ts";
+import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 
 const EXIT_USAGE = 64;
 
@@ -27,7 +27,7 @@ export interface InstallerOptions {
   readonly clients: readonly ClientName[] | undefined;
   readonly dryRun: boolean;
   readonly strict: boolean;
-  /** `--config PATH` for the dsh client, as typed (resolved against the cwd later). */
+  /** `--config PATH` for the client that declares `configFile`, as typed (resolved against the cwd later). */
   readonly config?: string;
 }
 
@@ -107,7 +107,7 @@ export async function runInstallerCommand(command: string, args: readonly string
       code = check(ctx, clients, parsed.options, out);
       break;
     default:
-      code = await runDoctor(ctx, clients, out);
+      code = await runDoctor(ctx, reportTargets(ctx, clients, parsed.options.clients !== undefined), out);
   }
   out.flush();
   return code;
@@ -137,14 +137,14 @@ function check(ctx: InstallerContext, clients: readonly InstallerClient[], optio
   let drift = false;
   let absent = false;
   const repairs: string[] = [];
-  for (const client of clients) {
-    const report = clientReport(ctx, client, stableResolved.path, treeResolved.path, binary);
+  for (const { ctx: targetCtx, client } of reportTargets(ctx, clients, explicit)) {
+    const report = clientReport(targetCtx, client, stableResolved.path, treeResolved.path, binary);
     for (const line of report.lines) out.line(line);
     drift ||= report.drifted;
     const counts = explicit || report.homeExists;
     if (report.absent && counts) absent = true;
     if (report.drifted) repairs.push(...report.repairs);
-    else if (report.absent && counts && options.strict) repairs.push(installCommand(ctx, client));
+    else if (report.absent && counts && options.strict) repairs.push(installCommand(targetCtx, client));
   }
   for (const repair of [...new Set(repairs)]) out.line(`repair: ${repair}`);
   return drift || (options.strict && absent) ? EXIT_PROBLEM : EXIT_OK;

@@ -475,8 +475,8 @@ function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Own
   }
 }
 
-/** makeDirectories(dir, owner) → the directories it created (outermost first), each 0700 and owned like the file will be. */
-function makeDirectories(dir: string, owner: Owner): string[] {
+/** makeDirectories(dir, owner, mode) → the directories it created (outermost first), each with that mode (0700 by default) and owned like the file will be. */
+export function makeDirectories(dir: string, owner: Owner, mode = 0o700): string[] {
   const missing: string[] = [];
   for (let current = dir; !fs.existsSync(current); current = path.dirname(current)) {
     missing.unshift(current);
@@ -485,7 +485,7 @@ function makeDirectories(dir: string, owner: Owner): string[] {
   const created: string[] = [];
   try {
     for (const d of missing) {
-      fs.mkdirSync(d, { mode: 0o700 });
+      fs.mkdirSync(d, { mode });
       created.push(d);
       if (mayChown(owner)) fs.chownSync(d, owner.uid, owner.gid);
     }

@@ -1,11 +1,13 @@
 // What check and doctor say about one client, and the output buffer every installer command
 // writes through (stdout for the report, stderr for refusals, each written once at the end).
+import * as path from "node:path";
 import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
 import type { InstallerClient, SectionSpec } from "./clients/client.ts";
-import { shown, type InstallerContext } from "./paths.ts";
+import { readManifest } from "./manifest.ts";
+import { ourTree, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
 import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
 import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
@@ -94,6 +96,32 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   }
   const absent = !drifted && (registryAbsent || binary.state === "absent");
   return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [] };
+}
+
+/** A client to report on, with the context to read it in (a remembered `--config` file gets its own). */
+export interface ReportTarget {
+  readonly ctx: InstallerContext;
+  readonly client: InstallerClient;
+}
+
+/**
+ * reportTargets(ctx, clients, explicit) → the clients to check, plus (without --client) each
+ * registry at a path of the user's choosing (`--config`) that install remembers, so a custom
+ * dsh file is checked without repeating its flag.
+ */
+export function reportTargets(ctx: InstallerContext, clients: readonly InstallerClient[], explicit: boolean): ReportTarget[] {
+  const targets: ReportTarget[] = clients.map((client) => ({ ctx, client }));
+  const tree = ourTree(ctx);
+  if (explicit || !tree.ok) return targets;
+  const manifest = readManifest(tree.path);
+  if (!manifest.ok) return targets;
+  for (const record of manifest.records) {
+    const client = clients.find((c) => c.name === record.client && c.configFile !== undefined);
+    const current = client?.registry.path(ctx);
+    if (!client || !current?.ok || path.resolve(current.path) === path.resolve(record.path)) continue;
+    targets.push({ ctx: { ...ctx, configPath: record.path }, client });
+  }
+  return targets;
 }
 
 /** installCommand(ctx, client) → the install command for that client, with the --config this command was given. */

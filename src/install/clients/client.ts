@@ -17,11 +17,15 @@
 //    fields a file we create starts with (Copilot: `{"version": 1}`).
 // 3. `sections`: other files holding a marked text section of ours (Windsurf's global rules).
 // 4. `report`: extra lines for check/doctor (Codex: entries in config.toml, trust status),
-//    e.g. "the registered binary path exists" for an agent that denies on a missing command.
+//    e.g. "the registered binary path exists" for an agent that denies on a missing command:
+//    it gets the entries of ours found in the registry (`owned`, with their values) and the
+//    stable binary path; drift it reports makes `check` exit 1 with its repair line.
 // 5. `afterWrite`: what install/uninstall says after this client's files (Codex: trust in
 //    /hooks; dsh: the plugin row to paste). `alsoNamesBinary`: other files of the agent that
 //    can still run our binary after uninstall (Codex config.toml), so the binary is kept.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
+// Ownership, merge, backups, owner/mode, duplicate keys, undo on a failed write and the record
+// of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
 import type { JsonObject } from "../entries.ts";
 import type { InstallerContext, Resolved } from "../paths.ts";
