@@ -1,10 +1,13 @@
 // Installs the real hosts the end-to-end suite drives (test/e2e/package.json, its own
-// lockfile) with `npm ci`, the first thing `npm test` does. They are kept out of the root
-// package because they weigh ~760 MB and building the binary needs none of them: the set-up
-// command (`npm ci && npm run build`) stays small.
+// lockfile), the first thing `npm test` does. They are kept out of the root package because
+// they weigh ~1 GB and building the binary needs none of them: the set-up command
+// (`npm ci && npm run build`) stays small.
 //
-// `npm ci` wipes and re-extracts node_modules every time (~30 s for these hosts), so a stamp
-// holding the lockfile's hash skips it when that exact lockfile is already installed.
+// `npm install` against the committed lockfile, not `npm ci`: Qwen Code's clipboard package
+// lists platform packages that were never published (404 for all but linux-x64), and `npm ci`
+// refuses a lockfile without them while `npm install` skips them as the optional packages they
+// are. The lockfile must come out unchanged (else the pins drifted and the run stops), and a
+// stamp holding its hash skips the ~30 s install when that exact lockfile is installed.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -21,9 +24,14 @@ if (installedHash !== lockHash) {
   // Install scripts must run: the Claude Code and Codex packages put their platform binary in
   // place from a postinstall step.
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const result = spawnSync(npm, ["ci", "--no-audit", "--no-fund"], { cwd: E2E_DIR, stdio: "inherit" });
+  const result = spawnSync(npm, ["install", "--no-audit", "--no-fund"], { cwd: E2E_DIR, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error(`install-e2e-hosts: npm ci in test/e2e failed (${result.error?.message ?? `exit ${result.status}`})`);
+    console.error(`install-e2e-hosts: npm install in test/e2e failed (${result.error?.message ?? `exit ${result.status}`})`);
+    process.exit(1);
+  }
+  const lockAfter = fs.readFileSync(LOCKFILE);
+  if (createHash("sha256").update(lockAfter).digest("hex") !== lockHash) {
+    console.error("install-e2e-hosts: npm rewrote test/e2e/package-lock.json: the pins and the lockfile disagree; commit the new lockfile after checking its diff");
     process.exit(1);
   }
   fs.writeFileSync(STAMP, `${lockHash}\n`);
