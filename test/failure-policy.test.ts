@@ -36,6 +36,11 @@ const EXPECTED: Readonly<Record<string, "open" | "closed">> = {
   "copilot/stop": "open",
   "copilot/pre-tool-use": "closed",
   "copilot/post-tool-use": "open",
+  "qwen/session-start": "open",
+  "qwen/stop": "open",
+  "qwen/pre-compact": "open",
+  "qwen/pre-tool-use": "closed",
+  "qwen/post-tool-use": "open",
 };
 
 test("every event names its failure policy: only the edit guards close", () => {

@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { buildRelease } from "../../../scripts/build-all.ts";
 import { packageVersion } from "../../../scripts/build.ts";
-import { RELEASE_TARGETS } from "../../../targets/matrix.ts";
+import { binaryName, RELEASE_TARGETS } from "../../../targets/matrix.ts";
 
 const NATIVE_SOURCES = path.resolve(import.meta.dir, "..", "native");
 
@@ -107,8 +107,11 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     const driveC = path.join(prefix, "drive_c");
     fs.copyFileSync(path.join(native, "bcryptprimitives.dll"), path.join(driveC, "windows", "system32", "bcryptprimitives.dll"));
     const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
-    const [built] = buildRelease({ outDir: path.join(driveC, "Downloads"), version: packageVersion(), targets: [windowsTarget] });
-    const asset = `C:\\Downloads\\${path.basename(built!.path)}`;
+    const downloads = path.join(driveC, "Downloads");
+    const [built] = buildRelease({ outDir: downloads, version: packageVersion(), targets: [windowsTarget] });
+    // The release asset is a .zip holding the one .exe: unpack it as install.ps1 would.
+    await spawnChecked(["unzip", "-q", "-o", built!.path, binaryName(windowsTarget), "-d", downloads], {});
+    const asset = `C:\\Downloads\\${binaryName(windowsTarget)}`;
     const launcher = path.join(native, "launch.exe");
 
     return {
