@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
 import { baseEnv, createCase, E2E_DIR, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
-import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat-qwen.ts";
+import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const PREFIX = process.env.VH_E2E_QWEN_PREFIX ?? E2E_DIR;
 export const QWEN_CLI = path.join(PREFIX, "node_modules", "@qwen-code", "qwen-code", "cli.js");
@@ -58,7 +58,7 @@ export function qwenSuite(): QwenSuite {
     if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
       throw new Error(`Qwen Code or its Node 22 is missing under ${PREFIX}/node_modules: run npm ci in test/e2e (or set VH_E2E_QWEN_PREFIX)`);
     }
-    chat = await startMockOpenAiChat();
+    chat = startMockOpenAiChat();
     trap = await startMockLlm();
   });
   afterAll(() => {
