@@ -22,7 +22,7 @@ import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../registry.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
-import type { ClientExtraReport, InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
 
 // Gemini matchers are unanchored regexes, hence the anchors. MCP tools are spelled
 // mcp_<server>_<tool> with the server name as configured (its `-` kept).
@@ -59,10 +59,7 @@ export const gemini: InstallerClient = {
   name: "gemini",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "settings.json") } : dir;
-    },
+    path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
     handler(row, binaryPath, platform) {
