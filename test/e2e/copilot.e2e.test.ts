@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
@@ -70,10 +70,7 @@ function writeFile(file: string, text: string): void {
   fs.writeFileSync(file, text);
 }
 
-function install(c: E2ECase, command: "install" | "uninstall" = "install"): void {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "copilot"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp }, stdout: "pipe", stderr: "pipe" });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client copilot exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
-}
+const install = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
 
 /** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
 async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario)): Promise<RunResult> {
