@@ -12,7 +12,7 @@
 // messages already in the request), so hook continuations take the next turn. Every request but a
 // model listing, known route or not, is logged. The trap proxy stays mock-llm's: start both and
 // give the host its proxyUrl.
-import { flatten, pick, type LoggedRequest, type Turn } from "./mock-llm.ts";
+import { flatten, pick, readScenarioRequest, type LoggedRequest, type Turn } from "./mock-llm.ts";
 
 /**
  * A function call (arguments sent JSON-encoded in `function.arguments`, as the API does) or, with
@@ -123,19 +123,9 @@ export function startMockOpenAiChat(): MockOpenAiChat {
     port: 0,
     idleTimeout: 60,
     async fetch(request) {
-      const url = new URL(request.url);
-      const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
-      const scenario = m ? decodeURIComponent(m[1]!) : "";
-      const rest = m ? m[2]! : url.pathname;
+      const { url, scenario, rest, body } = await readScenarioRequest(request);
       if (request.method === "GET" && rest === "/v1/models") {
         return Response.json({ object: "list", data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }] });
-      }
-      const raw = request.method === "POST" ? await request.text() : "";
-      let body: any = raw;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        /* keep the raw text */
       }
       const isChat = request.method === "POST" && rest === "/v1/chat/completions";
       const messages = messagesOf(body);
