@@ -10,7 +10,7 @@
 // `match` regex matches the request's flattened text wins, else the unmatched turns indexed by
 // the number of `role:"model"` entries already in `contents` (clamped to the last one).
 // Every request, including unknown routes (404), is logged with its parsed body.
-import { flatten, pick, readScenarioRequest, startTrapProxy, type Turn } from "./mock-llm.ts";
+import { flatten, pick, readScenarioRequest, startTrapProxy, type LoggedRequest, type Turn } from "./mock-llm.ts";
 
 /** One part of a model reply: text, or a function call the CLI will run as a tool. */
 export type GeminiPart = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
@@ -21,20 +21,10 @@ export interface GeminiReply {
 
 export type GeminiTurn = Turn<GeminiReply, GeminiRequest>;
 
-export interface GeminiRequest {
-  scenario: string;
+/** A logged request as mock-llm.ts logs one; `contents` entries play the messages' part. */
+export interface GeminiRequest extends Omit<LoggedRequest, "api"> {
   /** "generate" for (stream)GenerateContent, "unknown" otherwise. */
   api: "generate" | "unknown";
-  method: string;
-  path: string;
-  body: any;
-  /** Every string in the body, newline-joined: what the model would read. */
-  text: string;
-  /** The strings of the last role:"user" entry of `contents`. */
-  lastText: string;
-  /** Number of role:"model" entries already in `contents`. */
-  turnIndex: number;
-  picked: string;
 }
 
 export const geminiText = (text: string): GeminiReply => ({ parts: [{ text }] });
