@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { mcpResultOf } from "../src/hosts/gemini.ts";
+import { withoutUntrustedWrapper } from "../src/hosts/gemini.ts";
+import { mcpResultOfLlmContent } from "../src/hosts/tool-events.ts";
 import { BINARY, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
 let box: Sandbox;
@@ -15,7 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-describe("mcpResultOf: Gemini's AfterTool response as the MCP result the core reads", () => {
+describe("mcpResultOfLlmContent: Gemini's AfterTool response as the MCP result the core reads", () => {
   test.each<[string, unknown, unknown]>([
     ["success, wrapper removed", { llmContent: [{ text: "<untrusted_context>\n{\"r\":[]}\n</untrusted_context>" }], returnDisplay: "x" }, { content: [{ type: "text", text: '{"r":[]}' }] }],
     ["failure keeps its error", { llmContent: "MCP tool failed", error: { message: "m", type: "mcp_tool_error" } }, { content: [{ type: "text", text: "MCP tool failed" }], error: { message: "m", type: "mcp_tool_error" } }],
@@ -23,7 +24,7 @@ describe("mcpResultOf: Gemini's AfterTool response as the MCP result the core re
     ["a part without text", { llmContent: [{ inlineData: {} }] }, { content: [{ type: "non-text" }] }],
     ["not an object", "text", "text"],
   ])("%s", (_label, response, expected) => {
-    expect(mcpResultOf(response)).toEqual(expected);
+    expect(mcpResultOfLlmContent(response, withoutUntrustedWrapper)).toEqual(expected);
   });
 });
 

@@ -10,7 +10,7 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { gemini } from "../src/install/clients/gemini.ts";
 import { ownershipOf } from "../src/install/entries.ts";
 import { powershellCallProgram } from "../src/install/shell-words.ts";
-import { makeInstallSandbox, modeOf, read, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { makeInstallSandbox, modeOf, read, runSessionStartThroughBash, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 let settings: string;
@@ -77,13 +77,10 @@ describe("entries", () => {
     settings = path.join(box.home, ".gemini", "settings.json");
     ok(["install", ...G]);
     const command = String(hooksOf().SessionStart![0]!.hooks[0]!.command);
-    const repo = path.join(box.root, "repo");
-    write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
-    const payload = JSON.stringify({ session_id: "s1", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
-    const run = Bun.spawnSync(["bash", "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
+    const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout.toString()).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
-    const unquoted = Bun.spawnSync(["bash", "-c", `${box.stableBinary} gemini session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} gemini session-start`);
     expect(unquoted.exitCode).not.toBe(0);
   });
 

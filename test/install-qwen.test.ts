@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { qwen as qwenClient } from "../src/install/clients/qwen.ts";
-import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { makeInstallSandbox, modeOf, read, runSessionStartThroughBash, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 let settings: string;
@@ -76,15 +76,12 @@ describe("entries", () => {
     settings = path.join(box.home, ".qwen", "settings.json");
     ok(["install", ...Q]);
     const command = parsed().hooks.SessionStart![0]!.hooks[0]!.command;
-    const repo = path.join(box.root, "repo");
-    write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
-    const payload = JSON.stringify({ session_id: "s1", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
-    const run = Bun.spawnSync(["bash", "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
+    const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout.toString()).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
     // Control: the same path without the quoting does not even start the binary.
-    const unquoted = Bun.spawnSync(["bash", "-c", `${box.stableBinary} qwen session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
-    expect(unquoted.stdout.toString()).not.toContain("load_working_context");
+    const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} qwen session-start`);
+    expect(unquoted.stdout).not.toContain("load_working_context");
   });
 });
 

@@ -1,19 +1,21 @@
 // Qwen Code profile (src/hosts/qwen.ts): the compiled binary on the payloads Qwen Code 0.24.4
 // sent (fixtures/payloads/qwen/). Its encoder rows are in test/encoders.test.ts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { qwenToolResponse } from "../src/hosts/qwen.ts";
+import { mcpResultOfLlmContent } from "../src/hosts/tool-events.ts";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
-describe("qwenToolResponse", () => {
+// Qwen Code answers in the Gemini CLI shape it forked (no <untrusted_context> wrapper).
+describe("mcpResultOfLlmContent on Qwen tool responses", () => {
   test.each([
     ["parts", { llmContent: [{ text: "[]" }], returnDisplay: "[]" }, { content: [{ type: "text", text: "[]" }] }],
     ["a string", { llmContent: "[]" }, { content: [{ type: "text", text: "[]" }] }],
     ["an error field is kept", { llmContent: [{ text: "x" }], error: { message: "boom" } }, { content: [{ type: "text", text: "x" }], error: { message: "boom" } }],
-    ["a part without text stays as it is", { llmContent: [{ inlineData: {} }] }, { content: [{ inlineData: {} }] }],
-    ["no llmContent: untouched", { returnDisplay: "[]" }, { returnDisplay: "[]" }],
+    ["a part without text is no text", { llmContent: [{ inlineData: {} }] }, { content: [{ type: "non-text" }] }],
+    ["no llmContent: no text", { returnDisplay: "[]" }, { content: [] }],
+    ["no llmContent: a content array of its own is not read", { content: [{ type: "text", text: "[]" }] }, { content: [] }],
     ["not an object: untouched", "[]", "[]"],
   ])("%s", (_name, response, expected) => {
-    expect(qwenToolResponse(response)).toEqual(expected);
+    expect(mcpResultOfLlmContent(response)).toEqual(expected);
   });
 });
 

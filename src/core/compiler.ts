@@ -46,7 +46,8 @@ export function resolveCompiler(env: NodeJS.ProcessEnv): CompilerLocation {
   return { ok: false, problem: `${name} was not found on PATH` };
 }
 
-function isExecutableFile(file: string): boolean {
+/** isExecutableFile("/x") → true when a regular file there can be run by this user (links followed, as exec does). */
+export function isExecutableFile(file: string): boolean {
   try {
     if (!fs.statSync(file).isFile()) return false;
     fs.accessSync(file, fs.constants.X_OK);

@@ -42,7 +42,7 @@
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { isPlainObject, objectField, stringField } from "../core/payload.ts";
+import { objectField, stringField } from "../core/payload.ts";
 import { fallbackRefusal } from "../core/texts.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
@@ -92,38 +92,22 @@ async function geminiBeforeTool(input: HookInput): Promise<Decision> {
   return (await import("../core/guard.ts")).guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
+// A successful MCP answer arrives as "<untrusted_context>\n…\n</untrusted_context>": the wrapper
+// goes, so the recall rule reads the server's own text.
 const UNTRUSTED_WRAPPER = /^<untrusted_context>\n([\s\S]*)\n<\/untrusted_context>$/;
 
-/**
- * mcpResultOf({llmContent:[{text:"<untrusted_context>\n[…]\n</untrusted_context>"}]}) →
- * `{content:[{type:"text",text:"[…]"}]}`, the MCP result the core's recall rule reads. The
- * host's wrapper is removed so the text is the server's own; an `error` key is kept, so a
- * failed call stays a failure. Anything else is handed over as it is, and fails there.
- */
-export function mcpResultOf(toolResponse: unknown): unknown {
-  if (!isPlainObject(toolResponse)) return toolResponse;
-  const parts = Array.isArray(toolResponse.llmContent)
-    ? toolResponse.llmContent
-    : typeof toolResponse.llmContent === "string"
-      ? [{ text: toolResponse.llmContent }]
-      : [];
-  const content = parts.map((part) => {
-    const text = isPlainObject(part) && typeof part.text === "string" ? part.text : undefined;
-    if (text === undefined) return { type: "non-text" };
-    return { type: "text", text: UNTRUSTED_WRAPPER.exec(text)?.[1] ?? text };
-  });
-  return Object.hasOwn(toolResponse, "error") ? { content, error: toolResponse.error } : { content };
-}
+/** withoutUntrustedWrapper("<untrusted_context>\n[]\n</untrusted_context>") → "[]"; other text as it is. */
+export const withoutUntrustedWrapper = (text: string): string => UNTRUSTED_WRAPPER.exec(text)?.[1] ?? text;
 
 /** AfterTool: recall evidence for velesdb-memory MCP tools, named by `mcp_context`. */
 async function geminiAfterTool(input: HookInput): Promise<Decision> {
   const { mcpToolName } = await import("../core/recall.ts");
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
+  const { mcpResultOfLlmContent, recordEvidenceAndPass } = await import("./tool-events.ts");
   const mcp = objectField(input.payload, "mcp_context") ?? {};
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(mcp.server_name, mcp.tool_name),
     toolInput: input.payload.tool_input,
-    toolResponse: mcpResultOf(input.payload.tool_response),
+    toolResponse: mcpResultOfLlmContent(input.payload.tool_response, withoutUntrustedWrapper),
     form: "structured",
   });
 }

@@ -28,7 +28,6 @@
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { isPlainObject } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
@@ -57,28 +56,13 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
   }
 }
 
-/**
- * qwenToolResponse({llmContent: [{text: "[]"}], returnDisplay: "[]"}) → {content: [{type:
- * "text", text: "[]"}]}: Qwen's parts as the MCP content blocks the recall rule reads. An
- * `error` field is carried over, so it still counts against the recall; any other shape is
- * returned as it is (and is then no evidence).
- */
-export function qwenToolResponse(response: unknown): unknown {
-  if (!isPlainObject(response)) return response;
-  const { llmContent } = response;
-  const parts = typeof llmContent === "string" ? [{ text: llmContent }] : Array.isArray(llmContent) ? llmContent : undefined;
-  if (parts === undefined) return response;
-  const content = parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? { type: "text", text: part.text } : part));
-  return Object.hasOwn(response, "error") ? { content, error: response.error } : { content };
-}
-
 /** PostToolUse: recall evidence from a velesdb-memory MCP call (SPEC §6.2). */
 async function qwenPostToolUse(input: HookInput): Promise<Decision> {
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
+  const { mcpResultOfLlmContent, recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,
-    toolResponse: qwenToolResponse(input.payload.tool_response),
+    toolResponse: mcpResultOfLlmContent(input.payload.tool_response),
     form: "structured",
   });
 }

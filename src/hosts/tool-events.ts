@@ -4,7 +4,7 @@
 import { pass, type Decision } from "../core/decision.ts";
 import { recordRecallEvidence, type ToolCall } from "../core/evidence.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { objectField, stringField } from "../core/payload.ts";
+import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 
 /** recordEvidenceFromPayload(input) → the note of recording a recall named in this payload. */
 export function recordEvidenceFromPayload(input: HookInput): string {
@@ -28,6 +28,22 @@ export function recordEvidenceAndPass(input: HookInput, call: ToolCall): Decisio
 
 export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
   return notes.filter((note) => note !== undefined && note !== "").join("; ");
+}
+
+/**
+ * mcpResultOfLlmContent({llmContent:[{text:"[]"}], returnDisplay:"[]"}) → `{content:[{type:"text",
+ * text:"[]"}]}`: the `{llmContent, returnDisplay, error?}` tool response of Gemini CLI and of
+ * its fork Qwen Code as the MCP result the core's recall rule reads. llmContent is parts or a
+ * string; `unwrapText` strips a host's own wrapper so the text is the server's. An `error` key is
+ * kept, so a failed call stays a failure; a part without text and a missing llmContent become no
+ * text at all (no evidence); a non-object is handed over as it is, and fails there.
+ */
+export function mcpResultOfLlmContent(toolResponse: unknown, unwrapText: (text: string) => string = (text) => text): unknown {
+  if (!isPlainObject(toolResponse)) return toolResponse;
+  const { llmContent } = toolResponse;
+  const parts = Array.isArray(llmContent) ? llmContent : typeof llmContent === "string" ? [{ text: llmContent }] : [];
+  const content = parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? { type: "text", text: unwrapText(part.text) } : { type: "non-text" }));
+  return Object.hasOwn(toolResponse, "error") ? { content, error: toolResponse.error } : { content };
 }
 
 /** withNote(decision, note) → the decision with `note` added to whatever it already said. */

@@ -9,9 +9,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatCustomTool, chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
 /** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
@@ -70,10 +70,7 @@ function writeFile(file: string, text: string): void {
   fs.writeFileSync(file, text);
 }
 
-function install(c: E2ECase, command: "install" | "uninstall" = "install"): void {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "copilot"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp }, stdout: "pipe", stderr: "pipe" });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client copilot exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
-}
+const install = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
 
 /** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
 async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario)): Promise<RunResult> {
@@ -90,7 +87,7 @@ async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TO
   const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, 90_000);
   const requests = chat.requests(c.scenario);
   // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
-  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...requests];
+  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
   if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
   return { ...result, requests, allRequests, case: c };
 }
@@ -106,14 +103,10 @@ async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check)
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
-type ChatMessage = { role?: string; content?: unknown; tool_call_id?: string };
-const messagesOf = (q: LoggedRequest): ChatMessage[] => (Array.isArray(q.body?.messages) ? q.body.messages : []);
-const textOf = (m: ChatMessage): string =>
-  typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : "";
 /** Every tool result the model was shown, over all requests (deduplicated by call id). */
 function toolResults(r: RunResult): string[] {
   const byId = new Map<string, string>();
-  for (const q of r.requests) for (const m of messagesOf(q)) if (m.role === "tool") byId.set(String(m.tool_call_id), textOf(m));
+  for (const q of r.requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
   return [...byId.values()];
 }
 
@@ -134,7 +127,7 @@ describe("copilot", () => {
     const context = check("the first request carries the load call in a user message before the prompt", (r) => {
       const first = r.requests[0];
       if (!first) return ["no model request"];
-      const users = messagesOf(first).filter((m) => m.role === "user").map(textOf);
+      const users = messagesOf(first.body).filter((m) => m?.role === "user").map(messageText);
       const at = users.findIndex((t) => t.includes(LOAD_CALL));
       const prompt = users.findIndex((t) => t.includes("say hello"));
       if (at < 0) return [`no user message carries ${LOAD_CALL}`];
@@ -162,8 +155,7 @@ describe("copilot", () => {
     expectCheck(written, worked).toPass();
     expect(toolResults(worked).filter((t) => t.startsWith(DENIED))).toEqual([]);
     // The unlocked edit is named by the one agentStop checkpoint that follows it.
-    const lastUser = (q: LoggedRequest) => textOf(messagesOf(q).filter((m) => m.role === "user").at(-1) ?? {});
-    expect(worked.requests.filter((q) => lastUser(q).includes("Learning checkpoint") && lastUser(q).includes(worked.case.workspace))).toHaveLength(1);
+    expect(worked.requests.filter((q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(worked.case.workspace))).toHaveLength(1);
     // The recall really reached the MCP fake in both runs (the difference is its answer).
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 240_000);
@@ -171,8 +163,7 @@ describe("copilot", () => {
   test("agentStop: one continuation carrying save_working_context(...), then the run ends", async () => {
     const continued = check("exactly one continuation request ends in the save call; the run exits 0 after it", (r) => {
       const p: string[] = [];
-      const lastUser = (q: LoggedRequest) => textOf(messagesOf(q).filter((m) => m.role === "user").at(-1) ?? {});
-      const continuations = r.requests.filter((q) => lastUser(q).includes(SAVE_CALL));
+      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
       if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
       if (r.requests.length !== 2) p.push(`${r.requests.length} model requests, expected 2 (the answer, then the continuation)`);
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);

@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, runProcess } from "./harness.ts";
+import { E2E_DIR, E2E_PROJECT, FAKE_MCP, runInstaller, runProcess } from "./harness.ts";
 import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 
 /** The CLI's entry script; VH_E2E_GEMINI_BIN points elsewhere (a scratch install) when set. */
@@ -94,15 +94,7 @@ export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, tur
 }
 
 /** installer(c, "install") → `velesdb-hooks <command> --client gemini` with the case's HOME; throws on failure. */
-export function installer(c: GeminiCase, command: "install" | "uninstall" | "check"): string {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "gemini"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client gemini exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
-  return run.stdout.toString();
-}
+export const installer = (c: GeminiCase, command: "install" | "uninstall" | "check"): string => runInstaller(c, "gemini", command);
 
 /** THE one place a Gemini case gets our hooks: our installer, as a user runs it. */
 export const installGeminiHooks = (c: GeminiCase): string => installer(c, "install");

@@ -286,15 +286,22 @@ export function e2eSuite(): E2ESuite {
 /** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
 export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
 
-export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
-  const installed = Bun.spawnSync([HOOKS_BIN, "install", "--client", host], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, CODEX_HOME: c.codexHome, TMPDIR: c.tmp },
+/**
+ * runInstaller(c, "qwen", "install") → the stdout of `velesdb-hooks <command> --client <client>`
+ * run with the case's HOME and TMPDIR (plus `env`), as a user runs it; throws when it fails.
+ */
+export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}): string {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (installed.exitCode !== 0) {
-    throw new Error(`velesdb-hooks install --client ${host} exited ${installed.exitCode}: ${installed.stderr.toString()}${installed.stdout.toString()}`);
-  }
+  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client ${client} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
+  return run.stdout.toString();
+}
+
+export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
+  runInstaller(c, host, "install", { CODEX_HOME: c.codexHome });
   const registry = host === "claude" ? path.join(c.home, ".claude", "settings.json") : path.join(c.codexHome, "hooks.json");
   const hooks = (JSON.parse(fs.readFileSync(registry, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: CodexHandler[] }>> }).hooks;
   const argvEvents = Object.entries(WIRE_NAME)

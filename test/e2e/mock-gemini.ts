@@ -6,12 +6,11 @@
 // (measured on @google/gemini-cli 0.61.0: the CLI keeps a path prefix in GOOGLE_GEMINI_BASE_URL,
 // so each scenario gets its own `/s/<scenario>` prefix and concurrent cases never mix.)
 //
-// Replies are picked statelessly from the request, as in mock-llm.ts: the first turn whose
+// Replies are picked statelessly from the request by mock-llm.ts's pick: the first turn whose
 // `match` regex matches the request's flattened text wins, else the unmatched turns indexed by
 // the number of `role:"model"` entries already in `contents` (clamped to the last one).
 // Every request, including unknown routes (404), is logged with its parsed body.
-import * as net from "node:net";
-import { flatten } from "./mock-llm.ts";
+import { flatten, pick, readScenarioRequest, startTrapProxy, type LoggedRequest, type Turn } from "./mock-llm.ts";
 
 /** One part of a model reply: text, or a function call the CLI will run as a tool. */
 export type GeminiPart = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
@@ -20,25 +19,12 @@ export interface GeminiReply {
   parts: GeminiPart[];
 }
 
-export interface GeminiTurn {
-  match?: RegExp;
-  reply: GeminiReply | ((req: GeminiRequest) => GeminiReply);
-}
+export type GeminiTurn = Turn<GeminiReply, GeminiRequest>;
 
-export interface GeminiRequest {
-  scenario: string;
+/** A logged request as mock-llm.ts logs one; `contents` entries play the messages' part. */
+export interface GeminiRequest extends Omit<LoggedRequest, "api"> {
   /** "generate" for (stream)GenerateContent, "unknown" otherwise. */
   api: "generate" | "unknown";
-  method: string;
-  path: string;
-  body: any;
-  /** Every string in the body, newline-joined: what the model would read. */
-  text: string;
-  /** The strings of the last role:"user" entry of `contents`. */
-  lastText: string;
-  /** Number of role:"model" entries already in `contents`. */
-  turnIndex: number;
-  picked: string;
 }
 
 export const geminiText = (text: string): GeminiReply => ({ parts: [{ text }] });
@@ -60,22 +46,6 @@ function contentsOf(body: any): any[] {
   return Array.isArray(body?.contents) ? body.contents : [];
 }
 
-function pick(turns: GeminiTurn[], req: GeminiRequest): GeminiReply | undefined {
-  const matched = turns.findIndex((t) => t.match !== undefined && t.match.test(req.text));
-  let turn: GeminiTurn | undefined;
-  if (matched >= 0) {
-    turn = turns[matched];
-    req.picked = `match:${matched}`;
-  } else {
-    const indexed = turns.filter((t) => t.match === undefined);
-    if (indexed.length === 0) return undefined;
-    const i = Math.min(req.turnIndex, indexed.length - 1);
-    turn = indexed[i];
-    req.picked = `index:${i}`;
-  }
-  return typeof turn!.reply === "function" ? turn!.reply(req) : turn!.reply;
-}
-
 /** The SSE body of one streamed reply: a single chunk with the whole content and a finish reason. */
 function geminiStream(reply: GeminiReply): string {
   const chunk = {
@@ -89,31 +59,13 @@ function geminiStream(reply: GeminiReply): string {
 export async function startMockGemini(): Promise<MockGemini> {
   const scenarios = new Map<string, GeminiTurn[]>();
   const log: GeminiRequest[] = [];
-  const escaped: string[] = [];
-  const trap = net.createServer((socket) => {
-    socket.once("data", (chunk) => {
-      escaped.push(chunk.toString("latin1").split("\r\n")[0] ?? "");
-      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-    });
-    socket.on("error", () => {});
-  });
-  await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+  const trap = await startTrapProxy();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 60,
     async fetch(request) {
-      const url = new URL(request.url);
-      const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
-      const scenario = m ? decodeURIComponent(m[1]!) : "";
-      const rest = m ? m[2]! : url.pathname;
-      const raw = request.method === "POST" ? await request.text() : "";
-      let body: any = raw;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        /* keep the raw text */
-      }
+      const { url, scenario, rest, body } = await readScenarioRequest(request);
       const streaming = /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/.test(rest);
       const contents = contentsOf(body);
       const lastUser = [...contents].reverse().find((c) => c?.role === "user");
@@ -143,10 +95,8 @@ export async function startMockGemini(): Promise<MockGemini> {
   const port = server.port as number;
   return {
     port,
-    get proxyUrl() {
-      return `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}`;
-    },
-    escaped: () => [...escaped],
+    proxyUrl: trap.url,
+    escaped: () => [...trap.escaped],
     baseUrl: (s) => `http://127.0.0.1:${port}/s/${encodeURIComponent(s)}`,
     script: (s, turns) => void scenarios.set(s, turns),
     requests: (s) => log.filter((r) => r.scenario === s),

@@ -35,12 +35,20 @@ export interface CodexReply {
   totalTokens?: number;
 }
 
-export interface Turn<R> {
+/** What turn picking reads from a logged request (and where it notes its choice). */
+export interface PickedRequest {
+  text: string;
+  lastText: string;
+  turnIndex: number;
+  picked: string;
+}
+
+export interface Turn<R, Q extends PickedRequest = LoggedRequest> {
   /** Picks this turn whenever the request's flattened text matches (checked before indexing). */
   match?: RegExp;
   /** Same, tested on the last user message only (e.g. the summariser's prompt). */
   matchLast?: RegExp;
-  reply: R | ((req: LoggedRequest) => R);
+  reply: R | ((req: Q) => R);
 }
 
 export interface Scenario {
@@ -104,12 +112,12 @@ function codexTurnIndex(body: any): number {
   ).length;
 }
 
-export function pick<R>(turns: Turn<R>[] | undefined, req: LoggedRequest): R | undefined {
+export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | undefined, req: Q): R | undefined {
   if (!turns || turns.length === 0) return undefined;
-  const matches = (t: Turn<R>): boolean =>
+  const matches = (t: Turn<R, Q>): boolean =>
     (t.match !== undefined && t.match.test(req.text)) || (t.matchLast !== undefined && t.matchLast.test(req.lastText));
   const matched = turns.findIndex(matches);
-  let turn: Turn<R> | undefined;
+  let turn: Turn<R, Q> | undefined;
   if (matched >= 0) {
     turn = turns[matched];
     req.picked = `match:${matched}`;
@@ -120,7 +128,7 @@ export function pick<R>(turns: Turn<R>[] | undefined, req: LoggedRequest): R | u
     turn = indexed[i];
     req.picked = `index:${i}`;
   }
-  return typeof turn!.reply === "function" ? (turn!.reply as (r: LoggedRequest) => R)(req) : (turn!.reply as R);
+  return typeof turn!.reply === "function" ? (turn!.reply as (r: Q) => R)(req) : (turn!.reply as R);
 }
 
 const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -209,6 +217,47 @@ function responsesStream(reply: CodexReply, model: string): string {
   return parts.join("");
 }
 
+/**
+ * startTrapProxy() → a listener on 127.0.0.1 that logs the first line of whatever reaches it
+ * (`escaped`) and answers 403: the mocks hand it to hosts as HTTP(S)_PROXY.
+ */
+export async function startTrapProxy(): Promise<{ readonly url: string; readonly escaped: string[]; close(): void }> {
+  const escaped: string[] = [];
+  const trap = net.createServer((socket) => {
+    socket.once("data", (chunk) => {
+      escaped.push(chunk.toString("latin1").split("\r\n")[0] ?? "");
+      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}`, escaped, close: () => void trap.close() };
+}
+
+export interface ScenarioRequest {
+  readonly url: URL;
+  /** The `<scenario>` of a `/s/<scenario>/…` path ("" without that prefix). */
+  readonly scenario: string;
+  /** The path after the scenario prefix (the whole path without one). */
+  readonly rest: string;
+  /** A POST body parsed as JSON, or its raw text when it is not JSON; undefined when empty. */
+  readonly body: any;
+}
+
+/** readScenarioRequest(POST /s/a/v1/messages {…}) → { scenario: "a", rest: "/v1/messages", body }, as every mock routes. */
+export async function readScenarioRequest(request: Request): Promise<ScenarioRequest> {
+  const url = new URL(request.url);
+  const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
+  const raw = request.method === "POST" ? await request.text() : "";
+  let body: any = raw;
+  try {
+    body = raw ? JSON.parse(raw) : undefined;
+  } catch {
+    /* keep the raw text */
+  }
+  return { url, scenario: m ? decodeURIComponent(m[1]!) : "", rest: m ? m[2]! : url.pathname, body };
+}
+
 export interface MockLlm {
   readonly port: number;
   /**
@@ -235,31 +284,13 @@ export interface MockLlm {
 export async function startMockLlm(): Promise<MockLlm> {
   const scenarios = new Map<string, Scenario>();
   const log: LoggedRequest[] = [];
-  const escaped: string[] = [];
-  const trap = net.createServer((socket) => {
-    socket.once("data", (chunk) => {
-      escaped.push(chunk.toString("latin1").split("\r\n")[0] ?? "");
-      socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-    });
-    socket.on("error", () => {});
-  });
-  await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+  const trap = await startTrapProxy();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 60,
     async fetch(request) {
-      const url = new URL(request.url);
-      const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
-      const scenario = m ? decodeURIComponent(m[1]!) : "";
-      const rest = m ? m[2]! : url.pathname;
-      const raw = request.method === "POST" ? await request.text() : "";
-      let body: any = raw;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        /* keep the raw text */
-      }
+      const { url, scenario, rest, body } = await readScenarioRequest(request);
       const api = rest === "/v1/messages" ? "anthropic" : rest === "/v1/responses" ? "openai" : "unknown";
       const entry: LoggedRequest = {
         scenario,
@@ -293,11 +324,9 @@ export async function startMockLlm(): Promise<MockLlm> {
   const base = `http://127.0.0.1:${port}`;
   return {
     port,
-    get proxyUrl() {
-      return `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}`;
-    },
-    escaped: () => [...escaped],
-    forgetEscaped: (n) => void escaped.splice(n),
+    proxyUrl: trap.url,
+    escaped: () => [...trap.escaped],
+    forgetEscaped: (n) => void trap.escaped.splice(n),
     claudeBaseUrl: (s) => `${base}/s/${encodeURIComponent(s)}`,
     codexBaseUrl: (s) => `${base}/s/${encodeURIComponent(s)}/v1`,
     script: (s, turns) => void scenarios.set(s, turns),

@@ -8,9 +8,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, FAKE_MCP, HOOKS_BIN, removeCase, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, E2E_DIR, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
-import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat-qwen.ts";
+import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const PREFIX = process.env.VH_E2E_QWEN_PREFIX ?? E2E_DIR;
 export const QWEN_CLI = path.join(PREFIX, "node_modules", "@qwen-code", "qwen-code", "cli.js");
@@ -58,7 +58,7 @@ export function qwenSuite(): QwenSuite {
     if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
       throw new Error(`Qwen Code or its Node 22 is missing under ${PREFIX}/node_modules: run npm ci in test/e2e (or set VH_E2E_QWEN_PREFIX)`);
     }
-    chat = await startMockOpenAiChat();
+    chat = startMockOpenAiChat();
     trap = await startMockLlm();
   });
   afterAll(() => {
@@ -98,15 +98,7 @@ export function qwenSuite(): QwenSuite {
 }
 
 /** installFor(c, "install") → `velesdb-hooks install --client qwen` in the case's HOME, as a user runs it. */
-export function installFor(c: E2ECase, command: "install" | "uninstall" = "install"): string {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", "qwen"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client qwen exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
-  return run.stdout.toString();
-}
+export const installFor = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "qwen", command);
 
 /** runQwen(c, chat, prompt) → `qwen -p <prompt> --yolo -o json` from the workspace, against the mock. */
 export async function runQwen(c: E2ECase, chat: MockOpenAiChat, prompt: string, timeoutMs = 60_000): Promise<RunResult> {

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { allOf, check, count, exitedCleanly } from "./checks.ts";
 import { E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
-import { chatText, chatTool, messageText, type ChatRequest, type ChatTurn } from "./mock-openai-chat-qwen.ts";
+import { chatText, chatTool, messagesOf, messageText, type ChatRequest, type ChatTurn } from "./mock-openai-chat.ts";
 import { installFor, qwenSuite, runQwen, settingsPath } from "./qwen-harness.ts";
 
 const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
@@ -27,11 +27,9 @@ const RECALL = "mcp__velesdb-memory__recall_fused";
 const suite = qwenSuite();
 const run = (c: E2ECase, prompt = "hello") => runQwen(c, suite.chat, prompt);
 
-const messagesOf = (q: ChatRequest | undefined): any[] => (Array.isArray(q?.body?.messages) ? q!.body.messages : []);
-
 /** What the model saw for each call of `tool` (the role:"tool" answers in the last request). */
 function toolAnswers(r: RunResult, tool: string): string[] {
-  const messages = messagesOf(r.requests.at(-1) as ChatRequest | undefined);
+  const messages = messagesOf(r.requests.at(-1)?.body);
   const ids = messages.flatMap((m) => (Array.isArray(m?.tool_calls) ? m.tool_calls : [])).filter((t: any) => t?.function?.name === tool).map((t: any) => t.id);
   return ids.map((id: string) => messageText(messages.find((m) => m?.role === "tool" && m.tool_call_id === id)));
 }
@@ -105,7 +103,7 @@ describe("qwen", () => {
       const p: string[] = [];
       if (r.requests.length !== 2) p.push(`expected 2 model requests (answer + one continuation), saw ${r.requests.length}`);
       const last = r.requests.at(-1) as ChatRequest | undefined;
-      const users = messagesOf(last).filter((m) => m?.role === "user").map(messageText).join("\n");
+      const users = messagesOf(last?.body).filter((m) => m?.role === "user").map(messageText).join("\n");
       const n = count(users, SAVE);
       if (n !== 1) p.push(`the last request carries ${n} user message(s) with ${SAVE}, expected 1`);
       if (!r.stdout.includes("SECOND answer")) p.push("the run did not end with the continuation's answer");

@@ -160,6 +160,19 @@ export function treeDigest(dir: string): string {
 }
 
 /** write(p, text, mode) → creates parents and the file with exactly that mode. */
+/**
+ * runSessionStartThroughBash(box, command) → `bash -c <command>` on a SessionStart payload from a
+ * repository configured as project "atlas", session "main": how Gemini CLI and Qwen Code run a
+ * registered command line on Unix, for checking that the quoting we wrote survives the shell.
+ */
+export function runSessionStartThroughBash(box: InstallSandbox, command: string): { exitCode: number | null; stdout: string } {
+  const repo = path.join(box.root, "repo");
+  write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
+  const payload = JSON.stringify({ session_id: "s1", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
+  const run = Bun.spawnSync(["bash", "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
+  return { exitCode: run.exitCode, stdout: run.stdout.toString() };
+}
+
 export function write(p: string, text: string, mode = 0o644): void {
   fs.mkdirSync(path.dirname(p), { recursive: true });
   fs.writeFileSync(p, text);

@@ -2,7 +2,7 @@
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
-import type { InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
 
 // PostToolUse compiles large Bash output, hence 30 s; everything else is local and fast.
 const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
@@ -22,10 +22,7 @@ export const claude: InstallerClient = {
   name: "claude",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "settings.json") } : dir;
-    },
+    path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
     handler: (row, binaryPath) => ({ type: "command", command: binaryPath, args: ["claude", row.argvEvent], timeout: row.timeout }),

@@ -27,6 +27,7 @@
 // Ownership, merge, backups, owner/mode, duplicate keys, undo on a failed write and the record
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
+import * as path from "node:path";
 import type { JsonObject } from "../entries.ts";
 import type { InstallerContext, Resolved } from "../paths.ts";
 import type { OwnedEntry } from "../registry.ts";
@@ -126,4 +127,12 @@ export function groupFor(row: Registration, handler: JsonObject): JsonObject {
 export function entryFor(registry: RegistrySpec, row: Registration, binaryPath: string, platform: NodeJS.Platform): JsonObject {
   const handler = registry.handler(row, binaryPath, platform);
   return registry.layout === "flat" ? handler : groupFor(row, handler);
+}
+
+/** fileInHome(home, "settings.json") → a `registry.path`: that file in the client's home, or the home's problem. */
+export function fileInHome(home: InstallerClient["home"], ...segments: string[]): RegistrySpec["path"] {
+  return (ctx) => {
+    const dir = home(ctx);
+    return dir.ok ? { ok: true, path: path.join(dir.path, ...segments) } : dir;
+  };
 }

@@ -9,7 +9,7 @@ import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "..
 import { absoluteOverride, shown } from "../paths.ts";
 import { ownedEntries } from "../registry.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import type { ClientExtraReport, InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
 
 // Edits arrive as apply_patch; MCP tool names arrive with `_` (mcp__velesdb_memory__recall_fused).
 const EDIT_TOOLS = "^(apply_patch|Edit|Write)$";
@@ -35,10 +35,7 @@ export const codex: InstallerClient = {
   name: "codex",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "hooks.json") } : dir;
-    },
+    path: fileInHome(home, "hooks.json"),
     layout: "grouped",
     rows: ROWS,
     handler(row, binaryPath, platform) {

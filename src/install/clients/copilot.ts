@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { absoluteOverride, shown } from "../paths.ts";
 import { installCommand } from "../report.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
 
 const EDIT_TOOLS = "^(edit|create|apply_patch)$";
 // MCP tools are `<server>-<tool>`, the server spelled as the user's mcp-config.json names it.
@@ -33,10 +33,7 @@ export const copilot: InstallerClient = {
   name: "copilot",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "hooks", "velesdb-hooks.json") } : dir;
-    },
+    path: fileInHome(home, "hooks", "velesdb-hooks.json"),
     layout: "flat",
     rows: ROWS,
     handler(row, binaryPath) {

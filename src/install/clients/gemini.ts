@@ -14,15 +14,15 @@
 //   key order), so "installed" is judged on parsed entries, never on bytes (the pipeline's rule).
 // - `hooksConfig.enabled: false` turns every hook off, and `hooksConfig.disabled` lists hook
 //   names to skip: both are reported, never edited.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
+import { isExecutableFile } from "../../core/compiler.ts";
 import { isJsonObject } from "../entries.ts";
 import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../registry.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
-import type { ClientExtraReport, InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
 
 // Gemini matchers are unanchored regexes, hence the anchors. MCP tools are spelled
 // mcp_<server>_<tool> with the server name as configured (its `-` kept).
@@ -44,25 +44,11 @@ const home: InstallerClient["home"] = (ctx) => {
 /** The hook names Gemini shows in its warnings and matches against `hooksConfig.disabled`. */
 const hookName = (row: Registration): string => `velesdb-hooks ${row.argvEvent}`;
 
-/** isExecutableFile("/x") → true when a regular file there can be run by this user. */
-function isExecutableFile(file: string): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const gemini: InstallerClient = {
   name: "gemini",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "settings.json") } : dir;
-    },
+    path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
     handler(row, binaryPath, platform) {

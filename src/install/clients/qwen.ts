@@ -16,7 +16,7 @@
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
 import { CODEX_RECALL_TOOLS } from "./codex.ts";
 
 const EDIT_TOOLS = "^(edit|write_file|notebook_edit)$";
@@ -38,10 +38,7 @@ export const qwen: InstallerClient = {
   name: "qwen",
   home,
   registry: {
-    path(ctx) {
-      const dir = home(ctx);
-      return dir.ok ? { ok: true, path: path.join(dir.path, "settings.json") } : dir;
-    },
+    path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
     handler(row, binaryPath, platform) {
