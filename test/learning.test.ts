@@ -134,9 +134,11 @@ describe.each(HOSTS)("%s guard", (host) => {
     ["an empty content array", { response: host === "claude" ? [] : { content: [], isError: false } }],
     ["an empty object", { response: {} }],
     ["a non-text block", { response: host === "claude" ? [{ type: "image", data: "AAAA" }] : { content: [{ type: "image", data: "AAAA" }], isError: false } }],
-    // Issue 12 item 9: only a content array (or Codex's result object) whose text reads as a recall result.
+    // Issue 12 item 9 and issue 17: a bare string counts only when it reads as a recall result
+    // (Claude's form for structuredContent); free text or an error message never does.
     ["a bare string", { response: "ok" }],
-    ["a bare string reading []", { response: "[]" }],
+    ["a bare error message", { response: "MCP error -32603: memory store unavailable" }],
+    ["a bare string parsing as {error}", { response: '{"error":"locked"}' }],
     ["free text in a text block", { response: host === "claude" ? [{ type: "text", text: "ok" }] : { content: [{ type: "text", text: "ok" }], isError: false } }],
     ["text parsing as {error}", { response: host === "claude" ? [{ type: "text", text: '{"error":"locked"}' }] : { content: [{ type: "text", text: '{"error":"locked"}' }], isError: false } }],
     ["an unrelated tool", { tool: "load_working_context" }],
@@ -150,6 +152,20 @@ describe.each(HOSTS)("%s guard", (host) => {
     expect(isDeny(edit(host, "s1", dir, [target]))).toBe(true);
     // Positive control: a successful recall on the same path unlocks.
     recall(host, "s1", dir);
+    expect(edit(host, "s1", dir, [target]).json).toEqual({});
+  });
+
+  // Issue 17: velesdb-memory answers a recall with rmcp Json<T> (one text block + the same
+  // object as structuredContent); Claude Code 2.1.328–2.1.332 hands the hook that object
+  // serialised as a bare string. It must unlock exactly like the content-array form.
+  test.each([
+    ["a bare JSON string (structuredContent serialised)", '{"memories":[{"id":1,"id_str":"1","score":0.5,"content":"x"}]}'],
+    ["a bare JSON string with no memories", '{"memories":[]}'],
+  ])("a recall answered as %s unlocks", (_label, response) => {
+    const dir = optedIn("app");
+    const target = path.join(dir, "src", "a.ts");
+    expect(isDeny(edit(host, "s1", dir, [target]))).toBe(true);
+    recall(host, "s1", dir, { response });
     expect(edit(host, "s1", dir, [target]).json).toEqual({});
   });
 

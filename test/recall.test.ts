@@ -169,12 +169,22 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["content with only empty text", { content: [{ type: "text", text: "" }], isError: false }, false, /no non-empty text block/],
     ["content with only non-text blocks", { content: [{ type: "image", data: "…" }], isError: false }, false, /no non-empty text block/],
 
-    // Issue 12 item 9: neither Claude nor Codex documents a bare string as an MCP result, so
-    // none counts, whatever it says (a bare "ok" used to unlock edits).
-    ["bare string", "a memory", false, /a bare string is not an MCP result/],
-    ["bare string ok", "ok", false, /a bare string is not an MCP result/],
-    ["bare string reading []", "[]", false, /a bare string is not an MCP result/],
-    ["bare empty string", "", false, /a bare string is not an MCP result/],
+    // Claude Code 2.1.328–2.1.332 hands a server that answers with structuredContent (rmcp
+    // Json<T>: velesdb-memory's recall tools) to the hook as a bare JSON string, the serialised
+    // structuredContent (issue 17). Such a string counts exactly as a text host's would; a bare
+    // string that is not JSON ("ok", an error message) never counts (issue 12 item 9).
+    ["bare string: velesdb-memory recall_fused", '{"memories":[{"id":7,"id_str":"7","score":0.91,"content":"a"}],"now":"2026-12-01T00:00:00Z"}', true, /a bare string: a JSON object/],
+    ["bare string: no memories", '{"memories":[]}', true, /a bare string: a JSON object/],
+    ["bare string: pretty-printed", '{\n  "memories": []\n}', true, /a bare string: a JSON object/],
+    ["bare string: JSON array", "[]", true, /a bare string: a JSON array/],
+    ["bare string: JSON with an error key", '{"error":"backend down"}', false, /a bare string: the JSON has an error key/],
+    ["bare string: JSON string", '"ok"', false, /a bare string: the text is JSON but not an array or object/],
+    ["bare string: JSON number", "42", false, /a bare string: the text is JSON but not an array or object/],
+    ["bare string: free text", "a memory", false, /a bare string: the text is not JSON/],
+    ["bare string: ok", "ok", false, /a bare string: the text is not JSON/],
+    ["bare string: an error message", "MCP error -32603: memory store unavailable", false, /a bare string: the text is not JSON/],
+    ["bare empty string", "", false, /a bare string: the text response is empty/],
+    ["bare blank string", " \n", false, /a bare string: the text response is empty/],
 
     // Neither array, object nor string.
     ["null", null, false, /not a content array or object/],

@@ -106,13 +106,22 @@ function readResponse(response: unknown, form: RecallResponseForm): ResponseRead
 }
 
 /**
- * structuredResponse([{type:"text",text:"[]"}]) → ok; also `{content:[…], isError:false}`.
- * Only the shapes the hosts document count: Claude's content array and Codex's CallToolResult.
- * A bare string is neither (a bare "ok" once unlocked edits, issue 12), and each text block must
- * read as a recall result by the same rule as the text hosts: free text may be an error message.
+ * structuredResponse([{type:"text",text:"[]"}]) → ok; also `{content:[…], isError:false}`, and
+ * a bare JSON string. Each text block must read as a recall result by the same rule as the text
+ * hosts: free text may be an error message.
+ *
+ * The bare string is Claude Code's form for a server that answers with structuredContent, as
+ * velesdb-memory's recall tools do (rmcp Json<T>): 2.1.328–2.1.332 hand the hook the
+ * structuredContent serialised, not the content array — unless an account flag switches it to
+ * the server's blocks, so one user gets a string and another an array (issue 17). The string
+ * is read exactly like a text host's answer: JSON object without `error`, or JSON array. A bare
+ * "ok" is still no recall (it once unlocked edits, issue 12).
  */
 function structuredResponse(response: unknown): ResponseReading {
-  if (typeof response === "string") return missing("a bare string is not an MCP result");
+  if (typeof response === "string") {
+    const reading = textResponse(response);
+    return { ok: reading.ok, why: `a bare string: ${reading.why}` };
+  }
   if (Array.isArray(response)) return contentBlocks(response);
   if (!isPlainObject(response)) return missing("the response is not a content array or object");
   // Only `false` (or no flag) clears a response: a flag of any other value is a doubt.
