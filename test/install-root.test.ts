@@ -242,51 +242,51 @@ function addRecord(record: { client: string; path: string; created: boolean }): 
 }
 
 describe("2. root obeys the user's record only for the user's own files", () => {
-  test.skipIf(!IS_ROOT)("a record naming a file of root's: uninstall refuses, naming the record; root's file stays", () => {
-    const victim = path.join(rootOnly, "settings.json");
-    write(victim, LEGACY_ONLY, 0o600);
+  // Each row: a file holding only a bash-reference hook (so an obeyed `"created": true` record
+  // deletes it), who owns it, the path the user's record names, and the refusal expected.
+  const ROWS: ReadonlyArray<readonly [string, () => { file: string; recorded: string }, RegExp]> = [
+    [
+      "a record naming a file of root's",
+      () => ({ file: path.join(rootOnly, "settings.json"), recorded: path.join(rootOnly, "settings.json") }),
+      /refused: claude: .*installed\.json names .*root-only\/settings\.json, which belongs to uid 0/,
+    ],
+    [
+      "a record naming a file the client never writes (not its registry's name)",
+      () => ({ file: path.join(userDir, "notes.json"), recorded: path.join(userDir, "notes.json") }),
+      /refused: claude: .*names .*notes\.json, which is not a file claude/,
+    ],
+    [
+      "a record whose path leads through the user's link to root's file",
+      () => {
+        userLink(rootOnly, path.join(userDir, "elsewhere"));
+        return { file: path.join(rootOnly, "settings.json"), recorded: path.join(userDir, "elsewhere", "settings.json") };
+      },
+      /refused: claude: .*names .*elsewhere\/settings\.json, which leads through the link/,
+    ],
+  ];
+
+  /** uninstallAfterRecord(file, recorded): root installs, the user adds the record, root uninstalls. */
+  function uninstallAfterRecord(file: string, recorded: string) {
+    write(file, LEGACY_ONLY, 0o600);
+    if (file.startsWith(userDir)) fs.chownSync(file, USER.uid, USER.gid);
     expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-    addRecord({ client: "claude", path: victim, created: true });
-    const run = box.run(["uninstall"]);
+    addRecord({ client: "claude", path: recorded, created: true });
+    return box.run(["uninstall"]);
+  }
+
+  test.skipIf(!IS_ROOT).each(ROWS)("%s: uninstall refuses, naming the record; the file stays", (_name, setUp, reason) => {
+    const { file, recorded } = setUp();
+    const run = uninstallAfterRecord(file, recorded);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/refused: claude: .*installed\.json names .*root-only\/settings\.json.*uid 0/);
-    expect(read(victim)).toBe(LEGACY_ONLY);
-    expect(fs.statSync(victim).uid).toBe(0);
+    expect(run.stderr).toMatch(reason);
+    expect(read(file)).toBe(LEGACY_ONLY);
   });
 
-  test.skipIf(!IS_ROOT)("control: the same record naming the user's own file is obeyed", () => {
+  test.skipIf(!IS_ROOT)("control: the same record naming the user's own settings.json is obeyed", () => {
     const own = path.join(userDir, "settings.json");
-    write(own, LEGACY_ONLY, 0o600);
-    fs.chownSync(own, USER.uid, USER.gid);
-    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-    addRecord({ client: "claude", path: own, created: true });
-    const run = box.run(["uninstall"]);
+    const run = uninstallAfterRecord(own, own);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
     expect(fs.existsSync(own)).toBe(false); // created, and it held nothing else
-  });
-
-  test.skipIf(!IS_ROOT)("a record naming a file the client never writes (not its registry's name) is refused", () => {
-    const notes = path.join(userDir, "notes.json");
-    write(notes, LEGACY_ONLY, 0o600);
-    fs.chownSync(notes, USER.uid, USER.gid);
-    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-    addRecord({ client: "claude", path: notes, created: true });
-    const run = box.run(["uninstall"]);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/refused: claude: .*names .*notes\.json.*not a file claude/);
-    expect(read(notes)).toBe(LEGACY_ONLY);
-  });
-
-  test.skipIf(!IS_ROOT)("a record whose path leads through the user's link to root's file is refused", () => {
-    const victim = path.join(rootOnly, "settings.json");
-    write(victim, LEGACY_ONLY, 0o600);
-    userLink(rootOnly, path.join(userDir, "elsewhere"));
-    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-    addRecord({ client: "claude", path: path.join(userDir, "elsewhere", "settings.json"), created: true });
-    const run = box.run(["uninstall"]);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/refused: claude: .*link/);
-    expect(read(victim)).toBe(LEGACY_ONLY);
   });
 });
 
