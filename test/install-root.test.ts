@@ -162,6 +162,20 @@ describe("1. root follows the user's links only to the user's own files", () => 
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   });
 
+  test.skipIf(!IS_ROOT)("a link of root's in the user's directory is refused too: the user could have moved it there", () => {
+    const own = path.join(userDir, "settings.json");
+    write(own, ROOT_SETTINGS, 0o600);
+    giveToUser(userDir);
+    fs.symlinkSync(own, box.claudeSettings); // made by root, left root's
+    const before = treeDigest(box.root);
+    const run = box.run(["install", "--client", "claude"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/refused: claude: ~\/\.claude\/settings\.json leads through ~\/\.claude\/settings\.json, a link owned by uid 0, not by the home's owner \(uid 23456\)/);
+    expect(treeDigest(box.root)).toBe(before);
+    fs.lchownSync(box.claudeSettings, USER.uid, USER.gid); // control: the same link, the user's
+    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
+  });
+
   test.skipIf(!IS_ROOT)("check and doctor read nothing through such a link either", () => {
     // Root's file holds entries of ours in step: read through the link, check would pass.
     expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
