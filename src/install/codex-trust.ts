@@ -61,9 +61,12 @@ export type CodexConfig =
       readonly hooks: Record<string, unknown>;
     };
 
+/** codexConfigPath(codexHome) → <codex home>/config.toml, where Codex keeps trust and [hooks] tables. */
+export const codexConfigPath = (codexHome: string): string => path.join(codexHome, "config.toml");
+
 /** readCodexConfig(codexHome) → config.toml's trust states and [hooks] tables; a parse error gives only its line. */
 export function readCodexConfig(codexHome: string): CodexConfig {
-  const file = path.join(codexHome, "config.toml");
+  const file = codexConfigPath(codexHome);
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");

@@ -4,8 +4,9 @@
 //    what earlier installs wrote (manifest.ts);
 // 2. plan each edit in memory;
 // 3. preflight: refuse before the first write when anything is unsafe (a broken or foreign
-//    link, a directory, a file that does not parse or holds a key twice, a file whose owner a
-//    rewrite would change, markers out of order) — one refusal stops the whole command;
+//    link, a link root may not follow in another user's home (foreign-home.ts), a directory,
+//    a file that does not parse or holds a key twice, a file whose owner a rewrite would
+//    change, markers out of order) — one refusal stops the whole command;
 // 4. write: the binary first on install (entries must never name a binary that is not there),
 //    then each file, then the manifest; when a write fails, every file this run already
 //    changed is put back (bytes, mode, owner, backup), and so is a binary it placed;
@@ -17,9 +18,11 @@ import { parse as parseJsoncValue } from "jsonc-parser";
 import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinaryState } from "./binary.ts";
 import type { InstallerClient } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
+import { clientFiles, foreignHomeOwner, linkProblem, reachFor, type Reach } from "./foreign-home.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import {
+  backupPath,
   errorCode,
   judgeRegistry,
   ownerOfNearest,
@@ -74,6 +77,8 @@ interface Planned {
   readonly manifest: Extract<Manifest, { ok: true }>;
   readonly plans: readonly ClientPlan[];
   readonly refusals: readonly string[];
+  /** Why a path may not be reached now (root in another user's home, see foreign-home.ts); undefined: it may. */
+  readonly reach: Reach;
 }
 
 export interface PipelineOptions {
@@ -89,6 +94,11 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
   if (!stableResolved.ok || !treeResolved.ok) return { refusals: [stableResolved.ok ? "velesdb-hooks' directory is unusable" : stableResolved.problem] };
   const stable = stableResolved.path;
   const tree = treeResolved.path;
+  const reach = reachFor(ctx);
+  for (const own of [stable, manifestPath(tree)]) {
+    const problem = reach(own);
+    if (problem) return { refusals: [`${shown(ctx, own)} ${problem}`] };
+  }
   const manifest = readManifest(tree);
   if (!manifest.ok) return { refusals: [`${shown(ctx, manifest.path)} (velesdb-hooks' record of what it installed) ${manifest.problem}; move it aside`] };
   const refusals: string[] = [];
@@ -104,16 +114,52 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
       const client = CLIENTS.find((c) => c.name === record.client);
       if (!client || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
       if (client.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
-      targets.push({ client, registryPath: record.path, withSections: false });
+      const problem = recordProblem(ctx, client, record.path);
+      if (problem) refusals.push(`${client.name}: ${shown(ctx, manifest.path)} names ${shown(ctx, record.path)}, which ${problem}`);
+      else targets.push({ client, registryPath: record.path, withSections: false });
     }
   }
   const plans: ClientPlan[] = [];
   for (const target of targets) {
+    const unreachable = clientFiles(ctx, target.client, target.registryPath, target.withSections).find((p) => reach(p) !== undefined);
+    if (unreachable !== undefined) {
+      refusals.push(`${target.client.name}: ${shown(ctx, unreachable)} ${reach(unreachable)}`);
+      continue;
+    }
     const planned = planTarget(ctx, target, stable, tree, manifest, mode);
     if (planned.ok) plans.push(planned.plan);
     else refusals.push(`${target.client.name}: ${planned.problem}`);
   }
-  return { stable, tree, manifest, plans, refusals };
+  return { stable, tree, manifest, plans, refusals, reach };
+}
+
+/**
+ * recordProblem(ctx, client, path) → why uninstall may not act on a path only the record names
+ * (what follows "which"), or undefined. In one's own home the record leads nowhere one could
+ * not go anyway. For root in another user's home the record is that user's word (the file is
+ * theirs by design), so it is obeyed only for a file that user owns, reached through that
+ * user's links, and named like a file the client writes (issue 19, item 2).
+ */
+function recordProblem(ctx: InstallerContext, client: InstallerClient, recorded: string): string | undefined {
+  const owner = foreignHomeOwner(ctx.home);
+  if (!owner) return undefined;
+  const registry = client.registry.path(ctx);
+  const name = registry.ok ? path.basename(registry.path) : undefined;
+  if (client.configFile === undefined && path.basename(recorded) !== name) {
+    return `is not a file ${client.name} reads hooks from (${name ?? "its registry"}); velesdb-hooks never wrote it: remove that record`;
+  }
+  const problem = linkProblem(recorded, owner, (p) => shown(ctx, p));
+  if (problem) return problem;
+  try {
+    const st = fs.statSync(recorded);
+    if (st.uid !== owner.uid) {
+      const again = client.configFile === undefined ? "" : ` (to clean it, name it: uninstall --client ${client.name} --config PATH)`;
+      return `belongs to uid ${st.uid}, not to the home's owner (uid ${owner.uid}); run by another uid, velesdb-hooks obeys that record only for the owner's files${again}`;
+    }
+  } catch {
+    // Gone, or not reachable: reading it says so.
+  }
+  return undefined;
 }
 
 function planTarget(
@@ -227,7 +273,7 @@ export function uninstall(ctx: InstallerContext, clients: readonly InstallerClie
   report(ctx, planned.plans, "uninstall", options.dryRun, stable, out);
 
   const cleaned = new Set(planned.plans.map((p) => path.resolve(p.registryPath)));
-  const users = stillNamedBy(ctx, stable, tree, cleaned, remainingRecords(planned));
+  const users = stillNamedBy(ctx, stable, tree, cleaned, remainingRecords(planned), planned.reach);
   const present = fs.existsSync(stable);
   if (!present) out.line(`binary: ${shown(ctx, stable)} is not there`);
   else if (users.length > 0) out.line(`binary: kept at ${shown(ctx, stable)} (${users.join(", ")} still ${users.length === 1 ? "uses" : "use"} it)`);
@@ -273,10 +319,13 @@ function writeAll(ctx: InstallerContext, planned: Planned, mode: Mode, out: Outp
   const done: Array<{ readonly label: string; readonly where: string; readonly undo: Undo }> = [];
   for (const write of writes) {
     const where = shown(ctx, write.file.path);
+    // Checked again just before the write: a link swapped in since the plan is refused too.
+    const moved = planned.reach(write.file.path);
     try {
+      if (moved !== undefined) throw new Error(moved);
       done.push({ label: write.label, where, undo: writeUserFile(write.file, write.text, write.backup) });
     } catch (error) {
-      out.problem(`${write.label}: could not ${write.text === null ? "delete" : "write"} ${where} (${errorCode(error)})`);
+      out.problem(`${write.label}: could not ${write.text === null ? "delete" : "write"} ${where} (${moved ?? errorCode(error)})`);
       let restoredAll = true;
       for (const { label, where: was, undo } of done.reverse()) {
         try {
@@ -331,7 +380,7 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
   const parts: string[] = [];
   if (file.kind === "absent") parts.push(dryRun ? "would create it (mode 600)" : "created (mode 600)");
   for (const part of change.parts) parts.push(dryRun ? `would ${part[tense]}` : part[tense]);
-  if (file.kind === "present" && change.text !== null) parts.push(`${dryRun ? "would back it up to" : "backup in"} ${shown(ctx, file.path)}.velesdb-backup`);
+  if (file.kind === "present" && change.text !== null) parts.push(`${dryRun ? "would back it up to" : "backup in"} ${shown(ctx, backupPath(file))}`);
   if (file.kind === "present" && file.linked) parts.push(`${dryRun ? "would write at" : "written at"} the link's target ${shown(ctx, file.target)}`);
   return `: ${parts.join("; ")}`;
 }
@@ -342,7 +391,7 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
  * client adds (Codex config.toml), minus the registries this run cleaned. A registry that
  * cannot be read counts as a user: the binary is kept rather than deleted under an entry.
  */
-function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, cleaned: ReadonlySet<string>, records: readonly ManifestRecord[]): string[] {
+function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, cleaned: ReadonlySet<string>, records: readonly ManifestRecord[], reach: Reach): string[] {
   const candidates: Array<{ client: InstallerClient | undefined; path: string }> = [];
   for (const client of CLIENTS) {
     const registryPath = client.registry.path(ctx);
@@ -359,9 +408,17 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     const key = path.resolve(candidate.path);
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!candidate.client || registryNames(candidate.client, candidate.path, stable, tree, ctx)) users.push(shown(ctx, candidate.path));
+    // A file root may not reach for this user (foreign-home.ts) is not read; it keeps the binary.
+    if (!candidate.client || reach(candidate.path) !== undefined || registryNames(candidate.client, candidate.path, stable, tree, ctx)) {
+      users.push(shown(ctx, candidate.path));
+    }
   }
   for (const client of CLIENTS) {
+    const unreachable = client.alsoReads?.(ctx).find((p) => reach(p) !== undefined);
+    if (unreachable !== undefined) {
+      users.push(shown(ctx, unreachable));
+      continue;
+    }
     const other = client.alsoNamesBinary?.(ctx, stable);
     if (other !== undefined) users.push(shown(ctx, other));
   }

@@ -88,7 +88,7 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a file of its own");
   const owner = ownerProblem(stat);
   if (owner) return refused(owner);
-  const backup = backupProblem(filePath);
+  const backup = backupProblem(target);
   if (backup) return refused(backup);
   let text: string;
   try {
@@ -404,9 +404,18 @@ export interface Undo {
 }
 
 /**
+ * backupPath(file) → `<target>.velesdb-backup`: beside the bytes it copies, so behind a link it
+ * sits in the target's directory, which already guards the original (issue 19: a backup of a
+ * file in a root-only directory once landed in the directory of the user who made the link).
+ */
+export const backupPath = (file: Extract<WritableFile, { kind: "present" }>): string => `${file.target}${BACKUP_SUFFIX}`;
+
+/** A backup's mode: the original's read and write bits, never more (no execute, no set-id bits). */
+const backupMode = (mode: number): number => mode & 0o666;
+
+/**
  * writeUserFile(file, text | null, backup) → how to undo it. A present file is first backed up to
- * `<name>.velesdb-backup` (beside the name the client reads) with its own owner, group and
- * mode, then replaced by a temp file + fsync + rename with the same owner, group and mode; a
+ * backupPath(file) with its own owner and group and at most its mode, then replaced by a temp file + fsync + rename with the same owner, group and mode; a
  * new file is created 0600, owned like its directory; `null` deletes the file (uninstall of a
  * file install created and that holds nothing else). A symlinked file is written at its
  * target and the link stays a link. Throws on any failure; what was done is undone by undo().
@@ -431,9 +440,9 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
   }
   let undo: Undo = { target: file.target, before };
   if (backup) {
-    const backupPath = `${file.path}${BACKUP_SUFFIX}`;
-    undo = { ...undo, backup: { path: backupPath, before: snapshotOf(backupPath) } };
-    writeAtomically(backupPath, file.text, file.mode, file.owner);
+    const backup = backupPath(file);
+    undo = { ...undo, backup: { path: backup, before: snapshotOf(backup) } };
+    writeAtomically(backup, file.text, backupMode(file.mode), file.owner);
   }
   try {
     writeAtomically(file.target, text, file.mode, file.owner);
@@ -466,16 +475,37 @@ function restoreBackup(backup: NonNullable<Undo["backup"]>): void {
 }
 
 function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Owner } | undefined {
+  // Through one descriptor opened without following a link: a link at the backup name is
+  // replaced, never followed, even when it is swapped in between a look and the read.
+  let fd: number | undefined;
   try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return undefined; // A link at the backup name is replaced, never followed.
-    return { bytes: fs.readFileSync(file), mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } };
+    fd = fs.openSync(file, fs.constants.O_RDONLY | NO_FOLLOW | NON_BLOCKING);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    return { bytes: fs.readFileSync(fd), mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
-/** makeDirectories(dir, owner, mode) → the directories it created (outermost first), each with that mode (0700 by default) and owned like the file will be. */
+const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const NON_BLOCKING = fs.constants.O_NONBLOCK ?? 0;
+
+/**
+ * A seam for the race test of issue 19 item 9: code in the same process may set it to act
+ * between a directory's creation and its hand-over. Nothing outside the process (no variable,
+ * no file) can set it, so a production run never pauses there.
+ */
+export const RACE_TEST_HOOKS: { afterMkdir?: (dir: string) => void } = {};
+
+/**
+ * makeDirectories(dir, owner, mode) → the directories it created (outermost first), each with
+ * that mode (0700 by default) and owned like the file will be. Root hands each one over through
+ * a descriptor (handOver), never by its name: chown by name follows a link that the user
+ * swapped in for the new directory (issue 19, item 9).
+ */
 export function makeDirectories(dir: string, owner: Owner, mode = 0o700): string[] {
   const missing: string[] = [];
   for (let current = dir; !fs.existsSync(current); current = path.dirname(current)) {
@@ -486,14 +516,34 @@ export function makeDirectories(dir: string, owner: Owner, mode = 0o700): string
   try {
     for (const d of missing) {
       fs.mkdirSync(d, { mode });
+      RACE_TEST_HOOKS.afterMkdir?.(d);
+      if (mayChown(owner)) handOver(d, owner);
       created.push(d);
-      if (mayChown(owner)) fs.chownSync(d, owner.uid, owner.gid);
     }
   } catch (error) {
     removeDirectories(created);
     throw error;
   }
   return created;
+}
+
+/**
+ * handOver(dir, owner): the directory just made, opened without following a link and checked
+ * to still be a directory of ours (only this process's uid can have made it), is given to
+ * `owner` through that descriptor. A link or another directory in its place fails the
+ * creation and is left as it is: it is not ours to remove.
+ */
+function handOver(dir: string, owner: Owner): void {
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) | NO_FOLLOW);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isDirectory() || st.uid !== processIds()?.uid) {
+      throw Object.assign(new Error(`${dir} was replaced while it was being made`), { code: "replaced while being made" });
+    }
+    fs.fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function removeDirectories(created: readonly string[]): void {

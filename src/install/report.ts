@@ -6,6 +6,7 @@ import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
 import type { InstallerClient, SectionSpec } from "./clients/client.ts";
+import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
 import { ourTree, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
@@ -51,6 +52,14 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   if (!registryPath.ok) {
     lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
     return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [] };
+  }
+  // Root checking another user's home reads nothing through a link that user could aim at root's files.
+  const reach = reachFor(ctx);
+  const unreachable = clientFiles(ctx, client, registryPath.path).find((p) => reach(p) !== undefined);
+  if (unreachable !== undefined) {
+    const at = shown(ctx, unreachable);
+    lines.push(`${name}: entries cannot be checked: ${at} ${reach(unreachable)}`);
+    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix ${at}, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: registryPath.path, doctor: [] };
   }
   const where = shown(ctx, registryPath.path);
   const file = readRegistry(registryPath.path, tree, client.registry.skeleton);

@@ -22,7 +22,8 @@
 //    stable binary path; drift it reports makes `check` exit 1 with its repair line.
 // 5. `afterWrite`: what install/uninstall says after this client's files (Codex: trust in
 //    /hooks; dsh: the plugin row to paste). `alsoNamesBinary`: other files of the agent that
-//    can still run our binary after uninstall (Codex config.toml), so the binary is kept.
+//    can still run our binary after uninstall (Codex config.toml), so the binary is kept;
+//    `alsoReads` lists such files, so root in another user's home checks their links first.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
 // Ownership, merge, backups, owner/mode, duplicate keys, undo on a failed write and the record
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
@@ -116,6 +117,8 @@ export interface InstallerClient {
   afterWrite?(ctx: InstallerContext, facts: WriteFacts): readonly string[];
   /** alsoNamesBinary(ctx, stable) → another file of this client that still runs the binary, if any. */
   alsoNamesBinary?(ctx: InstallerContext, stable: string): string | undefined;
+  /** Files besides the registry and sections that install/uninstall read for this client (Codex config.toml): they pass the same link rule. */
+  alsoReads?(ctx: InstallerContext): readonly string[];
 }
 
 /** The group that holds one handler: `{matcher?, hooks: [handler]}`. */

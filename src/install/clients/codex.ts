@@ -5,7 +5,7 @@
 // report them) and skips any entry the user has not trusted in /hooks, without a word — so
 // check, doctor and install all say where trust is missing.
 import * as path from "node:path";
-import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
+import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, shown } from "../paths.ts";
 import { ownedEntries } from "../registry.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
@@ -71,6 +71,11 @@ export const codex: InstallerClient = {
       doctor.push({ label: "", text: "Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them" });
     }
     return { lines, drifted, repairs, doctor };
+  },
+
+  alsoReads(ctx) {
+    const dir = home(ctx);
+    return dir.ok ? [codexConfigPath(dir.path)] : [];
   },
 
   // Codex runs hooks from config.toml [hooks] too; entries of ours there keep the binary.
