@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:te
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { probeKind } from "../src/core/compiler.ts";
-import { compressBashOutput, parseKnob, writeArchive } from "../src/core/compress.ts";
+import { compressBashOutput, MAX_NESTING, nestedDeeperThan, parseKnob, writeArchive } from "../src/core/compress.ts";
 import type { Decision } from "../src/core/decision.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { markerPath } from "../src/core/state.ts";
@@ -520,5 +520,20 @@ describe("the compiled hook", () => {
     const stdout = updatedOutput(result.answer).stdout;
     expect(stdout).toContain("error[E0463]: can't find crate for `core`");
     expect(stdout).toMatch(/fidelity risk (low|medium)/);
+  });
+});
+
+describe("nestedDeeperThan: the level count that spares JSON.stringify a stack overflow (issue 22)", () => {
+  const nested = (depth: number) => JSON.parse(`${"[".repeat(depth)}1${"]".repeat(depth)}`) as unknown;
+  test("counts containers, not scalars: exactly at the limit is not deeper", () => {
+    expect(nestedDeeperThan({ a: nested(9) }, 10)).toBe(false);
+    expect(nestedDeeperThan({ a: nested(10) }, 10)).toBe(true);
+    expect(nestedDeeperThan("text", 0)).toBe(false);
+    expect(nestedDeeperThan({ stdout: "x", nested: { a: [1, { b: 2 }] } }, 4)).toBe(false);
+    expect(nestedDeeperThan({ stdout: "x", nested: { a: [1, { b: {} }] } }, 4)).toBe(true);
+  });
+  test("a depth that overflows a recursive walk is counted without one", () => {
+    expect(nestedDeeperThan(nested(200_000), MAX_NESTING)).toBe(true);
+    expect(nestedDeeperThan(nested(MAX_NESTING), MAX_NESTING)).toBe(false);
   });
 });

@@ -112,6 +112,12 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
     return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
   }
 
+  // A field nested deeper than JSON.stringify can write back makes the archive and the answer
+  // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of
+  // CPU at 100 000 levels (measured, Bun 1.4.4) — the fuzzer's 5 s bound broke on a loaded
+  // machine. Counting the levels first costs one pass over the object's containers.
+  if (nestedDeeperThan(response, MAX_NESTING)) return pass(`compression refused: the tool_response nests deeper than ${MAX_NESTING} levels`);
+
   // The knobs, read once and never evaluated: an invalid value turns compression off for this
   // call (SPEC §8), before any file is read or process spawned.
   const knobs = readSettings(input.env);
@@ -213,6 +219,26 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
   if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
   return { kind: "replaceOutput", toolResponse };
+}
+
+/**
+ * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and
+ * overflows its stack before 30 000 (measured, Bun 1.4.4); a Bash result nests one or two.
+ */
+export const MAX_NESTING = 10_000;
+
+/** nestedDeeperThan(value, limit) → true when arrays/objects nest more than limit levels; iterative, so any depth is safe. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== "object") continue;
+    const depth = item.depth + 1;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
+      if (child !== null && typeof child === "object") stack.push({ value: child, depth });
+    }
+  }
+  return false;
 }
 
 /** serialisationProblem(value) → why JSON.stringify throws on it (nesting too deep), or "" when it does not. */
