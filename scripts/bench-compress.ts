@@ -3,7 +3,8 @@
 //   (a) pass-through of a small Bash result: median wall time as a ratio of the floor (≤ 1.5×);
 //   (b) a 5 MB Bash result through the realistic compiler fixture: the hook's own overhead
 //       (wall time minus the compiler's own time, minus the floor; target < 50 ms) and its peak
-//       RSS over the floor as a multiple of the payload (target < 4×).
+//       RSS over the floor as a multiple of the payload (target < 4×), and the same RSS figure
+//       for a 50 MB result.
 // Peak RSS comes from GNU time (wait4's rusage), which also covers the largest reaped child; the
 // memory run therefore uses the tiny sh fake (a few MB) as the compiler, so the figure is the hook's.
 // Runs are interleaved with the floor so a burst of machine load hits both alike.
@@ -106,6 +107,14 @@ export function runCompressionBench(): void {
       hookRss.push(peakRss(hook.argv, large, memEnv, workspace, path.join(root, "rss")));
     }
 
+    // The same at 50 MB: what grows with the payload, apart from the hook's fixed ~10 MB.
+    const huge = encode(realisticLog(10 * PAYLOAD_BYTES));
+    const hugeRss: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
+      hugeRss.push(peakRss(hook.argv, huge, memEnv, workspace, path.join(root, "rss")));
+    }
+
     const f = median(floorMs);
     const s = median(smallMs);
     const fl = median(floorLargeMs);
@@ -125,6 +134,8 @@ export function runCompressionBench(): void {
     console.log(
       `    peak RSS ${mb(median(hookRss))} MB = ${mb(rssOver)} MB over the floor = ${(rssOver / payloadBytes).toFixed(2)}× the payload (target < 4×) ${rssOver / payloadBytes < 4 ? "ok" : "MISSED"}`,
     );
+    const hugeOver = median(hugeRss) - median(floorRss);
+    console.log(`    ${mb(huge.length)} MB payload: peak RSS ${mb(median(hugeRss))} MB = ${mb(hugeOver)} MB over the floor = ${(hugeOver / huge.length).toFixed(2)}× the payload (3 runs)`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

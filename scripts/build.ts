@@ -25,15 +25,32 @@ export function packageVersion(): string {
 
 /** compileBinary(entry, outfile, extra) → runs `bun build` with the release flags; throws on failure. */
 export function compileBinary(entry: string, outfile: string, extra: readonly string[] = []): void {
+  const { args, staging } = compileCommand(entry, outfile, extra);
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  finishCompile(entry, outfile, staging, result.status);
+}
+
+/** compileBinaryAsync(entry, outfile, extra) → compileBinary without blocking: builds of several targets can overlap. */
+export async function compileBinaryAsync(entry: string, outfile: string, extra: readonly string[] = []): Promise<void> {
+  const { args, staging } = compileCommand(entry, outfile, extra);
+  const child = Bun.spawn([process.execPath, ...args], { cwd: ROOT, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  finishCompile(entry, outfile, staging, await child.exited);
+}
+
+function compileCommand(entry: string, outfile: string, extra: readonly string[]): { args: string[]; staging: string } {
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
   // Build beside the target and rename over it: a binary being run (by a test, a benchmark
   // or an agent) is never half-written, and Linux refuses to write a running executable.
-  const staging = `${outfile}.building-${process.pid}${path.extname(outfile)}`;
-  const args = ["build", ...COMPILE_FLAGS, ...extra, entry, "--outfile", staging];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  if (result.status !== 0) {
+  const staging = `${outfile}.building-${process.pid}-${++compileCount}${path.extname(outfile)}`;
+  return { args: ["build", ...COMPILE_FLAGS, ...extra, entry, "--outfile", staging], staging };
+}
+
+let compileCount = 0;
+
+function finishCompile(entry: string, outfile: string, staging: string, status: number | null): void {
+  if (status !== 0) {
     fs.rmSync(staging, { force: true });
-    throw new Error(`bun build failed for ${entry} (exit ${result.status})`);
+    throw new Error(`bun build failed for ${entry} (exit ${status})`);
   }
   fs.renameSync(staging, outfile);
 }

@@ -1,12 +1,17 @@
 // bun run fuzz -- [--seed N] [--count M] [--entry host/event]… [--shrink] [--bound-ms B]
 // bun scripts/fuzz.ts --replay dist/fuzz-failures/<entry>-seed<N>.json
 //
+// Deep exploration (issue 22): CI runs 208 payloads per entry with a pinned seed; this runs
+// 2 000 per entry by default with a random seed (printed first), and .github/workflows/fuzz.yml
+// runs it nightly with larger counts. A failure prints a regression row: paste it into
+// REGRESSION_ROWS of test/fuzz-regressions.test.ts with the fix.
+//
 // The long-run form of test/fuzz.test.ts: the same generators and invariants (test/support/
 // fuzz-harness.ts) against dist/velesdb-hooks, as many payloads per entry as asked, entries one
 // after another (each runs eight hooks at a time). The seed is printed first; the same seed and
 // count generate the same payloads, so a failure seen once is a failure seen again.
 import { ENTRIES, entryById } from "../test/support/fuzz-entries.ts";
-import { fuzzEntry, fuzzSettings, replayFailures, type FuzzSettings } from "../test/support/fuzz-harness.ts";
+import { coverageShortfall, fuzzEntry, fuzzSettings, replayFailures, type FuzzSettings } from "../test/support/fuzz-harness.ts";
 import type { FuzzCase } from "../test/support/fuzz-payloads.ts";
 import * as fs from "node:fs";
 
@@ -16,8 +21,11 @@ interface Options {
   replay?: string;
 }
 
+/** Payloads per entry when neither --count nor VELESDB_FUZZ_RUNS says: ten times the CI run. */
+const DEEP_RUNS = 2000;
+
 function parseArgs(argv: readonly string[]): Options {
-  const base = fuzzSettings();
+  const base = fuzzSettings({ VELESDB_FUZZ_RUNS: String(DEEP_RUNS), ...process.env });
   let { seed, count, boundMs, shrink } = base;
   const { jobs } = base;
   const entries: string[] = [];
@@ -71,8 +79,12 @@ async function main(): Promise<number> {
     if (report.failure) {
       failures++;
       console.log(report.failure.message);
+    } else {
+      // A short run that missed a branch proves less than it seems; say so, without failing it.
+      for (const line of coverageShortfall(entry, report.reached)) console.log(`  coverage: ${line}`);
     }
   }
+  if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `fuzz: seed ${settings.seed}, ${settings.count} payloads per entry, ${failures} failing entr${failures === 1 ? "y" : "ies"}\n`);
   console.log(failures === 0 ? `fuzz: 0 invariant violations (seed ${settings.seed})` : `fuzz: ${failures} entr${failures === 1 ? "y" : "ies"} failed (seed ${settings.seed})`);
   return failures === 0 ? 0 : 1;
 }

@@ -4,9 +4,10 @@
 // Every refusal runs beside its positive control: the same setup with one thing changed ships.
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { probeKind } from "../src/core/compiler.ts";
-import { compressBashOutput, parseKnob, writeArchive } from "../src/core/compress.ts";
+import { archivePieces, compressBashOutput, MAX_NESTING, nestedDeeperThan, parseKnob, writeArchive } from "../src/core/compress.ts";
 import type { Decision } from "../src/core/decision.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { markerPath } from "../src/core/state.ts";
@@ -520,5 +521,49 @@ describe("the compiled hook", () => {
     const stdout = updatedOutput(result.answer).stdout;
     expect(stdout).toContain("error[E0463]: can't find crate for `core`");
     expect(stdout).toMatch(/fidelity risk (low|medium)/);
+  });
+});
+
+describe("nestedDeeperThan: the level count that spares JSON.stringify a stack overflow (issue 22)", () => {
+  const nested = (depth: number) => JSON.parse(`${"[".repeat(depth)}1${"]".repeat(depth)}`) as unknown;
+  test("counts containers, not scalars: exactly at the limit is not deeper", () => {
+    expect(nestedDeeperThan({ a: nested(9) }, 10)).toBe(false);
+    expect(nestedDeeperThan({ a: nested(10) }, 10)).toBe(true);
+    expect(nestedDeeperThan("text", 0)).toBe(false);
+    expect(nestedDeeperThan({ stdout: "x", nested: { a: [1, { b: 2 }] } }, 4)).toBe(false);
+    expect(nestedDeeperThan({ stdout: "x", nested: { a: [1, { b: {} }] } }, 4)).toBe(true);
+  });
+  test("a depth that overflows a recursive walk is counted without one", () => {
+    expect(nestedDeeperThan(nested(200_000), MAX_NESTING)).toBe(true);
+    expect(nestedDeeperThan(nested(MAX_NESTING), MAX_NESTING)).toBe(false);
+  });
+});
+
+describe("archivePieces: the archive written a slice of the output at a time is JSON.stringify's text exactly (issue 22)", () => {
+  const join = (original: Record<string, unknown>) => [...archivePieces(original)()].join("");
+  test.each([
+    ["ASCII, several slices", "cargo build\n".repeat(300_000)],
+    ["a surrogate pair on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["lone surrogates, quotes, backslashes, NUL, line separators", "\ud800x\udc00\"\\\u0000\u2028\n".repeat(200_000)],
+    ["empty", ""],
+  ])("%s", (_label, stdout) => {
+    const original = { stdout, stderr: "warn \"x\"", interrupted: false, isImage: false, extra: { stdout: "nested, not the output" } };
+    expect(join(original)).toBe(JSON.stringify(original));
+  });
+  test("key order is kept; an output that is not a string is serialised whole", () => {
+    const original = { stderr: "", stdout: "x".repeat(10), z: 1, a: 2 };
+    expect(join(original)).toBe(JSON.stringify(original));
+    expect(join({ stdout: 5, stderr: "" })).toBe('{"stdout":5,"stderr":""}');
+  });
+  test("the archive file holds the same bytes (positive control: writeArchive round-trips)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vh-archive-pieces-"));
+    try {
+      const original = { stdout: "é😀 line\n".repeat(400_000), stderr: "", interrupted: false, isImage: false };
+      const result = writeArchive(dir, original);
+      expect(result.ok).toBe(true);
+      if (result.ok) expect(fs.readFileSync(result.path, "utf8")).toBe(JSON.stringify(original));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

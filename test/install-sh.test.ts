@@ -14,6 +14,7 @@ import {
   assetFileName,
   BASE_TOOLS,
   detectedPlatform,
+  buildHostReleases,
   hostBinary,
   hostRelease,
   INSTALL_SH,
@@ -42,8 +43,9 @@ let server: ReleaseServer;
 let newRelease: string;
 let oldRelease: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   server = startReleaseServer();
+  await buildHostReleases([NEW, OLD]);
   newRelease = hostRelease(NEW);
   oldRelease = hostRelease(OLD);
   server.mount("/latest", newRelease);

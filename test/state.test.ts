@@ -2,9 +2,11 @@
 // link, a foreign owner or loose permissions must make it "unsafe" — never followed, never
 // written through — and a linked marker is never evidence. Each hostile row has a healthy
 // twin proving the same hook does use state when it is safe.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
+import { openStateStore } from "../src/core/state.ts";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
 
 let box: Sandbox;
@@ -152,3 +154,28 @@ function cksumOf(text: string): string {
   const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) }).stdout.toString().trim().split(/\s+/);
   return `${out[0]}-${out[1]}`;
 }
+
+describe("openStateStore: one lstat of an existing state directory (issue 22)", () => {
+  test("an existing private directory is inspected once; a missing one is created and inspected", () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-state-lstat-")));
+    const dir = path.join(root, "state");
+    const lstat = spyOn(fs, "lstatSync");
+    const callsOn = () => lstat.mock.calls.filter(([p]) => p === dir).length;
+    try {
+      const first = openStateStore(dir);
+      expect(first.safe && first.created).toBe(true);
+      const afterCreate = callsOn();
+      // Positive control: the spy sees the store's lstat calls at all.
+      expect(afterCreate).toBeGreaterThanOrEqual(2);
+      lstat.mockClear();
+      expect(openStateStore(dir)).toEqual({ safe: true, dir });
+      expect(callsOn()).toBe(1);
+      // Same verdicts as before: a loose mode is still refused from that one lstat.
+      fs.chmodSync(dir, 0o755);
+      expect(openStateStore(dir)).toMatchObject({ safe: false, cause: "storage" });
+    } finally {
+      lstat.mockRestore();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -14,6 +14,7 @@ import type { HookInput } from "./hook-input.ts";
 import { isPlainObject, stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
 import { compressionFooter } from "./texts.ts";
+import { stdinChunks } from "./watchdog.ts";
 
 /** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
 export const KNOBS = {
@@ -111,6 +112,12 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   ) {
     return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
   }
+
+  // A field nested deeper than JSON.stringify can write back makes the archive and the answer
+  // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of
+  // CPU at 100 000 levels (measured, Bun 1.4.4) — the fuzzer's 5 s bound broke on a loaded
+  // machine. Counting the levels first costs one pass over the object's containers.
+  if (nestedDeeperThan(response, MAX_NESTING)) return pass(`compression refused: the tool_response nests deeper than ${MAX_NESTING} levels`);
 
   // The knobs, read once and never evaluated: an invalid value turns compression off for this
   // call (SPEC §8), before any file is read or process spawned.
@@ -215,6 +222,26 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   return { kind: "replaceOutput", toolResponse };
 }
 
+/**
+ * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and
+ * overflows its stack before 30 000 (measured, Bun 1.4.4); a Bash result nests one or two.
+ */
+export const MAX_NESTING = 10_000;
+
+/** nestedDeeperThan(value, limit) → true when arrays/objects nest more than limit levels; iterative, so any depth is safe. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== "object") continue;
+    const depth = item.depth + 1;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
+      if (child !== null && typeof child === "object") stack.push({ value: child, depth });
+    }
+  }
+  return false;
+}
+
 /** serialisationProblem(value) → why JSON.stringify throws on it (nesting too deep), or "" when it does not. */
 function serialisationProblem(value: unknown): string {
   try {
@@ -281,6 +308,8 @@ export function readPersistedOutput(file: string, minBytes: number): PersistedRe
 export type ArchiveResult = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
 
 const ARCHIVE_DIR = "tool-output";
+/** Output characters escaped and written at a time: ~1 MB held, a few dozen writes for 50 MB. */
+const ARCHIVE_CHUNK_CHARS = 1024 * 1024;
 const ARCHIVE_PREFIX = "velesdb-output.";
 
 /**
@@ -293,7 +322,7 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
   const dir = path.join(stateDir, ARCHIVE_DIR);
   const dirProblem = ensurePrivateSubdirectory(stateDir, ARCHIVE_DIR);
   if (dirProblem) return { ok: false, problem: `archive directory ${dirProblem}` };
-  const json = JSON.stringify(original);
+  const pieces = archivePieces(original);
   for (let attempt = 0; attempt < 4; attempt++) {
     const file = path.join(dir, ARCHIVE_PREFIX + randomName());
     let fd: number | undefined;
@@ -308,10 +337,12 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
       return { ok: false, problem: `archive ${file} cannot be created (${errorCode(error)})` };
     }
     try {
-      // One write of the string: no second 5 MB copy as a Buffer. A regular file takes it
-      // whole; a short write (a full disk) is a failure, not something to resume.
-      const written = fs.writeSync(fd, json);
-      if (written !== Buffer.byteLength(json, "utf8")) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+      // A regular file takes each piece whole; a short write (a full disk) is a failure, not
+      // something to resume.
+      for (const piece of pieces()) {
+        const written = fs.writeSync(fd, piece);
+        if (written !== Buffer.byteLength(piece, "utf8")) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+      }
       return { ok: true, path: file };
     } catch (error) {
       removeQuietly(file);
@@ -321,6 +352,35 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
     }
   }
   return { ok: false, problem: `no free archive name in ${dir}` };
+}
+
+/**
+ * archivePieces(original) → a generator of the archive's JSON text, piece by piece: exactly
+ * JSON.stringify(original), but the output (stdout, nearly all of a large result) is escaped a
+ * slice at a time. Serialising it whole held the JSON string and its UTF-8 copy at once, two
+ * more full copies of the output at the hook's peak (issue 22: 6.3× a 5 MB payload in RSS).
+ */
+export function archivePieces(original: Record<string, unknown>): () => Generator<string> {
+  const output = original.stdout;
+  // A marker no JSON text of the original can hold (the random part is never in the input);
+  // where the skeleton does not hold it exactly once, the original is serialised whole.
+  const marker = `\u0000velesdb-archive-${randomArchiveName()}`;
+  const skeleton = JSON.stringify(original, function (this: unknown, key: string, value: unknown) {
+    return this === original && key === "stdout" && typeof value === "string" ? marker : value;
+  });
+  const markerJson = JSON.stringify(marker);
+  const at = skeleton.indexOf(markerJson);
+  if (typeof output !== "string" || at < 0 || skeleton.indexOf(markerJson, at + 1) >= 0) {
+    const whole = JSON.stringify(original);
+    return function* () {
+      yield whole;
+    };
+  }
+  return function* () {
+    yield skeleton.slice(0, at + 1);
+    for (const slice of stdinChunks(output, ARCHIVE_CHUNK_CHARS)) yield JSON.stringify(slice as string).slice(1, -1);
+    yield skeleton.slice(at + markerJson.length - 1);
+  };
 }
 
 /** 24 hex digits from the Web Crypto global (node:crypto would add ~2 ms to every hook start). */

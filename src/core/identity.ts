@@ -106,12 +106,9 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
     const problem = slotNameProblem(config[field]);
     if (problem) return { ...defaults, configPath, configProblem: `has a ${field} that ${problem}` };
   }
-  let root = dir;
-  try {
-    root = fs.realpathSync.native(dir);
-  } catch {
-    // `dir` came from a canonical walk already; keep it.
-  }
+  // `dir` is the canonical start or one of its ancestors, all canonical already: resolving it
+  // again cost every hook a second realpath of the same path (issue 22).
+  const root = dir;
   return {
     ...defaults,
     project: nonEmptyString(config.project) ?? defaults.project,

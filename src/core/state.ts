@@ -49,7 +49,8 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
   if (!path.isAbsolute(dir)) return { safe: false, dir, cause: "storage", problem: `state directory ${dir} is not an absolute path` };
   if (anchor !== undefined) return openAnchoredStateStore(dir, anchor);
   let created = false;
-  if (lstatOrNull(dir) === null) {
+  const existing = lstatOrNull(dir);
+  if (existing === null) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       created = true;
@@ -57,7 +58,9 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
       return { safe: false, dir, cause: "storage", problem: `state directory ${dir} cannot be created (${errorCode(mkdirError)})` };
     }
   }
-  const store = checkStateDirectory(dir);
+  // The lstat that found the directory is the one checked: a second one cost every hook a
+  // system call for the same answer (issue 22).
+  const store = checkStateDirectory(dir, existing === null || existing === "error" ? undefined : existing);
   return store.safe && created ? { ...store, created, createdDirectories: [dir] } : store;
 }
 
@@ -114,12 +117,12 @@ function openAnchoredStateStore(dir: string, anchor: string): StateStore {
   return store.safe && createdDirectories.length > 0 ? { ...store, created: true, createdDirectories } : store;
 }
 
-/** checkStateDirectory(dir) → safe when dir is a real directory, ours, mode 0700. */
-function checkStateDirectory(dir: string): StateStore {
+/** checkStateDirectory(dir, known?) → safe when dir (as `known`, its lstat, says) is a real directory, ours, mode 0700. */
+function checkStateDirectory(dir: string, known?: fs.Stats): StateStore {
   const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
   let st: fs.Stats;
   try {
-    st = fs.lstatSync(dir);
+    st = known ?? fs.lstatSync(dir);
   } catch (error) {
     return unsafe("storage", `state directory ${dir} cannot be inspected (${errorCode(error)})`);
   }

@@ -64,15 +64,15 @@ export function deadlineCheck(startedAt: number, now: number, timeoutMs: number)
   return { expired: remainingMs === 0, remainingMs };
 }
 
-/** stdinChunks("…") → the input as slices to write one at a time; never splits a surrogate pair. */
-export function* stdinChunks(input: string | Uint8Array): Generator<string | Uint8Array> {
+/** stdinChunks("…", chars?) → the input as slices to write one at a time; never splits a surrogate pair. */
+export function* stdinChunks(input: string | Uint8Array, chars = STDIN_CHUNK_CHARS): Generator<string | Uint8Array> {
   if (typeof input !== "string") {
     for (let offset = 0; offset < input.length; offset += STDIN_CHUNK_BYTES) yield input.subarray(offset, offset + STDIN_CHUNK_BYTES);
     return;
   }
   let offset = 0;
   while (offset < input.length) {
-    let end = Math.min(offset + STDIN_CHUNK_CHARS, input.length);
+    let end = Math.min(offset + chars, input.length);
     // A high surrogate at the cut would be encoded alone as U+FFFD; keep the pair together.
     const last = input.charCodeAt(end - 1);
     if (end < input.length && last >= 0xd800 && last <= 0xdbff) end += 1;

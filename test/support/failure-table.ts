@@ -199,7 +199,8 @@ export function renderFailureTable(): string {
     "Whatever the row, a hook never prints a stack trace, never exits 1, and prints at most one",
     "answer (one exception: Gemini CLI denies the tool on exit 64, so a `gemini` usage error exits 1,",
     "which Gemini shows as a warning). The guard is a guardrail, not a sandbox: hosts let a tool run when a hook times out or",
-    "crashes, so it stays fast and local. `test/fuzz.test.ts` feeds every hook 2 000 generated",
-    "payloads per run (`bun run fuzz` for more) and checks the same promises on each answer.",
+    "crashes, so it stays fast and local. `test/fuzz.test.ts` feeds every hook 208 generated",
+    "payloads per run (`bun run fuzz` and a nightly workflow for tens of thousands) and checks the",
+    "same promises on each answer.",
   ].join("\n");
 }

@@ -27,7 +27,13 @@ import {
 export const BATCH = 16;
 /** Hook processes at once (VELESDB_FUZZ_JOBS); changes speed, never which payloads are generated. */
 export const DEFAULT_JOBS = 6;
-export const DEFAULT_RUNS = 2000;
+/**
+ * Payloads per entry when VELESDB_FUZZ_RUNS is unset: enough for every entry to reach each
+ * invariant's checked branch (COVERAGE_FLOORS, asserted by test/fuzz.test.ts) in a CI run of a
+ * few minutes. Deep exploration (tens of thousands, random seeds) is `bun run fuzz` and the
+ * scheduled workflow .github/workflows/fuzz.yml.
+ */
+export const DEFAULT_RUNS = 208;
 export const DEFAULT_BOUND_MS = 5000;
 
 export interface FuzzSettings {
@@ -60,6 +66,48 @@ export function fuzzSettings(env: NodeJS.ProcessEnv = process.env): FuzzSettings
   };
 }
 
+/**
+ * coverageFloors(entry) → each checked branch this entry's run must reach, with its floor. A
+ * generator that drifted into producing only garbage would keep every invariant trivially;
+ * these floors make a short run prove it still reached the answers and inputs that matter.
+ * Each floor is far below its expected count at DEFAULT_RUNS (measured with seed 12345: the
+ * rarest, claude/post-tool-use's two replacement forms, 7 and 8 of 208), so a random seed
+ * misses one with a chance below e^-6.
+ */
+export function coverageFloors(entry: Entry): Record<string, number> {
+  const floors: Record<string, number> = { "input:object": 1, "input:json-not-object": 1, "input:text": 1, "input:bytes": 1, "input:deep": 1 };
+  if (entry.host !== "windsurf") floors["input:payload-cwd"] = 1;
+  switch (entry.hookClass) {
+    case "lifecycle":
+      floors["answer:context"] = 1;
+      break;
+    case "precompact":
+      floors["answer:instructions"] = 1;
+      floors["state:written"] = 1;
+      break;
+    case "stop":
+      floors["answer:continue"] = 1;
+      floors["state:written"] = 1;
+      break;
+    case "guard":
+      Object.assign(floors, { "answer:deny": 1, "answer:pass": 1, "guard:edit-in-opted-in-repo": 1, "guard:edit-elsewhere": 1, "state:written": 1 });
+      break;
+    case "posttooluse":
+      floors["answer:pass"] = 1;
+      // Only Claude's Bash results are compressed (SPEC §7): both archive forms are checked there.
+      if (entry.host === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
+      break;
+  }
+  return floors;
+}
+
+/** coverageShortfall(entry, reached) → one line per branch reached fewer times than its floor. */
+export function coverageShortfall(entry: Entry, reached: Readonly<Record<string, number>>): string[] {
+  return Object.entries(coverageFloors(entry))
+    .filter(([label, floor]) => (reached[label] ?? 0) < floor)
+    .map(([label, floor]) => `${entry.id}: ${label} reached ${reached[label] ?? 0} time(s), floor ${floor}`);
+}
+
 /** entrySeed(seed, "claude/stop") → the entry's own seed: entries explore independently. */
 export function entrySeed(seed: number, entryId: string): number {
   let hash = 0x811c9dc5;
@@ -71,6 +119,8 @@ export interface CaseResult {
   readonly violations: string[];
   readonly answer?: Judged;
   readonly elapsedMs: number;
+  /** Which checked branches this case exercised (COVERAGE_FLOORS names them). */
+  readonly reached: readonly string[];
 }
 
 /** The environment every fuzzed hook gets on top of the sandbox's: a capable compiler, low size gate. */
@@ -160,13 +210,31 @@ async function runCaseIn(box: FuzzSandbox, before: Snapshot, entry: Entry, c: Fu
     if (judged.ok) answer = judged.answer;
     else violations.push(...judged.problems);
   }
+  const reached = inputLabels(c, stdin, payload);
+  if (env.VELESDB_HOOKS_STATE_DIR !== undefined) reached.push("dsh:state-moved-into-sandbox");
   if (answer) {
-    violations.push(...guardViolations(entry, payload, cwd, box, answer));
-    violations.push(...postToolUseViolations(entry, payload, box, answer, persistedFile));
+    reached.push(`answer:${answer.kind}`);
+    violations.push(...guardViolations(entry, payload, cwd, box, answer, reached));
+    violations.push(...postToolUseViolations(entry, payload, box, answer, persistedFile, reached));
   }
+  if (excluded.some((dir) => fs.existsSync(dir))) reached.push("state:written");
   const changes = snapshotChanges(withoutExcluded(before, box.root, excluded), snapshot(box.root, excluded));
   if (changes.length > 0) violations.push(`wrote outside the state directory: ${changes.slice(0, 5).join(", ")}`);
-  return { violations, answer, elapsedMs: run.elapsedMs, stateDirs: excluded };
+  return { violations, answer, elapsedMs: run.elapsedMs, reached, stateDirs: excluded };
+}
+
+/** inputLabels(case, stdin, payload) → what kind of input this was, for the coverage floors. */
+function inputLabels(c: FuzzCase, stdin: Uint8Array, payload: Record<string, unknown>): string[] {
+  const labels: string[] = [];
+  if (c.form === "bytes") labels.push("input:bytes");
+  else if (c.form === "text") labels.push("input:text");
+  else labels.push(isObject(c.payload) ? "input:object" : "input:json-not-object");
+  if (c.form === "object" && isObject(c.payload) && typeof payload.cwd === "string") labels.push("input:payload-cwd");
+  if (stdin.length > 1_000_000) labels.push("input:huge");
+  // Nesting past what a recursive serialiser survives (the seed-12345 defect of fuzz-regressions).
+  const head = Buffer.from(stdin.subarray(0, 200_000)).toString("latin1");
+  if (/\[{50}|(\{"[ad]":){50}/.test(head)) labels.push("input:deep");
+  return labels;
 }
 
 function withoutExcluded(shot: Snapshot, root: string, excluded: readonly string[]): Snapshot {
@@ -246,17 +314,19 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
 }
 
 /** In the opted-in repository, with no recall in this fresh sandbox, the guard never passes. */
-function guardViolations(entry: Entry, payload: Record<string, unknown>, cwd: string, box: FuzzSandbox, answer: Judged): string[] {
+function guardViolations(entry: Entry, payload: Record<string, unknown>, cwd: string, box: FuzzSandbox, answer: Judged, reached: string[]): string[] {
   const starts = guardStarts(entry, payload, cwd);
   if (starts === undefined) return [];
   const guarded = starts.some((dir) => isInside(dir, box.repo));
+  reached.push(guarded ? "guard:edit-in-opted-in-repo" : "guard:edit-elsewhere");
   if (guarded && answer.kind !== "deny") return [`guard answered ${answer.kind} for an edit in the opted-in repository without a recall`];
   return [];
 }
 
 /** PostToolUse: {} or a replacement whose archive holds the complete original; no archive left behind on a pass. */
-function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, box: FuzzSandbox, answer: Judged, persistedFile: string): string[] {
+function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, box: FuzzSandbox, answer: Judged, persistedFile: string, reached: string[]): string[] {
   if (entry.hookClass !== "posttooluse") return [];
+  if (answer.kind === "replace") reached.push(typeof (isObject(payload.tool_response) ? payload.tool_response.persistedOutputPath : undefined) === "string" ? "replace:host-persisted" : "replace:own-archive");
   const archiveDir = path.join(box.stateDir, "tool-output");
   const archives = fs.existsSync(archiveDir) ? fs.readdirSync(archiveDir) : [];
   if (answer.kind === "pass") return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
@@ -296,6 +366,8 @@ export interface EntryReport {
   readonly entrySeed: number;
   readonly cases: number;
   readonly kinds: Record<string, number>;
+  /** How many cases exercised each checked branch (CaseResult.reached). */
+  readonly reached: Record<string, number>;
   readonly slowestMs: number;
   readonly elapsedMs: number;
   /** Set when a property run failed: what went wrong, and where the whole batch was saved. */
@@ -307,6 +379,7 @@ export async function fuzzEntry(entry: Entry, settings: FuzzSettings): Promise<E
   const started = performance.now();
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), "vh-fuzz-"));
   const kinds: Record<string, number> = {};
+  const reached: Record<string, number> = {};
   let cases = 0;
   let slowestMs = 0;
   let lastFailure: { batch: FuzzCase[]; results: CaseResult[] } | undefined;
@@ -325,6 +398,7 @@ export async function fuzzEntry(entry: Entry, settings: FuzzSettings): Promise<E
       slowestMs = Math.max(slowestMs, r.elapsedMs);
       const kind = r.answer?.kind ?? "invalid";
       kinds[kind] = (kinds[kind] ?? 0) + 1;
+      for (const label of r.reached) reached[label] = (reached[label] ?? 0) + 1;
     }
     if (results.some((r) => r.violations.length > 0)) {
       lastFailure = { batch, results };
@@ -334,7 +408,7 @@ export async function fuzzEntry(entry: Entry, settings: FuzzSettings): Promise<E
   });
   try {
     const details = await fc.check(property, { seed, numRuns: Math.ceil(settings.count / BATCH), endOnFailure: !settings.shrink });
-    const report = { entry, seed: settings.seed, entrySeed: seed, cases, kinds, slowestMs, elapsedMs: performance.now() - started };
+    const report = { entry, seed: settings.seed, entrySeed: seed, cases, kinds, reached, slowestMs, elapsedMs: performance.now() - started };
     if (!details.failed) return report;
     if (!lastFailure) return { ...report, failure: { message: `fuzz harness error (not a hook verdict): ${String(details.errorInstance).slice(0, 500)}`, file: "" } };
     return { ...report, failure: describeFailure(entry, settings, seed, details, lastFailure) };
@@ -363,8 +437,16 @@ function describeFailure(
     `         or: bun run fuzz -- --seed ${settings.seed} --count ${settings.count} --entry ${entry.id}   (add --shrink to minimise)`,
     `     replay: bun scripts/fuzz.ts --replay ${path.relative(REPO_ROOT, file)}`,
     ...lines,
+    // Once fixed, the case stays in the suite as a row of REGRESSION_ROWS (README, "Deep fuzzing").
+    `  regression row for test/fuzz-regressions.test.ts:`,
+    `    ${regressionRow(entry.id, `seed ${settings.seed}`, failing[0]!.case)}`,
   ].join("\n");
   return { message, file };
+}
+
+/** regressionRow(entry, found, case) → the source line that pins a failing case in REGRESSION_ROWS. */
+export function regressionRow(entryId: string, found: string, c: FuzzCase): string {
+  return `{ entry: ${JSON.stringify(entryId)}, found: ${JSON.stringify(found)}, case: ${JSON.stringify(c)} },`;
 }
 
 /** replayFile(file) → the saved failing cases, run again (for scripts/fuzz.ts --replay). */

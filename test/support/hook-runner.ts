@@ -53,6 +53,8 @@ export interface HookRun {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** User + system CPU time of the hook process (wall time on a shared machine says little). */
+  readonly cpuMs?: number;
 }
 
 /** runBinary(["claude","stop"], payload, {env, cwd}) → what the host would see. */
@@ -74,6 +76,7 @@ export function runBinary(
     exitCode: result.exitCode ?? -1,
     stdout: result.stdout.toString(),
     stderr: result.stderr.toString(),
+    cpuMs: result.resourceUsage ? Number(result.resourceUsage.cpuTime.total) / 1000 : Number.NaN,
   };
 }
 

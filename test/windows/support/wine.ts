@@ -99,16 +99,19 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     const boot = Bun.spawn([tools.wine, "wineboot", "--init"], { env: wineEnv, stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited.then((code) => {
       if (code !== 0) throw new Error(`wineboot --init failed (exit ${code})`);
     });
-    await Promise.all([
+    // The release asset is built while Wine boots (wineboot populates drive_c, so the archive
+    // waits beside the prefix): neither waits for the other.
+    const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
+    const release = buildRelease({ outDir: path.join(root, "release"), version: packageVersion(), targets: [windowsTarget] });
+    const [, , , [built]] = await Promise.all([
       compile(["-shared", "-o", path.join(native, "bcryptprimitives.dll"), path.join(NATIVE_SOURCES, "bcryptprimitives.c"), "-ladvapi32"]),
       compile(["-municode", "-o", path.join(native, "launch.exe"), path.join(NATIVE_SOURCES, "launch.c")]),
       boot,
+      release,
     ]);
     const driveC = path.join(prefix, "drive_c");
     fs.copyFileSync(path.join(native, "bcryptprimitives.dll"), path.join(driveC, "windows", "system32", "bcryptprimitives.dll"));
-    const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
     const downloads = path.join(driveC, "Downloads");
-    const [built] = buildRelease({ outDir: downloads, version: packageVersion(), targets: [windowsTarget] });
     // The release asset is a .zip holding the one .exe: unpack it as install.ps1 would.
     await spawnChecked(["unzip", "-q", "-o", built!.path, binaryName(windowsTarget), "-d", downloads], {});
     const asset = `C:\\Downloads\\${binaryName(windowsTarget)}`;
