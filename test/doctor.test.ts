@@ -141,7 +141,7 @@ describe("compiler probe", () => {
   });
 
   test("capable", () => {
-    const bin = fake("velesdb-memory", `cat >/dev/null\nprintf '%s' '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}'`);
+    const bin = fake("velesdb-memory", `cat >/dev/null\nprintf '%s\\n' '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}'`);
     expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin }), "compiler")).toMatch(/capable: .*velesdb-memory answered compile-stdin in \d+ ms/);
   });
 
