@@ -141,7 +141,12 @@ describe("compiler probe", () => {
   });
 
   test("capable", () => {
-    const bin = fake("velesdb-memory", `cat >/dev/null\nprintf '%s' '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}'`);
+    // The probe's answer exactly as velesdb-memory 0.12.0 (VelesDB 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5,
+    // crates/velesdb-memory/src/main.rs compile_stdin_json) printed it for PROBE_CORPUS.
+    const bin = fake(
+      "velesdb-memory",
+      `cat >/dev/null\nprintf '%s\\n' '{"content":"velesdb-hooks capability probe: one line of ordinary text.\\n","tokens_in":19,"tokens_out":19,"tokens_saved":0,"risk":"low"}'`,
+    );
     expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin }), "compiler")).toMatch(/capable: .*velesdb-memory answered compile-stdin in \d+ ms/);
   });
 

@@ -9,11 +9,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
-const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
+const COPILOT_BIN = HOST_BINS.copilot;
 /** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
 const MODEL_WITH_EDIT_TOOLS = "gpt-4.1";
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };

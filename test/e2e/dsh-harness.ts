@@ -57,7 +57,9 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { apply as applyBridge } from "@deepseek-ai/dsh-hooks-codex";
+import { dshBridgeEntry } from "./host-bins.ts";
+// Imported from where host-bins.ts says (the pinned copy, or the newest under VH_E2E_HOSTS).
+const { apply: applyBridge } = (await import(dshBridgeEntry())) as typeof import("@deepseek-ai/dsh-hooks-codex");
 import { HOOKS_BIN, shellQuote } from "./harness.ts";
 
 export { HOOKS_BIN, shellQuote };

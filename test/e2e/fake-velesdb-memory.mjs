@@ -12,18 +12,49 @@
 // - `compile-stdin [--budget N] [--query Q]` (SPEC §7), run directly as VELESDB_MEMORY_BIN by
 //   the PostToolUse hook (the harness makes this file executable). Its "compiled view" is one
 //   line naming the input's line count, first and last line, so a test can tell it compiled
-//   the complete original.
+//   the complete original. Its wire is velesdb-memory 0.12.0's (see compileStdin).
 import * as fs from "node:fs";
 
 const args = process.argv.slice(2);
 if (args[0] === "compile-stdin") compileStdin();
 else serveMcp();
 
+// The wire of the real `velesdb-memory compile-stdin`, read from velesdb-memory 0.12.0
+// (github:cyberlife-coder/VelesDB, crates/velesdb-memory/src/main.rs at
+// 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5: parse_compile_stdin_args, compile_stdin_json,
+// run_compile_stdin; the 8 MiB cap is limits.rs MAX_TRANSCRIPT_BYTES) and checked against that
+// binary by test/compiler-contract.test.ts: exit 0 with ONE line
+// {"content","tokens_in","tokens_out","tokens_saved","risk"} (that order) + "\n", or exit 1 with
+// nothing on stdout and Rust's `Error: <Debug of the error>` line on stderr.
 function compileStdin() {
+  const refuse = (debug) => {
+    process.stderr.write(`Error: ${debug}\n`);
+    process.exit(1);
+  };
+  const flags = args.slice(1);
+  for (let i = 0; i < flags.length; i += 2) {
+    const value = flags[i + 1];
+    if (flags[i] === "--budget") {
+      if (value === undefined) refuse(JSON.stringify("--budget requires a value"));
+      if (!/^\+?[0-9]+$/.test(value)) refuse(JSON.stringify(`--budget expects a positive integer, got ${JSON.stringify(value)}`));
+      if (Number(value) === 0) refuse(JSON.stringify("--budget must be greater than 0"));
+    } else if (flags[i] === "--query") {
+      if (value === undefined) refuse(JSON.stringify("--query requires a value"));
+    } else refuse(JSON.stringify(`unknown compile-stdin flag ${JSON.stringify(flags[i])}`));
+  }
   const chunks = [];
   process.stdin.on("data", (c) => chunks.push(c));
   process.stdin.on("end", () => {
-    const input = Buffer.concat(chunks).toString("utf8");
+    const bytes = Buffer.concat(chunks);
+    let input;
+    try {
+      input = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      refuse('Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }');
+    }
+    if (input.trim() === "") refuse(JSON.stringify("compile-stdin received empty input on stdin"));
+    const cap = 8 * 1024 * 1024;
+    if (bytes.length > cap) refuse(`ContextOverLimit(${JSON.stringify(`transcript of ${bytes.length} bytes exceeds the cap of ${cap} bytes`)})`);
     const lines = input.split("\n").filter((l) => l !== "");
     const content = `E2E-COMPILED lines=${lines.length} first=${lines[0] ?? ""} last=${lines.at(-1) ?? ""}`;
     const tokensIn = Math.ceil(input.length / 4);

@@ -12,11 +12,12 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { E2E_DIR, E2E_PROJECT, FAKE_MCP, runInstaller, runProcess } from "./harness.ts";
+import { E2E_PROJECT, FAKE_MCP, runInstaller, runProcess } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 
-/** The CLI's entry script; VH_E2E_GEMINI_BIN points elsewhere (a scratch install) when set. */
-export const GEMINI_BIN = process.env.VH_E2E_GEMINI_BIN ?? path.join(E2E_DIR, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js");
+/** The CLI's entry script (host-bins.ts: VH_E2E_HOSTS, or VH_E2E_GEMINI_BIN for a scratch install). */
+export const GEMINI_BIN = HOST_BINS.gemini;
 
 export const GEMINI_MODEL = "gemini-2.5-flash";
 

@@ -25,14 +25,15 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from "./mock-llm.ts";
 
 export const E2E_DIR = import.meta.dir;
 export const ROOT = path.resolve(E2E_DIR, "..", "..");
 export const HOOKS_BIN = path.join(ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
-// The real hosts are the e2e package's own dependencies (test/e2e/package.json).
-export const CLAUDE_BIN = path.join(E2E_DIR, "node_modules", ".bin", "claude");
-export const CODEX_BIN = path.join(E2E_DIR, "node_modules", ".bin", "codex");
+// The real hosts: the e2e package's own dependencies (test/e2e/package.json) unless VH_E2E_HOSTS says otherwise.
+export const CLAUDE_BIN = HOST_BINS.claude;
+export const CODEX_BIN = HOST_BINS.codex;
 export const FAKE_MCP = path.join(E2E_DIR, "fake-velesdb-memory.mjs");
 
 export type Host = "claude" | "codex";

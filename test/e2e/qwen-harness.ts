@@ -2,19 +2,19 @@
 // `node` package of test/e2e/package.json) offline against mock-openai-chat.ts, with the hooks
 // our installer registers in the case's ~/.qwen/settings.json.
 //
-// VH_E2E_QWEN_PREFIX=<dir> runs the CLI and node from <dir>/node_modules instead of
-// test/e2e/node_modules (a scratch install while the e2e package is not installed).
+// Where the CLI and that node come from: host-bins.ts (VH_E2E_HOSTS, or VH_E2E_QWEN_PREFIX=<dir>
+// for <dir>/node_modules, a scratch install).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
-const PREFIX = process.env.VH_E2E_QWEN_PREFIX ?? E2E_DIR;
-export const QWEN_CLI = path.join(PREFIX, "node_modules", "@qwen-code", "qwen-code", "cli.js");
-export const QWEN_NODE = path.join(PREFIX, "node_modules", "node", "bin", "node");
+export const QWEN_CLI = HOST_BINS.qwenCli;
+export const QWEN_NODE = HOST_BINS.qwenNode;
 export const QWEN_MODEL = "mock-model";
 
 export interface QwenCaseOptions {
@@ -56,7 +56,7 @@ export function qwenSuite(): QwenSuite {
   beforeAll(async () => {
     if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
     if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
-      throw new Error(`Qwen Code or its Node 22 is missing under ${PREFIX}/node_modules: run npm ci in test/e2e (or set VH_E2E_QWEN_PREFIX)`);
+      throw new Error(`Qwen Code or its Node 22 is missing (${QWEN_CLI}, ${QWEN_NODE}): run bun scripts/install-e2e-hosts.ts (or set VH_E2E_HOSTS / VH_E2E_QWEN_PREFIX)`);
     }
     chat = startMockOpenAiChat();
     trap = await startMockLlm();

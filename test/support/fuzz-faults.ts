@@ -257,7 +257,11 @@ export function sessionEndProblems(runs: readonly ProbeRun[]): string[] {
   return [...byHost].filter(([, answers]) => !answers.some((a) => a.kind === "pass")).map(([host]) => `${host}: Stop never passed: the session could not end`);
 }
 
-/** writeFakeCompiler(dir, "killed") → the path of a fake velesdb-memory that misbehaves once it compiles. */
+/**
+ * writeFakeCompiler(dir, "killed") → the path of a fake velesdb-memory that misbehaves once it
+ * compiles. Faults, not the real wire (fixtures/compilers/lib.sh has that): velesdb-memory
+ * prints one line or nothing, so a half answer or 50 MB only comes from a crash or a broken build.
+ */
 export function writeFakeCompiler(dir: string, kind: "killed" | "floods"): string {
   const lib = path.join(FIXTURES, "compilers", "lib.sh");
   const misbehave =
