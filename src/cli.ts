@@ -20,12 +20,11 @@ const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
 /**
  * The --help text, built only when asked for. Every list in it is read from its table (the
  * hosts and their events from src/hosts/index.ts, the clients from the installer's table), so
- * a host or client added later appears by itself; the client table is imported lazily, as the
- * installer is, so no hook evaluates it.
+ * a host or client added later appears by itself; the client table comes with the installer's
+ * lazy import, so no hook evaluates it.
  */
 export async function usage(): Promise<string> {
-  const { CLIENTS } = await import("./install/clients/index.ts");
-  const configurable = CLIENTS.flatMap((client) => (client.configFile !== undefined ? [`--config: ${client.configFile}`] : []));
+  const { clientChoices } = await import("./install/index.ts");
   return `velesdb-hooks ${VERSION}
 Hooks that make coding agents use their velesdb-memory MCP server.
 
@@ -35,7 +34,7 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
-  (C: ${CLIENTS.map((client) => client.name).join(", ")} or all${configurable.map((text) => `; ${text}`).join("")})
+  (C: ${clientChoices()})
   velesdb-hooks --version | --help
 
 Hosts and events:

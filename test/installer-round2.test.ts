@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { CLIENT_NAMES } from "../src/install/clients/index.ts";
 import { HOSTS } from "../src/hosts/index.ts";
-import { makeInstallSandbox, read, REPO_ROOT, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { makeInstallSandbox, read, REPO_ROOT, snapshotBinary, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 beforeEach(() => {
@@ -68,5 +68,50 @@ describe("6. a registry nested too deep is refused up front, and an internal err
     const run = Bun.spawnSync([bun, "--preload", preload, path.join(REPO_ROOT, "src", "cli.ts"), command], { env: box.env, cwd: box.home });
     expect(run.stderr.toString()).toContain("internal error: injected fault");
     expect(run.exitCode).toBe(1);
+  });
+});
+
+describe("5. every file the installer reads is read bounded, and only when it is a regular file", () => {
+  const LIMIT_S = 10;
+  const runBounded = (args: string[]) => {
+    const started = performance.now();
+    const run = Bun.spawnSync([snapshotBinary(), ...args], { env: box.env, cwd: box.home, stdin: "ignore", timeout: LIMIT_S * 1000 });
+    return { exitCode: run.exitCode, signal: run.signalCode, stdout: run.stdout.toString(), stderr: run.stderr.toString(), seconds: (performance.now() - started) / 1000 };
+  };
+  const commands = [["check", "--client", "codex"], ["doctor", "--client", "codex"], ["install", "--client", "codex"], ["uninstall", "--client", "codex"]];
+  test.each(commands)("a FIFO at ~/.codex/config.toml: %s %s %s finishes (check and doctor name it as not a regular file)", (...args) => {
+    expect(Bun.spawnSync(["mkfifo", box.codexConfig]).exitCode).toBe(0);
+    const run = runBounded(args);
+    expect(run.signal ?? undefined).toBeUndefined();
+    expect(run.seconds).toBeLessThan(LIMIT_S);
+    if (args[0] === "check" || args[0] === "doctor") expect(run.stdout + run.stderr).toContain("config.toml is not a regular file");
+    else expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+  });
+  test("~/.codex/config.toml linked to /dev/zero: check finishes without reading it", () => {
+    fs.symlinkSync("/dev/zero", box.codexConfig);
+    const run = runBounded(["check", "--client", "codex"]);
+    expect(run.signal ?? undefined).toBeUndefined();
+    expect(run.stdout + run.stderr).toContain("config.toml is not a regular file");
+  });
+  test("a sparse 1 GB ~/.codex/config.toml: check reads at most the bound and says it is too large", () => {
+    const fd = fs.openSync(box.codexConfig, "w");
+    fs.ftruncateSync(fd, 1 << 30);
+    fs.closeSync(fd);
+    const run = runBounded(["check", "--client", "codex"]);
+    expect(run.stdout + run.stderr).toMatch(/config\.toml is larger than \d+ MiB/);
+  });
+  test("a FIFO installed.json: install and check finish, naming it", () => {
+    fs.mkdirSync(path.join(box.home, ".velesdb-hooks"));
+    expect(Bun.spawnSync(["mkfifo", path.join(box.home, ".velesdb-hooks", "installed.json")]).exitCode).toBe(0);
+    const install = runBounded(["install", "--client", "claude"]);
+    expect(install.exitCode).toBe(1);
+    expect(install.stderr).toContain("installed.json (velesdb-hooks' record of what it installed) is not a regular file");
+    const uninstall = runBounded(["uninstall"]);
+    expect(uninstall.exitCode).toBe(1);
+  });
+  test("control: a regular config.toml is read (its parse error is reported by line)", () => {
+    write(box.codexConfig, "[hooks\n");
+    const run = runBounded(["check", "--client", "codex"]);
+    expect(run.stdout + run.stderr).toContain("config.toml does not parse (line 1)");
   });
 });

@@ -41,6 +41,12 @@ const FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 const VALUE_FLAGS = ["--client", "--config"] as const;
 
+/** clientChoices() → "claude, codex, … or all; --config: the DeepSeek harness hooks.json", for --help. */
+export function clientChoices(): string {
+  const configurable = CLIENTS.flatMap((client) => (client.configFile !== undefined ? [`; --config: ${client.configFile}`] : []));
+  return `${CLIENT_NAMES.join(", ")} or all${configurable.join("")}`;
+}
+
 /** parseInstallerArgs("check", ["--client", "codex", "--strict"]) → options, or the usage problem. */
 export function parseInstallerArgs(command: string, args: readonly string[]): Parsed {
   const allowed = FLAGS[command];
