@@ -115,3 +115,38 @@ describe("5. every file the installer reads is read bounded, and only when it is
     expect(run.stdout + run.stderr).toContain("config.toml does not parse (line 1)");
   });
 });
+
+describe("7. check and doctor quote every value that came from a file", () => {
+  const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
+  const HOSTILE = "x\u001b[31m\u0007\nforged: in step";
+  const noRawControl = (text: string) => {
+    for (const line of text.split("\n")) expect(RAW.test(line) ? JSON.stringify(line) : "clean").toBe("clean");
+    expect(text.split("\n").filter((line) => line.startsWith("forged"))).toEqual([]);
+  };
+  test("a recorded dsh --config path holding ESC, BEL and a newline", () => {
+    fs.mkdirSync(path.join(box.home, ".dsh"), { recursive: true });
+    const weird = path.join(box.root, HOSTILE, "hooks.json");
+    const installed = box.run(["install", "--client", "dsh", "--config", weird]);
+    expect(installed.exitCode).toBe(0);
+    // Positive control: the record names that path, so check and doctor do look at it.
+    expect(read(path.join(box.home, ".velesdb-hooks", "installed.json"))).toContain(JSON.stringify(weird).slice(1, -1));
+    for (const command of [["check"], ["doctor"], ["uninstall", "--dry-run"]]) {
+      const run = box.run(command);
+      expect(run.stdout).toContain("\\u001b[31m\\u0007\\nforged: in step");
+      noRawControl(run.stdout + run.stderr);
+    }
+  });
+  test("an event key of a settings file holding ESC and a newline", () => {
+    const installed = box.run(["install", "--client", "claude"]);
+    expect(installed.exitCode).toBe(0);
+    const settings = JSON.parse(read(box.claudeSettings)) as { hooks: Record<string, unknown> };
+    settings.hooks[`Bad${HOSTILE}`] = settings.hooks.Stop;
+    write(box.claudeSettings, JSON.stringify(settings, null, 2));
+    for (const command of [["check", "--client", "claude"], ["doctor", "--client", "claude"], ["uninstall", "--client", "claude", "--dry-run"]]) {
+      const run = box.run(command);
+      // Positive control: the key is reported (it holds an entry of ours).
+      expect(run.stdout).toContain("Bad");
+      noRawControl(run.stdout + run.stderr);
+    }
+  });
+});

@@ -167,8 +167,8 @@ function humanBytes(bytes: number): string {
 function projectConfigReport(ctx: InstallerContext): string {
   const identity = resolveProjectIdentity(ctx.cwd);
   const slot = `project ${quoted(identity.project)}, session ${quoted(identity.session)}`;
-  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${quotedPath(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
-  const where = quotedPath(ctx, identity.configPath);
+  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
+  const where = shown(ctx, identity.configPath);
   if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
 }
@@ -176,11 +176,6 @@ function projectConfigReport(ctx: InstallerContext): string {
 /** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped (the texts' own rule). */
 export const quoted = (value: string): string => readerJson(value);
 
-/** quotedPath(ctx, p) → the path as shown (`~/…`), plain when it is printable, else quoted. */
-function quotedPath(ctx: InstallerContext, p: string): string {
-  const where = shown(ctx, p);
-  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(where) ? where : quoted(where);
-}
 
 /**
  * loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the

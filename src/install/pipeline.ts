@@ -18,7 +18,7 @@ import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinarySta
 import type { InstallerClient } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
-import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import { ourTree, printable, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import {
   errorCode,
   judgeRegistry,
@@ -406,9 +406,9 @@ function registryNames(client: InstallerClient, registryPath: string, stable: st
 function describeRemoval(client: InstallerClient): (entry: OwnedEntry) => string {
   const expected = new Set(client.registry.rows.map((row) => row.wireEvent));
   return (entry) => {
-    if (entry.ownership === "legacy") return `${entry.event} (bash hooks)`;
-    if (!expected.has(entry.event)) return `${entry.event} (not an event velesdb-hooks uses)`;
-    return entry.event;
+    if (entry.ownership === "legacy") return `${printable(entry.event)} (bash hooks)`;
+    if (!expected.has(entry.event)) return `${printable(entry.event)} (not an event velesdb-hooks uses)`;
+    return printable(entry.event);
   };
 }
 
