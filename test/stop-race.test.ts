@@ -67,7 +67,7 @@ test("a Stop that died holding the claim, its batch still pending: the next Stop
   expect(edit.kind).toBe("pass");
   const before = new Set(fs.readdirSync(box.stateDir));
   const first = await stopOf();
-  expect(rootsOf(first)).toEqual([repos[0]]);
+  expect(rootsOf(first)).toEqual([repos[0]!]);
   // The Stop's manifest, put back to "pending" (as if it had died before marking it delivered),
   // and its claim left behind by a process that no longer exists.
   const manifest = fs.readdirSync(box.stateDir).find((name) => name.startsWith("learning-checkpoint-manifest-") && !before.has(name))!;
@@ -78,7 +78,7 @@ test("a Stop that died holding the claim, its batch still pending: the next Stop
   const dead = Bun.spawnSync(["true"]).pid;
   fs.writeFileSync(claimPath, `${JSON.stringify({ pid: dead, started: "1" })}\n`, { mode: 0o600 });
   const recovered = await Promise.all([stopOf(), stopOf(), stopOf()]);
-  expect(recovered.map(rootsOf).filter((roots) => roots.length > 0)).toEqual([[repos[0]]]);
+  expect(recovered.map(rootsOf).filter((roots) => roots.length > 0)).toEqual([[repos[0]!]]);
   expect(fs.existsSync(claimPath)).toBe(false);
   expect(rootsOf(await stopOf())).toEqual([]);
 });
@@ -95,5 +95,5 @@ test("control: a claim held by a live Stop leaves the batch queued for it; once 
   fs.writeFileSync(claimPath, `${JSON.stringify({ pid: process.pid, started: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] })}\n`, { mode: 0o600 });
   expect(rootsOf(await stopOf())).toEqual([]);
   fs.rmSync(claimPath);
-  expect(rootsOf(await stopOf())).toEqual([repos[1]]);
+  expect(rootsOf(await stopOf())).toEqual([repos[1]!]);
 });

@@ -79,7 +79,7 @@ function tryCreate(file: string, me: ClaimOwner): "taken" | "exists" | string {
   }
 }
 
-/** readOwner(lock) → who holds it, "absent", or "unreadable" (not a lock of ours, or cut). */
+/** readOwner(file) → who holds the claim, "absent", or "unreadable" (not a claim of ours: anything else at that name). */
 function readOwner(file: string): ClaimOwner | "absent" | "unreadable" {
   const read = readBoundedFile(file, 4096, { followLink: false });
   if (!read.ok) return read.code === "ENOENT" ? "absent" : "unreadable";
@@ -100,7 +100,7 @@ function isStale(owner: ClaimOwner | "unreadable", file: string): boolean {
   return owner.started !== "" && started !== "" && started !== owner.started;
 }
 
-/** breakStale(lock, judged): removes the lock, only while holding the break file and only if it is still the one judged stale. */
+/** breakStale(file, judged): removes the claim, only while holding the break file and only if it is still the one judged stale. */
 function breakStale(file: string, judged: ClaimOwner | "unreadable"): void {
   const breakPath = `${file}${BREAK_SUFFIX}`;
   let fd: number;
@@ -108,14 +108,21 @@ function breakStale(file: string, judged: ClaimOwner | "unreadable"): void {
     fd = fs.openSync(breakPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
   } catch {
     // Someone else is breaking it (or died doing so: its file goes once old enough).
-    if (ageMs(breakPath) > STALE_BREAK_MS) fs.rmSync(breakPath, { force: true });
-    else Bun.sleepSync(2);
+    if (ageMs(breakPath) > STALE_BREAK_MS) {
+      try {
+        fs.rmSync(breakPath, { force: true });
+      } catch {
+        // Not a file of ours (a directory): the claim stays held.
+      }
+    } else Bun.sleepSync(2);
     return;
   }
   try {
     const now = readOwner(file);
     const same = now === judged || (typeof now === "object" && typeof judged === "object" && now.pid === judged.pid && now.started === judged.started);
     if (same) fs.rmSync(file, { force: true });
+  } catch {
+    // Not removable (a directory planted at the name): it stays held, and the caller says so.
   } finally {
     fs.closeSync(fd);
     fs.rmSync(breakPath, { force: true });
