@@ -13,10 +13,19 @@ import type { HookEvent, HostModule } from "./hosts/host.ts";
 import { VERSION } from "./version.ts";
 
 const EXIT_USAGE = 64;
+/** An installer command that threw: the installer's one failure code. */
+const EXIT_INTERNAL_ERROR = 1;
 const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
 
-/** The --help text, built only when asked for. */
-export const usage = (): string => `velesdb-hooks ${VERSION}
+/**
+ * The --help text, built only when asked for. Every list in it is read from its table (the
+ * hosts and their events from src/hosts/index.ts, the clients from the installer's table), so
+ * a host or client added later appears by itself; the client table comes with the installer's
+ * lazy import, so no hook evaluates it.
+ */
+export async function usage(): Promise<string> {
+  const { clientChoices } = await import("./install/index.ts");
+  return `velesdb-hooks ${VERSION}
 Hooks that make coding agents use their velesdb-memory MCP server.
 
 Usage:
@@ -25,7 +34,7 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
-  (C: claude, codex, windsurf, dsh, gemini or all; --config: the DeepSeek harness hooks.json)
+  (C: ${clientChoices()})
   velesdb-hooks --version | --help
 
 Hosts and events:
@@ -33,14 +42,15 @@ ${Object.entries(HOSTS as Record<string, HostModule>)
   .map(([name, host]) => `  ${name.padEnd(9)} ${Object.keys(host.events).join(", ")}`)
   .join("\n")}
 `;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const [first, second] = argv;
   if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
-  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: usage(), stderr: "", exitCode: 0 });
+  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: await usage(), stderr: "", exitCode: 0 });
   // The bare name is someone at a terminal, not a host (hosts always pass host and event):
   // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
-  if (first === undefined) return writeAnswer({ stdout: "", stderr: usage(), exitCode: EXIT_USAGE });
+  if (first === undefined) return writeAnswer({ stdout: "", stderr: await usage(), exitCode: EXIT_USAGE });
   if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
@@ -106,6 +116,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     writeFully(2, diagnosticLine(`internal error: ${error instanceof Error ? error.message : String(error)}`));
-    process.exit(0);
+    // An installer command that failed must say so to a script (install.sh once read a stack
+    // overflow as a successful install, issue 19); a hook that got here passes, its host's
+    // way of carrying on.
+    process.exit(INSTALLER_COMMANDS.has(process.argv[2] ?? "") ? EXIT_INTERNAL_ERROR : 0);
   },
 );

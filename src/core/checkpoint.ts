@@ -3,17 +3,25 @@
 // passes — so a session is reminded once per batch and can always end. The batch is first
 // snapshotted into a manifest ("pending"), then delivered: if a Stop dies between consuming
 // the dirty records and answering, the next Stop re-sends the same batch instead of losing it.
+// Two Stops of one session at once each delivered the same batch (issue 19): the whole
+// hand-off now runs under one claim per session (claim.ts: a file linked into place, so only
+// one Stop takes it), and a Stop that finds it taken by a live Stop leaves the batch to that
+// one. A claim left by a Stop that died is stale and taken over, and its batch, still
+// "pending", is re-sent by the recovery below: crash-safe as before.
 import * as path from "node:path";
+import { tryClaim } from "./claim.ts";
 import type { Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
-import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile } from "./state.ts";
+import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
 import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning, type StateFailure } from "./texts.ts";
 
 export const CHECKPOINT_MANIFEST = "learning-checkpoint-manifest";
+/** The per-session claim a Stop holds while it hands a batch over. */
+export const CHECKPOINT_CLAIM = "learning-checkpoint-claim";
 const STOP = "stop";
 
 interface Manifest {
@@ -33,6 +41,21 @@ export function stopDecision(input: HookInput): Decision {
   const store = input.state();
   if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
   const sessionId = sessionOf(input);
+  const claimFile = markerPath(store, input.kind(CHECKPOINT_CLAIM), sessionId);
+  const claim = tryClaim(claimFile);
+  // Another Stop of this session is handing over right now: the batch is its to deliver (and
+  // what is queued after its listing stays for the next Stop). This one is a Stop with nothing new.
+  if (claim.state === "held") return genericStopDecision(input, identity);
+  if (claim.state === "failed") return stateFailure(input, identity, store.dir, "write", "storage", claimFile, `cannot be created (${claim.code})`);
+  try {
+    return handOver(input, identity, store, sessionId);
+  } finally {
+    claim.release();
+  }
+}
+
+/** handOver(…) → recovery, a new batch, the once-per-repository checklist, or the generic reminder; run under the session's claim. */
+function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore & { safe: true }, sessionId: string): Decision {
   const manifestFile = markerPath(store, input.kind(CHECKPOINT_MANIFEST), sessionId);
 
   // 1. Recovery: a batch captured by an earlier Stop that may never have reached the model.

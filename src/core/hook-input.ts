@@ -6,7 +6,7 @@ import { payloadCwd, payloadSessionId, type Payload } from "./payload.ts";
 
 /** The per-host facts the shared rules need; each host module declares one. */
 export interface HostProfile {
-  /** The `<host>` argument: claude, codex, windsurf, dsh. */
+  /** The `<host>` argument: the host's key in the table of src/hosts/index.ts. */
   readonly name: string;
   /** Prefix of every state kind, so hosts never silence each other (SPEC §3.3): "", "codex-", … */
   readonly statePrefix: string;

@@ -4,6 +4,7 @@
 // that is not a JSON object, or a field of the wrong type all mean "defaults, not enforced".
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { readBoundedFile } from "./bounded-read.ts";
 import { reportProblem } from "./diagnostics.ts";
 
 export const CONFIG_FILE_NAME = ".velesdb-hooks.json";
@@ -158,28 +159,11 @@ function inspectConfigCandidate(p: string): ConfigCandidate {
  * so a FIFO swapped in after the lstat cannot hang the hook.
  */
 function readConfigText(p: string): string | { readonly problem: string } {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(p, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { problem: "is not a regular file" };
-    if (!IS_WINDOWS && !isTrustedOwner(st.uid)) return { problem: "is owned by another user" };
-    if (st.size > MAX_CONFIG_BYTES) return { problem: `is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
-    const bytes = Buffer.allocUnsafe(MAX_CONFIG_BYTES + 1);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const count = fs.readSync(fd, bytes, filled, bytes.length - filled, null);
-      if (count === 0) break;
-      filled += count;
-    }
-    if (filled > MAX_CONFIG_BYTES) return { problem: `is larger than ${MAX_CONFIG_BYTES / 1024} KiB` };
-    return bytes.toString("utf8", 0, filled);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    return { problem: code === "ELOOP" ? "is a symlink" : "cannot be read" };
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  const read = readBoundedFile(p, MAX_CONFIG_BYTES, { followLink: false });
+  // The owner decides before the size does: another user's file is named as such.
+  if (read.stat?.isFile() && !IS_WINDOWS && !isTrustedOwner(read.stat.uid)) return { problem: "is owned by another user" };
+  if (!read.ok) return { problem: read.code === undefined || read.code === "ELOOP" ? read.problem : "cannot be read" };
+  return read.bytes.toString("utf8");
 }
 
 function isTrustedOwner(uid: number): boolean {

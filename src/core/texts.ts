@@ -2,14 +2,25 @@
 // be reviewed, and tested, in one place. The texts state facts about the tools rather than
 // issue orders: hosts and models discount imperative "system" phrasing as possible prompt
 // injection, and a fact about what a call returns is what actually changes what a model does.
-// Identities are quoted as JSON strings, so a project name holding a quote stays one argument.
+// Identities are quoted as JSON strings, so a project name holding a quote stays one argument,
+// with every character that ends or hides a line escaped (readerJson below).
 
 export interface MemorySlot {
   readonly project: string;
   readonly session: string;
 }
 
-const quoted = (value: string): string => JSON.stringify(value);
+/**
+ * readerJson(value) → JSON.stringify(value) with DEL, the C1 controls (U+0085 is a line break,
+ * NEL) and U+2028/2029 escaped as \uXXXX too: JSON.stringify escapes only C0, and a directory
+ * name (the default project) may hold any of them (issue 19). The JSON still decodes to the
+ * same value, so a project named that way keeps its name in velesdb-memory; it just cannot
+ * forge a line of what a model or a terminal reads.
+ */
+export const readerJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+const quoted = (value: string): string => readerJson(value);
 
 /** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`. */
 export const loadCall = (slot: MemorySlot): string =>
@@ -246,7 +257,7 @@ export function guardInternalErrorRefusal(root: string): string {
  * the model to guess which call that was (issue 12).
  */
 export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
-  const manifest = JSON.stringify(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
+  const manifest = readerJson(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
   const saves = uniqueSlots(targets).map((slot) => `- ${saveCall(slot)}`);
   const lines = [
     `Learning checkpoint for the repositories edited since the last checkpoint: ${manifest}`,

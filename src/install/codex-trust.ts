@@ -10,12 +10,12 @@
 // matcher. Checked against `codex app-server` hooks/list on codex-cli 0.169.0 (test/doctor-trust
 // pins those measured hashes). `commandWindows` is not part of it on POSIX; on Windows we hash
 // the command Codex would run there, which was not measured.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import TOML from "@iarna/toml";
 import { z } from "zod";
 import { canonicalJson, isJsonObject } from "./entries.ts";
-import { errorCode, ownedEntries, type OwnedEntry } from "./registry.ts";
+import { readBoundedFile } from "../core/bounded-read.ts";
+import { MAX_READ_BYTES, ownedEntries, type OwnedEntry } from "./registry.ts";
 
 const EVENTS_WITHOUT_MATCHER = new Set(["Stop", "UserPromptSubmit"]);
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -67,13 +67,10 @@ export const codexConfigPath = (codexHome: string): string => path.join(codexHom
 /** readCodexConfig(codexHome) → config.toml's trust states and [hooks] tables; a parse error gives only its line. */
 export function readCodexConfig(codexHome: string): CodexConfig {
   const file = codexConfigPath(codexHome);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "absent", path: file };
-    return { kind: "unreadable", path: file, problem: `cannot be read (${errorCode(error)})` };
-  }
+  // Codex follows a linked config.toml (dotfile managers link it), so do we, to a regular file only.
+  const read = readBoundedFile(file, MAX_READ_BYTES, { followLink: true });
+  if (!read.ok) return read.code === "ENOENT" ? { kind: "absent", path: file } : { kind: "unreadable", path: file, problem: read.problem };
+  const text = read.bytes.toString("utf8");
   let parsed: Record<string, unknown>;
   try {
     parsed = TOML.parse(text) as Record<string, unknown>;

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
 import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
 import { defaultStateDirectory } from "../core/state.ts";
+import { readerJson } from "../core/texts.ts";
 import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
@@ -166,22 +167,15 @@ function humanBytes(bytes: number): string {
 function projectConfigReport(ctx: InstallerContext): string {
   const identity = resolveProjectIdentity(ctx.cwd);
   const slot = `project ${quoted(identity.project)}, session ${quoted(identity.session)}`;
-  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${quotedPath(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
-  const where = quotedPath(ctx, identity.configPath);
+  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
+  const where = shown(ctx, identity.configPath);
   if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
 }
 
-/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped. */
-export function quoted(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped (the texts' own rule). */
+export const quoted = (value: string): string => readerJson(value);
 
-/** quotedPath(ctx, p) → the path as shown (`~/…`), plain when it is printable, else quoted. */
-function quotedPath(ctx: InstallerContext, p: string): string {
-  const where = shown(ctx, p);
-  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(where) ? where : quoted(where);
-}
 
 /**
  * loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the

@@ -16,7 +16,8 @@ import { isDirectory } from "../core/state.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClient } from "./clients/index.ts";
 import { runDoctor } from "./doctor.ts";
-import { installerContext, ourTree, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import { acquireInstallerLock } from "./lock.ts";
+import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 
@@ -40,6 +41,12 @@ const FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
   doctor: new Set(["--client", "--config"]),
 };
 const VALUE_FLAGS = ["--client", "--config"] as const;
+
+/** clientChoices() → "claude, codex, … or all; --config: the DeepSeek harness hooks.json", for --help. */
+export function clientChoices(): string {
+  const configurable = CLIENTS.flatMap((client) => (client.configFile !== undefined ? [`; --config: ${client.configFile}`] : []));
+  return `${CLIENT_NAMES.join(", ")} or all${configurable.join("")}`;
+}
 
 /** parseInstallerArgs("check", ["--client", "codex", "--strict"]) → options, or the usage problem. */
 export function parseInstallerArgs(command: string, args: readonly string[]): Parsed {
@@ -98,11 +105,15 @@ export async function runInstallerCommand(command: string, args: readonly string
   let code: number;
   switch (command) {
     case "install":
-      code = install(ctx, clients, { dryRun: parsed.options.dryRun, explicit: parsed.options.clients !== undefined }, out);
+    case "uninstall": {
+      const pipelineOptions = {
+        dryRun: parsed.options.dryRun,
+        explicit: parsed.options.clients !== undefined,
+        whileLocked: (run: () => number) => whileLocked(ctx, out, run),
+      };
+      code = (command === "install" ? install : uninstall)(ctx, clients, pipelineOptions, out);
       break;
-    case "uninstall":
-      code = uninstall(ctx, clients, { dryRun: parsed.options.dryRun, explicit: parsed.options.clients !== undefined }, out);
-      break;
+    }
     case "check":
       code = check(ctx, clients, parsed.options, out);
       break;
@@ -111,6 +122,29 @@ export async function runInstallerCommand(command: string, args: readonly string
   }
   out.flush();
   return code;
+}
+
+/**
+ * whileLocked(ctx, out, run) → run's exit code, run while this process holds the installer's
+ * lock (lock.ts). The pipeline asks for it once it finds something to write; a live holder is waited for up to VELESDB_HOOKS_LOCK_WAIT seconds (default 60),
+ * then the command stops with one line and exit 1, having changed nothing.
+ */
+function whileLocked(ctx: InstallerContext, out: Output, run: () => number): number {
+  const tree = ourTree(ctx);
+  if (!tree.ok) return run(); // The pipeline refuses it, naming the variable.
+  const waitSeconds = Number(ctx.env.VELESDB_HOOKS_LOCK_WAIT ?? "");
+  const waitMs = ctx.env.VELESDB_HOOKS_LOCK_WAIT !== undefined && Number.isFinite(waitSeconds) && waitSeconds >= 0 ? waitSeconds * 1000 : undefined;
+  const locked = acquireInstallerLock(tree.path, waitMs, shown(ctx, tree.path));
+  if (!locked.ok) {
+    out.problem(`refused: ${locked.problem}`);
+    out.problem("nothing was changed");
+    return EXIT_PROBLEM;
+  }
+  try {
+    return run();
+  } finally {
+    locked.lock.release();
+  }
 }
 
 /** Clients a command acts on: --client, else install's detected ones (their directory exists), else all. */

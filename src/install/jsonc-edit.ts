@@ -14,6 +14,17 @@ const COLON_TOKEN = 6;
 const LINE_BREAK_TRIVIA = 14;
 const WHITESPACE_TRIVIA = 15;
 const EOF_TOKEN = 17;
+const OPEN_BRACE_TOKEN = 1;
+const CLOSE_BRACE_TOKEN = 2;
+const OPEN_BRACKET_TOKEN = 3;
+const CLOSE_BRACKET_TOKEN = 4;
+
+/**
+ * How deep a registry may nest objects and arrays. jsonc-parser's tree and our walks over it
+ * recurse per level, and a settings.json nested 200 000 deep overflowed the stack (issue 19:
+ * `install` printed an internal error and exited 0). Real settings nest a handful of levels.
+ */
+export const MAX_NESTING = 512;
 
 export interface TextStyle {
   /** "\n" or "\r\n", as the file already uses. */
@@ -32,6 +43,9 @@ const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allow
 
 /** parseJsonc(text) → its syntax tree, or where it first fails (line and column, 1-based; never the content). */
 export function parseJsonc(text: string): ParsedJsonc {
+  // Refused before parsing, like any file that does not parse: the parse itself would recurse.
+  const tooDeep = nestingTooDeepAt(text);
+  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, PARSE_OPTIONS);
   const first = errors[0];
@@ -40,6 +54,18 @@ export function parseJsonc(text: string): ParsedJsonc {
     return { ok: false, line, column, code: printParseErrorCode(first.error) };
   }
   return { ok: true, root };
+}
+
+/** nestingTooDeepAt(text) → the offset of the first `{` or `[` beyond MAX_NESTING levels (strings and comments skipped), else undefined. */
+function nestingTooDeepAt(text: string): number | undefined {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== EOF_TOKEN; token = scanner.scan()) {
+    if (token === OPEN_BRACE_TOKEN || token === OPEN_BRACKET_TOKEN) {
+      if (++depth > MAX_NESTING) return scanner.getTokenOffset();
+    } else if (token === CLOSE_BRACE_TOKEN || token === CLOSE_BRACKET_TOKEN) depth = Math.max(0, depth - 1);
+  }
+  return undefined;
 }
 
 /**

@@ -8,10 +8,10 @@
 // It holds paths and key names only, never content. A manifest that cannot be read is
 // reported and treated as remembering nothing, and then the binary is kept (uninstall cannot
 // tell who still runs it).
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject } from "./entries.ts";
-import { errorCode, type InstallRecord } from "./registry.ts";
+import { readBoundedFile } from "../core/bounded-read.ts";
+import { MAX_READ_BYTES, type InstallRecord } from "./registry.ts";
 
 export const MANIFEST_NAME = "installed.json";
 
@@ -33,15 +33,9 @@ export const manifestPath = (tree: string): string => path.join(tree, MANIFEST_N
 export function readManifest(tree: string): Manifest {
   const file = manifestPath(tree);
   const problem = (text: string): Manifest => ({ ok: false, path: file, problem: text });
-  let text: string;
-  try {
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return problem("is not a regular file");
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { ok: true, path: file, records: [], text: undefined };
-    return problem(`cannot be read (${errorCode(error)})`);
-  }
+  const read = readBoundedFile(file, MAX_READ_BYTES, { followLink: false });
+  if (!read.ok) return read.code === "ENOENT" ? { ok: true, path: file, records: [], text: undefined } : problem(read.problem);
+  const text = read.bytes.toString("utf8");
   let value: unknown;
   try {
     value = JSON.parse(text);

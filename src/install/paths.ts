@@ -5,6 +5,7 @@
 // working directories, so a relative value would point each of them somewhere else.
 import * as path from "node:path";
 import { homeDirectory } from "../core/home.ts";
+import { readerJson } from "../core/texts.ts";
 
 export interface InstallerContext {
   readonly env: NodeJS.ProcessEnv;
@@ -45,11 +46,25 @@ export function stableBinaryPath(ctx: InstallerContext): Resolved {
   return { ok: true, path: path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks") };
 }
 
-/** shown(ctx, "/home/u/.claude/settings.json") → "~/.claude/settings.json", for output users paste into issues. */
+/**
+ * shown(ctx, "/home/u/.claude/settings.json") → "~/.claude/settings.json", for output users
+ * paste into issues; a path that is not plainly printable comes out as a quoted string (see
+ * printable), since paths come from files (the record of files, --config) and directory names.
+ */
 export function shown(ctx: InstallerContext, p: string): string {
   const home = ctx.home.replace(/[\\/]+$/, "");
-  if (home !== "" && (p === home || p.startsWith(home + path.sep))) return `~${p.slice(home.length)}`;
-  return p;
+  if (home !== "" && (p === home || p.startsWith(home + path.sep))) return printable(`~${p.slice(home.length)}`);
+  return printable(p);
+}
+
+/**
+ * printable("Stop") → Stop; printable("x\u001b[2J\nforged") → "x\u001b[2J\nforged": a value read
+ * from a file (a path, an event key) as it is when every character is printable, else as a
+ * JSON string with every control and line separator escaped, so it can never move the cursor,
+ * ring, or forge a line of the report (issue 19).
+ */
+export function printable(value: string): string {
+  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(value) ? value : readerJson(value);
 }
 
 /** isInside("/a/b", "/a") → true: `child` is `parent` or below it. */

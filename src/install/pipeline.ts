@@ -20,7 +20,7 @@ import type { InstallerClient } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { clientFiles, foreignHomeOwner, linkProblem, reachFor, type Reach } from "./foreign-home.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
-import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import { ourTree, printable, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import {
   backupPath,
   errorCode,
@@ -85,6 +85,12 @@ export interface PipelineOptions {
   readonly dryRun: boolean;
   /** --client was given: uninstall then leaves the registries the manifest remembers for other clients alone. */
   readonly explicit: boolean;
+  /**
+   * Runs the command again while holding the installer's lock (index.ts, lock.ts), when this
+   * run finds something to write; a run that refuses, or finds everything in step, takes no
+   * lock and so changes nothing at all. Undefined: already held (or not wanted).
+   */
+  readonly whileLocked?: (run: () => number) => number;
 }
 
 /** plan(ctx, clients, mode, explicit) → the binary path and, per registry, every file's edit; or every reason to refuse. */
@@ -238,6 +244,8 @@ export function install(ctx: InstallerContext, clients: readonly InstallerClient
     report(ctx, planned.plans, "install", true, stable, out);
     return EXIT_OK;
   }
+  // Planned again under the lock: what was read so far may be changed by a command that holds it.
+  if (options.whileLocked && (binaryChanges || writesOf(planned).length > 0)) return options.whileLocked(() => install(ctx, clients, { ...options, whileLocked: undefined }, out));
   if (binaryChanges) {
     try {
       placeBinary(running.path, stable);
@@ -268,6 +276,9 @@ export function uninstall(ctx: InstallerContext, clients: readonly InstallerClie
   const planned = plan(ctx, clients, "uninstall", options.explicit);
   if (!("plans" in planned) || planned.refusals.length > 0) return refuse(out, planned.refusals);
   const { stable, tree } = planned;
+  if (!options.dryRun && options.whileLocked && (writesOf(planned).length > 0 || fs.existsSync(stable))) {
+    return options.whileLocked(() => uninstall(ctx, clients, { ...options, whileLocked: undefined }, out));
+  }
   if (options.dryRun) out.line("dry run: nothing is written");
   else if (!writeAll(ctx, planned, "uninstall", out)) return EXIT_PROBLEM;
   report(ctx, planned.plans, "uninstall", options.dryRun, stable, out);
@@ -308,14 +319,7 @@ function remainingRecords(planned: Planned): ManifestRecord[] {
  * says what was restored.
  */
 function writeAll(ctx: InstallerContext, planned: Planned, mode: Mode, out: Output): boolean {
-  const writes: Array<{ readonly label: string; readonly file: WritableFile; readonly text: string | null; readonly backup: boolean }> = [];
-  for (const clientPlan of planned.plans) {
-    for (const change of clientPlan.changes) {
-      if (isChange(change)) writes.push({ label: clientPlan.client.name, file: change.file, text: change.text, backup: change.text !== null });
-    }
-  }
-  const manifestWrite = manifestChange(planned, remainingRecords(planned));
-  if (manifestWrite) writes.push({ label: "manifest", ...manifestWrite, backup: false });
+  const writes = writesOf(planned);
   const done: Array<{ readonly label: string; readonly where: string; readonly undo: Undo }> = [];
   for (const write of writes) {
     const where = shown(ctx, write.file.path);
@@ -344,6 +348,21 @@ function writeAll(ctx: InstallerContext, planned: Planned, mode: Mode, out: Outp
   return true;
 }
 
+type PlannedWrite = { readonly label: string; readonly file: WritableFile; readonly text: string | null; readonly backup: boolean };
+
+/** writesOf(planned) → every file write the plan needs, in order: the files whose text changes, then the manifest. */
+function writesOf(planned: Planned): PlannedWrite[] {
+  const writes: PlannedWrite[] = [];
+  for (const clientPlan of planned.plans) {
+    for (const change of clientPlan.changes) {
+      if (isChange(change)) writes.push({ label: clientPlan.client.name, file: change.file, text: change.text, backup: change.text !== null });
+    }
+  }
+  const manifestWrite = manifestChange(planned, remainingRecords(planned));
+  if (manifestWrite) writes.push({ label: "manifest", ...manifestWrite, backup: false });
+  return writes;
+}
+
 /** manifestChange(planned, records) → the manifest's new state when it differs from the file; undefined when it does not. */
 function manifestChange(planned: Planned, records: readonly ManifestRecord[]): { file: WritableFile; text: string | null } | undefined {
   const text = manifestText(records);
@@ -353,8 +372,16 @@ function manifestChange(planned: Planned, records: readonly ManifestRecord[]): {
   let file: WritableFile;
   if (current === undefined) file = { kind: "absent", path: target, target, owner: ownerOfNearest(planned.tree) };
   else {
-    const st = fs.lstatSync(target);
-    file = { kind: "present", path: target, target, linked: false, text: current, mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } };
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(target);
+    } catch {
+      // Gone since it was read (another command, before this one took the lock): a write is
+      // due either way, and the run under the lock reads it again.
+    }
+    file = st
+      ? { kind: "present", path: target, target, linked: false, text: current, mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } }
+      : { kind: "absent", path: target, target, owner: ownerOfNearest(planned.tree) };
   }
   return { file, text: text ?? null };
 }
@@ -436,9 +463,9 @@ function registryNames(client: InstallerClient, registryPath: string, stable: st
 function describeRemoval(client: InstallerClient): (entry: OwnedEntry) => string {
   const expected = new Set(client.registry.rows.map((row) => row.wireEvent));
   return (entry) => {
-    if (entry.ownership === "legacy") return `${entry.event} (bash hooks)`;
-    if (!expected.has(entry.event)) return `${entry.event} (not an event velesdb-hooks uses)`;
-    return entry.event;
+    if (entry.ownership === "legacy") return `${printable(entry.event)} (bash hooks)`;
+    if (!expected.has(entry.event)) return `${printable(entry.event)} (not an event velesdb-hooks uses)`;
+    return printable(entry.event);
   };
 }
 

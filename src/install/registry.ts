@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
+import { readBoundedFile } from "../core/bounded-read.ts";
 import { errorCode } from "../core/state.ts";
 import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject } from "./entries.ts";
@@ -15,6 +16,12 @@ import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, duplicateKey, i
 import { isInside } from "./paths.ts";
 
 export const BACKUP_SUFFIX = ".velesdb-backup";
+/**
+ * The most the installer reads of any file it did not write itself (a registry, Codex's
+ * config.toml, a rules file, a backup, its own record): hosts' settings are kilobytes, and a
+ * bound keeps a link to a huge or endless file from costing more (issue 19).
+ */
+export const MAX_READ_BYTES = 16 << 20;
 /** The top-level key every client's registry files its hooks under. */
 const HOOKS_KEY = "hooks";
 const BOM = "\uFEFF";
@@ -90,12 +97,11 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   if (owner) return refused(owner);
   const backup = backupProblem(target);
   if (backup) return refused(backup);
-  let text: string;
-  try {
-    text = fs.readFileSync(target, "utf8");
-  } catch (error) {
-    return refused(`cannot be read (${errorCode(error)})`);
-  }
+  // The bytes come from the file whose kind was just checked (a FIFO swapped in since would
+  // otherwise hang the read): `target` is resolved, so a link there now is refused.
+  const read = readBoundedFile(target, MAX_READ_BYTES, { followLink: false });
+  if (!read.ok) return refused(read.problem);
+  const text = read.bytes.toString("utf8");
   return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777, owner: { uid: stat.uid, gid: stat.gid } };
 }
 
@@ -475,23 +481,17 @@ function restoreBackup(backup: NonNullable<Undo["backup"]>): void {
 }
 
 function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Owner } | undefined {
-  // Through one descriptor opened without following a link: a link at the backup name is
-  // replaced, never followed, even when it is swapped in between a look and the read.
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | NO_FOLLOW | NON_BLOCKING);
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    return { bytes: fs.readFileSync(fd), mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } };
+    // A link at the backup name is replaced, never followed; nor is anything but a regular file read.
+    const read = readBoundedFile(file, MAX_READ_BYTES, { followLink: false });
+    if (!read.ok) return undefined;
+    return { bytes: read.bytes, mode: read.stat.mode & 0o7777, owner: { uid: read.stat.uid, gid: read.stat.gid } };
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-const NON_BLOCKING = fs.constants.O_NONBLOCK ?? 0;
 
 /**
  * A seam for the race test of issue 19 item 9: code in the same process may set it to act
@@ -620,7 +620,8 @@ function ownerProblem(st: fs.Stats): string | undefined {
 /** userName(1000) → " (alice)" from /etc/passwd, or "" when it is not there. */
 function userName(uid: number): string {
   try {
-    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+    const passwd = readBoundedFile("/etc/passwd", MAX_READ_BYTES, { followLink: true });
+    for (const line of passwd.ok ? passwd.bytes.toString("utf8").split("\n") : []) {
       const [name, , id] = line.split(":");
       if (name && id === String(uid)) return ` (${name})`;
     }

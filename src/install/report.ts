@@ -8,7 +8,7 @@ import type { BinaryState } from "./binary.ts";
 import type { InstallerClient, SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
-import { ourTree, shown, type InstallerContext } from "./paths.ts";
+import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
 import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
 import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
@@ -176,7 +176,7 @@ export function driftDetails(verdict: RegistryVerdict): string {
     else if (state === "legacy") parts.push(`${row.wireEvent} still runs the bash hooks`);
   }
   for (const event of [...new Set(verdict.unexpected.map((entry) => entry.event))]) {
-    parts.push(`${event} holds an entry of ours (not an event velesdb-hooks uses)`);
+    parts.push(`${printable(event)} holds an entry of ours (not an event velesdb-hooks uses)`);
   }
   return parts.join("; ");
 }

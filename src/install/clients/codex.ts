@@ -6,7 +6,7 @@
 // check, doctor and install all say where trust is missing.
 import * as path from "node:path";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
-import { absoluteOverride, shown } from "../paths.ts";
+import { absoluteOverride, printable, shown } from "../paths.ts";
 import { ownedEntries } from "../registry.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
 import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
@@ -65,7 +65,7 @@ export const codex: InstallerClient = {
       ...trustOf(facts.owned, facts.registryPath, config, ctx.platform),
       ...trustOf(inToml, config.path, config, ctx.platform),
     ];
-    const doctor = trust.map((t) => ({ label: "trust:", text: `${t.entry.event} ${t.status} (${path.basename(t.file)} ${t.key.slice(t.file.length + 1)})` }));
+    const doctor = trust.map((t) => ({ label: "trust:", text: `${printable(t.entry.event)} ${t.status} (${printable(path.basename(t.file))} ${printable(t.key.slice(t.file.length + 1))})` }));
     if (trust.length === 0) doctor.push({ label: "trust:", text: "no velesdb-hooks entries for Codex to trust" });
     if (trust.some((t) => t.status !== "trusted")) {
       doctor.push({ label: "", text: "Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them" });
@@ -97,7 +97,7 @@ export const codex: InstallerClient = {
       if (waiting.length === 0) lines.push("codex: every velesdb-hooks entry is trusted");
       else {
         lines.push(
-          `codex: ${facts.dryRun ? "after this install, " : ""}Codex will skip ${waiting.map((t) => t.entry.event).join(", ")} until you trust ${waiting.length === 1 ? "it" : "them"}: start codex, open /hooks and trust the velesdb-hooks entries (install never approves hooks for you)`,
+          `codex: ${facts.dryRun ? "after this install, " : ""}Codex will skip ${waiting.map((t) => printable(t.entry.event)).join(", ")} until you trust ${waiting.length === 1 ? "it" : "them"}: start codex, open /hooks and trust the velesdb-hooks entries (install never approves hooks for you)`,
         );
       }
     }
