@@ -15,7 +15,7 @@ import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
-import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import { ourTree, quoted, quotedPath, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
@@ -170,17 +170,6 @@ function projectConfigReport(ctx: InstallerContext): string {
   const where = quotedPath(ctx, identity.configPath);
   if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
-}
-
-/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped. */
-export function quoted(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/** quotedPath(ctx, p) → the path as shown (`~/…`), plain when it is printable, else quoted. */
-function quotedPath(ctx: InstallerContext, p: string): string {
-  const where = shown(ctx, p);
-  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(where) ? where : quoted(where);
 }
 
 /**

@@ -57,3 +57,14 @@ export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
+
+/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped. */
+export function quoted(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** quotedPath(ctx, p) → the path as shown (`~/…`), plain when it is printable, else quoted. */
+export function quotedPath(ctx: InstallerContext, p: string): string {
+  const where = shown(ctx, p);
+  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(where) ? where : quoted(where);
+}

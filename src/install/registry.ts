@@ -59,9 +59,10 @@ export type RegistryFile =
  * readUserFile(path, ourTree) → the file, or why it must not be touched. Never throws. A link
  * is followed to a regular file (written there later); a broken link, a directory, something
  * that is not a regular file, a link into our own tree and a backup name taken by a directory
- * are refused.
+ * are refused; so is a file larger than `maxBytes`, when given (its size is never trusted: the
+ * read stops one byte past the limit).
  */
-export function readUserFile(filePath: string, ourTreePath: string): UserFile {
+export function readUserFile(filePath: string, ourTreePath: string, maxBytes?: number): UserFile {
   const refused = (problem: string): UserFile => ({ kind: "refused", path: filePath, problem });
   let linkStat: fs.Stats;
   try {
@@ -90,13 +91,38 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   if (owner) return refused(owner);
   const backup = backupProblem(filePath);
   if (backup) return refused(backup);
+  if (maxBytes !== undefined && stat.size > maxBytes) return refused(tooLarge(maxBytes));
   let text: string;
   try {
-    text = fs.readFileSync(target, "utf8");
+    const bytes = maxBytes === undefined ? fs.readFileSync(target) : readAtMost(target, maxBytes + 1);
+    if (maxBytes !== undefined && bytes.length > maxBytes) return refused(tooLarge(maxBytes));
+    text = Buffer.from(bytes).toString("utf8");
   } catch (error) {
     return refused(`cannot be read (${errorCode(error)})`);
   }
   return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777, owner: { uid: stat.uid, gid: stat.gid } };
+}
+
+const tooLarge = (maxBytes: number): string => `is larger than ${Math.round(maxBytes / (1024 * 1024))} MiB; velesdb-hooks does not read it`;
+
+/** readAtMost(file, limit) → up to `limit` bytes from the start of the file (a file that grows meanwhile is cut there). */
+function readAtMost(file: string, limit: number): Uint8Array {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const buffer = Buffer.alloc(Math.min(limit, 1 << 20));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, limit - total), null);
+      if (read <= 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, read)));
+      total += read;
+      if (total >= limit) break;
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** readRegistry(path, ourTree, skeleton) → the file with its `hooks` value, or why it must not be touched. Never throws. */
@@ -429,6 +455,10 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     fs.rmSync(file.target);
     return { target: file.target, before };
   }
+  // Another program may rewrite the file between our read and our rename (Claude Code rewrites
+  // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
+  // from older bytes. The window left is the few microseconds up to the rename.
+  if (!sameBytes(file.target, file.text)) throw Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
   let undo: Undo = { target: file.target, before };
   if (backup) {
     const backupPath = `${file.path}${BACKUP_SUFFIX}`;
@@ -447,6 +477,17 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     throw error;
   }
   return undo;
+}
+
+/** The error code of a write refused because the file changed after it was read (shown as the reason). */
+export const CHANGED_MEANWHILE = "it changed while velesdb-hooks was editing it; run the command again";
+
+function sameBytes(file: string, text: string): boolean {
+  try {
+    return fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
 }
 
 /** undoWrite(undo): the file and its backup as they were before this run. Throws when that fails. */
