@@ -277,7 +277,7 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   if (mode === "uninstall") {
     if (!found || !record) return { ok: true, edit: { ...none, unchanged: ": no velesdb-memory MCP server of ours; nothing to remove" } };
     if (!ours) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server changed since install (or was never ours); kept` } };
-    let after = removeServer(text, spot.format, keys, found.name, found.entry);
+    let after = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
     if (after !== undefined && !removedOnly(after, spot.format, parsed.value, keys, found.name)) after = undefined;
     if (after === undefined) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept, remove it by hand` } };
     for (const container of [...record.added].filter((key) => key.length < keys.length + 1).sort((a, b) => b.length - a.length)) {
@@ -297,7 +297,7 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   if (found && !ours) return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
   if (found && ours) {
     if (sameJson(found.entry, wanted)) return { ok: true, edit: { ...none, unchanged: `: the velesdb-memory MCP server is already in step (${what}); unchanged`, record: remember(record?.added ?? []) } };
-    const removed = removeServer(text, spot.format, keys, found.name, found.entry);
+    const removed = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
     if (removed === undefined) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept as it is` } };
     const replaced = spot.format === "json" ? replaceAt(text, [...keys, found.name], wanted, styleOf(text)) : appendToml(removed, keys, MCP_SERVER_NAME, wanted);
     const checked = verify(replaced, spot.format, parsed.value, keys, found.name, wanted);
@@ -306,7 +306,10 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   }
   const added: string[][] = [];
   let after: string;
-  if (spot.format === "toml") after = appendToml(text, keys, MCP_SERVER_NAME, wanted);
+  if (spot.format === "toml") {
+    after = appendToml(text, keys, MCP_SERVER_NAME, wanted);
+    if (addsBlankLine(text)) added.push([...BLANK_LINE_KEY]);
+  }
   else {
     // The deepest container that exists gets the rest of the path as one new property.
     const blank = text.trim() === "";
@@ -396,12 +399,21 @@ const tomlValue = (value: unknown): string => (Array.isArray(value) ? `[${value.
 
 function appendToml(text: string, keys: readonly string[], name: string, entry: JsonObject): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  const separator = text === "" || text.endsWith(eol + eol) ? "" : text.endsWith(eol) ? eol : eol + eol;
+  const separator = !addsBlankLine(text) ? "" : text.endsWith(eol) ? eol : eol + eol;
   return text + separator + tomlBlock(keys, name, entry, eol);
 }
 
+/** A blank line goes in front of the table unless the file is empty or already ends with one. */
+const addsBlankLine = (text: string): boolean => text !== "" && !/(\r?\n){2}$/.test(text);
+
+/**
+ * The manifest's note that install put a blank line in front of the TOML table: uninstall then
+ * takes it out again, and only then (the manifest holds key paths, so the note is one).
+ */
+const BLANK_LINE_KEY = ["(blank line before the table)"] as const;
+
 /** removeServer → the text without our entry; undefined when its bytes are no longer what we write (TOML). */
-function removeServer(text: string, format: McpFile["format"], keys: readonly string[], name: string, entry: unknown): string | undefined {
+function removeServer(text: string, format: McpFile["format"], keys: readonly string[], name: string, entry: unknown, blankLineAdded: boolean): string | undefined {
   if (format === "json") return removeAt(text, [...keys, name]);
   if (!isJsonObject(entry)) return undefined;
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -409,6 +421,6 @@ function removeServer(text: string, format: McpFile["format"], keys: readonly st
   const at = text.indexOf(block);
   if (at < 0 || text.indexOf(block, at + 1) >= 0 || (at > 0 && !text.slice(0, at).endsWith(eol))) return undefined;
   // The blank line install put in front of the table goes with it.
-  const start = text.slice(0, at).endsWith(eol + eol) ? at - eol.length : at;
+  const start = blankLineAdded && text.slice(0, at).endsWith(eol + eol) ? at - eol.length : at;
   return text.slice(0, start) + text.slice(at + block.length);
 }
