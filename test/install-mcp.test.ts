@@ -125,6 +125,19 @@ function metadata(file: string): string {
   return JSON.stringify([st.ino, st.mode, st.size, st.mtimeMs, st.uid, st.gid]);
 }
 
+test.skipIf(process.getuid?.() !== 0)("run as root on a user's ~/.claude.json: install --mcp and uninstall keep its owner, group and mode", () => {
+  const file = path.join(box.home, ".claude.json");
+  write(file, JSON_USER, 0o600);
+  fs.chownSync(file, 4321, 4321);
+  ok(["install", "--client", "claude", "--mcp"]);
+  const owned = (): number[] => { const st = fs.statSync(file); return [st.uid, st.gid, st.mode & 0o777]; };
+  expect(owned()).toEqual([4321, 4321, 0o600]);
+  expect(read(file)).toContain('"velesdb-memory"');
+  ok(["uninstall", "--client", "claude"]);
+  expect(owned()).toEqual([4321, 4321, 0o600]);
+  expect(read(file)).toBe(JSON_USER);
+});
+
 describe("refusals", () => {
   test("neither VELESDB_MEMORY_BIN nor PATH nor --mcp-url: a refusal naming both ways, exit 1, nothing changed", () => {
     const before = treeDigest(box.root);
