@@ -30,11 +30,15 @@ Hooks that make coding agents use their velesdb-memory MCP server.
 
 Usage:
   velesdb-hooks <host> <event>                  run one hook: payload on stdin, answer on stdout
-  velesdb-hooks install   [--client C] [--config PATH] [--dry-run]
+  velesdb-hooks install   [--client C] [--config PATH] [--dry-run] [--mcp | --mcp-url URL]
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
   (C: ${clientChoices()})
+  --mcp: also register the velesdb-memory MCP server (stdio) in each agent, found via
+         VELESDB_MEMORY_BIN or PATH; --mcp-url URL: register a running daemon instead
+         (e.g. https://127.0.0.1:18090/mcp). A server you configured is kept as it is;
+         uninstall removes only the one install added; check fails without a server.
   velesdb-hooks --version | --help
 
 Hosts and events:

@@ -32,10 +32,12 @@ const ok = (args: string[], env?: Record<string, string | undefined>) => {
 type Group = { matcher?: string; hooks: Array<Record<string, unknown>> };
 const hooksOf = (): Record<string, Group[]> => (parseJsonc(read(settings)) as { hooks?: never }).hooks ?? {};
 
-// A user's file as people write them: a comment, their own keys, a foreign hook under an event we use.
+// A user's file as people write them: a comment, their own keys, a foreign hook under an event
+// we use, and their velesdb-memory MCP server (without one, check fails: issue 18).
 const USER_SETTINGS = `{
   // my settings
   "model": { "name": "gemini-2.5-pro" },
+  "mcpServers": { "velesdb-memory": { "command": "/bin/sh" } },
   "hooks": {
     "BeforeTool": [
       { "matcher": "run_shell_command", "hooks": [{ "type": "command", "command": "echo audit", "timeout": 500 }] }
@@ -124,7 +126,7 @@ describe("the user's file", () => {
     ok(["install", ...G]);
     // What Gemini's own settings migration writes: plain JSON, 2-space indent, its key order.
     const parsed = parseJsonc(read(settings)) as Record<string, unknown>;
-    const rewritten = `${JSON.stringify({ hooks: parsed.hooks, model: parsed.model, general: { previewFeatures: false } }, null, 2)}\n`;
+    const rewritten = `${JSON.stringify({ hooks: parsed.hooks, mcpServers: parsed.mcpServers, model: parsed.model, general: { previewFeatures: false } }, null, 2)}\n`;
     write(settings, rewritten, 0o600);
     expect(ok(["check", ...G]).stdout).toContain("gemini: entries in step");
     expect(ok(["install", ...G]).stdout).toContain("already in step");
@@ -141,6 +143,7 @@ describe("a missing binary", () => {
   const WARNING = /gemini:\s+WARNING: the registered binary .* is missing or not executable, and Gemini CLI DENIES every write_file and replace/;
 
   test("check and doctor say loudly that Gemini would deny every edit; positive control: with the binary, no warning", () => {
+    write(settings, USER_SETTINGS);
     ok(["install", ...G]);
     expect(ok(["check", ...G]).stdout).not.toMatch(WARNING);
     fs.rmSync(box.stableBinary);

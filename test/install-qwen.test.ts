@@ -34,6 +34,11 @@ const USER_SETTINGS = `{
       "selectedType": "openai"
     }
   },
+  "mcpServers": {
+    "velesdb-memory": {
+      "command": "/bin/sh"
+    }
+  },
   "hooks": {
     "PreToolUse": [
       {
@@ -124,7 +129,8 @@ describe("the user's file", () => {
     ok(["install", ...Q]);
     // Qwen reformats settings on its first run (measured on 0.24.4): same data, other bytes.
     const data = JSON.parse(read(settings));
-    const rewritten = `${JSON.stringify({ ...data, general: { checkpointing: false } }, null, 2)}\n`;
+    // With the user's velesdb-memory server (without one, check fails: issue 18).
+    const rewritten = `${JSON.stringify({ ...data, mcpServers: { "velesdb-memory": { command: "/bin/sh" } }, general: { checkpointing: false } }, null, 2)}\n`;
     write(settings, rewritten, 0o600);
     ok(["install", ...Q]);
     expect(read(settings)).toBe(rewritten);

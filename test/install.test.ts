@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { BASH_REFERENCE_SETTINGS, CLAUDE_FIXTURES, PLANTED_SECRET } from "./support/install-fixtures.ts";
 import { expectUsageError } from "./support/hook-runner.ts";
-import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { makeInstallSandbox, modeOf, read, treeDigest, USER_MCP_FILES, USER_MCP_TOML, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 beforeEach(() => {
@@ -404,6 +404,9 @@ describe("environment", () => {
     fs.mkdirSync(claudeDir, { recursive: true });
     fs.mkdirSync(codexDir, { recursive: true });
     const env = { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexDir };
+    // The user's MCP servers where each agent reads them under these variables (issue 18).
+    fs.writeFileSync(path.join(claudeDir, ".claude.json"), USER_MCP_FILES.claude![1]);
+    fs.writeFileSync(path.join(codexDir, "config.toml"), USER_MCP_TOML);
     ok(["install"], env);
     expect(Object.keys(hooksOf(path.join(claudeDir, "settings.json")))).toEqual(CLAUDE_EVENTS);
     expect(Object.keys(hooksOf(path.join(codexDir, "hooks.json")))).toEqual(CODEX_EVENTS);
@@ -459,6 +462,6 @@ describe("Codex trust", () => {
   test("install says that Codex skips the new entries until they are trusted in /hooks, and writes no approval", () => {
     const run = ok(["install", "--client", "codex"]);
     expect(run.stdout).toMatch(/Codex will skip SessionStart, Stop, PreToolUse, PostToolUse until you trust them: .*open \/hooks/);
-    expect(fs.existsSync(box.codexConfig)).toBe(false);
+    expect(read(box.codexConfig)).toBe(USER_MCP_TOML); // the sandbox's MCP server only: no approval
   });
 });

@@ -224,6 +224,8 @@ describe("linux-arm64 under qemu-aarch64-static", () => {
       const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");
       expect(readFormat(stable)).toEqual(readFormat(binaryPath(arm64()))); // the arm64 binary copied itself, not qemu
       expect(fs.readFileSync(path.join(home, ".claude", "settings.json"), "utf8")).toContain(JSON.stringify(stable));
+      // check fails on hooks without a velesdb-memory server (issue 18): the user has the daemon's.
+      fs.writeFileSync(path.join(home, ".claude.json"), '{"mcpServers":{"velesdb-memory":{"type":"http","url":"https://127.0.0.1:18090/mcp"}}}\n');
       const check = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env, cwd: home });
       expect({ exitCode: check.exitCode, stdout: check.stdout.toString() }).toMatchObject({ exitCode: 0 });
       expect(check.stdout.toString()).toContain("claude: entries in step");

@@ -11,12 +11,11 @@ import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
 import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
 import { defaultStateDirectory } from "../core/state.ts";
-import { readerJson } from "../core/texts.ts";
 import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
-import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import type { RowState } from "./registry.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
@@ -172,10 +171,6 @@ function projectConfigReport(ctx: InstallerContext): string {
   if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
 }
-
-/** quoted("a\u001b[2J") → `"a\u001b[2J"`: JSON, plus DEL, the C1 controls and line separators escaped (the texts' own rule). */
-export const quoted = (value: string): string => readerJson(value);
-
 
 /**
  * loginShellNoise → whether `$SHELL -l -c true` prints anything (Codex runs hooks through the

@@ -36,10 +36,15 @@ export function reachFor(ctx: InstallerContext): Reach {
   return owner ? (p) => linkProblem(p, owner, (shownPath) => shown(ctx, shownPath)) : () => undefined;
 }
 
-/** clientFiles(ctx, client, registry, withSections) → every file acting on a client reads or writes: its registry, its sections, what it also reads. */
+/**
+ * clientFiles(ctx, client, registry, withSections) → every file acting on a client reads or
+ * writes: its registry, its sections, the MCP server file install --mcp writes (issue 18), what
+ * it also reads.
+ */
 export function clientFiles(ctx: InstallerContext, client: InstallerClient, registryPath: string, withSections = true): string[] {
   const sections = withSections ? (client.sections ?? []).map((section) => section.path(ctx)) : [];
-  return [registryPath, ...sections, ...(client.alsoReads?.(ctx) ?? [])];
+  const mcpFile = withSections ? client.mcp?.files[0].path(ctx) : undefined;
+  return [registryPath, ...sections, ...(mcpFile?.ok ? [mcpFile.path] : []), ...(client.alsoReads?.(ctx) ?? [])];
 }
 
 /**

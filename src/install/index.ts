@@ -18,7 +18,8 @@ import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClie
 import { runDoctor } from "./doctor.ts";
 import { acquireInstallerLock } from "./lock.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import { EXIT_OK, EXIT_PROBLEM, install, uninstall } from "./pipeline.ts";
+import { resolveMcpSource, type McpSource } from "./mcp.ts";
+import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 
 const EXIT_USAGE = 64;
@@ -30,17 +31,19 @@ export interface InstallerOptions {
   readonly strict: boolean;
   /** `--config PATH` for the client that declares `configFile`, as typed (resolved against the cwd later). */
   readonly config?: string;
+  /** install --mcp (a stdio server found via VELESDB_MEMORY_BIN or PATH) or --mcp-url URL. */
+  readonly mcp?: { readonly url?: string };
 }
 
 type Parsed = { readonly ok: true; readonly options: InstallerOptions } | { readonly ok: false; readonly problem: string };
 
 const FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
-  install: new Set(["--client", "--config", "--dry-run"]),
+  install: new Set(["--client", "--config", "--dry-run", "--mcp", "--mcp-url"]),
   uninstall: new Set(["--client", "--config", "--dry-run"]),
   check: new Set(["--client", "--config", "--strict"]),
   doctor: new Set(["--client", "--config"]),
 };
-const VALUE_FLAGS = ["--client", "--config"] as const;
+const VALUE_FLAGS = ["--client", "--config", "--mcp-url"] as const;
 
 /** clientChoices() → "claude, codex, … or all; --config: the DeepSeek harness hooks.json", for --help. */
 export function clientChoices(): string {
@@ -56,6 +59,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
   let dryRun = false;
   let strict = false;
   let config: string | undefined;
+  let mcp: { url?: string } | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const valued = VALUE_FLAGS.find((f) => arg.startsWith(`${f}=`));
@@ -63,6 +67,12 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
     if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${JSON.stringify(arg)} (options: ${[...allowed].join(", ")})` };
     if (flag === "--dry-run") dryRun = true;
     else if (flag === "--strict") strict = true;
+    else if (flag === "--mcp") mcp = { ...mcp };
+    else if (flag === "--mcp-url") {
+      const value = inline ?? args[++i];
+      if (value === undefined || value === "") return { ok: false, problem: "--mcp-url needs the URL of a running velesdb-memory daemon, such as https://127.0.0.1:18090/mcp" };
+      mcp = { url: value };
+    }
     else if (flag === "--config") {
       const value = inline ?? args[++i];
       if (value === undefined || value === "") return { ok: false, problem: `--config needs the path of ${CLIENTS.flatMap((c) => c.configFile ?? []).join(" or ")}` };
@@ -80,7 +90,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
     const names = configurable.map((client) => `--client ${client.name}`).join(" or ");
     return { ok: false, problem: `--config names ${configurable.map((client) => client.configFile).join(" or ")}: use it with ${names}` };
   }
-  return { ok: true, options: { clients, dryRun, strict, ...(config !== undefined ? { config } : {}) } };
+  return { ok: true, options: { clients, dryRun, strict, ...(config !== undefined ? { config } : {}), ...(mcp !== undefined ? { mcp } : {}) } };
 }
 
 export async function runInstallerCommand(command: string, args: readonly string[]): Promise<number> {
@@ -106,10 +116,20 @@ export async function runInstallerCommand(command: string, args: readonly string
   switch (command) {
     case "install":
     case "uninstall": {
+      let mcp: McpSource | undefined;
+      if (command === "install" && parsed.options.mcp) {
+        const source = resolveMcpSource(ctx.env, parsed.options.mcp.url);
+        if (!source.ok) {
+          code = refuse(out, [source.problem]);
+          break;
+        }
+        mcp = source.source;
+      }
       const pipelineOptions = {
         dryRun: parsed.options.dryRun,
         explicit: parsed.options.clients !== undefined,
         whileLocked: (run: () => number) => whileLocked(ctx, out, run),
+        ...(mcp ? { mcp } : {}),
       };
       code = (command === "install" ? install : uninstall)(ctx, clients, pipelineOptions, out);
       break;

@@ -5,6 +5,10 @@
 // added. Without it, `uninstall` forgot a custom dsh file and removed the binary its entries
 // still ran, and it could not tell a user's own empty `"hooks": {}` from one it had added.
 //
+// MCP server entries install added (`install --mcp`) are remembered in a list of their own,
+// `mcp`, with the keys of what was added (["mcpServers"], ["mcpServers","velesdb-memory"]): a
+// binary that predates them ignores that list and never takes such a file for a registry.
+//
 // It holds paths and key names only, never content. A manifest that cannot be read is
 // reported and treated as remembering nothing, and then the binary is kept (uninstall cannot
 // tell who still runs it).
@@ -17,6 +21,8 @@ export const MANIFEST_NAME = "installed.json";
 
 export interface ManifestRecord extends InstallRecord {
   readonly client: string;
+  /** "mcp": a file holding an MCP server entry of ours; absent: a registry or a section. */
+  readonly kind?: "mcp";
   /** Absolute path of the file, as the client reads it (a symlink's name, not its target). */
   readonly path: string;
   readonly added: readonly (readonly string[])[];
@@ -44,11 +50,14 @@ export function readManifest(tree: string): Manifest {
   }
   const files = isJsonObject(value) && value.version === 1 && Array.isArray(value.files) ? value.files : undefined;
   if (!files) return problem("is not a velesdb-hooks manifest (version 1)");
+  const mcp = isJsonObject(value) && Array.isArray(value.mcp) ? value.mcp : [];
   const records: ManifestRecord[] = [];
-  for (const item of files) {
-    if (!isJsonObject(item) || typeof item.client !== "string" || typeof item.path !== "string" || !path.isAbsolute(item.path)) continue;
-    const added = Array.isArray(item.added) ? item.added.filter((key): key is string[] => Array.isArray(key) && key.every((k) => typeof k === "string")) : [];
-    records.push({ client: item.client, path: item.path, created: item.created === true, added });
+  for (const [items, kind] of [[files, undefined], [mcp, "mcp"]] as const) {
+    for (const item of items) {
+      if (!isJsonObject(item) || typeof item.client !== "string" || typeof item.path !== "string" || !path.isAbsolute(item.path)) continue;
+      const added = Array.isArray(item.added) ? item.added.filter((key): key is string[] => Array.isArray(key) && key.every((k) => typeof k === "string")) : [];
+      records.push({ client: item.client, path: item.path, created: item.created === true, added, ...(kind ? { kind } : {}) });
+    }
   }
   return { ok: true, path: file, records, text };
 }
@@ -56,19 +65,26 @@ export function readManifest(tree: string): Manifest {
 /** manifestText(records) → the file's bytes, or undefined when nothing is remembered (the file goes). */
 export function manifestText(records: readonly ManifestRecord[]): string | undefined {
   if (records.length === 0) return undefined;
-  const files = records.map((r) => ({ client: r.client, path: r.path, created: r.created, added: r.added }));
-  return `${JSON.stringify({ version: 1, files }, null, 2)}\n`;
+  const row = (r: ManifestRecord) => ({ client: r.client, path: r.path, created: r.created, added: r.added });
+  const files = records.filter((r) => r.kind === undefined).map(row);
+  const mcp = records.filter((r) => r.kind === "mcp").map(row);
+  return `${JSON.stringify(mcp.length > 0 ? { version: 1, files, mcp } : { version: 1, files }, null, 2)}\n`;
 }
 
-/** recordFor(manifest, client, path) → what install remembered about that file, if anything. */
-export function recordFor(manifest: Manifest, client: string, filePath: string): ManifestRecord | undefined {
+/** recordFor(manifest, client, path, kind) → what install remembered about that file, if anything. */
+export function recordFor(manifest: Manifest, client: string, filePath: string, kind?: "mcp"): ManifestRecord | undefined {
   if (!manifest.ok) return undefined;
-  return manifest.records.find((r) => r.client === client && path.resolve(r.path) === path.resolve(filePath));
+  return manifest.records.find(sameRecord(client, filePath, kind));
 }
+
+const sameRecord =
+  (client: string, filePath: string, kind: "mcp" | undefined) =>
+  (r: ManifestRecord): boolean =>
+    r.client === client && r.kind === kind && path.resolve(r.path) === path.resolve(filePath);
 
 /** remember(records, record) → the records with this file's entry merged in (created stays true once true; added keys unite). */
 export function remember(records: readonly ManifestRecord[], record: ManifestRecord): ManifestRecord[] {
-  const same = (r: ManifestRecord): boolean => r.client === record.client && path.resolve(r.path) === path.resolve(record.path);
+  const same = sameRecord(record.client, record.path, record.kind);
   const old = records.find(same);
   if (!old) return [...records, record];
   const added = [...old.added];
@@ -76,7 +92,8 @@ export function remember(records: readonly ManifestRecord[], record: ManifestRec
   return records.map((r) => (same(r) ? { ...old, created: old.created || record.created, added } : r));
 }
 
-/** forget(records, client, path) → the records without that file. */
-export function forget(records: readonly ManifestRecord[], client: string, filePath: string): ManifestRecord[] {
-  return records.filter((r) => !(r.client === client && path.resolve(r.path) === path.resolve(filePath)));
+/** forget(records, client, path, kind) → the records without that file. */
+export function forget(records: readonly ManifestRecord[], client: string, filePath: string, kind?: "mcp"): ManifestRecord[] {
+  const same = sameRecord(client, filePath, kind);
+  return records.filter((r) => !same(r));
 }

@@ -72,3 +72,6 @@ export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
+
+/** quoted("a\u001b[2J") → `"a\u001b[2J"`: always a JSON string, with DEL, the C1 controls and line separators escaped (the texts' own rule). */
+export const quoted = (value: string): string => readerJson(value);

@@ -35,6 +35,7 @@ import {
   type WritableFile,
 } from "./registry.ts";
 import type { Output } from "./report.ts";
+import { planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";
@@ -53,6 +54,8 @@ interface FileChange {
   readonly unchanged: string;
   /** What the manifest remembers of this file after the run (install), or undefined (forget it). */
   readonly record: ManifestRecord | undefined;
+  /** The file holds (or held) an MCP server entry of ours: its record after the run, undefined to forget it. */
+  readonly mcp?: { readonly record: ManifestRecord | undefined };
 }
 
 interface ClientPlan {
@@ -62,6 +65,8 @@ interface ClientPlan {
   readonly changes: readonly FileChange[];
   /** The registry's `hooks` value after this run. */
   readonly hooksAfter: unknown;
+  /** Lines reported after the files' (an MCP server kept as the user configured it, a client without one). */
+  readonly notes: readonly string[];
 }
 
 /** One registry to act on: a client's current one, or (uninstall) one the manifest remembers. */
@@ -83,6 +88,8 @@ interface Planned {
 
 export interface PipelineOptions {
   readonly dryRun: boolean;
+  /** install --mcp / --mcp-url: the velesdb-memory server to register for each client. */
+  readonly mcp?: McpSource;
   /** --client was given: uninstall then leaves the registries the manifest remembers for other clients alone. */
   readonly explicit: boolean;
   /**
@@ -94,7 +101,7 @@ export interface PipelineOptions {
 }
 
 /** plan(ctx, clients, mode, explicit) → the binary path and, per registry, every file's edit; or every reason to refuse. */
-function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: Mode, explicit: boolean): Planned | { refusals: string[] } {
+function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: Mode, explicit: boolean, mcp?: McpSource): Planned | { refusals: string[] } {
   const stableResolved = stableBinaryPath(ctx);
   const treeResolved = ourTree(ctx);
   if (!stableResolved.ok || !treeResolved.ok) return { refusals: [stableResolved.ok ? "velesdb-hooks' directory is unusable" : stableResolved.problem] };
@@ -117,6 +124,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
   // uninstall without --client: every registry an install of ours wrote, wherever it is.
   if (mode === "uninstall" && !explicit) {
     for (const record of manifest.records) {
+      if (record.kind === "mcp") continue; // with its client's plan (planMcp)
       const client = CLIENTS.find((c) => c.name === record.client);
       if (!client || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
       if (client.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
@@ -132,7 +140,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
       refusals.push(`${target.client.name}: ${shown(ctx, unreachable)} ${reach(unreachable)}`);
       continue;
     }
-    const planned = planTarget(ctx, target, stable, tree, manifest, mode);
+    const planned = planTarget(ctx, target, stable, tree, manifest, mode, mcp);
     if (planned.ok) plans.push(planned.plan);
     else refusals.push(`${target.client.name}: ${planned.problem}`);
   }
@@ -175,28 +183,65 @@ function planTarget(
   tree: string,
   manifest: Manifest,
   mode: Mode,
+  mcp: McpSource | undefined,
 ): { ok: true; plan: ClientPlan } | { ok: false; problem: string } {
   const { client, registryPath } = target;
   const file = readRegistry(registryPath, tree, client.registry.skeleton);
   if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
   const known = recordFor(manifest, client.name, registryPath);
-  const planned = planRegistry(file, client.registry, stable, ctx.platform, mode, known);
+  const notes: string[] = [];
+  // The MCP server entry (install --mcp, or an uninstall that finds one of ours remembered).
+  const spot = target.withSections ? client.mcp?.files[0] : undefined;
+  const spotPath = spot?.path(ctx);
+  if (mode === "install" && mcp && !client.mcp) notes.push(`${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`);
+  if (spotPath && !spotPath.ok && mode === "install" && mcp) return { ok: false, problem: spotPath.problem };
+  const mcpPath = spotPath?.ok ? spotPath.path : undefined;
+  const mcpRecord = mcpPath === undefined ? undefined : recordFor(manifest, client.name, mcpPath, "mcp");
+  const mcpActive = spot !== undefined && mcpPath !== undefined && (mode === "install" ? mcp !== undefined : mcpRecord !== undefined);
+  const shared = mcpActive && path.resolve(mcpPath) === path.resolve(registryPath);
+  const mcpEdit = (text: string, creates: boolean, standalone: boolean) =>
+    planMcpEdit({ ctx, client, spec: client.mcp!, spot: spot!, filePath: mcpPath!, text, creates, mode, source: mcp, record: mcpRecord, mayDelete: standalone });
+  // Sharing the registry's file (Gemini, Qwen): install adds the server to the planned
+  // registry text; uninstall takes it out first, so the registry's plan sees what is left.
+  let sharedEdit: ReturnType<typeof mcpEdit> | undefined;
+  if (shared && mode === "uninstall") sharedEdit = mcpEdit(file.kind === "present" ? file.text : "", false, false);
+  if (sharedEdit && !sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
+  const registryInput = sharedEdit?.ok && file.kind === "present" && sharedEdit.edit.text !== null ? { ...file, text: sharedEdit.edit.text } : file;
+  const planned = planRegistry(registryInput, client.registry, stable, ctx.platform, mode, known);
   if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
+  if (shared && mode === "install") {
+    sharedEdit = mcpEdit(planned.plan.deleteFile ? "" : planned.plan.text, file.kind === "absent", false);
+    if (!sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
+  }
   const { removals, additions, deleteFile } = planned.plan;
   const parts: Array<readonly [string, string]> = [];
   if (removals.length > 0) parts.push(both("removed", "remove", removals.map(describeRemoval(client)).join(", ")));
   if (additions.length > 0) parts.push(both("added", "add", additions.map((row) => row.wireEvent).join(", ")));
-  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
   const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
+  const registryText = deleteFile ? null : planned.plan.text;
+  const sharedMcp = sharedEdit?.ok ? sharedEdit.edit : undefined;
+  if (sharedMcp) {
+    parts.push(...sharedMcp.parts);
+    if (sharedMcp.unchanged !== "") notes.push(`${client.name}: ${shown(ctx, file.path)}${sharedMcp.unchanged}`);
+  }
+  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
   const changes: FileChange[] = [
     {
       file,
-      text: deleteFile ? null : planned.plan.text,
+      text: sharedMcp && mode === "install" ? sharedMcp.text : registryText,
       parts,
       unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
       record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
+      ...(sharedMcp ? { mcp: { record: sharedMcp.record } } : {}),
     },
   ];
+  if (mcpActive && !shared) {
+    const read = readMcpFile(mcpPath, spot.format, tree);
+    if (read.kind === "refused") return { ok: false, problem: `${shown(ctx, read.path)} ${read.problem}` };
+    const edit = mcpEdit(read.kind === "present" ? read.file.text : "", read.kind === "absent", true);
+    if (!edit.ok) return { ok: false, problem: `${shown(ctx, mcpPath)} ${edit.problem}` };
+    changes.push({ file: read.file, text: edit.edit.text, parts: edit.edit.parts, unchanged: edit.edit.unchanged, record: undefined, mcp: { record: edit.edit.record } });
+  }
   for (const section of target.withSections ? (client.sections ?? []) : []) {
     const sectionFile = readRulesFile(section.path(ctx), tree);
     if (sectionFile.kind === "refused") return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionFile.problem}` };
@@ -218,7 +263,7 @@ function planTarget(
       record: mode === "install" ? { client: client.name, path: sectionFile.path, created: sectionFile.kind === "absent", added: [] } : undefined,
     });
   }
-  return { ok: true, plan: { client, registryPath, changes, hooksAfter: hooksOf(planned.plan.text) } };
+  return { ok: true, plan: { client, registryPath, changes, hooksAfter: hooksOf(planned.plan.text), notes } };
 }
 
 const both = (past: string, future: string, what: string): readonly [string, string] => [`${past} ${what}`, `${future} ${what}`];
@@ -229,7 +274,7 @@ export function install(ctx: InstallerContext, clients: readonly InstallerClient
     return EXIT_PROBLEM;
   }
   const running = runningBinary();
-  const planned = plan(ctx, clients, "install", options.explicit);
+  const planned = plan(ctx, clients, "install", options.explicit, options.mcp);
   const refusals = [...planned.refusals];
   if (!running.ok) refusals.push(running.problem);
   if (!("plans" in planned) || refusals.length > 0 || !running.ok) return refuse(out, refusals);
@@ -308,6 +353,8 @@ function remainingRecords(planned: Planned): ManifestRecord[] {
     for (const change of clientPlan.changes) {
       if (change.record) records = remember(records, change.record);
       else records = forget(records, clientPlan.client.name, change.file.path);
+      if (change.mcp?.record) records = remember(forget(records, clientPlan.client.name, change.file.path, "mcp"), change.mcp.record);
+      else if (change.mcp) records = forget(records, clientPlan.client.name, change.file.path, "mcp");
     }
   }
   return records;
@@ -395,6 +442,7 @@ function report(ctx: InstallerContext, plans: readonly ClientPlan[], mode: Mode,
   for (const clientPlan of plans) {
     const { client } = clientPlan;
     for (const change of clientPlan.changes) out.line(`${client.name}: ${shown(ctx, change.file.path)}${describeChange(ctx, change, dryRun)}`);
+    for (const note of clientPlan.notes) out.line(note);
     const after = client.afterWrite?.(ctx, { mode, dryRun, registryPath: clientPlan.registryPath, hooksAfter: clientPlan.hooksAfter, stable }) ?? [];
     for (const line of after) out.line(line);
   }
@@ -425,6 +473,7 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (registryPath.ok) candidates.push({ client, path: registryPath.path });
   }
   for (const record of records) {
+    if (record.kind === "mcp") continue; // a server entry runs velesdb-memory, not our binary
     const client = CLIENTS.find((c) => c.name === record.client);
     if (client?.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
     candidates.push({ client, path: record.path });

@@ -66,9 +66,10 @@ export type RegistryFile =
  * readUserFile(path, ourTree) → the file, or why it must not be touched. Never throws. A link
  * is followed to a regular file (written there later); a broken link, a directory, something
  * that is not a regular file, a link into our own tree and a backup name taken by a directory
- * are refused.
+ * are refused; so is a file larger than `maxBytes` (default MAX_READ_BYTES; its size is never
+ * trusted: the read stops one byte past the limit).
  */
-export function readUserFile(filePath: string, ourTreePath: string): UserFile {
+export function readUserFile(filePath: string, ourTreePath: string, maxBytes?: number): UserFile {
   const refused = (problem: string): UserFile => ({ kind: "refused", path: filePath, problem });
   let linkStat: fs.Stats;
   try {
@@ -99,7 +100,7 @@ export function readUserFile(filePath: string, ourTreePath: string): UserFile {
   if (backup) return refused(backup);
   // The bytes come from the file whose kind was just checked (a FIFO swapped in since would
   // otherwise hang the read): `target` is resolved, so a link there now is refused.
-  const read = readBoundedFile(target, MAX_READ_BYTES, { followLink: false });
+  const read = readBoundedFile(target, maxBytes ?? MAX_READ_BYTES, { followLink: false });
   if (!read.ok) return refused(read.problem);
   const text = read.bytes.toString("utf8");
   return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777, owner: { uid: stat.uid, gid: stat.gid } };
@@ -444,6 +445,10 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     fs.rmSync(file.target);
     return { target: file.target, before };
   }
+  // Another program may rewrite the file between our read and our rename (Claude Code rewrites
+  // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
+  // from older bytes. The window left is the few microseconds up to the rename.
+  if (!sameBytes(file.target, file.text)) throw Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
   let undo: Undo = { target: file.target, before };
   if (backup) {
     const backup = backupPath(file);
@@ -462,6 +467,17 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     throw error;
   }
   return undo;
+}
+
+/** The error code of a write refused because the file changed after it was read (shown as the reason). */
+export const CHANGED_MEANWHILE = "it changed while velesdb-hooks was editing it; run the command again";
+
+function sameBytes(file: string, text: string): boolean {
+  try {
+    return fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
 }
 
 /** undoWrite(undo): the file and its backup as they were before this run. Throws when that fails. */

@@ -8,6 +8,7 @@ import type { BinaryState } from "./binary.ts";
 import type { InstallerClient, SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
+import { mcpReport } from "./mcp.ts";
 import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
 import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
@@ -103,6 +104,11 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     repairs.push(...extra.repairs);
     drifted ||= extra.drifted;
   }
+  // The server the hooks send the agent to (issue 18): hooks without it lock opted-in edits.
+  const server = mcpReport(ctx, client, tree, !registryAbsent && file.kind !== "refused");
+  lines.push(...server.lines);
+  repairs.push(...server.repairs);
+  drifted ||= server.drifted;
   const absent = !drifted && (registryAbsent || binary.state === "absent");
   return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [] };
 }
@@ -125,6 +131,7 @@ export function reportTargets(ctx: InstallerContext, clients: readonly Installer
   const manifest = readManifest(tree.path);
   if (!manifest.ok) return targets;
   for (const record of manifest.records) {
+    if (record.kind === "mcp") continue;
     const client = clients.find((c) => c.name === record.client && c.configFile !== undefined);
     const current = client?.registry.path(ctx);
     if (!client || !current?.ok || path.resolve(current.path) === path.resolve(record.path)) continue;

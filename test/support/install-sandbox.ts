@@ -76,15 +76,39 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   copilot: ".copilot",
 };
 
-/** makeInstallSandbox("x", {homeName, clients}) → a temp tree with HOME (optionally an awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex). */
-export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly SandboxClient[] } = {}): InstallSandbox {
+/**
+ * The velesdb-memory MCP server a user configured, in the files each agent reads it from when
+ * that file is not the hooks registry itself (issue 18: `check` fails on hooks without a
+ * server). Gemini's and Qwen's servers live in the registry, so their tests write them.
+ */
+export const USER_MCP_COMMAND = "/bin/sh";
+export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [string, string]>>> = {
+  claude: [".claude.json", `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"env":{}}}}\n`],
+  codex: [path.join(".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = "${USER_MCP_COMMAND}"\n`],
+  windsurf: [path.join(".codeium", "windsurf", "mcp_config.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`],
+  copilot: [path.join(".copilot", "mcp-config.json"), `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`],
+};
+
+/** The TOML table of USER_MCP_FILES.codex, for a test that writes its own config.toml. */
+export const USER_MCP_TOML = USER_MCP_FILES.codex![1];
+
+/**
+ * makeInstallSandbox("x", {homeName, clients, mcp}) → a temp tree with HOME (optionally an
+ * awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex), each with a
+ * velesdb-memory MCP server the user configured (USER_MCP_FILES) unless `mcp` is false.
+ */
+export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly SandboxClient[]; mcp?: boolean } = {}): InstallSandbox {
   const binary = snapshotBinary();
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-${label}-`)));
   const home = path.join(root, options.homeName ?? "home");
   const tmp = path.join(root, "tmp");
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(tmp, { recursive: true });
-  for (const client of options.clients ?? ["claude", "codex"]) fs.mkdirSync(path.join(home, CLIENT_HOME_DIRS[client]), { recursive: true });
+  for (const client of options.clients ?? ["claude", "codex"]) {
+    fs.mkdirSync(path.join(home, CLIENT_HOME_DIRS[client]), { recursive: true });
+    const server = USER_MCP_FILES[client];
+    if (server && options.mcp !== false) fs.writeFileSync(path.join(home, server[0]), server[1]);
+  }
   const env: Record<string, string> = {
     PATH: "/usr/bin:/bin",
     HOME: home,

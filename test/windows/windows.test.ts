@@ -90,7 +90,12 @@ const USER_FILES: Readonly<Record<string, string>> = {
   ".codex\\hooks.json": '{\r\n  "hooks": {\r\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
   ".codeium\\windsurf\\hooks.json": '{\r\n  "hooks": {\r\n    "pre_user_prompt": [{ "command": "echo mine", "show_output": true }]\r\n  }\r\n}\r\n',
   ".codeium\\windsurf\\memories\\global_rules.md": "Prefer small commits.\r\nAnswer in English.\r\n",
-  ".gemini\\settings.json": '{\r\n  "theme": "GitHub",\r\n  "hooks": {\r\n    "AfterAgent": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
+  // The user's velesdb-memory server (a daemon URL) where each agent reads it: check fails on
+  // hooks without one (issue 18).
+  ".claude.json": '{\r\n  "mcpServers": { "velesdb-memory": { "type": "http", "url": "https://127.0.0.1:18090/mcp" } }\r\n}\r\n',
+  ".codex\\config.toml": '[mcp_servers.velesdb-memory]\r\nurl = "https://127.0.0.1:18090/mcp"\r\n',
+  ".codeium\\windsurf\\mcp_config.json": '{\r\n  "mcpServers": { "velesdb-memory": { "serverUrl": "https://127.0.0.1:18090/mcp" } }\r\n}\r\n',
+  ".gemini\\settings.json": '{\r\n  "theme": "GitHub",\r\n  "mcpServers": { "velesdb-memory": { "httpUrl": "https://127.0.0.1:18090/mcp" } },\r\n  "hooks": {\r\n    "AfterAgent": [{ "hooks": [{ "type": "command", "command": "notify" }] }]\r\n  }\r\n}\r\n',
 };
 const CLIENTS = ["claude", "codex", "windsurf", "dsh", "gemini"] as const;
 

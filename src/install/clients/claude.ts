@@ -2,7 +2,7 @@
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type McpFile, type Registration } from "./client.ts";
 
 // PostToolUse compiles large Bash output, hence 30 s; everything else is local and fast.
 const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
@@ -18,6 +18,17 @@ const ROWS: readonly Registration[] = [
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
 
+// MCP servers (measured on 2.1.328 with `claude mcp add`): user scope in ~/.claude.json
+// `mcpServers` — `$CLAUDE_CONFIG_DIR/.claude.json` when that is set —, local scope in the same
+// file under `projects.<cwd>.mcpServers`, project scope in the cwd's `.mcp.json` (listed as
+// "Pending approval" until the user approves it in a session). ~/.claude.json is Claude
+// Code's own state file, rewritten while it runs: the pipeline writes it only when its bytes
+// are still those it planned from (registry.ts, writeUserFile).
+const claudeJson: McpFile["path"] = (ctx) => {
+  const dir = absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", ctx.home);
+  return dir.ok ? { ok: true, path: path.join(dir.path, ".claude.json") } : dir;
+};
+
 export const claude: InstallerClient = {
   name: "claude",
   home,
@@ -26,5 +37,15 @@ export const claude: InstallerClient = {
     layout: "grouped",
     rows: ROWS,
     handler: (row, binaryPath) => ({ type: "command", command: binaryPath, args: ["claude", row.argvEvent], timeout: row.timeout }),
+  },
+  mcp: {
+    files: [
+      { label: "user scope", path: claudeJson, format: "json", servers: () => ["mcpServers"] },
+      { label: "local scope", path: claudeJson, format: "json", servers: (ctx) => ["projects", ctx.cwd, "mcpServers"] },
+      { label: "the project's .mcp.json", path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }), format: "json", servers: () => ["mcpServers"], needsApproval: true },
+    ],
+    // The shapes `claude mcp add` writes.
+    stdio: (command) => ({ type: "stdio", command, args: [], env: {} }),
+    url: (url) => ({ type: "http", url }),
   },
 };

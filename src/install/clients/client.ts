@@ -25,6 +25,12 @@
 //    can still run our binary after uninstall (Codex config.toml), so the binary is kept;
 //    `alsoReads` lists such files, so root in another user's home checks their links first.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
+// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp.ts
+//    does the rest: check/doctor look for a velesdb-memory server there, `install --mcp` /
+//    `--mcp-url` add one to `mcp.files[0]`, uninstall takes it out again). `files` lists every
+//    place the agent reads servers from, the one install writes first; `stdio(command)` and
+//    `url(url)` spell the entry. A client whose agent reads its servers where we cannot look
+//    says why in `mcpUnchecked` instead.
 // Ownership, merge, backups, owner/mode, duplicate keys, undo on a failed write and the record
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
@@ -104,6 +110,28 @@ export interface WriteFacts {
   readonly stable: string;
 }
 
+/** One file an agent reads MCP servers from. */
+export interface McpFile {
+  /** What messages call it: "user settings", "the project's .mcp.json". */
+  readonly label: string;
+  path(ctx: InstallerContext): Resolved;
+  /** "json": JSON with comments, edited as text (jsonc-edit.ts); "toml": Codex's config.toml. */
+  readonly format: "json" | "toml";
+  /** Keys leading to the table of servers: ["mcpServers"]; Claude's local scope: ["projects", cwd, "mcpServers"]. */
+  servers(ctx: InstallerContext): readonly string[];
+  /** The agent asks the user before it uses a server from this file (Claude's project .mcp.json). */
+  readonly needsApproval?: boolean;
+}
+
+export interface McpSpec {
+  /** Where the agent reads servers; install writes into the first (user level). */
+  readonly files: readonly [McpFile, ...McpFile[]];
+  /** stdio("/usr/local/bin/velesdb-memory") → the server entry that runs it (no arguments: stdio is its default transport). */
+  stdio(command: string): JsonObject;
+  /** url("https://127.0.0.1:18090/mcp") → the entry for the HTTP daemon. */
+  url(url: string): JsonObject;
+}
+
 export interface InstallerClient {
   /** `--client <name>` and the prefix of every line about this client. */
   readonly name: string;
@@ -119,6 +147,10 @@ export interface InstallerClient {
   alsoNamesBinary?(ctx: InstallerContext, stable: string): string | undefined;
   /** Files besides the registry and sections that install/uninstall read for this client (Codex config.toml): they pass the same link rule. */
   alsoReads?(ctx: InstallerContext): readonly string[];
+  /** Where the agent reads MCP servers and how it spells one (item 7 above). */
+  readonly mcp?: McpSpec;
+  /** Without `mcp`: why its MCP servers are not checked (check/doctor and install --mcp say it). */
+  readonly mcpUnchecked?: string;
 }
 
 /** The group that holds one handler: `{matcher?, hooks: [handler]}`. */

@@ -78,6 +78,14 @@ export const codex: InstallerClient = {
     return dir.ok ? [codexConfigPath(dir.path)] : [];
   },
 
+  // `[mcp_servers.<name>]` tables of config.toml; `codex mcp add` (0.169.0) appends exactly
+  // `[mcp_servers.<name>]` + `command = "…"` (or `url = "…"`), and so do we.
+  mcp: {
+    files: [{ label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] }],
+    stdio: (command) => ({ command }),
+    url: (url) => ({ url }),
+  },
+
   // Codex runs hooks from config.toml [hooks] too; entries of ours there keep the binary.
   alsoNamesBinary(ctx, stable) {
     const dir = home(ctx);

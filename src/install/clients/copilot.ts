@@ -49,6 +49,13 @@ export const copilot: InstallerClient = {
     commandFields: ["bash", "powershell"],
     skeleton: { version: 1 },
   },
+  // ~/.copilot/mcp-config.json (`$COPILOT_HOME`), the file `copilot mcp list` reads; `tools`
+  // says which of the server's tools Copilot offers (["*"]: all).
+  mcp: {
+    files: [{ label: "mcp-config.json", path: fileInHome(home, "mcp-config.json"), format: "json", servers: () => ["mcpServers"] }],
+    stdio: (command) => ({ type: "local", command, args: [], tools: ["*"] }),
+    url: (url) => ({ type: "http", url, tools: ["*"] }),
+  },
   report(ctx, facts) {
     if (facts.owned.length === 0 || fs.existsSync(facts.stable)) return { lines: [], drifted: false, repairs: [], doctor: [] };
     const line = `copilot: the entries run ${shown(ctx, facts.stable)}, which does not exist: Copilot refuses every edit tool while it is missing`;

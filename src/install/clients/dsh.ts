@@ -44,6 +44,9 @@ export const dsh: InstallerClient = {
     rows: ROWS,
     handler: (row, binaryPath) => ({ type: "command", command: `${posixQuote(binaryPath)} dsh ${row.argvEvent}`, timeout: row.timeout }),
   },
+  // The bridge (@deepseek-ai/dsh-hooks-codex) runs hooks only; the harness starts MCP servers
+  // from its own plugin config, which velesdb-hooks neither reads nor writes.
+  mcpUnchecked: "the DeepSeek harness starts MCP servers from its own config (cordis.patch.yml), which velesdb-hooks does not read: make sure velesdb-memory is there",
   afterWrite: (_ctx, facts) => (facts.mode === "install" ? dshPluginRow(facts.registryPath) : []),
 };
 

@@ -56,6 +56,12 @@ export const gemini: InstallerClient = {
       return { type: "command", name: hookName(row), command: `${program} gemini ${row.argvEvent}`, timeout: (row.timeout ?? 10) * 1000 };
     },
   },
+  // settings.json `mcpServers` (the hooks' own file); `httpUrl` is its streamable-HTTP form.
+  mcp: {
+    files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
+    stdio: (command) => ({ command, args: [] }),
+    url: (url) => ({ httpUrl: url }),
+  },
 
   report(ctx, facts): ClientExtraReport {
     const lines: string[] = [];

@@ -49,4 +49,10 @@ export const qwen: InstallerClient = {
     },
     skeleton: { $version: 4 },
   },
+  // settings.json `mcpServers`, Gemini's shapes (Qwen Code is a fork of Gemini CLI).
+  mcp: {
+    files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
+    stdio: (command) => ({ command, args: [] }),
+    url: (url) => ({ httpUrl: url }),
+  },
 };

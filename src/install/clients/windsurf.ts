@@ -32,6 +32,13 @@ export const windsurf: InstallerClient = {
       return { command: `${program} windsurf ${row.argvEvent}`, show_output: false };
     },
   },
+  // ~/.codeium/windsurf/mcp_config.json, as upstream's install-memory-daemon.sh wires it
+  // (`serverUrl` for HTTP). Not measured: Windsurf does not run here.
+  mcp: {
+    files: [{ label: "mcp_config.json", path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }), format: "json", servers: () => ["mcpServers"] }],
+    stdio: (command) => ({ command, args: [] }),
+    url: (url) => ({ serverUrl: url }),
+  },
   // ~/.codeium/windsurf/memories/global_rules.md, the rules file Cascade reads in every workspace.
   sections: [
     {
