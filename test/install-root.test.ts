@@ -102,6 +102,7 @@ const CASES: readonly LinkCase[] = [
     args: ["--client", "codex"],
     setUp(dir) {
       write(path.join(dir, "config.toml"), 'model = "root"\n', 0o600);
+      fs.rmSync(box.codexConfig, { force: true }); // the sandbox's user-configured MCP server
       userLink(path.join(dir, "config.toml"), box.codexConfig);
     },
     reason: /refused: codex: ~\/\.codex\/config\.toml .*link/,

@@ -80,6 +80,7 @@ describe("5. every file the installer reads is read bounded, and only when it is
   };
   const commands = [["check", "--client", "codex"], ["doctor", "--client", "codex"], ["install", "--client", "codex"], ["uninstall", "--client", "codex"]];
   test.each(commands)("a FIFO at ~/.codex/config.toml: %s %s %s finishes (check and doctor name it as not a regular file)", (...args) => {
+    fs.rmSync(box.codexConfig, { force: true }); // the sandbox's user-configured MCP server
     expect(Bun.spawnSync(["mkfifo", box.codexConfig]).exitCode).toBe(0);
     const run = runBounded(args);
     expect(run.signal ?? undefined).toBeUndefined();
@@ -88,6 +89,7 @@ describe("5. every file the installer reads is read bounded, and only when it is
     else expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   });
   test("~/.codex/config.toml linked to /dev/zero: check finishes without reading it", () => {
+    fs.rmSync(box.codexConfig, { force: true });
     fs.symlinkSync("/dev/zero", box.codexConfig);
     const run = runBounded(["check", "--client", "codex"]);
     expect(run.signal ?? undefined).toBeUndefined();
