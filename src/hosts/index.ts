@@ -5,6 +5,7 @@ import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
+import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
@@ -16,6 +17,7 @@ export const HOSTS = {
   gemini,
   copilot,
   qwen,
+  opencode,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

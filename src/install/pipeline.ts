@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsoncValue } from "jsonc-parser";
 import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinaryState } from "./binary.ts";
-import type { InstallerClient } from "./clients/client.ts";
+import { primaryPath, type InstallerClient, type RegistrySpec } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
 import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
@@ -94,7 +94,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
   const refusals: string[] = [];
   const targets: Target[] = [];
   for (const client of clients) {
-    const registryPath = client.registry.path(ctx);
+    const registryPath = primaryPath(client, ctx);
     if (!registryPath.ok) refusals.push(`${client.name}: ${registryPath.problem}`);
     else targets.push({ client, registryPath: registryPath.path, withSections: true });
   }
@@ -102,7 +102,8 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
   if (mode === "uninstall" && !explicit) {
     for (const record of manifest.records) {
       const client = CLIENTS.find((c) => c.name === record.client);
-      if (!client || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
+      // A client without a registry (OpenCode) is planned through its sections, at today's paths.
+      if (!client?.registry || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
       if (client.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
       targets.push({ client, registryPath: record.path, withSections: false });
     }
@@ -125,30 +126,18 @@ function planTarget(
   mode: Mode,
 ): { ok: true; plan: ClientPlan } | { ok: false; problem: string } {
   const { client, registryPath } = target;
-  const file = readRegistry(registryPath, tree, client.registry.skeleton);
-  if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
-  const known = recordFor(manifest, client.name, registryPath);
-  const planned = planRegistry(file, client.registry, stable, ctx.platform, mode, known);
-  if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
-  const { removals, additions, deleteFile } = planned.plan;
-  const parts: Array<readonly [string, string]> = [];
-  if (removals.length > 0) parts.push(both("removed", "remove", removals.map(describeRemoval(client)).join(", ")));
-  if (additions.length > 0) parts.push(both("added", "add", additions.map((row) => row.wireEvent).join(", ")));
-  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
-  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
-  const changes: FileChange[] = [
-    {
-      file,
-      text: deleteFile ? null : planned.plan.text,
-      parts,
-      unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
-      record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
-    },
-  ];
+  const changes: FileChange[] = [];
+  let hooksAfter: unknown;
+  if (client.registry) {
+    const planned = planRegistryChange(ctx, client, client.registry, registryPath, stable, tree, manifest, mode);
+    if (!planned.ok) return planned;
+    changes.push(planned.change);
+    hooksAfter = planned.hooksAfter;
+  }
   for (const section of target.withSections ? (client.sections ?? []) : []) {
     const sectionFile = readRulesFile(section.path(ctx), tree);
     if (sectionFile.kind === "refused") return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionFile.problem}` };
-    const sectionPlan = planRules(section, sectionFile.kind === "present" ? sectionFile.text : "", mode);
+    const sectionPlan = planRules(section, sectionFile.kind === "present" ? sectionFile.text : "", mode, stable);
     if (!sectionPlan.ok) return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionPlan.problem}` };
     const what = `the velesdb-hooks ${section.label}`;
     const sectionRecord = recordFor(manifest, client.name, sectionFile.path);
@@ -166,7 +155,39 @@ function planTarget(
       record: mode === "install" ? { client: client.name, path: sectionFile.path, created: sectionFile.kind === "absent", added: [] } : undefined,
     });
   }
-  return { ok: true, plan: { client, registryPath, changes, hooksAfter: hooksOf(planned.plan.text) } };
+  return { ok: true, plan: { client, registryPath, changes, hooksAfter } };
+}
+
+/** planRegistryChange → the registry's edit for this run (the first change of a client that has one). */
+function planRegistryChange(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  registry: RegistrySpec,
+  registryPath: string,
+  stable: string,
+  tree: string,
+  manifest: Manifest,
+  mode: Mode,
+): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
+  const file = readRegistry(registryPath, tree, registry.skeleton);
+  if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
+  const known = recordFor(manifest, client.name, registryPath);
+  const planned = planRegistry(file, registry, stable, ctx.platform, mode, known);
+  if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
+  const { removals, additions, deleteFile } = planned.plan;
+  const parts: Array<readonly [string, string]> = [];
+  if (removals.length > 0) parts.push(both("removed", "remove", removals.map(describeRemoval(registry)).join(", ")));
+  if (additions.length > 0) parts.push(both("added", "add", additions.map((row) => row.wireEvent).join(", ")));
+  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
+  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
+  const change: FileChange = {
+    file,
+    text: deleteFile ? null : planned.plan.text,
+    parts,
+    unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
+    record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
+  };
+  return { ok: true, change, hooksAfter: hooksOf(planned.plan.text) };
 }
 
 const both = (past: string, future: string, what: string): readonly [string, string] => [`${past} ${what}`, `${future} ${what}`];
@@ -345,8 +366,8 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
 function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, cleaned: ReadonlySet<string>, records: readonly ManifestRecord[]): string[] {
   const candidates: Array<{ client: InstallerClient | undefined; path: string }> = [];
   for (const client of CLIENTS) {
-    const registryPath = client.registry.path(ctx);
-    if (registryPath.ok) candidates.push({ client, path: registryPath.path });
+    const registryPath = client.registry?.path(ctx);
+    if (registryPath?.ok) candidates.push({ client, path: registryPath.path });
   }
   for (const record of records) {
     const client = CLIENTS.find((c) => c.name === record.client);
@@ -369,6 +390,8 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
 }
 
 function registryNames(client: InstallerClient, registryPath: string, stable: string, tree: string, ctx: InstallerContext): boolean {
+  // A client without a registry names the binary in its section file: alsoNamesBinary says so.
+  if (!client.registry) return false;
   const file = readRegistry(registryPath, tree, client.registry.skeleton);
   if (file.kind === "refused") return fs.existsSync(registryPath); // Cannot tell: keep the binary.
   if (file.kind === "absent") return false;
@@ -376,8 +399,8 @@ function registryNames(client: InstallerClient, registryPath: string, stable: st
 }
 
 /** describeRemoval(client)(entry) → "Stop (bash hooks)", "Notification (not an event velesdb-hooks uses)", "PreToolUse". */
-function describeRemoval(client: InstallerClient): (entry: OwnedEntry) => string {
-  const expected = new Set(client.registry.rows.map((row) => row.wireEvent));
+function describeRemoval(registry: RegistrySpec): (entry: OwnedEntry) => string {
+  const expected = new Set(registry.rows.map((row) => row.wireEvent));
   return (entry) => {
     if (entry.ownership === "legacy") return `${entry.event} (bash hooks)`;
     if (!expected.has(entry.event)) return `${entry.event} (not an event velesdb-hooks uses)`;

@@ -2,7 +2,7 @@
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 
 // PostToolUse compiles large Bash output, hence 30 s; everything else is local and fast.
 const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
@@ -18,7 +18,7 @@ const ROWS: readonly Registration[] = [
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
 
-export const claude: InstallerClient = {
+export const claude: RegistryClient = {
   name: "claude",
   home,
   registry: {

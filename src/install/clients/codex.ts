@@ -9,7 +9,7 @@ import { configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "..
 import { absoluteOverride, shown } from "../paths.ts";
 import { ownedEntries } from "../registry.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 
 // Edits arrive as apply_patch; MCP tool names arrive with `_` (mcp__velesdb_memory__recall_fused).
 const EDIT_TOOLS = "^(apply_patch|Edit|Write)$";
@@ -31,7 +31,7 @@ const ROWS: readonly Registration[] = [
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));
 
-export const codex: InstallerClient = {
+export const codex: RegistryClient = {
   name: "codex",
   home,
   registry: {

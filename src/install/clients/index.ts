@@ -7,10 +7,11 @@ import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
+import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode];
 
 export type ClientName = string;
 
