@@ -109,6 +109,19 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput without a textResultForLlm is a pass", "postToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "preCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  droid: [
+    ["pass is silence (Droid reads SessionStart stdout `{}` as a user message)", "SessionStart", { kind: "pass", note: "n" }, none("", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is decision:block", "Stop", { kind: "continue", text: "save" }, none('{"decision":"block","reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON),
+    ],
+    ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
+    ["summariserInstructions map to a pass", "Stop", { kind: "summariserInstructions", text: "keep it" }, none("")],
+  ],
   opencode: [
     ["pass", "session.idle", { kind: "pass" }, none("{}\n")],
     ["pass with a user message: no channel, stderr only", "session.idle", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],

@@ -2,6 +2,7 @@
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
+import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
@@ -18,6 +19,7 @@ export const HOSTS = {
   copilot,
   qwen,
   opencode,
+  droid,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

@@ -90,16 +90,8 @@ async function opencodePreToolUse(input: HookInput): Promise<Decision> {
 async function opencodePostToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name") ?? "";
   if (tool === "bash") return compressOpencodeBash(input);
-  const spelled = OPENCODE_VELESDB_TOOL.exec(tool);
-  if (!spelled) return pass(input.inputProblem);
-  const { mcpToolName } = await import("../core/recall.ts");
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
-  return recordEvidenceAndPass(input, {
-    toolName: mcpToolName(spelled[1], spelled[2]),
-    toolInput: input.payload.tool_input,
-    toolResponse: input.payload.tool_response,
-    form: "structured",
-  });
+  const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
+  return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
 }
 
 /** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (SPEC §8). */

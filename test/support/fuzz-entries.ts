@@ -93,7 +93,7 @@ export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: J
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.host === "opencode" ? judgeOpencode(entry, raw.stdout) : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.host === "opencode" ? judgeOpencode(entry, raw.stdout) : entry.host === "droid" && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
@@ -188,7 +188,7 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
     return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
   }
   const codexDialect = entry.host === "codex" || entry.host === "dsh";
-  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen")) {
+  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen" || entry.host === "droid")) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
     if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };

@@ -189,6 +189,7 @@ function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
 const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
 const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
+const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
 const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
@@ -203,8 +204,9 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   let targets: string[];
   switch (entry.host) {
     case "claude":
+    case "droid":
     case "qwen": {
-      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : QWEN_TARGET_FIELD;
+      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : entry.host === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];

@@ -328,6 +328,23 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })),
         ),
       );
+    case "droid/PreToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: tool === "Execute" ? { command: "ls", riskLevel: "low", riskLevelReason: "read only" } : target === undefined ? {} : { file_path: target, content: "x\n" },
+        })),
+      );
+    case "droid/PostToolUse":
+      return withSession(
+        fc.record({ cwd, tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1___")), input: recallInput, response: textResponses }).map(({ cwd, tool, input, response }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: input,
+          tool_response: response,
+        })),
+      );
     case "opencode/tool.execute.before":
       return withSession(
         fc.record({ cwd, tool: fc.constantFrom("write", "edit", "patch", "multiedit", "apply_patch", "bash", "Write"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
@@ -364,6 +381,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "copilot/sessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
+    case "droid/Stop":
     case "codex/Stop":
     case "dsh/Stop":
     case "gemini/AfterAgent":
@@ -373,6 +391,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "qwen/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
+    case "droid/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":
     case "gemini/SessionStart":
