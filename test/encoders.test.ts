@@ -57,7 +57,8 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
       { kind: "deny", reason: "" },
       jsonDeny('{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"velesdb-hooks refused this edit."}}\n', "velesdb-hooks refused this edit."),
     ],
-    ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+    ["replaceOutput is the block reason (it replaces the output the model reads)", "PostToolUse", { kind: "replaceOutput", toolResponse: { text: "compiled" } }, none('{"decision":"block","reason":"compiled"}\n')],
+    ["replaceOutput without text is a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "PreCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
   dsh: [
