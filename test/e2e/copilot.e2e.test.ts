@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
 /** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
@@ -106,12 +106,8 @@ async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check)
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
-/** Every tool result the model was shown, over all requests (deduplicated by call id). */
-function toolResults(r: RunResult): string[] {
-  const byId = new Map<string, string>();
-  for (const q of r.requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
-  return [...byId.values()];
-}
+/** Every tool result the model was shown (deduplicated by call id). */
+const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
 const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("create", { path: guardedFile(c), file_text: "x\n" }) });

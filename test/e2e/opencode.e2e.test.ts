@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const OPENCODE_BIN = path.join(E2E_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
@@ -145,12 +145,8 @@ async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check)
   return on;
 }
 
-/** Every tool result the model was shown, over all requests (deduplicated by call id). */
-function toolResults(r: RunResult): string[] {
-  const byId = new Map<string, string>();
-  for (const q of r.requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
-  return [...byId.values()];
-}
+/** Every tool result the model was shown (deduplicated by call id). */
+const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
 /** The agent's requests (they offer tools), not OpenCode's title generator. */
 const agentRequests = (r: RunResult): LoggedRequest[] => r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
