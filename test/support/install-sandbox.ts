@@ -64,7 +64,7 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode" | "droid";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -75,6 +75,7 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   gemini: ".gemini",
   copilot: ".copilot",
   opencode: path.join(".config", "opencode"),
+  droid: ".factory",
 };
 
 /** makeInstallSandbox("x", {homeName, clients}) → a temp tree with HOME (optionally an awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex). */
