@@ -9,16 +9,16 @@ import { eventLabel, trustHash, trustKey } from "../src/install/codex-trust.ts";
 const PLAIN = "/home/user/.velesdb-hooks/bin/velesdb-hooks";
 const AWKWARD = `/home/o'brien $HOME "q"/.velesdb-hooks/bin/velesdb-hooks`;
 
-// Measured on codex-cli 0.169.0 (hooks/list, currentHash).
+// Measured on codex-cli 0.169.0 (hooks/list, currentHash); PostToolUse re-measured when its matcher gained Bash.
 const MEASURED: ReadonlyArray<readonly [string, string, string]> = [
   [PLAIN, "SessionStart", "7bee1d0302eb5c9cf2279cab6085e7f1f45ae97ba92dbfba3dcce7c4df079555"],
   [PLAIN, "Stop", "b3b1d28e616aa8c4d8201dcb8372e2af1e77712f41aa5e9a872a49b6871ad796"],
   [PLAIN, "PreToolUse", "72545f89f917ff1c090acc3c61ef716be485ab642271e96d35e985a45259760d"],
-  [PLAIN, "PostToolUse", "e336a8942bf793f9016066ad031d76dfaf06b09549894a24d09a6c5b46c0698a"],
+  [PLAIN, "PostToolUse", "390508fcfdaca6393b02f074096ff53f4d454384c43f9f9d3865d52e7bc580c8"],
   [AWKWARD, "SessionStart", "d8f4eb2eb3f75163d110bb444aa0c1bbbcdc25e7fe81a22036ff4bc58b54c91a"],
   [AWKWARD, "Stop", "daf1a8e90a38021bd8b92c654a920b2d8e79e62eaf7a94b653e37641a462453b"],
   [AWKWARD, "PreToolUse", "c7879d1682a08fffae98bcbaea0531ca6b83df55ff624730e41d5621297fd0c1"],
-  [AWKWARD, "PostToolUse", "bd1689e2d59236f2749640bba2fe79188006de1eac8978b90711f566c599cb4c"],
+  [AWKWARD, "PostToolUse", "899845a4d6e98a8e0aded0a6108174bd4bcd00ff22ec0d9305350ba865058bab"],
 ];
 
 describe("trust hash of our own entries", () => {

@@ -44,7 +44,7 @@ describe("entries", () => {
       sessionStart: [entry("session-start")],
       agentStop: [entry("stop")],
       preToolUse: [entry("pre-tool-use", "^(edit|create|apply_patch)$")],
-      postToolUse: [entry("post-tool-use", "^velesdb[-_]memory-.+$")],
+      postToolUse: [entry("post-tool-use", "^(bash|velesdb[-_]memory-.+)$")],
     });
   });
 

@@ -85,7 +85,7 @@ describe("entries", () => {
       timeout: 10,
       statusMessage: "velesdb-memory: checking recall before this edit",
     });
-    expect(hooks.PostToolUse![0]!.matcher).toBe("^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$");
+    expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$");
   });
 
   test("the binary lands at its stable path, executable and identical to the running one", () => {

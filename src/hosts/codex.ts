@@ -3,8 +3,11 @@
 //   rejected. Codex has no continuation cap, so the Stop rule itself must stop continuing.
 // - SessionStart additionalContext is cut by the host near 10 000 characters; we cut first,
 //   at a line boundary, so the load call (at the top) always survives whole.
-// - PostToolUse cannot replace a tool result: `decision:block` would *discard* the result and
-//   show our text instead. A replacement is therefore mapped to a pass, deliberately.
+// - PostToolUse `{"decision":"block","reason":R}` makes R the whole function_call_output the
+//   model reads, INSTEAD of the tool's output (measured on 0.169.0 with `seq 1 30`: the next
+//   request's output for that call was exactly R; Codex logs "error=R" and "PostToolUse
+//   Blocked" on stderr). So Bash compression goes through it: R is the compiled view and the
+//   archive footer. The Bash `tool_response` is the output as one string.
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
@@ -37,6 +40,7 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
       return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: reason }), reason, decision.note);
     }
     case "replaceOutput":
+      return jsonAnswer(typeof decision.toolResponse.text === "string" ? { decision: "block", reason: decision.toolResponse.text } : {}, decision.note);
     case "summariserInstructions":
       return jsonAnswer({}, decision.note);
     default:
@@ -62,6 +66,17 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
+/** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
+async function codexPostToolUse(input: HookInput): Promise<Decision> {
+  const { evidenceOnlyPostToolUse } = await import("./tool-events.ts");
+  const output = input.payload.tool_response;
+  if (stringField(input.payload, "tool_name") !== "Bash" || typeof output !== "string") return evidenceOnlyPostToolUse(input);
+  const { compressShellOutput } = await import("./shell-compress.ts");
+  const compressed = await compressShellOutput(input, { text: output });
+  if (compressed.kind === "untouched") return compressed.decision;
+  return { kind: "replaceOutput", toolResponse: { text: compressed.text }, note: compressed.note };
+}
+
 export const codex: HostModule = {
   profile: tempStateProfile("codex", "codex-"),
   payloadNamesEvent: true,
@@ -69,8 +84,7 @@ export const codex: HostModule = {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
     "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: codexPreToolUse },
-    // Codex cannot replace a tool result, so PostToolUse only records recall evidence.
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input) },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: codexPostToolUse },
   },
   encode: encodeCodexAnswer,
 };

@@ -26,10 +26,15 @@
 //   the hooks of ~/.claude/settings.json.
 // - `timeoutSec` is in seconds. postToolUse `modifiedResult: {resultType, textResultForLlm}`
 //   DOES replace the result the model reads (its docs say SDK only); `additionalContext` is
-//   appended to it after "Additional guidance from postToolUse hooks:". Bash compression is
-//   not wired for Copilot yet (its result is one string with a `<shellId: …>` footer, not
-//   Claude's shape), so a replacement maps to a pass. preCompact is a notification per the
-//   docs (not measured) and is not registered.
+//   appended to it after "Additional guidance from postToolUse hooks:". preCompact is a
+//   notification per the docs (not measured) and is not registered.
+// - `bash`'s result is one string: the output (its last line break dropped), then
+//   "\n<shellId: N completed with exit code C>". Measured: 13.9 and 17.9 KB stay inline; from
+//   ~20 KB (21.5 KB measured) the text is "Output too large to read at once (21.5 KB). Saved
+//   to: <$TMPDIR/…-copilot-tool-output-….txt>", advice, a 500-character preview, then the
+//   footer; that file holds the whole output and is DELETED when the session ends. So Bash
+//   compression compiles the inline output or that file's content, archives it in our state
+//   (never pointing at Copilot's file), and keeps the `<shellId …>` footer with its exit code.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
@@ -47,9 +52,10 @@ const COPILOT_VELESDB_TOOL = /^(velesdb[-_]memory)-([^-]+)$/;
 function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
-    case "replaceOutput":
     case "summariserInstructions":
       return jsonAnswer({}, decision.note);
+    case "replaceOutput":
+      return jsonAnswer(typeof decision.toolResponse.textResultForLlm === "string" ? { modifiedResult: decision.toolResponse } : {}, decision.note);
     case "addContext":
       return jsonAnswer({ additionalContext: decision.text }, decision.note);
     case "continue":
@@ -76,8 +82,27 @@ async function copilotPreToolUse(input: HookInput): Promise<Decision> {
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
-/** postToolUse: recall evidence from a velesdb-memory tool's `textResultForLlm`. */
+// Copilot's shell result: `<output>\n<shellId: …>`, or its "too large" notice naming the saved file.
+const COPILOT_SHELL_FOOTER = /\n<shellId: [^\n]*>\s*$/;
+const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \([^)\n]*\)\. Saved to: ([^\n]+)\n/;
+
+/** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (SPEC §8). */
+async function compressCopilotBash(input: HookInput): Promise<Decision> {
+  const result = objectField(input.payload, "toolResult") ?? {};
+  const text = stringField(result, "textResultForLlm");
+  const footer = text === undefined ? null : COPILOT_SHELL_FOOTER.exec(text);
+  if (text === undefined || !footer) return pass("bash result has no <shellId …> footer; left as is");
+  const body = text.slice(0, footer.index);
+  const saved = COPILOT_SAVED_OUTPUT.exec(body)?.[1];
+  const { compressShellOutput } = await import("./shell-compress.ts");
+  const compressed = await compressShellOutput(input, saved === undefined ? { text: body } : { text: body, savedPath: saved, savedFileIsTemporary: true });
+  if (compressed.kind === "untouched") return compressed.decision;
+  return { kind: "replaceOutput", toolResponse: { ...result, textResultForLlm: compressed.text + footer[0] }, note: compressed.note };
+}
+
+/** postToolUse: recall evidence from a velesdb-memory tool's `textResultForLlm`; bash compression. */
 async function copilotPostToolUse(input: HookInput): Promise<Decision> {
+  if (stringField(input.payload, "toolName") === "bash") return compressCopilotBash(input);
   const spelled = COPILOT_VELESDB_TOOL.exec(stringField(input.payload, "toolName") ?? "");
   if (!spelled) return pass(input.inputProblem);
   const { isVelesdbRecallToolName, mcpToolName } = await import("../core/recall.ts");

@@ -2,9 +2,11 @@
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
+import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
+import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
@@ -16,6 +18,8 @@ export const HOSTS = {
   gemini,
   copilot,
   qwen,
+  opencode,
+  droid,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

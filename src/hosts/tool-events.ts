@@ -26,6 +26,24 @@ export function recordEvidenceAndPass(input: HookInput, call: ToolCall): Decisio
   return pass(joinNotes(input.inputProblem, recordRecallEvidence(input, call)));
 }
 
+/**
+ * evidenceFromSpelledMcpTool(input, /^(velesdb[-_]memory)___(.+)$/) → recall evidence when the
+ * payload's `tool_name` is a velesdb-memory tool as the host spells MCP names (server, then tool,
+ * split by the pattern's two groups), its `tool_response` read as Claude's (structured or bare
+ * string); any other tool passes.
+ */
+export async function evidenceFromSpelledMcpTool(input: HookInput, spelling: RegExp): Promise<Decision> {
+  const spelled = spelling.exec(stringField(input.payload, "tool_name") ?? "");
+  if (!spelled) return pass(input.inputProblem);
+  const { mcpToolName } = await import("../core/recall.ts");
+  return recordEvidenceAndPass(input, {
+    toolName: mcpToolName(spelled[1], spelled[2]),
+    toolInput: input.payload.tool_input,
+    toolResponse: input.payload.tool_response,
+    form: "structured",
+  });
+}
+
 export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
   return notes.filter((note) => note !== undefined && note !== "").join("; ");
 }

@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsoncValue } from "jsonc-parser";
 import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinaryState } from "./binary.ts";
-import type { InstallerClient } from "./clients/client.ts";
+import { primaryPath, type InstallerClient, type RegistrySpec } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { clientFiles, foreignHomeOwner, linkProblem, reachFor, type Reach } from "./foreign-home.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
@@ -117,7 +117,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
   const refusals: string[] = [];
   const targets: Target[] = [];
   for (const client of clients) {
-    const registryPath = client.registry.path(ctx);
+    const registryPath = primaryPath(client, ctx);
     if (!registryPath.ok) refusals.push(`${client.name}: ${registryPath.problem}`);
     else targets.push({ client, registryPath: registryPath.path, withSections: true });
   }
@@ -126,7 +126,8 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
     for (const record of manifest.records) {
       if (record.kind === "mcp") continue; // with its client's plan (planMcp)
       const client = CLIENTS.find((c) => c.name === record.client);
-      if (!client || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
+      // A client without a registry (OpenCode) is planned through its sections, at today's paths.
+      if (!client?.registry || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
       if (client.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
       const problem = recordProblem(ctx, client, record.path);
       if (problem) refusals.push(`${client.name}: ${shown(ctx, manifest.path)} names ${shown(ctx, record.path)}, which ${problem}`);
@@ -157,8 +158,8 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
 function recordProblem(ctx: InstallerContext, client: InstallerClient, recorded: string): string | undefined {
   const owner = foreignHomeOwner(ctx.home);
   if (!owner) return undefined;
-  const registry = client.registry.path(ctx);
-  const name = registry.ok ? path.basename(registry.path) : undefined;
+  const registry = client.registry?.path(ctx);
+  const name = registry?.ok ? path.basename(registry.path) : undefined;
   if (client.configFile === undefined && path.basename(recorded) !== name) {
     return `is not a file ${client.name} reads hooks from (${name ?? "its registry"}); velesdb-hooks never wrote it: remove that record`;
   }
@@ -186,9 +187,6 @@ function planTarget(
   mcp: McpSource | undefined,
 ): { ok: true; plan: ClientPlan } | { ok: false; problem: string } {
   const { client, registryPath } = target;
-  const file = readRegistry(registryPath, tree, client.registry.skeleton);
-  if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
-  const known = recordFor(manifest, client.name, registryPath);
   const notes: string[] = [];
   // The MCP server entry (install --mcp, or an uninstall that finds one of ours remembered).
   const spot = target.withSections ? client.mcp?.files[0] : undefined;
@@ -198,43 +196,19 @@ function planTarget(
   const mcpPath = spotPath?.ok ? spotPath.path : undefined;
   const mcpRecord = mcpPath === undefined ? undefined : recordFor(manifest, client.name, mcpPath, "mcp");
   const mcpActive = spot !== undefined && mcpPath !== undefined && (mode === "install" ? mcp !== undefined : mcpRecord !== undefined);
-  const shared = mcpActive && path.resolve(mcpPath) === path.resolve(registryPath);
-  const mcpEdit = (text: string, creates: boolean, standalone: boolean) =>
+  const mcpEdit: McpEdit = (text, creates, standalone) =>
     planMcpEdit({ ctx, client, spec: client.mcp!, spot: spot!, filePath: mcpPath!, text, creates, mode, source: mcp, record: mcpRecord, mayDelete: standalone });
-  // Sharing the registry's file (Gemini, Qwen): install adds the server to the planned
-  // registry text; uninstall takes it out first, so the registry's plan sees what is left.
-  let sharedEdit: ReturnType<typeof mcpEdit> | undefined;
-  if (shared && mode === "uninstall") sharedEdit = mcpEdit(file.kind === "present" ? file.text : "", false, false);
-  if (sharedEdit && !sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
-  const registryInput = sharedEdit?.ok && file.kind === "present" && sharedEdit.edit.text !== null ? { ...file, text: sharedEdit.edit.text } : file;
-  const planned = planRegistry(registryInput, client.registry, stable, ctx.platform, mode, known);
-  if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
-  if (shared && mode === "install") {
-    sharedEdit = mcpEdit(planned.plan.deleteFile ? "" : planned.plan.text, file.kind === "absent", false);
-    if (!sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
+  // Gemini and Qwen keep servers in the registry's own file: one edit of that file.
+  const shared = mcpActive && client.registry !== undefined && path.resolve(mcpPath) === path.resolve(registryPath);
+
+  const changes: FileChange[] = [];
+  let hooksAfter: unknown;
+  if (client.registry) {
+    const planned = planRegistryChange(ctx, client, client.registry, registryPath, stable, tree, manifest, mode, shared ? mcpEdit : undefined, notes);
+    if (!planned.ok) return planned;
+    changes.push(planned.change);
+    hooksAfter = planned.hooksAfter;
   }
-  const { removals, additions, deleteFile } = planned.plan;
-  const parts: Array<readonly [string, string]> = [];
-  if (removals.length > 0) parts.push(both("removed", "remove", removals.map(describeRemoval(client)).join(", ")));
-  if (additions.length > 0) parts.push(both("added", "add", additions.map((row) => row.wireEvent).join(", ")));
-  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
-  const registryText = deleteFile ? null : planned.plan.text;
-  const sharedMcp = sharedEdit?.ok ? sharedEdit.edit : undefined;
-  if (sharedMcp) {
-    parts.push(...sharedMcp.parts);
-    if (sharedMcp.unchanged !== "") notes.push(`${client.name}: ${shown(ctx, file.path)}${sharedMcp.unchanged}`);
-  }
-  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
-  const changes: FileChange[] = [
-    {
-      file,
-      text: sharedMcp && mode === "install" ? sharedMcp.text : registryText,
-      parts,
-      unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
-      record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
-      ...(sharedMcp ? { mcp: { record: sharedMcp.record } } : {}),
-    },
-  ];
   if (mcpActive && !shared) {
     const read = readMcpFile(mcpPath, spot.format, tree);
     if (read.kind === "refused") return { ok: false, problem: `${shown(ctx, read.path)} ${read.problem}` };
@@ -245,7 +219,7 @@ function planTarget(
   for (const section of target.withSections ? (client.sections ?? []) : []) {
     const sectionFile = readRulesFile(section.path(ctx), tree);
     if (sectionFile.kind === "refused") return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionFile.problem}` };
-    const sectionPlan = planRules(section, sectionFile.kind === "present" ? sectionFile.text : "", mode);
+    const sectionPlan = planRules(section, sectionFile.kind === "present" ? sectionFile.text : "", mode, stable);
     if (!sectionPlan.ok) return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionPlan.problem}` };
     const what = `the velesdb-hooks ${section.label}`;
     const sectionRecord = recordFor(manifest, client.name, sectionFile.path);
@@ -263,7 +237,62 @@ function planTarget(
       record: mode === "install" ? { client: client.name, path: sectionFile.path, created: sectionFile.kind === "absent", added: [] } : undefined,
     });
   }
-  return { ok: true, plan: { client, registryPath, changes, hooksAfter: hooksOf(planned.plan.text), notes } };
+  return { ok: true, plan: { client, registryPath, changes, hooksAfter, notes } };
+}
+
+/** McpEdit(text, creates, standalone) → the MCP server edit of a file's text (planMcpEdit for this client and run). */
+type McpEdit = (text: string, creates: boolean, standalone: boolean) => ReturnType<typeof planMcpEdit>;
+
+/**
+ * planRegistryChange → the registry's edit for this run (the first change of a client that has
+ * one). With `sharedMcp` (the server lives in the registry's file): uninstall takes the server
+ * out first, so the registry's plan sees what is left; install adds it to the planned text.
+ */
+function planRegistryChange(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  registry: RegistrySpec,
+  registryPath: string,
+  stable: string,
+  tree: string,
+  manifest: Manifest,
+  mode: Mode,
+  sharedMcp: McpEdit | undefined,
+  notes: string[],
+): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
+  const file = readRegistry(registryPath, tree, registry.skeleton);
+  if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
+  const known = recordFor(manifest, client.name, registryPath);
+  let sharedEdit: ReturnType<McpEdit> | undefined;
+  if (sharedMcp && mode === "uninstall") sharedEdit = sharedMcp(file.kind === "present" ? file.text : "", false, false);
+  if (sharedEdit && !sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
+  const registryInput = sharedEdit?.ok && file.kind === "present" && sharedEdit.edit.text !== null ? { ...file, text: sharedEdit.edit.text } : file;
+  const planned = planRegistry(registryInput, registry, stable, ctx.platform, mode, known);
+  if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
+  if (sharedMcp && mode === "install") {
+    sharedEdit = sharedMcp(planned.plan.deleteFile ? "" : planned.plan.text, file.kind === "absent", false);
+    if (!sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
+  }
+  const { removals, additions, deleteFile } = planned.plan;
+  const parts: Array<readonly [string, string]> = [];
+  if (removals.length > 0) parts.push(both("removed", "remove", removals.map(describeRemoval(registry)).join(", ")));
+  if (additions.length > 0) parts.push(both("added", "add", additions.map((row) => row.wireEvent).join(", ")));
+  const serverEdit = sharedEdit?.ok ? sharedEdit.edit : undefined;
+  if (serverEdit) {
+    parts.push(...serverEdit.parts);
+    if (serverEdit.unchanged !== "") notes.push(`${client.name}: ${shown(ctx, file.path)}${serverEdit.unchanged}`);
+  }
+  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
+  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
+  const change: FileChange = {
+    file,
+    text: serverEdit && mode === "install" ? serverEdit.text : deleteFile ? null : planned.plan.text,
+    parts,
+    unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
+    record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
+    ...(serverEdit ? { mcp: { record: serverEdit.record } } : {}),
+  };
+  return { ok: true, change, hooksAfter: hooksOf(planned.plan.text) };
 }
 
 const both = (past: string, future: string, what: string): readonly [string, string] => [`${past} ${what}`, `${future} ${what}`];
@@ -469,8 +498,8 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
 function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, cleaned: ReadonlySet<string>, records: readonly ManifestRecord[], reach: Reach): string[] {
   const candidates: Array<{ client: InstallerClient | undefined; path: string }> = [];
   for (const client of CLIENTS) {
-    const registryPath = client.registry.path(ctx);
-    if (registryPath.ok) candidates.push({ client, path: registryPath.path });
+    const registryPath = client.registry?.path(ctx);
+    if (registryPath?.ok) candidates.push({ client, path: registryPath.path });
   }
   for (const record of records) {
     if (record.kind === "mcp") continue; // a server entry runs velesdb-memory, not our binary
@@ -502,6 +531,8 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
 }
 
 function registryNames(client: InstallerClient, registryPath: string, stable: string, tree: string, ctx: InstallerContext): boolean {
+  // A client without a registry names the binary in its section file: alsoNamesBinary says so.
+  if (!client.registry) return false;
   const file = readRegistry(registryPath, tree, client.registry.skeleton);
   if (file.kind === "refused") return fs.existsSync(registryPath); // Cannot tell: keep the binary.
   if (file.kind === "absent") return false;
@@ -509,8 +540,8 @@ function registryNames(client: InstallerClient, registryPath: string, stable: st
 }
 
 /** describeRemoval(client)(entry) → "Stop (bash hooks)", "Notification (not an event velesdb-hooks uses)", "PreToolUse". */
-function describeRemoval(client: InstallerClient): (entry: OwnedEntry) => string {
-  const expected = new Set(client.registry.rows.map((row) => row.wireEvent));
+function describeRemoval(registry: RegistrySpec): (entry: OwnedEntry) => string {
+  const expected = new Set(registry.rows.map((row) => row.wireEvent));
   return (entry) => {
     if (entry.ownership === "legacy") return `${printable(entry.event)} (bash hooks)`;
     if (!expected.has(entry.event)) return `${printable(entry.event)} (not an event velesdb-hooks uses)`;

@@ -5,7 +5,7 @@ import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import type { BinaryState } from "./binary.ts";
-import type { InstallerClient, SectionSpec } from "./clients/client.ts";
+import { primaryPath, type InstallerClient, type SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
 import { mcpReport } from "./mcp.ts";
@@ -49,7 +49,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   const repairs: string[] = [];
   const home = client.home(ctx);
   const homeExists = home.ok && isDirectory(home.path);
-  const registryPath = client.registry.path(ctx);
+  const registryPath = primaryPath(client, ctx);
   if (!registryPath.ok) {
     lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
     return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [] };
@@ -63,11 +63,14 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     return { lines, drifted: true, absent: false, homeExists, repairs: [`fix ${at}, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: registryPath.path, doctor: [] };
   }
   const where = shown(ctx, registryPath.path);
-  const file = readRegistry(registryPath.path, tree, client.registry.skeleton);
+  // A client without a registry is judged by its sections alone (OpenCode's plugin file).
+  const file = client.registry ? readRegistry(registryPath.path, tree, client.registry.skeleton) : undefined;
   let verdict: RegistryVerdict | undefined;
   let drifted = false;
   let registryAbsent = false;
-  if (file.kind === "refused") {
+  if (file === undefined || client.registry === undefined) {
+    registryAbsent = true;
+  } else if (file.kind === "refused") {
     lines.push(`${name}: entries cannot be checked: ${where} ${file.problem}`);
     repairs.push(`fix ${where}, then ${installCommand(ctx, client)}`);
     drifted = true;
@@ -79,12 +82,21 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     lines.push(`${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`);
     if (drifted) repairs.push(installCommand(ctx, client));
   }
+  let sectionsHere = false;
   for (const section of client.sections ?? []) {
-    const judged = sectionReport(ctx, client, section, tree);
+    const judged = sectionReport(ctx, client, section, tree, stable);
     lines.push(judged.line);
+    sectionsHere ||= judged.state !== "absent";
+    if (!client.registry) {
+      if (judged.state === "unreadable" || judged.state === "outdated") {
+        drifted = true;
+        repairs.push(judged.repair);
+      }
+      continue;
+    }
     // One artefact without the other is drift: entries with no rules section guard edits the
     // model was never told about; a rules section with no entries describes hooks that never run.
-    const registryHere = !registryAbsent || file.kind === "refused";
+    const registryHere = !registryAbsent || file?.kind === "refused";
     const sectionHere = judged.state !== "absent";
     if (judged.state === "unreadable" || judged.state === "outdated" || (!drifted && registryHere !== sectionHere)) {
       drifted = true;
@@ -92,7 +104,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     }
   }
   // The binary matters to a client only once entries name it.
-  const binaryMatters = file.kind === "refused" || !registryAbsent;
+  const binaryMatters = file?.kind === "refused" || !registryAbsent || (!client.registry && sectionsHere);
   lines.push(`${name}: binary ${binaryState(binary)} (${shown(ctx, stable)})`);
   if (binaryMatters && binary.state !== "in step") {
     drifted = true;
@@ -105,11 +117,12 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     drifted ||= extra.drifted;
   }
   // The server the hooks send the agent to (issue 18): hooks without it lock opted-in edits.
-  const server = mcpReport(ctx, client, tree, !registryAbsent && file.kind !== "refused");
+  const hooksHere = client.registry ? !registryAbsent && file?.kind !== "refused" : sectionsHere;
+  const server = mcpReport(ctx, client, tree, hooksHere);
   lines.push(...server.lines);
   repairs.push(...server.repairs);
   drifted ||= server.drifted;
-  const absent = !drifted && (registryAbsent || binary.state === "absent");
+  const absent = !drifted && ((client.registry ? registryAbsent : !sectionsHere) || binary.state === "absent");
   return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [] };
 }
 
@@ -133,7 +146,7 @@ export function reportTargets(ctx: InstallerContext, clients: readonly Installer
   for (const record of manifest.records) {
     if (record.kind === "mcp") continue;
     const client = clients.find((c) => c.name === record.client && c.configFile !== undefined);
-    const current = client?.registry.path(ctx);
+    const current = client?.registry?.path(ctx);
     if (!client || !current?.ok || path.resolve(current.path) === path.resolve(record.path)) continue;
     targets.push({ ctx: { ...ctx, configPath: record.path }, client });
   }
@@ -152,13 +165,14 @@ function sectionReport(
   client: InstallerClient,
   section: SectionSpec,
   tree: string,
+  stable: string,
 ): { state: RulesState | "unreadable"; line: string; repair: string } {
   const sectionPath = section.path(ctx);
   const where = shown(ctx, sectionPath);
   const name = client.name;
   const repair = installCommand(ctx, client);
   const file = readRulesFile(sectionPath, tree);
-  const judged = file.kind === "refused" ? { ok: false as const, problem: file.problem } : rulesState(section, file.kind === "present" ? file.text : "");
+  const judged = file.kind === "refused" ? { ok: false as const, problem: file.problem } : rulesState(section, file.kind === "present" ? file.text : "", stable);
   if (!judged.ok) {
     return { state: "unreadable", line: `${name}: ${section.label} cannot be checked: ${where} ${judged.problem}`, repair: `fix ${where}, then ${repair}` };
   }

@@ -21,9 +21,23 @@
 import type { SectionSpec } from "./clients/client.ts";
 import { readUserFile, type UserFile } from "./registry.ts";
 
-const BEGIN_TOKEN = "<!-- velesdb-hooks:begin";
 const FLAG_ADDED_NEWLINE = ":added-newline";
-const END_TOKEN = "<!-- velesdb-hooks:end";
+
+/** The marker lines of a section, in the comment syntax of its file (SectionSpec.comment). */
+interface Markers {
+  readonly begin: string;
+  readonly end: string;
+  /** What closes a marker line ("" for a line comment). */
+  readonly close: string;
+}
+
+const MARKERS: Readonly<Record<NonNullable<SectionSpec["comment"]>, Markers>> = {
+  html: { begin: "<!-- velesdb-hooks:begin", end: "<!-- velesdb-hooks:end", close: " -->" },
+  // A JavaScript module (OpenCode's plugin): an HTML comment is a syntax error in a module.
+  line: { begin: "// velesdb-hooks:begin", end: "// velesdb-hooks:end", close: "" },
+};
+
+const markersOf = (section: SectionSpec): Markers => MARKERS[section.comment ?? "html"];
 
 export type RulesFile = UserFile;
 
@@ -41,7 +55,7 @@ interface Span {
 type Found = { readonly kind: "none" } | { readonly kind: "one"; readonly span: Span } | { readonly kind: "broken"; readonly problem: string };
 
 /** findSection(text) → our section, none, or why the markers cannot be trusted (counted, never quoted). */
-function findSection(text: string): Found {
+function findSection(text: string, { begin: BEGIN_TOKEN, end: END_TOKEN }: Markers): Found {
   const begins: { start: number; end: number; flagged: boolean; eol: string }[] = [];
   const ends: { start: number; end: number }[] = [];
   let offset = 0;
@@ -67,9 +81,10 @@ function findSection(text: string): Found {
 }
 
 /** renderSection(section, "\n", false) → the begin line, the section's body and the end line, each ended by `eol`. */
-export function renderSection(section: SectionSpec, eol: string, addedNewline: boolean): string {
-  const begin = `${BEGIN_TOKEN}${addedNewline ? FLAG_ADDED_NEWLINE : ""} — ${section.markerNote()} -->`;
-  const lines = [begin, ...section.body().split("\n"), `${END_TOKEN} -->`];
+export function renderSection(section: SectionSpec, eol: string, addedNewline: boolean, stable: string): string {
+  const markers = markersOf(section);
+  const begin = `${markers.begin}${addedNewline ? FLAG_ADDED_NEWLINE : ""} — ${section.markerNote()}${markers.close}`;
+  const lines = [begin, ...section.body(stable).split("\n"), `${markers.end}${markers.close}`];
   return lines.join(eol) + eol;
 }
 
@@ -80,31 +95,31 @@ export type RulesPlan =
   | { readonly ok: false; readonly problem: string };
 
 /** rulesState(section, text) → whether our section is there and exactly current; or why it cannot be judged. */
-export function rulesState(section: SectionSpec, text: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
-  const found = findSection(text);
+export function rulesState(section: SectionSpec, text: string, stable: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
+  const found = findSection(text, markersOf(section));
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") return { ok: true, state: "absent" };
   const { span } = found;
-  return { ok: true, state: text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline) ? "in step" : "outdated" };
+  return { ok: true, state: text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline, stable) ? "in step" : "outdated" };
 }
 
 /**
  * planRules(section, text, "install" | "uninstall") → the file's text after the change (equal to
  * `text` when nothing changes). `text` is "" for a file that does not exist.
  */
-export function planRules(section: SectionSpec, text: string, mode: "install" | "uninstall"): RulesPlan {
-  const found = findSection(text);
+export function planRules(section: SectionSpec, text: string, mode: "install" | "uninstall", stable: string): RulesPlan {
+  const found = findSection(text, markersOf(section));
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") {
     if (mode === "uninstall") return { ok: true, before: "absent", text };
     const eol = text.includes("\r\n") ? "\r\n" : "\n";
-    if (text === "") return { ok: true, before: "absent", text: renderSection(section, eol, false) };
-    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false) };
-    return { ok: true, before: "absent", text: text + eol + eol + renderSection(section, eol, true) };
+    if (text === "") return { ok: true, before: "absent", text: renderSection(section, eol, false, stable) };
+    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false, stable) };
+    return { ok: true, before: "absent", text: text + eol + eol + renderSection(section, eol, true, stable) };
   }
   const { span } = found;
   const current = text.slice(span.start, span.end);
-  const wanted = renderSection(section, span.eol, span.addedNewline);
+  const wanted = renderSection(section, span.eol, span.addedNewline, stable);
   const before: RulesState = current === wanted ? "in step" : "outdated";
   if (mode === "install") {
     // In place: the separator and whatever the user wrote around the section stay as they are.

@@ -9,10 +9,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const COPILOT_BIN = HOST_BINS.copilot;
 /** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
@@ -74,9 +74,12 @@ function writeFile(file: string, text: string): void {
 const install = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
 
 /** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
-async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario)): Promise<RunResult> {
+async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario), extraEnv: Record<string, string> = {}): Promise<RunResult> {
   const env = {
     ...baseEnv(c),
+    // Our postToolUse compiles an oversized bash output with this (the MCP fake's compile-stdin).
+    VELESDB_MEMORY_BIN: FAKE_MCP,
+    ...extraEnv,
     XDG_CACHE_HOME: cacheHome,
     COPILOT_AUTO_UPDATE: "false",
     COPILOT_OFFLINE: "true",
@@ -104,12 +107,8 @@ async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check)
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
-/** Every tool result the model was shown, over all requests (deduplicated by call id). */
-function toolResults(r: RunResult): string[] {
-  const byId = new Map<string, string>();
-  for (const q of r.requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
-  return [...byId.values()];
-}
+/** Every tool result the model was shown (deduplicated by call id). */
+const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
 const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("create", { path: guardedFile(c), file_text: "x\n" }) });
@@ -174,6 +173,47 @@ describe("copilot", () => {
     const run = (mode: Mode) =>
       runCopilot(setup("stop", mode, { turns: () => [{ match: new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&")), reply: chatText("AFTER CONTINUATION") }, done] }), "answer briefly");
     await withAndWithout(run, continued);
+  }, 240_000);
+
+  test("bash: an oversized inline output becomes the compiled view, the <shellId> footer and its exit code kept, the archive holding all of it", async () => {
+    // 1100 lines, ≈17 KB: above our 12 000-byte floor, below the ~20 KB from which Copilot saves the output to a file.
+    const command = "seq 1 1100 | sed 's/$/ padding-pad/'; exit 3";
+    const expected = Array.from({ length: 1100 }, (_, i) => `${i + 1} padding-pad`).join("\n");
+    const compiled = check("the model reads the compiled view, then Copilot's footer with exit code 3; the archive holds the output", (r) => {
+      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
+      if (!result) return ["no compiled view reached the model"];
+      const p: string[] = [];
+      if (!result.includes("E2E-COMPILED lines=1100 first=1 padding-pad last=1100 padding-pad")) p.push("the compiled view is not of the whole output");
+      if (!/\n<shellId: \d+ completed with exit code 3>$/.test(result)) p.push("the <shellId …> footer with exit code 3 is not the end of the result");
+      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+      if (!archive || !fs.existsSync(archive)) p.push("no archive named");
+      else if ((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout !== expected) p.push("the archive does not hold the complete output");
+      return p;
+    });
+    const turns = () => [{ reply: chatTool("bash", { command, description: "pad" }) }, done];
+    await withAndWithout((mode) => runCopilot(setup("bash-inline", mode, { turns }), "pad"), compiled);
+  }, 240_000);
+
+  test("bash: an output Copilot saved to a file (deleted when the session ends) is compiled whole and archived by us; no compiler leaves it as it was", async () => {
+    const command = "seq 1 5000";
+    const compiled = check("the model reads the compiled view of all 5000 lines, an archive of ours, and the footer", (r) => {
+      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
+      if (!result) return ["no compiled view reached the model"];
+      const p: string[] = [];
+      if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the compiled view is not of the whole output");
+      if (result.includes("Output too large")) p.push("Copilot's notice reached the model too");
+      if (!/\n<shellId: \d+ completed with exit code 0>$/.test(result)) p.push("the <shellId …> footer is not the end of the result");
+      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+      if (!archive || !fs.existsSync(archive)) p.push("the archive it names does not outlive the session");
+      else if ((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout?.trimEnd().split("\n").length !== 5000) p.push("the archive does not hold the 5000 lines");
+      return p;
+    });
+    const turns = () => [{ reply: chatTool("bash", { command, description: "count" }) }, done];
+    await withAndWithout((mode) => runCopilot(setup("bash-saved", mode, { turns }), "count"), compiled);
+    const missing = await runCopilot(setup("bash-no-compiler", "hooks", { turns }), "count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
+    assertOffline(missing, llm.escaped());
+    expectCheck(compiled, missing).toFail();
+    expect(toolResults(missing).some((t) => t.startsWith("Output too large to read at once"))).toBe(true);
   }, 240_000);
 
   test("install twice changes no byte; uninstall gives the user's Copilot files back byte for byte and Copilot runs none of ours", async () => {

@@ -66,6 +66,13 @@ export function messageText(message: any): string {
   return "";
 }
 
+/** toolResultsOf(requests) → every tool result the model was shown, over all requests (deduplicated by call id). */
+export function toolResultsOf(requests: readonly { readonly body: unknown }[]): string[] {
+  const byId = new Map<string, string>();
+  for (const q of requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
+  return [...byId.values()];
+}
+
 let counter = 0;
 const nextId = (prefix: string): string => `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}`;
 

@@ -233,6 +233,26 @@ describe("codex", () => {
     await withAndWithout(run, refused);
   });
 
+  test("post-tool-use: a 5000-line shell output reaches the model as the compiled view alone (the block reason replaces it)", async () => {
+    const compiledOnly = check("the shell call's output is the compiled view of all 5000 lines with the archive path, and nothing of the raw output", (r) => {
+      const outputs = r.requests.flatMap((q) => ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "function_call_output" && i.call_id === "c5"));
+      if (outputs.length === 0) return ["no function_call_output for the shell call"];
+      const out = String(outputs.at(-1).output);
+      const p: string[] = [];
+      if (!out.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the output is not the compiled view of the whole output");
+      if (!/saved at "[^"]+"/.test(out)) p.push("no archive path");
+      if (out.includes("\n4999\n")) p.push("the raw output reached the model too");
+      return p;
+    });
+    const run = (mode: Mode) => {
+      const c = setup("codex-compress", mode, "codex", () => ({
+        codex: [{ reply: { items: [{ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "seq 1 5000" }), call_id: "c5" }] } }, { reply: codexText("DONE_FINAL") }],
+      }));
+      return runCodex(c, "count", { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
+    };
+    await withAndWithout(run, compiledOnly);
+  });
+
   test("recall evidence: after a successful recall_fused the same patch goes through", async () => {
     const c = setup("codex-recall-then-patch", "hooks", "codex", () => ({
       codex: [

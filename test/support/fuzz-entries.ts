@@ -38,6 +38,12 @@ const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
   agentStop: "stop",
   preToolUse: "guard",
   postToolUse: "posttooluse",
+  // OpenCode (the plugin's hooks and bus event)
+  "experimental.chat.system.transform": "lifecycle",
+  "experimental.session.compacting": "precompact",
+  "session.idle": "stop",
+  "tool.execute.before": "guard",
+  "tool.execute.after": "posttooluse",
 };
 
 /** ENTRIES → every host × event of the binary, in the order --help lists them. */
@@ -87,7 +93,7 @@ export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: J
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.host === "opencode" ? judgeOpencode(entry, raw.stdout) : entry.host === "droid" && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
@@ -129,7 +135,23 @@ function judgeCopilot(entry: Entry, stdout: string): Judged | string {
   if (entry.wireName === "preToolUse" && keys === "permissionDecision,permissionDecisionReason" && value.permissionDecision === "deny" && nonEmpty(value.permissionDecisionReason)) {
     return { kind: "deny", text: value.permissionDecisionReason as string };
   }
+  if (entry.wireName === "postToolUse" && keys === "modifiedResult" && isObject(value.modifiedResult) && nonEmpty(value.modifiedResult.textResultForLlm)) {
+    return { kind: "replace", replacement: value.modifiedResult };
+  }
   return `copilot ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
+}
+
+/** OpenCode's plugin reads one key per hook: system, context, prompt, deny, output (src/hosts/opencode.ts). */
+function judgeOpencode(entry: Entry, stdout: string): Judged | string {
+  const value = oneCompactObject(stdout);
+  if (typeof value === "string") return value;
+  const keys = Object.keys(value).sort().join(",");
+  if (keys === "") return { kind: "pass" };
+  const field = { lifecycle: "system", precompact: "context", stop: "prompt", guard: "deny", posttooluse: "output" }[entry.hookClass];
+  if (keys !== field || !nonEmpty(value[field])) return `opencode ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
+  const text = value[field] as string;
+  const kind = ({ lifecycle: "context", precompact: "instructions", stop: "continue", guard: "deny", posttooluse: "replace" } as const)[entry.hookClass];
+  return kind === "replace" ? { kind, replacement: { output: text } } : { kind, text };
 }
 
 /** oneCompactObject(stdout) → the one compact JSON object on one line, or what is wrong with it. */
@@ -166,7 +188,7 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
     return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
   }
   const codexDialect = entry.host === "codex" || entry.host === "dsh";
-  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen")) {
+  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen" || entry.host === "droid")) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
     if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };

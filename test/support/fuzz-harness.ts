@@ -257,6 +257,8 @@ function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
 const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
 const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
+const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
+const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
   if (entry.hookClass !== "guard") return undefined;
@@ -270,8 +272,9 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   let targets: string[];
   switch (entry.host) {
     case "claude":
+    case "droid":
     case "qwen": {
-      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : QWEN_TARGET_FIELD;
+      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : entry.host === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];
@@ -300,6 +303,14 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       targets = target === undefined ? [] : [target];
       break;
     }
+    case "opencode": {
+      if (tool === "apply_patch") targets = parsePatchTargets(str(payload.tool_input, "patchText") ?? "");
+      else if (tool !== undefined && Object.hasOwn(OPENCODE_TARGET_FIELD, tool)) {
+        const target = str(payload.tool_input, OPENCODE_TARGET_FIELD[tool]!);
+        targets = target === undefined ? [] : [target];
+      } else return undefined;
+      break;
+    }
     case "copilot": {
       const copilotTool = str(payload, "toolName");
       if (copilotTool === "apply_patch") targets = parsePatchTargets(typeof payload.toolArgs === "string" ? payload.toolArgs : "");
@@ -323,6 +334,37 @@ function guardViolations(entry: Entry, payload: Record<string, unknown>, cwd: st
   return [];
 }
 
+/** OpenCode bash: the compiled text names an archive (0600, ours) whose stdout is the complete original output. */
+function opencodeReplacementViolations(original: Record<string, unknown>, out: Record<string, unknown>, archiveDir: string, archives: string[]): string[] {
+  const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(out.output));
+  if (!match) return ["the replacement has no archive path in its footer"];
+  const archive = JSON.parse(match[1]!) as string;
+  if (!isInside(archive, archiveDir)) return [`archive ${archive} is outside ${archiveDir}`];
+  const problems: string[] = [];
+  try {
+    const st = fs.lstatSync(archive);
+    if (!st.isFile() || (st.mode & 0o777) !== 0o600) problems.push(`archive ${archive} is not a 0600 regular file`);
+    const stored = JSON.parse(fs.readFileSync(archive, "utf8")) as Record<string, unknown>;
+    if (stored.stdout !== original.output) problems.push(`archive ${archive} does not hold the complete original output`);
+  } catch (error) {
+    return [`archive ${archive} cannot be read back: ${(error as Error).message}`];
+  }
+  if (archives.length !== 1) problems.push(`${archives.length} archives for one replacement`);
+  return problems;
+}
+
+/** Copilot bash: the same result type, the compiled text ending in the original `<shellId …>` footer, an archive of the output. */
+function copilotReplacementViolations(payload: Record<string, unknown>, out: Record<string, unknown>, archiveDir: string, archives: string[]): string[] {
+  const result = isObject(payload.toolResult) ? payload.toolResult : {};
+  const original = String(result.textResultForLlm);
+  const footer = /\n<shellId: [^\n]*>\s*$/.exec(original);
+  const problems: string[] = [];
+  if (out.resultType !== result.resultType) problems.push("the replacement changed the result type");
+  if (!footer || !String(out.textResultForLlm).endsWith(footer[0])) problems.push("the replacement lost the <shellId …> footer");
+  const violations = opencodeReplacementViolations({ output: footer ? original.slice(0, footer.index) : original }, { output: out.textResultForLlm }, archiveDir, archives);
+  return [...problems, ...violations];
+}
+
 /** PostToolUse: {} or a replacement whose archive holds the complete original; no archive left behind on a pass. */
 function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, box: FuzzSandbox, answer: Judged, persistedFile: string, reached: string[]): string[] {
   if (entry.hookClass !== "posttooluse") return [];
@@ -331,12 +373,17 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   const archives = fs.existsSync(archiveDir) ? fs.readdirSync(archiveDir) : [];
   if (answer.kind === "pass") return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
   if (answer.kind !== "replace" || !answer.replacement) return [`PostToolUse answered ${answer.kind}`];
+  // Copilot's result is `toolResult`, the other hosts' `tool_response`.
+  if (entry.host === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
   const original = payload.tool_response;
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
   const problems: string[] = [];
   const { stdout: _s, persistedOutputPath: persisted, persistedOutputSize: _z, ...kept } = original;
   const { stdout: newStdout, ...keptOut } = out;
+  // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
+  // as the stdout of Claude's shape (src/hosts/shell-compress.ts).
+  if (entry.host === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];

@@ -317,12 +317,71 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })
           .map(({ cwd, tool, input, resultType, text }) => ({ cwd, toolName: tool, toolArgs: input, toolResult: { resultType, textResultForLlm: text } })),
         "sessionId",
+      ).chain((recallPayload) =>
+        fc.oneof(
+          fc.constant(recallPayload),
+          fc.record({ response: bashResponse, exit: fc.constantFrom(0, 1, 127) }).map(({ response, exit }) => ({
+            ...recallPayload,
+            toolName: "bash",
+            toolArgs: { command: "cargo build", description: "build" },
+            toolResult: { resultType: "success", textResultForLlm: `${isObjectLike(response) && typeof response.stdout === "string" ? response.stdout.replace(/\n$/, "") : ""}\n<shellId: 0 completed with exit code ${exit}>` },
+          })),
+        ),
       );
+    case "droid/PreToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: tool === "Execute" ? { command: "ls", riskLevel: "low", riskLevelReason: "read only" } : target === undefined ? {} : { file_path: target, content: "x\n" },
+        })),
+      );
+    case "droid/PostToolUse":
+      return withSession(
+        fc.record({ cwd, tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1___")), input: recallInput, response: textResponses }).map(({ cwd, tool, input, response }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: input,
+          tool_response: response,
+        })),
+      );
+    case "opencode/tool.execute.before":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("write", "edit", "patch", "multiedit", "apply_patch", "bash", "Write"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: tool === "apply_patch" ? { patchText: patch } : tool === "bash" ? { command: "ls" } : target === undefined ? {} : { filePath: target, content: "x\n" },
+        })),
+      );
+    case "opencode/tool.execute.after":
+      return withSession(
+        fc.oneof(
+          fc.record({ cwd, tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1_")), input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: input,
+            tool_response: response,
+          })),
+          fc.record({ cwd, response: bashResponse }).map(({ cwd, response }) => ({
+            cwd,
+            tool_name: "bash",
+            tool_input: { command: "cargo build", description: "build" },
+            tool_response: { title: "cargo build", output: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response, metadata: { exit: 0, truncated: false } },
+          })),
+        ),
+      );
+    case "opencode/session.idle":
+      return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
+    case "opencode/experimental.chat.system.transform":
+      return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "compact", 9) }));
+    case "opencode/experimental.session.compacting":
+      return withSession(fc.record({ cwd }));
     case "copilot/agentStop":
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }), "sessionId");
     case "copilot/sessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
+    case "droid/Stop":
     case "codex/Stop":
     case "dsh/Stop":
     case "gemini/AfterAgent":
@@ -332,6 +391,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "qwen/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
+    case "droid/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":
     case "gemini/SessionStart":
@@ -475,4 +535,8 @@ function expandMarkers(json: string): string {
 export function describeCase(c: FuzzCase): string {
   const head = c.form === "bytes" ? `bytes[${c.bytes.length}]` : c.form === "text" ? JSON.stringify(c.text.slice(0, 160)) : JSON.stringify(c.payload)?.slice(0, 300);
   return `${c.form} from ws/${c.processCwd}: ${head}`;
+}
+
+function isObjectLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -64,7 +64,7 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode" | "droid";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -74,6 +74,8 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   dsh: ".dsh",
   gemini: ".gemini",
   copilot: ".copilot",
+  opencode: path.join(".config", "opencode"),
+  droid: ".factory",
 };
 
 /**

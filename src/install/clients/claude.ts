@@ -2,7 +2,7 @@
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, type InstallerClient, type McpFile, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
 
 // PostToolUse compiles large Bash output, hence 30 s; everything else is local and fast.
 const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
@@ -29,7 +29,7 @@ const claudeJson: McpFile["path"] = (ctx) => {
   return dir.ok ? { ok: true, path: path.join(dir.path, ".claude.json") } : dir;
 };
 
-export const claude: InstallerClient = {
+export const claude: RegistryClient = {
   name: "claude",
   home,
   registry: {

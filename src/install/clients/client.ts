@@ -78,8 +78,10 @@ export interface SectionSpec {
   /** What messages call it: "rules section". */
   readonly label: string;
   path(ctx: InstallerContext): string;
-  /** The text between the marker lines (no trailing line break). */
-  body(): string;
+  /** The text between the marker lines (no trailing line break); `stable` is the installed binary's path. */
+  body(stable: string): string;
+  /** The marker lines' comment syntax: "html" (default, `<!-- … -->`) or "line" (`// …`, a JavaScript file). */
+  readonly comment?: "html" | "line";
   /** A short note inside the begin marker telling a reader what the section is. */
   markerNote(): string;
 }
@@ -137,7 +139,11 @@ export interface InstallerClient {
   readonly name: string;
   /** The agent's own directory; `install` without --client acts on clients whose directory exists. */
   home(ctx: InstallerContext): Resolved;
-  readonly registry: RegistrySpec;
+  /**
+   * The JSON(C) file of hooks entries; absent for an agent whose hooks are code (OpenCode's
+   * plugin): its one file of ours is then its first section, written whole.
+   */
+  readonly registry?: RegistrySpec;
   readonly sections?: readonly SectionSpec[];
   /** Set when the client takes `--config PATH` (the path of its registry): what that file is, for usage errors ("the DeepSeek harness hooks.json"). */
   readonly configFile?: string;
@@ -162,6 +168,18 @@ export function groupFor(row: Registration, handler: JsonObject): JsonObject {
 export function entryFor(registry: RegistrySpec, row: Registration, binaryPath: string, platform: NodeJS.Platform): JsonObject {
   const handler = registry.handler(row, binaryPath, platform);
   return registry.layout === "flat" ? handler : groupFor(row, handler);
+}
+
+/** A client whose hooks are entries in a registry file (every client but OpenCode). */
+export type RegistryClient = InstallerClient & { readonly registry: RegistrySpec };
+
+/** primaryPath(client, ctx) → the file that says whether the client is installed: its registry, else its first section. */
+export function primaryPath(client: InstallerClient, ctx: InstallerContext): Resolved {
+  if (client.registry) return client.registry.path(ctx);
+  const home = client.home(ctx);
+  if (!home.ok) return home;
+  const section = client.sections?.[0];
+  return section ? { ok: true, path: section.path(ctx) } : { ok: false, problem: "has neither a registry nor a section (a bug)" };
 }
 
 /** fileInHome(home, "settings.json") → a `registry.path`: that file in the client's home, or the home's problem. */

@@ -9,10 +9,12 @@ import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type Entr
 import { absoluteOverride, printable, shown } from "../paths.ts";
 import { ownedEntries } from "../registry.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 
 // Edits arrive as apply_patch; MCP tool names arrive with `_` (mcp__velesdb_memory__recall_fused).
 const EDIT_TOOLS = "^(apply_patch|Edit|Write)$";
+/** Codex's PostToolUse matcher: the recalls, and Bash for compression (a block reason replaces its output). */
+const CODEX_POST_TOOLS = "^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$";
 export const CODEX_RECALL_TOOLS = "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$";
 
 // Status messages are part of the trusted bytes: changing one makes every user re-trust.
@@ -26,12 +28,12 @@ const ROWS: readonly Registration[] = [
     timeout: 10,
     statusMessage: "velesdb-memory: checking recall before this edit",
   },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_RECALL_TOOLS, timeout: 10, statusMessage: "velesdb-memory: noting the recall" },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: 10, statusMessage: "velesdb-memory: noting the recall" },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));
 
-export const codex: InstallerClient = {
+export const codex: RegistryClient = {
   name: "codex",
   home,
   registry: {

@@ -14,11 +14,12 @@ import * as path from "node:path";
 import { absoluteOverride, shown } from "../paths.ts";
 import { installCommand } from "../report.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 
 const EDIT_TOOLS = "^(edit|create|apply_patch)$";
-// MCP tools are `<server>-<tool>`, the server spelled as the user's mcp-config.json names it.
-const RECALL_TOOLS = "^velesdb[-_]memory-.+$";
+// MCP tools are `<server>-<tool>`, the server spelled as the user's mcp-config.json names it;
+// bash for compression.
+const RECALL_TOOLS = "^(bash|velesdb[-_]memory-.+)$";
 
 const ROWS: readonly Registration[] = [
   { wireEvent: "sessionStart", argvEvent: "session-start", timeout: 10 },
@@ -29,7 +30,7 @@ const ROWS: readonly Registration[] = [
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "COPILOT_HOME", path.join(ctx.home, ".copilot"));
 
-export const copilot: InstallerClient = {
+export const copilot: RegistryClient = {
   name: "copilot",
   home,
   registry: {

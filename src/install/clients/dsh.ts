@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration } from "./client.ts";
+import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
 import { codex, CODEX_RECALL_TOOLS } from "./codex.ts";
 
 // Its own file tools — its shell `bash` is not an edit, and tool_input never carries a path,
@@ -25,7 +25,7 @@ const ROWS: readonly Registration[] = [
 
 export const DSH_DEFAULT_CONFIG = path.join(".dsh", "velesdb-hooks.json");
 
-export const dsh: InstallerClient = {
+export const dsh: RegistryClient = {
   name: "dsh",
   home: (ctx) => ({ ok: true, path: path.join(ctx.home, ".dsh") }),
   configFile: "the DeepSeek harness hooks.json",

@@ -22,7 +22,7 @@ import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../registry.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
-import { fileInHome, type ClientExtraReport, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 
 // Gemini matchers are unanchored regexes, hence the anchors. MCP tools are spelled
 // mcp_<server>_<tool> with the server name as configured (its `-` kept).
@@ -44,7 +44,7 @@ const home: InstallerClient["home"] = (ctx) => {
 /** The hook names Gemini shows in its warnings and matches against `hooksConfig.disabled`. */
 const hookName = (row: Registration): string => `velesdb-hooks ${row.argvEvent}`;
 
-export const gemini: InstallerClient = {
+export const gemini: RegistryClient = {
   name: "gemini",
   home,
   registry: {

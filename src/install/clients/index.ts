@@ -5,12 +5,14 @@ import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
+import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
+import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid];
 
 export type ClientName = string;
 

@@ -16,7 +16,7 @@
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 import { CODEX_RECALL_TOOLS } from "./codex.ts";
 
 const EDIT_TOOLS = "^(edit|write_file|notebook_edit)$";
@@ -34,7 +34,7 @@ const qwenTimeout = (seconds: number | undefined): number => Math.max(1000, (sec
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "QWEN_HOME", path.join(ctx.home, ".qwen"));
 
-export const qwen: InstallerClient = {
+export const qwen: RegistryClient = {
   name: "qwen",
   home,
   registry: {

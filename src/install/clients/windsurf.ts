@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration } from "./client.ts";
+import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
 
 // No matchers and no timeout field; the hooks themselves filter (post_mcp_tool_use looks at
 // the server and tool names).
@@ -20,7 +20,7 @@ const ROWS: readonly Registration[] = [
 
 const dir = (home: string): string => path.join(home, ".codeium", "windsurf");
 
-export const windsurf: InstallerClient = {
+export const windsurf: RegistryClient = {
   name: "windsurf",
   home: (ctx) => ({ ok: true, path: dir(ctx.home) }),
   registry: {

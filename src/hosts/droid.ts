@@ -1,0 +1,71 @@
+// Factory Droid (measured on @factory/cli-linux-x64 0.225.2, its `bin/droid` run directly, as
+// `droid exec -m custom:<model>-0 --auto high` with a BYOK `customModels` entry of provider
+// `generic-chat-completion-api` pointed at the chat-completions mock; no login). Claude-shaped
+// hooks under "hooks" in ~/.factory/settings.json, with these differences that shape this host:
+// - Payloads carry `session_id`, `transcript_path`, `cwd` (the workspace), `permission_mode`
+//   and `hook_event_name`; SessionStart adds `source` and `CLAUDE_ENV_FILE`; Stop adds
+//   `message_id`, `stop_hook_active`, `tool_execution_count`, `elapsed_time`. The hook
+//   environment has FACTORY_PROJECT_DIR and CLAUDE_PROJECT_DIR = the workspace.
+// - A SessionStart hook's stdout `{}` reached the model as a user message reading `{}`: Droid
+//   takes plain stdout as context. So every pass here is NO output at all.
+// - Edit tools: `Create {file_path, content}` and `Edit {file_path, old_str, new_str,
+//   change_all}` (MultiEdit, file_path, is guarded too); the shell is `Execute {command,
+//   riskLevel, riskLevelReason}`.
+// - MCP tools are `<server>___<tool>` (THREE underscores: `velesdb-memory___recall_fused`);
+//   PostToolUse `tool_response` is the MCP text as a string (`"[]"`), which the recall rule
+//   reads as Claude's string form. A failed MCP call fires no PostToolUse: it never counts.
+// - Exit 3 aborts the agent: this host never uses it (our codes are 0, 2 and 64).
+// - PostToolUse cannot replace a tool result (no such field in 0.225.2's bundle, per the host
+//   research; not measured): a replacement maps to a pass, and no shell hook is registered.
+//   PreCompact exists but was not measured: not registered.
+//
+// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+import { diagnosticLine, jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
+import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+
+const DROID_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
+  Create: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+};
+
+// `<server>___<tool>`.
+const DROID_VELESDB_TOOL = /^(velesdb[-_]memory)___(.+)$/;
+
+function encodeDroidAnswer(wireName: string, decision: Decision): HookAnswer {
+  switch (decision.kind) {
+    case "pass":
+    case "replaceOutput":
+    case "summariserInstructions":
+      return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
+    case "addContext":
+      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
+    case "continue":
+      return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
+    case "deny":
+      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
+    default:
+      return decision satisfies never;
+  }
+}
+
+export const droid: HostModule = {
+  profile: tempStateProfile("droid", "droid-"),
+  payloadNamesEvent: true,
+  events: {
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
+    "pre-tool-use": {
+      wireName: "PreToolUse",
+      failure: "closed",
+      run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
+    },
+    "post-tool-use": {
+      wireName: "PostToolUse",
+      failure: "open",
+      // Recall evidence from `velesdb-memory___<tool>` (its text answer as a string).
+      run: async (input) => (await import("./tool-events.ts")).evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
+    },
+  },
+  encode: encodeDroidAnswer,
+};

@@ -1,0 +1,31 @@
+// Factory Droid: grouped Claude-shaped handlers under "hooks" in ~/.factory/settings.json, the
+// file that also holds the user's BYOK `customModels` (JSONC; measured: Droid 0.225.2 did not
+// rewrite it). `timeout` is in seconds. Droid runs `command` through a shell, so the path is
+// POSIX-quoted (Windows: not measured; double-quoted, one word for cmd.exe and POSIX shells).
+// MCP tools are `<server>___<tool>`. The matchers are regexes, as Claude's.
+import * as path from "node:path";
+import { posixQuote } from "../shell-words.ts";
+import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
+
+const ROWS: readonly Registration[] = [
+  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
+  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
+  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: "^(Create|Edit|MultiEdit)$", timeout: 10 },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: "^velesdb[-_]memory___.+$", timeout: 10 },
+];
+
+const home: InstallerClient["home"] = (ctx) => ({ ok: true, path: path.join(ctx.home, ".factory") });
+
+export const droid: RegistryClient = {
+  name: "droid",
+  home,
+  registry: {
+    path: fileInHome(home, "settings.json"),
+    layout: "grouped",
+    rows: ROWS,
+    handler(row, binaryPath, platform) {
+      const program = platform === "win32" ? `"${binaryPath}"` : posixQuote(binaryPath);
+      return { type: "command", command: `${program} droid ${row.argvEvent}`, timeout: row.timeout };
+    },
+  },
+};

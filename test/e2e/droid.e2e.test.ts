@@ -1,0 +1,150 @@
+// Factory Droid end to end: the real CLI (@factory/cli-linux-x64 0.225.2, its `bin/droid` run
+// directly: the loader @factory/cli 0.225.1 wants a platform package that was never
+// published), offline with no login (a BYOK `customModels` entry pointed at the chat-completions
+// mock on 127.0.0.1), the fake velesdb-memory MCP server in ~/.factory/mcp.json, and our hooks
+// registered by our own installer (`velesdb-hooks install --client droid`) in the same
+// ~/.factory/settings.json. Each scenario runs again without our hooks (or without the one thing
+// it depends on) and the same check must then fail. Droid 0.225.2 tries Factory's own service
+// (CONNECT api.factory.ai:443, telemetry.factory.ai:443) even with a BYOK model: the trap proxy
+// refuses those, and every run proves nothing else tried to leave 127.0.0.1 (assertOfflineButFactory).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+
+const DROID_BIN = path.join(E2E_DIR, "node_modules", "@factory", "cli-linux-x64", "bin", "droid");
+/** Droid names a custom model `custom:<model>-<index>`. */
+const MODEL = "custom:mock-model-0";
+const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+
+let llm: MockLlm;
+let chat: MockOpenAiChat;
+const cases: E2ECase[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  if (!fs.existsSync(DROID_BIN)) throw new Error(`${DROID_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  llm = await startMockLlm();
+  chat = startMockOpenAiChat();
+});
+afterAll(() => {
+  llm?.stop();
+  chat?.stop();
+  cases.forEach(removeCase);
+});
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/** setup(name, mode, …) → a case with the BYOK model in ~/.factory/settings.json, the MCP fake in ~/.factory/mcp.json and, in "hooks" mode, our installer run. */
+function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } }): E2ECase {
+  const c = createCase(llm, `droid-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
+  cases.push(c);
+  chat.script(c.scenario, options.turns(c));
+  const factory = path.join(c.home, ".factory");
+  const model = { model: "mock-model", baseUrl: chat.baseUrl(c.scenario), apiKey: "dummy", provider: "generic-chat-completion-api", maxOutputTokens: 4000 };
+  writeFile(path.join(factory, "settings.json"), `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`);
+  const args = [FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+  writeFile(path.join(factory, "mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }));
+  if (mode === "hooks") runInstaller(c, "droid", "install");
+  return c;
+}
+
+async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
+  const result = await runProcess([DROID_BIN, "exec", "-m", MODEL, "--auto", "high", prompt], baseEnv(c), c.workspace, 120_000);
+  const requests = chat.requests(c.scenario);
+  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
+  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return { ...result, requests, allRequests, case: c };
+}
+
+/** The trap's log, less the refused attempts to reach Factory's own service, must be empty. */
+function assertOfflineButFactory(r: RunResult): void {
+  assertOffline(r, llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)));
+}
+
+async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
+  const [on, off] = await Promise.all([run("hooks"), run("none")]);
+  for (const r of [on, off]) assertOfflineButFactory(r);
+  expectCheck(c, on).toPass();
+  expectCheck(c, off).toFail();
+  return on;
+}
+
+/** Every tool result the model was shown (deduplicated by call id). */
+const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
+
+const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
+const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("Create", { file_path: guardedFile(c), content: "x\n" }) });
+const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory___recall_fused", { query: "guarded.txt" }) };
+const done: ChatTurn = { reply: chatText("DONE answer") };
+const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+
+const refused = check("the Create was refused with our reason, and the file was not written", (r) => {
+  const p: string[] = [];
+  if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+  if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
+  return p;
+});
+
+describe("droid", () => {
+  test("SessionStart: the load guidance is a user message after the system message of the first request", async () => {
+    const context = check("the first request carries the load call in a user message, and no bare `{}` message", (r) => {
+      const first = r.requests[0];
+      if (!first) return ["no model request"];
+      const messages = messagesOf(first.body);
+      const at = messages.findIndex((m) => m?.role === "user" && messageText(m).includes(LOAD_CALL));
+      const p: string[] = [];
+      if (at < 0) p.push(`no user message carries ${LOAD_CALL}`);
+      else if (messages[0]?.role !== "system" || at < 1) p.push("the context is not after the system message");
+      if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}")) p.push("a bare {} reached the model");
+      return p;
+    });
+    await withAndWithout((mode) => runDroid(setup("session-start", mode, { turns: () => [afterContinuation, done] }), "say hello"), context);
+  }, 240_000);
+
+  test("Create before recall: refused, the model reads why, the file is not written", async () => {
+    await withAndWithout((mode) => runDroid(setup("guard", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), refused);
+  }, 240_000);
+
+  test("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
+    const written = check("the Create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+    const run = (failing: boolean) => runDroid(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
+    const [failed, worked] = await Promise.all([run(true), run(false)]);
+    for (const r of [failed, worked]) assertOfflineButFactory(r);
+    expectCheck(refused, failed).toPass();
+    expectCheck(written, failed).toFail();
+    expectCheck(written, worked).toPass();
+    for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+  }, 240_000);
+
+  test("Stop: one continuation carrying the save guidance, then the run ends", async () => {
+    const continued = check("exactly one request ends in the save call; the run exits 0 after its answer", (r) => {
+      const p: string[] = [];
+      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
+      if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
+      if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
+      return p;
+    });
+    await withAndWithout((mode) => runDroid(setup("stop", mode, { turns: () => [afterContinuation, done] }), "answer briefly"), continued);
+  }, 240_000);
+
+  test("install keeps the user's settings; uninstall gives their bytes back", () => {
+    const c = setup("install", "none", { turns: () => [done] });
+    const settings = path.join(c.home, ".factory", "settings.json");
+    const before = fs.readFileSync(settings, "utf8");
+    runInstaller(c, "droid", "install");
+    const installed = fs.readFileSync(settings, "utf8");
+    expect(installed).toContain("customModels");
+    expect(installed).toContain(" droid pre-tool-use");
+    runInstaller(c, "droid", "uninstall");
+    expect(fs.readFileSync(settings, "utf8")).toBe(before);
+  });
+});

@@ -1,0 +1,247 @@
+// OpenCode end to end: the real CLI (opencode-ai 1.18.33, its platform binary from the npm
+// registry), offline with no login (a custom `@ai-sdk/openai-compatible` provider pointed at the
+// chat-completions mock on 127.0.0.1), the fake velesdb-memory MCP server, and our plugin written
+// by our own installer (`velesdb-hooks install --client opencode`). OpenCode runs served
+// (`opencode serve` + `opencode run --attach`): `opencode run` alone exits at the first idle and
+// would cut the Stop continuation off. Each scenario runs again without our plugin (or without
+// the one thing it depends on) and the same check must then fail. Every run also proves nothing
+// left 127.0.0.1 (the trap proxy).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+
+const OPENCODE_BIN = path.join(E2E_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
+const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+
+let llm: MockLlm; // the trap proxy, and the URL our session-start freshness probe asks
+let chat: MockOpenAiChat;
+const cases: E2ECase[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  if (!fs.existsSync(OPENCODE_BIN)) throw new Error(`${OPENCODE_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  llm = await startMockLlm();
+  chat = startMockOpenAiChat();
+});
+afterAll(() => {
+  llm?.stop();
+  chat?.stop();
+  cases.forEach(removeCase);
+});
+
+interface Setup {
+  turns: (c: E2ECase) => ChatTurn[];
+  mcp?: { failing?: boolean };
+}
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/** setup(name, mode, …) → a case with the mock provider and the MCP fake in opencode.json and, in "hooks" mode, our installer run. */
+function setup(name: string, mode: Mode, options: Setup): E2ECase {
+  const c = createCase(llm, `opencode-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
+  cases.push(c);
+  chat.script(c.scenario, options.turns(c));
+  const configDir = path.join(c.home, ".config", "opencode");
+  const mcpCommand = ["node", FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+  writeFile(
+    path.join(configDir, "opencode.json"),
+    JSON.stringify({
+      provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock", options: { baseURL: chat.baseUrl(c.scenario), apiKey: "dummy" }, models: { "mock-model": { name: "Mock" } } } },
+      model: "mock/mock-model",
+      mcp: { "velesdb-memory": { type: "local", command: mcpCommand, enabled: true } },
+    }),
+  );
+  // OpenCode runs `npm install @opencode-ai/plugin` in its config directory at start and waits
+  // for it (~70 s offline) unless a node_modules/ and a lockfile naming the package are there,
+  // as after one online run. Our plugin needs none of it.
+  fs.mkdirSync(path.join(configDir, "node_modules"), { recursive: true });
+  writeFile(path.join(configDir, "package.json"), `${JSON.stringify({ dependencies: { "@opencode-ai/plugin": "1.18.33" } })}\n`);
+  writeFile(
+    path.join(configDir, "package-lock.json"),
+    `${JSON.stringify({ name: "opencode", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "1.18.33" } }, "node_modules/@opencode-ai/plugin": { version: "1.18.33" } } })}\n`,
+  );
+  if (mode === "hooks") runInstaller(c, "opencode", "install");
+  return c;
+}
+
+interface RunOptions {
+  env?: Record<string, string>;
+  /** After the turn: ask the server to compact the session (POST /session/:id/summarize). */
+  compact?: boolean;
+  /** How long the mock must see no request before the run counts as over (default 4 s). */
+  quietMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** settle(c) → once the scenario's request count has not moved for `quietMs` (the idle continuation runs after `run` exits). */
+async function settle(c: E2ECase, quietMs = 4000, maxMs = 60_000): Promise<void> {
+  const started = Date.now();
+  let count = -1;
+  let stableSince = Date.now();
+  while (Date.now() - started < maxMs) {
+    const now = chat.requests(c.scenario).length;
+    if (now !== count) {
+      count = now;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= quietMs) return;
+    await sleep(250);
+  }
+}
+
+/** runOpencode(c, prompt) → `opencode serve` in the workspace, `opencode run --attach` against it, then the served session left to settle. */
+async function runOpencode(c: E2ECase, prompt: string, options: RunOptions = {}): Promise<RunResult> {
+  const env = { ...baseEnv(c), OPENCODE_DISABLE_MODELS_FETCH: "1", VELESDB_MEMORY_BIN: FAKE_MCP, ...options.env };
+  const server = spawn(OPENCODE_BIN, ["serve", "--port", "0", "--hostname", "127.0.0.1"], { cwd: c.workspace, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let serverOut = "";
+  server.stdout!.setEncoding("utf8").on("data", (d: string) => (serverOut += d));
+  server.stderr!.setEncoding("utf8").on("data", (d: string) => (serverOut += d));
+  try {
+    const started = Date.now();
+    let url: string | undefined;
+    while (url === undefined && Date.now() - started < 60_000) {
+      url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serverOut)?.[1];
+      if (url === undefined) await sleep(200);
+    }
+    if (url === undefined) throw new Error(`opencode serve did not start: ${serverOut.slice(0, 2000)}`);
+    const result = await runProcess([OPENCODE_BIN, "run", "--attach", url, prompt], env, c.workspace, 150_000);
+    await settle(c, options.quietMs);
+    if (options.compact) {
+      const sessions = (await (await fetch(`${url}/session`)).json()) as Array<{ id: string }>;
+      const id = sessions[0]?.id;
+      if (id === undefined) throw new Error("no session to compact");
+      await fetch(`${url}/session/${id}/summarize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ providerID: "mock", modelID: "mock-model" }) });
+      await settle(c);
+    }
+    const requests = chat.requests(c.scenario);
+    const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
+    if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+    return { ...result, stderr: `${result.stderr}\n--- serve ---\n${serverOut}`, requests, allRequests, case: c };
+  } finally {
+    try {
+      if (server.pid !== undefined) process.kill(-server.pid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** withAndWithout(run, check) → with our plugin the check passes, without it it fails; both runs stay offline. */
+async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
+  const [on, off] = await Promise.all([run("hooks"), run("none")]);
+  for (const r of [on, off]) assertOffline(r, llm.escaped());
+  expectCheck(c, on).toPass();
+  expectCheck(c, off).toFail();
+  return on;
+}
+
+/** Every tool result the model was shown (deduplicated by call id). */
+const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
+
+/** The agent's requests (they offer tools), not OpenCode's title generator. */
+const agentRequests = (r: RunResult): LoggedRequest[] => r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
+
+const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
+const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("write", { filePath: guardedFile(c), content: "x\n" }) });
+const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory_recall_fused", { query: "guarded.txt" }) };
+const done: ChatTurn = { reply: chatText("DONE answer") };
+const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+
+const refused = check("the write was refused with a reason naming recall_fused, and the file was not written", (r) => {
+  const p: string[] = [];
+  if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+  if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
+  return p;
+});
+
+describe("opencode", () => {
+  test("session start: the load guidance is a system message of the first agent request", async () => {
+    const context = check("the first agent request has a system message carrying the load call", (r) => {
+      const first = agentRequests(r)[0];
+      if (!first) return ["no agent request"];
+      return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL)) ? [] : [`no system message carries ${LOAD_CALL}`];
+    });
+    await withAndWithout((mode) => runOpencode(setup("session-start", mode, { turns: () => [afterContinuation, done] }), "say hello"), context);
+  }, 300_000);
+
+  test("write before recall: refused, the model reads why, the file is not written", async () => {
+    await withAndWithout((mode) => runOpencode(setup("guard", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"), refused);
+  }, 300_000);
+
+  test("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
+    const written = check("the write after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+    const run = (failing: boolean) =>
+      runOpencode(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing } }), "recall, then write");
+    const [failed, worked] = await Promise.all([run(true), run(false)]);
+    for (const r of [failed, worked]) assertOffline(r, llm.escaped());
+    expectCheck(refused, failed).toPass();
+    expectCheck(written, failed).toFail();
+    expectCheck(written, worked).toPass();
+    // The recall really reached the MCP fake in both runs (the difference is its answer).
+    for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+  }, 300_000);
+
+  test("idle: one continuation carrying the save guidance, then the session stays idle", async () => {
+    const continued = check("exactly one request ends in the save guidance, and it is the last one", (r) => {
+      const continuations = r.requests.filter((q) => q.lastText.includes("save_working_context("));
+      if (continuations.length !== 1) return [`${continuations.length} request(s) end in the save guidance, expected 1`];
+      return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
+    });
+    await withAndWithout((mode) => runOpencode(setup("stop", mode, { turns: () => [afterContinuation, done] }), "answer briefly", { quietMs: 12_000 }), continued);
+  }, 300_000);
+
+  test("compaction: the summariser's prompt carries our instructions", async () => {
+    const instructed = check("a summariser request carries the save call", (r) => {
+      const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("summar")));
+      if (summariser.length === 0) return ["no summariser request"];
+      return summariser.some((q) => q.lastText.includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL}`];
+    });
+    await withAndWithout((mode) => runOpencode(setup("compact", mode, { turns: () => [afterContinuation, done] }), "answer briefly", { compact: true }), instructed);
+  }, 300_000);
+
+  test("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
+    const compiled = check("the model reads the compiled view of all 5000 lines and the saved file's path", (r) => {
+      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
+      if (!result) return ["no compiled view reached the model"];
+      const p: string[] = [];
+      if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the compiled view is not of the whole output");
+      const saved = /saved at "([^"]+)"/.exec(result)?.[1];
+      if (!saved || !fs.existsSync(saved) || fs.readFileSync(saved, "utf8").split("\n").filter(Boolean).length !== 5000) p.push("the named file does not hold the 5000 lines");
+      if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
+      return p;
+    });
+    const turns = () => [afterContinuation, { reply: chatTool("bash", { command: "seq 1 5000", description: "count" }) }, done];
+    await withAndWithout((mode) => runOpencode(setup("bash-cut", mode, { turns }), "count"), compiled);
+  }, 300_000);
+
+  test("bash: an oversized output OpenCode kept whole is replaced, the archive holds all of it; without a compiler it stays as it was", async () => {
+    const command = "seq 1 1500 | sed 's/$/ padding-padding/'";
+    const expected = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
+    const turns = () => [afterContinuation, { reply: chatTool("bash", { command, description: "pad" }) }, done];
+    const compiled = check("the model reads the compiled view; the archive it names holds the complete output", (r) => {
+      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
+      if (!result) return ["no compiled view reached the model"];
+      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+      if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+      const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
+      return stored.trimEnd() === expected ? [] : ["the archive does not hold the complete output"];
+    });
+    const on = await withAndWithout((mode) => runOpencode(setup("bash-inline", mode, { turns }), "pad"), compiled);
+    expect(on.exitCode).toBe(0);
+    // The compiler missing: the plugin is there, the output stays untouched.
+    const missing = await runOpencode(setup("bash-no-compiler", "hooks", { turns }), "pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
+    assertOffline(missing, llm.escaped());
+    expectCheck(compiled, missing).toFail();
+    expect(toolResults(missing).some((t) => t.includes("1500 padding-padding"))).toBe(true);
+  }, 300_000);
+});
