@@ -12,16 +12,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { E2E_DIR, E2E_PROJECT, FAKE_MCP, runInstaller, runProcess } from "./harness.ts";
+import { doubleArgs, E2E_DIR, E2E_PROJECT, runInstaller, runProcess, type DoubleMode } from "./harness.ts";
 import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 
 /** The CLI's entry script; VH_E2E_GEMINI_BIN points elsewhere (a scratch install) when set. */
 export const GEMINI_BIN = process.env.VH_E2E_GEMINI_BIN ?? path.join(E2E_DIR, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js");
 
 export const GEMINI_MODEL = "gemini-2.5-flash";
-
-/** What the fake velesdb-memory answers: an object, since Gemini turns a bare JSON array into an error. */
-export const RECALL_ANSWER = '{"results":[]}';
 
 export type Mode = "hooks" | "none";
 
@@ -40,8 +37,8 @@ export interface GeminiCase {
 export interface GeminiCaseOptions {
   /** Written as <workspace>/.velesdb-hooks.json. */
   projectConfig?: Record<string, unknown>;
-  /** The MCP fake answers isError:true to every call. */
-  failingMcp?: boolean;
+  /** How the velesdb-memory double answers the recall tools (default "structured"). */
+  mcpMode?: DoubleMode;
 }
 
 export interface GeminiRun {
@@ -57,8 +54,8 @@ export interface GeminiRun {
 let counter = 0;
 
 /** The user's settings before our installer touches them: what a headless Gemini needs, and the MCP server. */
-export function userSettings(c: Pick<GeminiCase, "mcpLog">, failingMcp = false): string {
-  const args = [FAKE_MCP, ...(failingMcp ? ["--fail"] : ["--answer", RECALL_ANSWER]), "--log", c.mcpLog];
+export function userSettings(c: Pick<GeminiCase, "mcpLog">, mcpMode: DoubleMode = "structured"): string {
+  const args = doubleArgs(c.mcpLog, mcpMode);
   const value = {
     security: { auth: { selectedType: "gemini-api-key" } },
     model: { name: GEMINI_MODEL },
@@ -86,7 +83,7 @@ export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, tur
   };
   for (const dir of [path.join(home, ".gemini"), c.tmp, c.workspace]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(c.workspace, ".velesdb-hooks.json"), `${JSON.stringify(options.projectConfig ?? E2E_PROJECT)}\n`);
-  fs.writeFileSync(c.settings, userSettings(c, options.failingMcp));
+  fs.writeFileSync(c.settings, userSettings(c, options.mcpMode));
   fs.writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`);
   mock.script(c.scenario, turns);
   if (mode === "hooks") installGeminiHooks(c);
