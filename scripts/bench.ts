@@ -7,6 +7,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
+const CODEX_RECALL_RESPONSE: unknown = JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", "codex", "post-tool-use.recall-fused.json"), "utf8")).tool_response;
+
 export interface BenchCase {
   readonly label: string;
   readonly args: readonly string[];
@@ -138,7 +140,8 @@ export const LEARNING_CASES: BenchCase[] = [
         hook_event_name: "PostToolUse",
         tool_name: "mcp__velesdb_memory__recall_fused",
         tool_input: { query: "q" },
-        tool_response: { content: [{ type: "text", text: "[]" }], isError: false },
+        // What Codex hands the hook for velesdb-memory's real answer (the recorded fixture).
+        tool_response: CODEX_RECALL_RESPONSE,
       }),
     targetRatio: 1.5,
   },

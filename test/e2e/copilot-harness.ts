@@ -27,7 +27,7 @@ export interface CopilotSuite {
   /** setup(name, mode, …) → a case with the double in ~/.copilot/mcp-config.json and, in "hooks" mode, our installer run. */
   setup(name: string, mode: Mode, options: CopilotSetup): E2ECase;
   /** run(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
-  run(c: E2ECase, prompt: string, model?: string, providerUrl?: string): Promise<RunResult>;
+  run(c: E2ECase, prompt: string, model?: string, providerUrl?: string, timeoutMs?: number): Promise<RunResult>;
   /** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
   withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
 }
@@ -88,7 +88,7 @@ export function copilotSuite(): CopilotSuite {
       if (mode === "hooks") copilotInstaller(c);
       return c;
     },
-    async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl) {
+    async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl, timeoutMs = 90_000) {
       const { llm, chat } = started();
       const env = {
         ...baseEnv(c),
@@ -100,7 +100,7 @@ export function copilotSuite(): CopilotSuite {
         COPILOT_PROVIDER_API_KEY: "dummy",
         COPILOT_PROVIDER_MODEL_ID: model,
       };
-      const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, 90_000);
+      const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, timeoutMs);
       const requests = chat.requests(c.scenario);
       // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
       const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];

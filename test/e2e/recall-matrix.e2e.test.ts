@@ -41,6 +41,9 @@ import { afterAll, beforeAll } from "bun:test";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const CONCURRENCY = 6;
+// A cell's host run may take long on a loaded machine (Qwen Code alone takes 40–50 s a run
+// here); a hung run is still killed, just later than the suites' defaults.
+const RUN_TIMEOUT_MS = 180_000;
 
 type HostName = "claude" | "codex" | "dsh" | "gemini" | "qwen" | "copilot";
 type EditOutcome = "refused" | "applied" | `other: ${string}`;
@@ -193,7 +196,7 @@ async function claudeCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
     claude: [write(c, "first"), { reply: { blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } }, write(c, "second"), { reply: text("DONE answer") }],
   }), { projectConfig: OPT_IN, mcp: { mode } });
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
-  const r = await runClaude(c, ["-p", "edit, recall, edit"]);
+  const r = await runClaude(c, ["-p", "edit, recall, edit"], { timeoutMs: RUN_TIMEOUT_MS });
   const messages: any[] = r.requests.at(-1)?.body?.messages ?? [];
   const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
   const writes = blocks.filter((b) => b?.type === "tool_use" && b.name === "Write").map((b) => b.id);
@@ -221,7 +224,7 @@ async function codexCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
     ],
   }), { projectConfig: OPT_IN, mcp: { mode } });
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
-  const r = await runCodex(c, "edit, recall, edit");
+  const r = await runCodex(c, "edit, recall, edit", { timeoutMs: RUN_TIMEOUT_MS });
   const input: any[] = r.requests.at(-1)?.body?.input ?? [];
   const edits = ["p1", "p2"].map((id): EditOutcome => {
     const out = input.find((i) => i?.type === "custom_tool_call_output" && i.call_id === id);
@@ -239,7 +242,7 @@ async function geminiCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
   const c = createGeminiCase(gemini, `mx-gemini-${mode}`, hooks ? "hooks" : "none", turns, { projectConfig: OPT_IN, mcpMode: mode });
   geminiCases.push(c);
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
-  const r = await runGemini(c, "edit, recall, edit");
+  const r = await runGemini(c, "edit, recall, edit", RUN_TIMEOUT_MS);
   const edits = functionResponses(r)
     .filter((f) => f.name === "write_file")
     .map((f): EditOutcome => {
@@ -268,7 +271,7 @@ async function qwenCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
   const recall = { reply: chatTool("mcp__velesdb-memory__recall_fused", { query: "guarded.txt" }) };
   const c = qwen.setup(`mx-qwen-${mode}`, hooks ? "hooks" : "none", (c) => [write(c, "first"), recall, write(c, "second"), { reply: chatText("DONE") }], { projectConfig: OPT_IN, mcpMode: mode });
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
-  const r = await runQwen(c, qwen.chat, "edit, recall, edit");
+  const r = await runQwen(c, qwen.chat, "edit, recall, edit", RUN_TIMEOUT_MS);
   const edits = chatEdits(r, "write_file", (a) => a.includes(REFUSAL));
   return cellOf(r, edits, guarded(c), spiedRecall(spy, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb-memory__recall_fused"));
 }
@@ -278,7 +281,7 @@ async function copilotCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
   const recall = { reply: chatTool("velesdb-memory-recall_fused", { query: "guarded.txt" }) };
   const c = copilot.setup(`mx-${mode}`, hooks ? "hooks" : "none", { turns: (c) => [create(c, "first"), recall, create(c, "second"), { reply: chatText("DONE answer") }], mcp: { mode } });
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
-  const r = await copilot.run(c, "edit, recall, edit");
+  const r = await copilot.run(c, "edit, recall, edit", undefined, undefined, RUN_TIMEOUT_MS);
   const edits = chatEdits(r, "create", (a) => a.includes(REFUSAL));
   return cellOf(r, edits, guarded(c), spiedRecall(spy, "post-tool-use", (p) => p?.toolName === "velesdb-memory-recall_fused", (p) => p?.toolResult));
 }
@@ -345,6 +348,15 @@ function problemsOf(cell: Cell, unlocks: boolean): string[] {
   return p;
 }
 
+/** One cell; a cell that throws becomes a failed cell of its own host, not of the whole matrix. */
+async function guardedCell(host: HostName, mode: DoubleMode, hooks: boolean): Promise<Cell> {
+  try {
+    return await HOSTS[host](mode, hooks);
+  } catch (error) {
+    return { edits: [`other: the run threw: ${String(error).slice(0, 300)}`], file: undefined, toolResponse: "-", detail: String((error as Error)?.stack ?? error) };
+  }
+}
+
 // All cells of all hosts share one pool, started once: most of a host run is waiting (process
 // start-up, MCP handshakes), so packing every host's cells together is what keeps this file short.
 type Row = { cells: Cell[]; control: Cell };
@@ -353,13 +365,12 @@ function runMatrix(): Promise<Record<HostName, Row>> {
   matrix ??= (async () => {
     const hosts = Object.keys(HOSTS) as HostName[];
     const jobs = hosts.flatMap((host) => [...DOUBLE_MODES.map((mode) => ({ host, mode, hooks: true })), { host, mode: "structured" as DoubleMode, hooks: false }]);
-    // dsh runs in this process, on the bridge's own listeners: its cells go one at a time.
+    // dsh runs in this process, on the bridge's own listeners, with a bounded wait for its hook
+    // processes: its cells go first, one at a time, before the host processes load the machine.
     const inProcess = jobs.filter((j) => j.host === "dsh");
     const spawned = jobs.filter((j) => j.host !== "dsh");
-    const [dshCells, hostCells] = await Promise.all([
-      pool(inProcess.map((j) => () => HOSTS[j.host](j.mode, j.hooks)), 1),
-      pool(spawned.map((j) => () => HOSTS[j.host](j.mode, j.hooks)), CONCURRENCY),
-    ]);
+    const dshCells = await pool(inProcess.map((j) => () => guardedCell(j.host, j.mode, j.hooks)), 1);
+    const hostCells = await pool(spawned.map((j) => () => guardedCell(j.host, j.mode, j.hooks)), CONCURRENCY);
     const byJob = new Map([...inProcess.map((j, i) => [j, dshCells[i]!] as const), ...spawned.map((j, i) => [j, hostCells[i]!] as const)]);
     const rows = {} as Record<HostName, Row>;
     for (const host of hosts) {
