@@ -18,8 +18,7 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { copilotSuite } from "./copilot-harness.ts";
-import { createDshCase, cleanupDshCases, DSH_PROJECT, type DshCase } from "./dsh-harness.ts";
-import { answerLine } from "./fake-velesdb-memory.mjs";
+import { createDshCase, cleanupDshCases, doubleToolResult, DSH_PROJECT, type DshCase } from "./dsh-harness.ts";
 import { createGeminiCase, functionResponses, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
 import {
   DOUBLE_MODES,
@@ -286,18 +285,6 @@ async function copilotCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
   return cellOf(r, edits, guarded(c), spiedRecall(spy, "post-tool-use", (p) => p?.toolName === "velesdb-memory-recall_fused", (p) => p?.toolResult));
 }
 
-/**
- * The DeepSeek harness's own MCP client is not published (only its hook bridge is), so this
- * column feeds the bridge the double's answer as a harness would: a result's content blocks and
- * isError, and a JSON-RPC error as the MCP SDKs word it (`MCP error <code>: <message>`, isError).
- */
-function dshToolResult(mode: DoubleMode): { content: { type: "text"; text: string }[]; isError: boolean } {
-  const line = answerLine(mode, { id: 1, method: "tools/call", params: { name: "recall_fused", arguments: { query: "parser" } } });
-  const message = JSON.parse(line!);
-  if (message.error) return { content: [{ type: "text", text: `MCP error ${message.error.code}: ${message.error.message}` }], isError: true };
-  return { content: message.result.content, isError: message.result.isError === true };
-}
-
 async function dshCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
   const c: DshCase = createDshCase(`mx-${mode}`, { mode: hooks ? "ours" : "absent", projectConfig: { ...DSH_PROJECT, enforce_learning_loop: true } });
   const agent = c.newAgent();
@@ -314,7 +301,7 @@ async function dshCell(mode: DoubleMode, hooks: boolean): Promise<Cell> {
     return o.stage === "ran" && !o.isError ? "applied" : `other: ${o.stage} ${o.text.slice(0, 160)}`;
   };
   const first = await edit("first");
-  await c.bridge.toolCall(agent, "mcp__velesdb-memory__recall_fused", { query: "parser" }, () => dshToolResult(mode));
+  await c.bridge.toolCall(agent, "mcp__velesdb-memory__recall_fused", { query: "parser" }, () => doubleToolResult(mode));
   const second = await edit("second");
   const posts = c.bash.spawns.filter((s) => s.stdin !== undefined && JSON.parse(s.stdin).hook_event_name === "PostToolUse").map((s) => JSON.parse(s.stdin!));
   const toolResponse = hooks ? posts.map((p) => shapeOf(p.tool_response)).join(" ") || "-" : "-";
