@@ -10,6 +10,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
+const recordedRecallResponse = (host: string): unknown => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, "post-tool-use.recall-fused.json"), "utf8")).tool_response;
+const CODEX_RECALL_RESPONSE = recordedRecallResponse("codex");
+const CLAUDE_RECALL_RESPONSE = recordedRecallResponse("claude");
+
 export interface BenchCase {
   readonly label: string;
   readonly args: readonly string[];
@@ -82,7 +86,8 @@ const recallMarkerFor = (ws: BenchWorkspace) => ({
   hook_event_name: "PostToolUse",
   tool_name: "mcp__velesdb-memory__recall_fused",
   tool_input: { query: "prior patterns" },
-  tool_response: [{ type: "text", text: "[]" }],
+  // What Claude Code hands the hook for velesdb-memory's real answer (the recorded fixture).
+  tool_response: CLAUDE_RECALL_RESPONSE,
 });
 
 export const LEARNING_CASES: BenchCase[] = [
@@ -141,7 +146,8 @@ export const LEARNING_CASES: BenchCase[] = [
         hook_event_name: "PostToolUse",
         tool_name: "mcp__velesdb_memory__recall_fused",
         tool_input: { query: "q" },
-        tool_response: { content: [{ type: "text", text: "[]" }], isError: false },
+        // What Codex hands the hook for velesdb-memory's real answer (the recorded fixture).
+        tool_response: CODEX_RECALL_RESPONSE,
       }),
     targetRatio: 1.1,
   },

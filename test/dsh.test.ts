@@ -41,7 +41,7 @@ describe("guard", () => {
     ["a JSON string", '"[]"'],
     ["an empty array that is not text", []],
     ["a content array instead of text", [{ type: "text", text: "[]" }]],
-  ])("a recall response that is %s never unlocks (control: the fixture's \"[]\" does)", (_label, response) => {
+  ])("a recall response that is %s never unlocks (control: the fixture's, velesdb-memory's real answer, does)", (_label, response) => {
     writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
     const isDeny = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
     run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));

@@ -219,7 +219,7 @@ describe("fault record-vanishes", () => {
     const vanish = vanishOneListed("pending-recall");
     let note: string;
     try {
-      const payload = loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: box.repo, tool_input: { query: "q" }, tool_response: [{ type: "text", text: "[]" }] });
+      const payload = loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: box.repo, tool_input: { query: "q" } });
       note = recordRecallEvidence(createHookInput(payload, "", claude.profile, env()), { toolName: payload.tool_name, toolInput: payload.tool_input, toolResponse: payload.tool_response, form: "structured" });
     } finally {
       vanish.restore();

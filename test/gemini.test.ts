@@ -46,6 +46,8 @@ const afterRecall = (response: unknown, server = "velesdb-memory", session = SES
     mcp_context: { server_name: server, tool_name: "recall_fused", command: "velesdb-memory", args: [] },
   });
 const wrapped = (text: string) => ({ llmContent: [{ text: `<untrusted_context>\n${text}\n</untrusted_context>` }], returnDisplay: text });
+/** What Gemini CLI 0.61.0 handed AfterTool for velesdb-memory's real recall answer (the recorded fixture). */
+const REAL_RECALL: unknown = loadPayload("gemini", "after-tool.recall-fused").tool_response;
 const afterAgent = (active: boolean) => loadPayload("gemini", active ? "after-agent.continuation" : "after-agent.first", { session_id: SESSION, cwd: box.workspace });
 
 test("session-start: the load guidance for the workspace's identity, in hookSpecificOutput", () => {
@@ -71,7 +73,7 @@ describe("before-tool guard", () => {
     expect(answer.decision).toBe("deny");
     expect(answer.reason).toContain("recall");
     expect(answer).not.toHaveProperty("hookSpecificOutput");
-    expect(run("after-tool", afterRecall(wrapped('{"results":[]}'))).stdout).toBe("{}\n");
+    expect(run("after-tool", afterRecall(REAL_RECALL)).stdout).toBe("{}\n");
     expect(run("before-tool", beforeTool(tool, file)).stdout).toBe("{}\n");
     // Another session is still refused.
     expect(parseOneJsonAnswer(run("before-tool", beforeTool(tool, file, "other")).stdout).decision).toBe("deny");
@@ -95,7 +97,8 @@ describe("before-tool guard", () => {
     ["the bare-array error Gemini makes of `[]`", loadPayload("gemini", "after-tool.recall-fused-array-error").tool_response, "velesdb-memory"],
     ["an error field", { llmContent: "failed", returnDisplay: "Error", error: { message: "store locked", type: "mcp_tool_error" } }, "velesdb-memory"],
     ["an empty answer", { llmContent: [], returnDisplay: "" }, "velesdb-memory"],
-    ["another server", wrapped('{"results":[]}'), "other-memory"],
+    ["another server", REAL_RECALL, "other-memory"],
+    ["prose, not JSON", wrapped("Found 1 memory: parser.txt holds the grammar."), "velesdb-memory"],
   ])("a recall that is %s keeps the edit refused", (_label, response, server) => {
     writeConfig(box.workspace, { project: "gem-app", enforce_learning_loop: true });
     expect(parseOneJsonAnswer(run("before-tool", beforeTool("write_file", "a.ts")).stdout).decision).toBe("deny");
@@ -109,7 +112,7 @@ describe("before-tool guard", () => {
 test("after-agent: one checkpoint continuation naming save_working_context after an edit batch, then the session may end", () => {
   writeConfig(box.workspace, { project: "gem-app", session: "slot", enforce_learning_loop: true });
   run("before-tool", beforeTool("write_file", "a.ts"));
-  run("after-tool", afterRecall(wrapped("[]")));
+  run("after-tool", afterRecall(REAL_RECALL));
   expect(run("before-tool", beforeTool("write_file", "a.ts")).stdout).toBe("{}\n");
   const first = run("after-agent", afterAgent(false));
   expect(first.exitCode).toBe(0);

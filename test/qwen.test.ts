@@ -75,6 +75,20 @@ describe("hooks on recorded payloads", () => {
     for (const edit of edits) expect(run("pre-tool-use", edit)).toEqual({});
   });
 
+  test("guard: velesdb-memory's real answer as Qwen hands it (two text blocks: structuredContent re-serialised, then the server's text) unlocks", () => {
+    writeConfig(box.workspace, { project: "qw-app", enforce_learning_loop: true });
+    const edit = fixture("pre-tool-use.write-file", { tool_input: { file_path: target(), content: "x\n" } });
+    expect(decisionOf(run("pre-tool-use", edit))).toBe("deny");
+    const real = fixture("post-tool-use.recall");
+    expect((real.tool_response as { llmContent: unknown[] }).llmContent).toHaveLength(2);
+    // Control: prose in place of the server's text keeps the edit refused.
+    const prose = { llmContent: [{ text: "Found 1 memory: parser.txt holds the grammar." }], returnDisplay: "Found 1 memory" };
+    expect(run("post-tool-use", fixture("post-tool-use.recall", { tool_response: prose }))).toEqual({});
+    expect(decisionOf(run("pre-tool-use", edit))).toBe("deny");
+    expect(run("post-tool-use", real)).toEqual({});
+    expect(run("pre-tool-use", edit)).toEqual({});
+  });
+
   test("guard: Claude's tool names are not Qwen's edit tools", () => {
     writeConfig(box.workspace, { project: "qw-app", enforce_learning_loop: true });
     expect(run("pre-tool-use", fixture("pre-tool-use.write-file", { tool_name: "Write", tool_input: { file_path: target() } }))).toEqual({});

@@ -3,6 +3,7 @@
 // next to a positive control that takes the same path and succeeds: the negative fails for the
 // reason it names, not because the path can never succeed.
 import { describe, expect, test } from "bun:test";
+import { loadPayload } from "./support/hook-runner.ts";
 import {
   bareVelesdbToolName,
   classifyRecall,
@@ -50,6 +51,24 @@ describe("classifyRecall: the captured payloads", () => {
     ["dsh plain text []", DSH.tool_name, DSH.tool_input, DSH.tool_response, "text", true],
   ];
   test.each(rows)("%s", (_label, name, input, response, form, successful) => {
+    expect(classifyRecall(name, input, response, form).successful).toBe(successful);
+  });
+
+  // velesdb-memory 0.12.0's real answer (the test double's, test/e2e/velesdb-memory-wire.json) as
+  // each host handed it to the hook, recorded through the recall matrix (issue 17).
+  const velesdb = (host: string) => loadPayload(host, "post-tool-use.recall-fused").tool_response;
+  const answerText = velesdb("dsh") as string;
+  const realRows: Row[] = [
+    ["Claude: a bare JSON string (structuredContent re-serialised)", CLAUDE.tool_name, {}, velesdb("claude"), "structured", true],
+    ["Claude: the content array of a text-only server", CLAUDE.tool_name, {}, [{ type: "text", text: answerText }], "structured", true],
+    ["Claude: prose in the content array", CLAUDE.tool_name, {}, [{ type: "text", text: "Found 1 memory: parser.txt holds the grammar." }], "structured", false],
+    ["Codex: {content, structuredContent, isError:false}", CODEX.tool_name, {}, velesdb("codex"), "structured", true],
+    ["Codex: {content, isError:false} of a text-only server", CODEX.tool_name, {}, { content: [{ type: "text", text: answerText }], isError: false }, "structured", true],
+    ["Codex: rmcp's isError for bad arguments", CODEX.tool_name, {}, { content: [{ type: "text", text: "failed to deserialize parameters: missing field `query`" }], isError: true }, "structured", false],
+    ["dsh: the text of velesdb-memory's block", DSH.tool_name, {}, answerText, "text", true],
+    ["dsh: a JSON-RPC error as the MCP SDKs word it", DSH.tool_name, {}, "MCP error -32602: metadata key 'content' is reserved", "text", false],
+  ];
+  test.each(realRows)("velesdb-memory's real answer, %s", (_label, name, input, response, form, successful) => {
     expect(classifyRecall(name, input, response, form).successful).toBe(successful);
   });
 

@@ -58,7 +58,7 @@ function guardCall(host: Host, repo: number, n: number): Call {
 function recallCall(host: Host, repo: number): Call {
   const payload =
     host === "claude"
-      ? loadPayload("claude", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repos[repo], tool_input: { query: "prior patterns" }, tool_response: [{ type: "text", text: "[]" }] })
+      ? loadPayload("claude", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repos[repo], tool_input: { query: "prior patterns" } })
       : loadPayload("codex", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repos[repo], tool_input: { query: "prior patterns" } });
   return { event: "post-tool-use", payload };
 }

@@ -28,7 +28,9 @@
 //   has llmContent `[{text:"<untrusted_context>\n…\n</untrusted_context>"}]` and no `error`;
 //   a failed one has llmContent as a string and `error: {message, type:"mcp_tool_error"}`.
 //   An MCP text answer that is a bare JSON array fails the CLI's own validation and arrives
-//   as such an error.
+//   as such an error (its MCP client parses text as structured content, which must be an
+//   object). velesdb-memory never sends one: its answers are objects, as text AND
+//   structuredContent, and reach the hook as llmContent text (measured, recall-matrix e2e).
 // - AfterAgent `{"decision":"deny","reason":…}` starts one more turn whose user prompt is
 //   the reason verbatim; the next AfterAgent has `stop_hook_active: true`.
 // - Hook `timeout` is in milliseconds (a timeout of 10 killed a hook after 10 ms).

@@ -4,106 +4,24 @@
 // hooks registered by our own installer (`velesdb-hooks install --client copilot`). Each
 // scenario runs again without our hooks (or without the one thing it depends on) and the same
 // check must then fail. Every run also proves nothing left 127.0.0.1 (the trap proxy).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
-import { HOST_BINS } from "./host-bins.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatCustomTool, chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { assertOffline, check, expectCheck } from "./checks.ts";
+import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking } from "./copilot-harness.ts";
+import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
 
-const COPILOT_BIN = HOST_BINS.copilot;
-/** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
-const MODEL_WITH_EDIT_TOOLS = "gpt-4.1";
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const DENIED = "Denied by preToolUse hook: ";
 
-let llm: MockLlm; // the trap proxy, and the URL our sessionStart freshness probe asks
-let chat: MockOpenAiChat;
-let cacheHome: string; // Copilot unpacks ~235 MB into $XDG_CACHE_HOME/copilot: once per suite, not per case
-const cases: E2ECase[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(COPILOT_BIN)) throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-  llm = await startMockLlm();
-  chat = startMockOpenAiChat();
-  cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
-  // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
-  // concurrently without two of them unpacking into the same directory.
-  const warm = Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cacheHome, XDG_CACHE_HOME: cacheHome, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 120_000,
-  });
-  if (!warm.stdout.toString().includes("1.0.102")) throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
-});
-afterAll(() => {
-  llm?.stop();
-  chat?.stop();
-  cases.forEach(removeCase);
-  if (cacheHome && !process.env.VH_E2E_KEEP) fs.rmSync(cacheHome, { recursive: true, force: true });
-});
-
-interface Setup {
-  turns: (c: E2ECase) => ChatTurn[];
-  mcp?: { failing?: boolean };
-}
-
-/** setup(name, mode, …) → a case with the MCP fake in ~/.copilot/mcp-config.json and, in "hooks" mode, our installer run. */
-function setup(name: string, mode: Mode, options: Setup): E2ECase {
-  const c = createCase(llm, `copilot-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
-  cases.push(c);
-  chat.script(c.scenario, options.turns(c));
-  const mcpArgs = [FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
-  writeFile(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
-  if (mode === "hooks") install(c);
-  return c;
-}
-
-function writeFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
-const install = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
-
-/** runCopilot(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
-async function runCopilot(c: E2ECase, prompt: string, model = MODEL_WITH_EDIT_TOOLS, providerUrl = chat.baseUrl(c.scenario), extraEnv: Record<string, string> = {}): Promise<RunResult> {
-  const env = {
-    ...baseEnv(c),
-    // Our postToolUse compiles an oversized bash output with this (the MCP fake's compile-stdin).
-    VELESDB_MEMORY_BIN: FAKE_MCP,
-    ...extraEnv,
-    XDG_CACHE_HOME: cacheHome,
-    COPILOT_AUTO_UPDATE: "false",
-    COPILOT_OFFLINE: "true",
-    COPILOT_PROVIDER_TYPE: "openai",
-    COPILOT_PROVIDER_BASE_URL: providerUrl,
-    COPILOT_PROVIDER_API_KEY: "dummy",
-    COPILOT_PROVIDER_MODEL_ID: model,
-  };
-  const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, 90_000);
-  const requests = chat.requests(c.scenario);
-  // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
-  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
-  return { ...result, requests, allRequests, case: c };
-}
-
-/** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
-async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
-  const [on, off] = await Promise.all([run("hooks"), run("none")]);
-  for (const r of [on, off]) assertOffline(r, llm.escaped());
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-  return on;
-}
+const suite = copilotSuite();
+const setup = suite.setup;
+const runCopilot = suite.run;
+const withAndWithout = suite.withAndWithout;
+const install = copilotInstaller;
+const writeFile = writeFileMaking;
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
@@ -147,9 +65,9 @@ describe("copilot", () => {
 
   test("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
     const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
-    const run = (failing: boolean) => runCopilot(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
+    const run = (failing: boolean) => runCopilot(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { mode: failing ? "is-error" : "structured" } }), "recall, then write");
     const [failed, worked] = await Promise.all([run(true), run(false)]);
-    for (const r of [failed, worked]) assertOffline(r, llm.escaped());
+    for (const r of [failed, worked]) assertOffline(r, suite.llm.escaped());
     expectCheck(refused, failed).toPass();
     expectCheck(written, failed).toFail();
     expectCheck(written, worked).toPass();
@@ -211,7 +129,7 @@ describe("copilot", () => {
     const turns = () => [{ reply: chatTool("bash", { command, description: "count" }) }, done];
     await withAndWithout((mode) => runCopilot(setup("bash-saved", mode, { turns }), "count"), compiled);
     const missing = await runCopilot(setup("bash-no-compiler", "hooks", { turns }), "count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
-    assertOffline(missing, llm.escaped());
+    assertOffline(missing, suite.llm.escaped());
     expectCheck(compiled, missing).toFail();
     expect(toolResults(missing).some((t) => t.startsWith("Output too large to read at once"))).toBe(true);
   }, 240_000);
@@ -237,17 +155,17 @@ describe("copilot", () => {
     expectCheck(context, withHooks).toPass();
     // The mock's log is per scenario, so the second run's requests follow the first's.
     expectCheck(context, { ...afterUninstall, requests: afterUninstall.requests.slice(withHooks.requests.length) }).toFail();
-    assertOffline(afterUninstall, llm.escaped());
+    assertOffline(afterUninstall, suite.llm.escaped());
   }, 240_000);
 
   // Last, since it fills the trap's log on purpose: the proxy really sees Copilot's traffic, so
   // the empty log of every run above means something.
   test("trap self-test: a provider URL off 127.0.0.1 lands in the trap proxy", async () => {
     const c = setup("trap", "none", { turns: () => [done] });
-    const before = llm.escaped().length;
+    const before = suite.llm.escaped().length;
     const r = await runCopilot(c, "say hello", MODEL_WITH_EDIT_TOOLS, "http://model.example.test/v1");
-    expect(llm.escaped().slice(before).some((line) => line.includes("model.example.test"))).toBe(true);
+    expect(suite.llm.escaped().slice(before).some((line) => line.includes("model.example.test"))).toBe(true);
     expect(r.requests).toEqual([]);
-    llm.forgetEscaped(before);
+    suite.llm.forgetEscaped(before);
   }, 240_000);
 });

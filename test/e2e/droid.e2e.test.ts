@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
@@ -45,13 +45,13 @@ function writeFile(file: string, text: string): void {
 
 /** setup(name, mode, …) → a case with the BYOK model in ~/.factory/settings.json, the MCP fake in ~/.factory/mcp.json and, in "hooks" mode, our installer run. */
 function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } }): E2ECase {
-  const c = createCase(llm, `droid-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
+  const c = createCase(llm, `droid-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const factory = path.join(c.home, ".factory");
   const model = { model: "mock-model", baseUrl: chat.baseUrl(c.scenario), apiKey: "dummy", provider: "generic-chat-completion-api", maxOutputTokens: 4000 };
   writeFile(path.join(factory, "settings.json"), `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`);
-  const args = [FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+  const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
   writeFile(path.join(factory, "mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }));
   if (mode === "hooks") runInstaller(c, "droid", "install");
   return c;

@@ -15,6 +15,7 @@ import * as path from "node:path";
 import {
   cleanupDshCases,
   createDshCase,
+  doubleToolResult,
   DSH_PROJECT,
   DSH_REGISTRATION,
   dshCheck,
@@ -157,7 +158,7 @@ describe("dsh bridge: discovery", () => {
     await c.bridge.sessionStart(agent);
     agent.startTurn();
     await c.bridge.toolCall(agent, "edit", { path: "a.txt", old_str: "x", new_str: "y" }, () => text("ok"));
-    await c.bridge.toolCall(agent, RECALL_TOOL, { query: "q" }, () => text("[]"));
+    await c.bridge.toolCall(agent, RECALL_TOOL, { query: "q" }, () => doubleToolResult("structured"));
     await c.bridge.turnStopping(agent);
     const shape = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${k}:${v === null ? "null" : typeof v}`);
     const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", "dsh", `${name}.json`), "utf8")) as Record<string, unknown>;
@@ -175,7 +176,8 @@ describe("dsh bridge: discovery", () => {
       expect(sent[0]!.session_id).toBe(agent.session.header.id);
     }
     expect(payloadsOf(c, "PreToolUse")[0]!.tool_input).toEqual({ command: "" }); // edit arguments are not exposed
-    expect(payloadsOf(c, "PostToolUse")[0]!.tool_response).toBe("[]"); // text blocks joined
+    // Text blocks joined: the double's one block, velesdb-memory's JSON.
+    expect(payloadsOf(c, "PostToolUse")[0]!.tool_response).toBe(doubleToolResult("structured").content.map((b) => b.text).join(""));
     expect(payloadsOf(c, "Stop")[0]!.turn_id).toBe("1");
     for (const s of c.bash.spawns) expect(s.stdin!.endsWith("\n")).toBe(false); // no trailing newline
     for (const s of c.bash.spawns) expect(s.workdir).toBe(c.workspace); // hooks run in the session workspace
@@ -232,12 +234,13 @@ describe("dsh bridge: recall before edit", () => {
     const recallArgs = { query: "parser", filter: { project: DSH_PROJECT.project } };
     await step("edit before recall", "edit", { path: target, old_str: "v0", new_str: "v1" }, edit("v1"));
     await step("bash", "bash", { command: "git status" }, () => text("nothing to commit"));
-    await step("error recall", RECALL_TOOL, recallArgs, () => text('{"error":"store is locked"}'));
+    // velesdb-memory refusing the recall (a JSON-RPC error), as the double answers it.
+    await step("error recall", RECALL_TOOL, recallArgs, () => doubleToolResult("rpc-error"));
     await step("edit after error recall", "edit", { path: target, old_str: "v0", new_str: "v2" }, edit("v2"));
     // The bridge drops isError: a failed MCP call reaches the hook as its text only.
     await step("timed-out recall", RECALL_TOOL, recallArgs, () => ({ ...text("MCP error -32001: Request timed out"), isError: true }));
     await step("edit after timed-out recall", "edit", { path: target, old_str: "v0", new_str: "v2" }, edit("v2"));
-    await step("recall", RECALL_TOOL, recallArgs, () => text("[]"));
+    await step("recall", RECALL_TOOL, recallArgs, () => doubleToolResult("structured"));
     await step("edit after recall", "edit", { path: target, old_str: "v0", new_str: "v3" }, edit("v3"));
     await step("write after recall", "write", { path: target, content: "v4" }, edit("v4"));
     await step("str_replace_editor after recall", "str_replace_editor", { command: "str_replace", path: target }, edit("v5"));
@@ -266,7 +269,7 @@ describe("dsh bridge: recall before edit", () => {
   const guardBehaviour = allOf<GuardRun>(
     "recall before edit",
     dshCheck("edit denied before any recall, with our reason", (r) => deniedWithOurReason(r, "edit before recall")),
-    dshCheck('a recall whose text is {"error":…} does not unlock', (r) => deniedWithOurReason(r, "edit after error recall")),
+    dshCheck("a recall the server refused (JSON-RPC error) does not unlock", (r) => deniedWithOurReason(r, "edit after error recall")),
     dshCheck("a failed recall (isError, plain text) does not unlock", (r) => deniedWithOurReason(r, "edit after timed-out recall")),
     dshCheck("a recall whose text is JSON unlocks edit, write and str_replace_editor", (r) => [
       ...ran(r, "recall"),

@@ -60,7 +60,8 @@ import * as path from "node:path";
 import { dshBridgeEntry } from "./host-bins.ts";
 // Imported from where host-bins.ts says (the pinned copy, or the newest under VH_E2E_HOSTS).
 const { apply: applyBridge } = (await import(dshBridgeEntry())) as typeof import("@deepseek-ai/dsh-hooks-codex");
-import { HOOKS_BIN, shellQuote } from "./harness.ts";
+import { answerLine } from "./fake-velesdb-memory.mjs";
+import { HOOKS_BIN, shellQuote, type DoubleMode } from "./harness.ts";
 
 export { HOOKS_BIN, shellQuote };
 
@@ -543,6 +544,18 @@ export class DshBridge {
 // ---------------------------------------------------------------------------------------------
 // Cases
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * doubleToolResult("structured") → what the velesdb-memory double answers a recall_fused, as the
+ * tool result this fake harness hands the bridge. The DeepSeek harness's own MCP client is not
+ * published (only its hook bridge is), so a result passes as its content blocks and isError,
+ * and a JSON-RPC error as the MCP SDKs word it: `MCP error <code>: <message>`, isError.
+ */
+export function doubleToolResult(mode: DoubleMode, args: Record<string, unknown> = { query: "parser" }): { content: TextBlock[]; isError: boolean } {
+  const message = JSON.parse(answerLine(mode, { id: 1, method: "tools/call", params: { name: "recall_fused", arguments: args } })!);
+  if (message.error) return { content: [{ type: "text", text: `MCP error ${message.error.code}: ${message.error.message}` }], isError: true };
+  return { content: message.result.content, isError: message.result.isError === true };
+}
 
 export const DSH_PROJECT = { project: "dsh-e2e", session: "dsh-slot" } as const;
 

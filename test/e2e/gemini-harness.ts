@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { E2E_PROJECT, FAKE_MCP, runInstaller, runProcess } from "./harness.ts";
+import { doubleArgs, E2E_PROJECT, runInstaller, runProcess, type DoubleMode } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 
@@ -20,9 +20,6 @@ import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 export const GEMINI_BIN = HOST_BINS.gemini;
 
 export const GEMINI_MODEL = "gemini-2.5-flash";
-
-/** What the fake velesdb-memory answers: an object, since Gemini turns a bare JSON array into an error. */
-export const RECALL_ANSWER = '{"results":[]}';
 
 export type Mode = "hooks" | "none";
 
@@ -41,8 +38,8 @@ export interface GeminiCase {
 export interface GeminiCaseOptions {
   /** Written as <workspace>/.velesdb-hooks.json. */
   projectConfig?: Record<string, unknown>;
-  /** The MCP fake answers isError:true to every call. */
-  failingMcp?: boolean;
+  /** How the velesdb-memory double answers the recall tools (default "structured"). */
+  mcpMode?: DoubleMode;
 }
 
 export interface GeminiRun {
@@ -58,8 +55,8 @@ export interface GeminiRun {
 let counter = 0;
 
 /** The user's settings before our installer touches them: what a headless Gemini needs, and the MCP server. */
-export function userSettings(c: Pick<GeminiCase, "mcpLog">, failingMcp = false): string {
-  const args = [FAKE_MCP, ...(failingMcp ? ["--fail"] : ["--answer", RECALL_ANSWER]), "--log", c.mcpLog];
+export function userSettings(c: Pick<GeminiCase, "mcpLog">, mcpMode: DoubleMode = "structured"): string {
+  const args = doubleArgs(c.mcpLog, mcpMode);
   const value = {
     security: { auth: { selectedType: "gemini-api-key" } },
     model: { name: GEMINI_MODEL },
@@ -87,7 +84,7 @@ export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, tur
   };
   for (const dir of [path.join(home, ".gemini"), c.tmp, c.workspace]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(c.workspace, ".velesdb-hooks.json"), `${JSON.stringify(options.projectConfig ?? E2E_PROJECT)}\n`);
-  fs.writeFileSync(c.settings, userSettings(c, options.failingMcp));
+  fs.writeFileSync(c.settings, userSettings(c, options.mcpMode));
   fs.writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`);
   mock.script(c.scenario, turns);
   if (mode === "hooks") installGeminiHooks(c);

@@ -106,7 +106,7 @@ describe("gemini", () => {
 
   test("a failed recall keeps the edit refused", async () => {
     const turns = [{ reply: writeFile("guarded.txt") }, { reply: recall }, { reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }];
-    await withAndWithout("gemini-failed-recall", turns, { projectConfig: OPT_IN, failingMcp: true }, (r) => {
+    await withAndWithout("gemini-failed-recall", turns, { projectConfig: OPT_IN, mcpMode: "is-error" }, (r) => {
       const p = exitedCleanly(r);
       const recallResponse = functionResponses(r).find((f) => f.name === "mcp_velesdb-memory_recall_fused");
       if (!recallResponse || recallResponse.response.error === undefined) p.push("the recall did not fail as scripted");

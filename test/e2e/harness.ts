@@ -60,9 +60,18 @@ export interface CodexOptions {
   autoCompactTokenLimit?: number;
 }
 
+/** What the velesdb-memory double answers (fake-velesdb-memory.mjs documents each mode). */
+export type DoubleMode = "structured" | "empty" | "rpc-error" | "is-error" | "text-only" | "non-json";
+export const DOUBLE_MODES: readonly DoubleMode[] = ["structured", "empty", "rpc-error", "is-error", "text-only", "non-json"];
+
 export interface McpOptions {
-  /** The failing variant: every tool answers isError:true. */
-  failing?: boolean;
+  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.12.0 does. */
+  mode?: DoubleMode;
+}
+
+/** doubleArgs(log, mode) → the argv after `node` that starts the velesdb-memory double. */
+export function doubleArgs(log: string, mode: DoubleMode = "structured"): string[] {
+  return [FAKE_MCP, "--mode", mode, "--log", log];
 }
 
 export interface E2ECase {
@@ -127,9 +136,7 @@ export function removeCase(c: E2ECase): void {
   fs.rmSync(c.root, { recursive: true, force: true });
 }
 
-function mcpArgs(c: E2ECase): string[] {
-  return [FAKE_MCP, ...(c.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
-}
+const mcpArgs = (c: E2ECase): string[] => doubleArgs(c.mcpLog, c.mcp?.mode);
 
 const tomlString = (s: string): string => JSON.stringify(s); // TOML basic strings accept JSON escapes
 
@@ -528,4 +535,53 @@ export async function codexHooksList(c: E2ECase, timeoutMs = 30_000): Promise<Co
   } finally {
     kill();
   }
+}
+
+/**
+ * spyOnInstalledHooks(home) → a directory where every run of the installed binary leaves its
+ * argv and stdin (`<n>.argv`, `<n>.stdin`): the binary at ~/.velesdb-hooks/bin is swapped for a
+ * sh wrapper that saves both and then runs the real copy. The hosts keep the command they were
+ * given, so what they hand a hook can be read as it arrived (e.g. a recall's tool_response).
+ */
+export function spyOnInstalledHooks(home: string): string {
+  const installed = path.join(home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
+  const real = `${installed}.spied`;
+  const dir = path.join(home, ".velesdb-hooks", "spy");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.renameSync(installed, real);
+  const script = [
+    "#!/bin/sh",
+    `n="${dir}/$(date +%s%N)-$$"`,
+    `printf '%s\\n' "$@" > "$n.argv"`,
+    `cat > "$n.stdin"`,
+    `exec ${shellQuote(real)} "$@" < "$n.stdin"`,
+    "",
+  ].join("\n");
+  fs.writeFileSync(installed, script, { mode: 0o755 });
+  return dir;
+}
+
+export interface SpiedRun {
+  readonly argv: string[];
+  readonly payload: any;
+}
+
+/** spiedRuns(dir) → the hook runs a spy directory recorded, oldest first, payloads parsed. */
+export function spiedRuns(dir: string): SpiedRun[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".argv"))
+    .sort()
+    .map((f) => {
+      const base = path.join(dir, f.slice(0, -".argv".length));
+      const argv = fs.readFileSync(`${base}.argv`, "utf8").split("\n").filter((a) => a !== "");
+      let payload: unknown;
+      try {
+        payload = JSON.parse(fs.readFileSync(`${base}.stdin`, "utf8"));
+      } catch {
+        payload = undefined;
+      }
+      return { argv, payload };
+    });
 }

@@ -9,9 +9,9 @@
 //   edit stays refused;
 // - after `uninstall` the listing no longer shows it, and the user's other server is as it was.
 //
-// The launcher passes `--answer '{"results":[]}'`: real velesdb-memory answers recall_fused
-// with an object (`Json<RecallFusedResult>`, crates/velesdb-memory/src/mcp.rs at VelesDB
-// 92b0086), and Gemini CLI turns a bare-array answer (the double's default) into an error.
+// The launcher runs the velesdb-memory double in its default mode: it answers recall_fused as
+// velesdb-memory 0.12.0 does (`Json<RecallFusedResult>`, one text block and structuredContent;
+// see fake-velesdb-memory.mjs).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -44,7 +44,6 @@ import { chatText, chatTool, startMockOpenAiChat, type MockOpenAiChat } from "./
 import { QWEN_CLI, QWEN_MODEL, QWEN_NODE, runQwen } from "./qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const RECALL_ANSWER = '{"results":[]}';
 const CLAUDE_QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" };
 const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
 
@@ -89,7 +88,7 @@ function launcher(c: Dirs): { bin: string; log: string } {
   const log = path.join(c.root, "velesdb-memory.log");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
   fs.chmodSync(FAKE_MCP, 0o755);
-  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --answer ${shellQuote(RECALL_ANSWER)} --log ${shellQuote(log)} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --log ${shellQuote(log)} "$@"\n`, { mode: 0o755 });
   return { bin, log };
 }
 

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
@@ -48,11 +48,11 @@ function writeFile(file: string, text: string): void {
 
 /** setup(name, mode, …) → a case with the mock provider and the MCP fake in opencode.json and, in "hooks" mode, our installer run. */
 function setup(name: string, mode: Mode, options: Setup): E2ECase {
-  const c = createCase(llm, `opencode-${name}-${mode}`, { projectConfig: OPT_IN, mcp: options.mcp ?? {} });
+  const c = createCase(llm, `opencode-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const configDir = path.join(c.home, ".config", "opencode");
-  const mcpCommand = ["node", FAKE_MCP, ...(options.mcp?.failing ? ["--fail"] : []), "--log", c.mcpLog];
+  const mcpCommand = ["node", ...doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured")];
   writeFile(
     path.join(configDir, "opencode.json"),
     JSON.stringify({

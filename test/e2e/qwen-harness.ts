@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
-import { baseEnv, createCase, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { baseEnv, createCase, doubleArgs, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
@@ -20,8 +20,8 @@ export const QWEN_MODEL = "mock-model";
 export interface QwenCaseOptions {
   /** Written as <workspace>/.velesdb-hooks.json. */
   projectConfig?: Record<string, unknown>;
-  /** The fake velesdb-memory server answers every call with isError:true. */
-  failingMcp?: boolean;
+  /** How the velesdb-memory double answers the recall tools (default "structured"). */
+  mcpMode?: DoubleMode;
 }
 
 export const settingsPath = (c: E2ECase): string => path.join(c.home, ".qwen", "settings.json");
@@ -32,12 +32,12 @@ export const settingsPath = (c: E2ECase): string => path.join(c.home, ".qwen", "
  * adds model requests the scenarios did not script). `"$version": 4` keeps Qwen from
  * rewriting the file on its first run.
  */
-export function userSettings(c: E2ECase, failingMcp = false): Record<string, unknown> {
+export function userSettings(c: E2ECase, mcpMode: DoubleMode = "structured"): Record<string, unknown> {
   return {
     security: { auth: { selectedType: "openai" } },
     privacy: { usageStatisticsEnabled: false },
     memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
-    mcpServers: { "velesdb-memory": { command: "node", args: [FAKE_MCP, ...(failingMcp ? ["--fail"] : []), "--log", c.mcpLog] } },
+    mcpServers: { "velesdb-memory": { command: "node", args: doubleArgs(c.mcpLog, mcpMode) } },
     $version: 4,
   };
 }
@@ -76,10 +76,10 @@ export function qwenSuite(): QwenSuite {
     },
     setup(name, mode, turns, options = {}) {
       const { chat, trap } = started();
-      const c = createCase(trap, `${name}-${mode}`, { projectConfig: options.projectConfig, mcp: { failing: options.failingMcp } });
+      const c = createCase(trap, `${name}-${mode}`, { projectConfig: options.projectConfig, mcp: { mode: options.mcpMode } });
       cases.push(c);
       fs.mkdirSync(path.dirname(settingsPath(c)), { recursive: true });
-      fs.writeFileSync(settingsPath(c), `${JSON.stringify(userSettings(c, options.failingMcp), null, 2)}\n`);
+      fs.writeFileSync(settingsPath(c), `${JSON.stringify(userSettings(c, options.mcpMode), null, 2)}\n`);
       chat.script(c.scenario, turns(c));
       if (mode === "hooks") installFor(c);
       return c;

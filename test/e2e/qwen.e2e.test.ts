@@ -77,7 +77,7 @@ describe("qwen", () => {
       return p;
     });
     await suite.withAndWithout(
-      (mode) => run(suite.setup("qwen-failed-recall", mode, (c) => [recallTurn, writeTurn(c), { reply: chatText("DONE") }], { projectConfig: OPT_IN, failingMcp: true })),
+      (mode) => run(suite.setup("qwen-failed-recall", mode, (c) => [recallTurn, writeTurn(c), { reply: chatText("DONE") }], { projectConfig: OPT_IN, mcpMode: "is-error" })),
       allOf("qwen failed recall", exitedCleanly, stillRefused),
     );
   });

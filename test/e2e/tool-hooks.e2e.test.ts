@@ -15,6 +15,7 @@ import {
   runClaude,
   runCodex,
   type E2ECase,
+  type McpOptions,
   type Host,
   type RunResult,
 } from "./harness.ts";
@@ -25,7 +26,7 @@ const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
 const suite = e2eSuite();
 
-function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: { failing?: boolean } = {}): E2ECase {
+function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: McpOptions = {}): E2ECase {
   return suite.setup(name, mode, host, script, { projectConfig: OPT_IN, mcp });
 }
 const withAndWithout = suite.withAndWithout;
@@ -83,7 +84,7 @@ describe("claude", () => {
 
   test("a failed recall (the MCP tool answers isError) leaves the Write refused; a working one unlocks it", async () => {
     const run = (failing: boolean) => {
-      const c = setup(`claude-failed-recall-${failing}`, "hooks", "claude", (c) => ({ claude: [recallTurn, writeTurn(c), { reply: text("DONE answer") }] }), { failing });
+      const c = setup(`claude-failed-recall-${failing}`, "hooks", "claude", (c) => ({ claude: [recallTurn, writeTurn(c), { reply: text("DONE answer") }] }), { mode: failing ? "is-error" : "structured" });
       return runClaude(c, ["-p", "recall, then write a file"]);
     };
     const written = check("the Write after the recall went through", (r) =>

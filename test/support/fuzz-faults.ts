@@ -99,7 +99,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
           cwd: box.plain,
           role: "bash",
         },
-        { host: "claude", event: "post-tool-use", stdin: loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" }, tool_response: [{ type: "text", text: "[]" }] }), cwd: box.plain, role: "recall" },
+        { host: "claude", event: "post-tool-use", stdin: loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
         { host: "codex", event: "post-tool-use", stdin: loadPayload("codex", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
         { host: "dsh", event: "post-tool-use", stdin: loadPayload("dsh", "post-tool-use.recall-fused", { session_id: session, cwd: repo }), cwd: box.plain, role: "recall" },
         { host: "windsurf", event: "post-mcp-tool-use", stdin: loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session }), cwd: repo, role: "recall" },

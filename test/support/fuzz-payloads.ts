@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { FIXTURES } from "./hook-runner.ts";
+import { FIXTURES, loadPayload } from "./hook-runner.ts";
 import type { Entry } from "./fuzz-entries.ts";
 import { SANDBOX_TOKEN } from "./fuzz-sandbox.ts";
 
@@ -137,7 +137,11 @@ const recallInput = fc.oneof(
   fc.constantFrom("fuzz-guarded", "other", "", 5).map((project) => ({ query: "q", filter: { project } })),
   fc.constantFrom("fuzz-guarded", "other").map((project) => ({ corpus: "x", memory_scope: { project } })),
 );
+/** What the host handed the hook for velesdb-memory's real recall answer (the recorded fixture). */
+const realRecall = (host: string, name = "post-tool-use.recall-fused"): unknown => loadPayload(host, name).tool_response;
 const structuredResponses = fc.constantFrom<unknown>(
+  realRecall("claude"),
+  realRecall("codex"),
   [{ type: "text", text: "[]" }],
   [{ type: "text", text: "  " }],
   [],
@@ -151,6 +155,7 @@ const structuredResponses = fc.constantFrom<unknown>(
 );
 // Qwen's PostToolUse `tool_response`: Gemini-style parts under llmContent (measured on 0.24.4).
 const qwenResponses = fc.constantFrom<unknown>(
+  realRecall("qwen", "post-tool-use.recall"),
   { llmContent: [{ text: "[]" }], returnDisplay: "[]" },
   { llmContent: [{ text: " " }], returnDisplay: "" },
   { llmContent: [], returnDisplay: "" },
@@ -162,7 +167,7 @@ const qwenResponses = fc.constantFrom<unknown>(
   "[]",
   null,
 );
-const textResponses = fc.constantFrom<unknown>("[]", '{"results":[]}', '{"error":"x"}', "nothing found", "", "  ", "[", 7, null);
+const textResponses = fc.constantFrom<unknown>(realRecall("dsh"), "[]", '{"results":[]}', '{"error":"x"}', "nothing found", "", "  ", "[", 7, null);
 
 function claudeEditInput(tool: string, target: string | undefined): Record<string, unknown> {
   if (target === undefined) return {};

@@ -34,7 +34,12 @@ export function editPayload(host: Host, session: string | undefined, cwd: string
   return base;
 }
 
-/** A successful recall (or whatever response is given) as the host's PostToolUse payload. */
+/**
+ * A successful recall (or whatever response is given) as the host's PostToolUse payload. The
+ * default response is the fixture's: what the host handed the hook for velesdb-memory's real
+ * answer (re-captured through the recall matrix: Claude's bare JSON string, Codex's
+ * `{content, structuredContent, isError}`).
+ */
 export function recallPayload(
   host: Host,
   session: string,
@@ -48,7 +53,7 @@ export function recallPayload(
       cwd,
       tool_name: `mcp__velesdb-memory__${tool}`,
       tool_input: options.input ?? { query: "prior patterns" },
-      tool_response: options.response ?? [{ type: "text", text: "[]" }],
+      ...(options.response === undefined ? {} : { tool_response: options.response }),
     });
   }
   return loadPayload("codex", "post-tool-use.recall-fused", {
@@ -56,7 +61,7 @@ export function recallPayload(
     cwd,
     tool_name: `mcp__velesdb_memory__${tool}`,
     tool_input: options.input ?? { query: "prior patterns" },
-    tool_response: options.response ?? { content: [{ type: "text", text: "[]" }], isError: false },
+    ...(options.response === undefined ? {} : { tool_response: options.response }),
   });
 }
 

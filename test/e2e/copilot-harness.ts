@@ -1,0 +1,124 @@
+// GitHub Copilot CLI (@github/copilot 1.0.102) driven offline with no login: COPILOT_OFFLINE and a
+// BYOK provider pointed at the chat-completions mock on 127.0.0.1, the velesdb-memory double in
+// ~/.copilot/mcp-config.json, our hooks registered by `velesdb-hooks install --client copilot`.
+import { afterAll, beforeAll } from "bun:test";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { assertOffline, expectCheck, type Check } from "./checks.ts";
+import { baseEnv, createCase, doubleArgs, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+
+export const COPILOT_BIN = HOST_BINS.copilot;
+/** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
+export const MODEL_WITH_EDIT_TOOLS = "gpt-4.1";
+export const COPILOT_OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+
+export interface CopilotSetup {
+  turns: (c: E2ECase) => ChatTurn[];
+  mcp?: { mode?: DoubleMode };
+}
+
+export interface CopilotSuite {
+  /** The trap proxy, and the URL our sessionStart freshness probe asks. */
+  readonly llm: MockLlm;
+  readonly chat: MockOpenAiChat;
+  /** setup(name, mode, …) → a case with the double in ~/.copilot/mcp-config.json and, in "hooks" mode, our installer run. */
+  setup(name: string, mode: Mode, options: CopilotSetup): E2ECase;
+  /** run(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
+  run(c: E2ECase, prompt: string, model?: string, providerUrl?: string, extraEnv?: Record<string, string>, timeoutMs?: number): Promise<RunResult>;
+  /** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
+  withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
+}
+
+export function writeFileMaking(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
+
+/** copilotSuite() → the mocks and a shared Copilot cache for one test file, its cases removed after. */
+export function copilotSuite(): CopilotSuite {
+  let llm: MockLlm | undefined;
+  let chat: MockOpenAiChat | undefined;
+  let cacheHome = ""; // Copilot unpacks ~235 MB into $XDG_CACHE_HOME/copilot: once per suite, not per case
+  const cases: E2ECase[] = [];
+  beforeAll(async () => {
+    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+    if (!fs.existsSync(COPILOT_BIN)) throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+    llm = await startMockLlm();
+    chat = startMockOpenAiChat();
+    cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
+    // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
+    // concurrently without two of them unpacking into the same directory.
+    const warm = Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cacheHome, XDG_CACHE_HOME: cacheHome, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 120_000,
+    });
+    if (!warm.stdout.toString().includes("1.0.102")) throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
+  });
+  afterAll(() => {
+    llm?.stop();
+    chat?.stop();
+    cases.forEach(removeCase);
+    if (cacheHome && !process.env.VH_E2E_KEEP) fs.rmSync(cacheHome, { recursive: true, force: true });
+  });
+  const started = (): { llm: MockLlm; chat: MockOpenAiChat } => {
+    if (!llm || !chat) throw new Error("the mocks are not started (copilotSuite's beforeAll has not run)");
+    return { llm, chat };
+  };
+  const suite: CopilotSuite = {
+    get llm() {
+      return started().llm;
+    },
+    get chat() {
+      return started().chat;
+    },
+    setup(name, mode, options) {
+      const { llm, chat } = started();
+      const c = createCase(llm, `copilot-${name}-${mode}`, { projectConfig: COPILOT_OPT_IN, mcp: options.mcp ?? {} });
+      cases.push(c);
+      chat.script(c.scenario, options.turns(c));
+      const mcpArgs = doubleArgs(c.mcpLog, options.mcp?.mode);
+      writeFileMaking(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
+      if (mode === "hooks") copilotInstaller(c);
+      return c;
+    },
+    async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl, extraEnv = {}, timeoutMs = 90_000) {
+      const { llm, chat } = started();
+      const env = {
+        ...baseEnv(c),
+        // Our postToolUse compiles an oversized bash output with this (the double's compile-stdin).
+        VELESDB_MEMORY_BIN: FAKE_MCP,
+        ...extraEnv,
+        XDG_CACHE_HOME: cacheHome,
+        COPILOT_AUTO_UPDATE: "false",
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_TYPE: "openai",
+        COPILOT_PROVIDER_BASE_URL: providerUrl ?? chat.baseUrl(c.scenario),
+        COPILOT_PROVIDER_API_KEY: "dummy",
+        COPILOT_PROVIDER_MODEL_ID: model,
+      };
+      const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, timeoutMs);
+      const requests = chat.requests(c.scenario);
+      // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
+      const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
+      if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+      return { ...result, requests, allRequests, case: c };
+    },
+    async withAndWithout(run, check) {
+      const { llm } = started();
+      const [on, off] = await Promise.all([run("hooks"), run("none")]);
+      for (const r of [on, off]) assertOffline(r, llm.escaped());
+      expectCheck(check, on).toPass();
+      expectCheck(check, off).toFail();
+      return on;
+    },
+  };
+  return suite;
+}

@@ -1,0 +1,6 @@
+// Types of what fake-velesdb-memory.mjs exports (the velesdb-memory double), for the TS suites.
+export declare const MODES: readonly string[];
+/** answerLine(mode, message) → the double's one JSON-RPC response line, or undefined for a notification. */
+export declare function answerLine(mode: string, message: { id?: unknown; method?: string; params?: any }, session?: { protocolVersion?: string }): string | undefined;
+/** toolCallLine(mode, id, name, args) → the double's answer to one tools/call, as one JSON-RPC line. */
+export declare function toolCallLine(mode: string, id: unknown, name: string, args: unknown, protocolVersion?: string): string;
