@@ -11,6 +11,10 @@
 //
 //   bun scripts/build-all.ts [--only linux-x64,darwin-arm64] [--out DIR] [--version X.Y.Z] [--repo owner/name]
 //
+// Beside them, <out>/npm/ holds the release for the npm registry (scripts/npm-packages.ts):
+// one tarball per target, `velesdb-hooks-<id>-<version>.tgz`, and the launcher package
+// `velesdb-hooks-<version>.tgz`, all of the same version; scripts/publish-npm.ts publishes them.
+//
 // The version defaults to package.json's and is what each binary's `--version` prints. Builds
 // run one after another: each takes about a second once Bun has the target runtime cached, and
 // two at once only compete for the same cores. Archives are made with tar + gzip and zip,
@@ -21,6 +25,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { archiveExtension, assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
+import { packMainPackage, packPlatformPackage, type PackedPackage } from "./npm-packages.ts";
 
 export interface BuiltAsset {
   readonly target: ReleaseTarget;
@@ -37,12 +42,18 @@ export interface ReleaseOptions {
   readonly outDir: string;
   readonly version: string;
   readonly targets?: readonly ReleaseTarget[];
-  /** owner/name written into dist/install.sh and dist/install.ps1; undefined keeps the placeholders. */
+  /** owner/name written into dist/install.sh, dist/install.ps1 and the npm launcher; undefined keeps the placeholders. */
   readonly repo?: string;
+  /** false: archives only, no <out>/npm/ (the install.sh tests need just this machine's archive). */
+  readonly npmPackages?: boolean;
 }
+
+/** The npm tarballs buildRelease wrote: one per built target, then the launcher package. */
+export const NPM_DIR = "npm";
 
 const INSTALL_SH_PLACEHOLDER = 'DEFAULT_REPO="OWNER/velesdb-hooks"';
 const INSTALL_PS1_PLACEHOLDER = '    $DefaultRepo = "OWNER/velesdb-hooks"';
+const LAUNCHER_PLACEHOLDER = 'const REPOSITORY = "OWNER/velesdb-hooks";';
 const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** stampInstallScript(text, "acme/velesdb-hooks") → install.sh with its one DEFAULT_REPO line naming that repository. */
@@ -53,6 +64,11 @@ export function stampInstallScript(text: string, repo: string): string {
 /** stampPowerShellScript(text, "acme/velesdb-hooks") → install.ps1 with its one $DefaultRepo line naming that repository. */
 export function stampPowerShellScript(text: string, repo: string): string {
   return stampLine(text, INSTALL_PS1_PLACEHOLDER, `    $DefaultRepo = "${checkedRepo(repo)}"`, "install.ps1");
+}
+
+/** stampLauncher(text, "acme/velesdb-hooks") → npm/launcher.js naming that repository's release in its "no binary" line. */
+export function stampLauncher(text: string, repo: string): string {
+  return stampLine(text, LAUNCHER_PLACEHOLDER, `const REPOSITORY = "${checkedRepo(repo)}";`, "npm/launcher.js");
 }
 
 function checkedRepo(repo: string): string {
@@ -73,21 +89,32 @@ function stampLine(text: string, placeholder: string, replacement: string, scrip
 // literally, so it must be a plain semver with no shell or glob characters.
 const VERSION_PATTERN = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$/;
 
-/** buildRelease({ outDir, version, targets }) → the archives written there, and outDir/SHA256SUMS listing exactly them. */
+/** buildRelease({ outDir, version, targets }) → the archives written there, outDir/SHA256SUMS listing exactly them, and outDir/npm/. */
 export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
+  return buildReleaseWithPackages(options).assets;
+}
+
+export function buildReleaseWithPackages(options: ReleaseOptions): { assets: BuiltAsset[]; npmPackages: PackedPackage[] } {
   const { outDir, version } = options;
   if (!VERSION_PATTERN.test(version)) throw new Error(`version ${JSON.stringify(version)} is not X.Y.Z[-pre]`);
   // Both scripts are read and stamped first: a bad --repo is refused before anything is built.
   let shScript = fs.readFileSync(path.join(ROOT, "install.sh"), "utf8");
   let ps1Script = fs.readFileSync(path.join(ROOT, "install.ps1"), "utf8");
+  let launcher = fs.readFileSync(path.join(ROOT, "npm", "launcher.js"), "utf8");
   if (options.repo) {
     shScript = stampInstallScript(shScript, options.repo);
     ps1Script = stampPowerShellScript(ps1Script, options.repo);
+    launcher = stampLauncher(launcher, options.repo);
   }
+  const withNpm = options.npmPackages !== false;
+  const npmDir = path.join(outDir, NPM_DIR);
   const targets = options.targets ?? RELEASE_TARGETS;
   fs.mkdirSync(outDir, { recursive: true });
   removeStaleAssets(outDir);
+  // npm/ is build:all's own: an earlier run's tarballs (another version, say) must not be published with these.
+  fs.rmSync(npmDir, { recursive: true, force: true });
   const built: BuiltAsset[] = [];
+  const npmPackages: PackedPackage[] = [];
   for (const target of targets) {
     // Each binary is compiled into a private directory of its own, so the archive holds
     // exactly one entry with the plain name install.sh and install.ps1 extract.
@@ -99,6 +126,7 @@ export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
       const archive = path.join(outDir, name);
       packArchive(binary, archive, target);
       built.push({ target, name, path: archive, sha256: sha256File(archive), archiveBytes: fs.statSync(archive).size, binaryBytes: fs.statSync(binary).size });
+      if (withNpm) npmPackages.push(packPlatformPackage(target, binary, version, options.repo, npmDir));
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
@@ -111,7 +139,8 @@ export function buildRelease(options: ReleaseOptions): BuiltAsset[] {
   fs.renameSync(staging, path.join(outDir, "SHA256SUMS"));
   fs.writeFileSync(path.join(outDir, "install.sh"), shScript, { mode: 0o755 });
   fs.writeFileSync(path.join(outDir, "install.ps1"), ps1Script, { mode: 0o644 });
-  return built;
+  if (withNpm) npmPackages.push(packMainPackage(launcher, version, options.repo, npmDir));
+  return { assets: built, npmPackages };
 }
 
 // A fixed timestamp and owner: the same binary always packs into the same bytes, so a
@@ -207,10 +236,11 @@ if (import.meta.main) {
   try {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
-    const built = buildRelease(options);
+    const { assets: built, npmPackages } = buildReleaseWithPackages(options);
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
     for (const asset of built) console.log(`${asset.sha256}  ${shownPath(asset.path)}  (${mb(asset.archiveBytes)}; binary ${mb(asset.binaryBytes)})`);
     const scripts = `${shownPath(path.join(options.outDir, "install.sh"))}, ${shownPath(path.join(options.outDir, "install.ps1"))}`;
+    for (const pkg of npmPackages) console.log(`npm package ${pkg.name} → ${shownPath(pkg.path)}`);
     console.log(`install scripts → ${scripts}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholders kept)"}`);
     console.log(`built ${built.length} assets of ${options.version} and SHA256SUMS in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {
