@@ -75,7 +75,7 @@ export function hostRelease(version: string): string {
   const known = releases.get(version);
   if (known) return known;
   const dir = tempDir(`release-${version}`);
-  buildRelease({ outDir: dir, version, targets: [hostTarget()] });
+  buildRelease({ outDir: dir, version, targets: [hostTarget()], npmPackages: false }); // install.sh reads the archives only
   releases.set(version, dir);
   return dir;
 }

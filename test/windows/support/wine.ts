@@ -108,7 +108,7 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     fs.copyFileSync(path.join(native, "bcryptprimitives.dll"), path.join(driveC, "windows", "system32", "bcryptprimitives.dll"));
     const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
     const downloads = path.join(driveC, "Downloads");
-    const [built] = buildRelease({ outDir: downloads, version: packageVersion(), targets: [windowsTarget] });
+    const [built] = buildRelease({ outDir: downloads, version: packageVersion(), targets: [windowsTarget], npmPackages: false });
     // The release asset is a .zip holding the one .exe: unpack it as install.ps1 would.
     await spawnChecked(["unzip", "-q", "-o", built!.path, binaryName(windowsTarget), "-d", downloads], {});
     const asset = `C:\\Downloads\\${binaryName(windowsTarget)}`;
