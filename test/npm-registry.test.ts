@@ -407,7 +407,9 @@ describe("integrity", () => {
       fs.writeFileSync(binary, bytes);
       expect(Bun.spawnSync(["tar", "-czf", stored, "-C", tampered, "package"]).exitCode).toBe(0);
       const refused = run([NPM!, "ci", "--loglevel=warn"], { cwd: project, env: fresh("tampered") });
-      expect(`${refused.stdout}${refused.stderr}`).toMatch(/EINTEGRITY|integrity checksum failed/);
+      // Measured (npm 11.19): "npm warn tarball tarball data for <name>@<url> (<the lockfile's
+      // sha512>) seems to be corrupted. Trying again.", twice, then the optional package is left out.
+      expect(refused.stderr).toContain(`(${lock.packages[key]!.integrity}) seems to be corrupted`);
       // An optional dependency that fails is left out, not installed: no tampered binary runs.
       expect(fs.existsSync(installed)).toBe(false);
       const said = run([path.join(project, "node_modules", ".bin", "velesdb-hooks"), "--version"], { cwd: project, env: fresh("tampered") });
