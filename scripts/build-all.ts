@@ -11,6 +11,10 @@
 //
 //   bun scripts/build-all.ts [--only linux-x64,darwin-arm64] [--out DIR] [--version X.Y.Z] [--repo owner/name]
 //
+// Beside them, <out>/npm/ holds the release for the npm registry (scripts/npm-packages.ts):
+// one tarball per target, `velesdb-hooks-<id>-<version>.tgz`, and the launcher package
+// `velesdb-hooks-<version>.tgz`, all of the same version; scripts/publish-npm.ts publishes them.
+//
 // The version defaults to package.json's and is what each binary's `--version` prints. Two
 // targets are built at once: a compile takes about a second once Bun has the target runtime
 // cached, but packing a ~110 MB binary is ~7 s of gzip on one core, so a second target keeps
@@ -23,6 +27,7 @@ import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { archiveExtension, assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { compileBinaryAsync, packageVersion, ROOT, versionDefine } from "./build.ts";
+import { packMainPackage, packPlatformPackage, type PackedPackage } from "./npm-packages.ts";
 
 export interface BuiltAsset {
   readonly target: ReleaseTarget;
@@ -39,12 +44,18 @@ export interface ReleaseOptions {
   readonly outDir: string;
   readonly version: string;
   readonly targets?: readonly ReleaseTarget[];
-  /** owner/name written into dist/install.sh and dist/install.ps1; undefined keeps the placeholders. */
+  /** owner/name written into dist/install.sh, dist/install.ps1 and the npm launcher; undefined keeps the placeholders. */
   readonly repo?: string;
+  /** false: archives only, no <out>/npm/ (the install.sh tests need just this machine's archive). */
+  readonly npmPackages?: boolean;
 }
+
+/** The npm tarballs buildRelease wrote: one per built target, then the launcher package. */
+export const NPM_DIR = "npm";
 
 const INSTALL_SH_PLACEHOLDER = 'DEFAULT_REPO="OWNER/velesdb-hooks"';
 const INSTALL_PS1_PLACEHOLDER = '    $DefaultRepo = "OWNER/velesdb-hooks"';
+const LAUNCHER_PLACEHOLDER = 'const REPOSITORY = "OWNER/velesdb-hooks";';
 const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** stampInstallScript(text, "acme/velesdb-hooks") → install.sh with its one DEFAULT_REPO line naming that repository. */
@@ -55,6 +66,11 @@ export function stampInstallScript(text: string, repo: string): string {
 /** stampPowerShellScript(text, "acme/velesdb-hooks") → install.ps1 with its one $DefaultRepo line naming that repository. */
 export function stampPowerShellScript(text: string, repo: string): string {
   return stampLine(text, INSTALL_PS1_PLACEHOLDER, `    $DefaultRepo = "${checkedRepo(repo)}"`, "install.ps1");
+}
+
+/** stampLauncher(text, "acme/velesdb-hooks") → npm/launcher.js naming that repository's release in its "no binary" line. */
+export function stampLauncher(text: string, repo: string): string {
+  return stampLine(text, LAUNCHER_PLACEHOLDER, `const REPOSITORY = "${checkedRepo(repo)}";`, "npm/launcher.js");
 }
 
 function checkedRepo(repo: string): string {
@@ -81,20 +97,33 @@ const VERSION_PATTERN = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$/;
  */
 const BUILD_JOBS = Math.max(1, Math.min(2, os.availableParallelism()));
 
-/** buildRelease({ outDir, version, targets }) → the archives written there, and outDir/SHA256SUMS listing exactly them. */
+/** buildRelease({ outDir, version, targets }) → the archives written there, outDir/SHA256SUMS listing exactly them, and outDir/npm/. */
 export async function buildRelease(options: ReleaseOptions): Promise<BuiltAsset[]> {
+  return (await buildReleaseWithPackages(options)).assets;
+}
+
+export async function buildReleaseWithPackages(options: ReleaseOptions): Promise<{ assets: BuiltAsset[]; npmPackages: PackedPackage[] }> {
   const { outDir, version } = options;
   if (!VERSION_PATTERN.test(version)) throw new Error(`version ${JSON.stringify(version)} is not X.Y.Z[-pre]`);
+  // Both scripts are read and stamped first: a bad --repo is refused before anything is built.
   let shScript = fs.readFileSync(path.join(ROOT, "install.sh"), "utf8");
   let ps1Script = fs.readFileSync(path.join(ROOT, "install.ps1"), "utf8");
+  let launcher = fs.readFileSync(path.join(ROOT, "npm", "launcher.js"), "utf8");
   if (options.repo) {
     shScript = stampInstallScript(shScript, options.repo);
     ps1Script = stampPowerShellScript(ps1Script, options.repo);
+    launcher = stampLauncher(launcher, options.repo);
   }
+  const withNpm = options.npmPackages !== false;
+  const npmDir = path.join(outDir, NPM_DIR);
   const targets = options.targets ?? RELEASE_TARGETS;
   fs.mkdirSync(outDir, { recursive: true });
   removeStaleAssets(outDir);
-  const buildOne = async (target: ReleaseTarget): Promise<BuiltAsset> => {
+  // npm/ is build:all's own: an earlier run's tarballs (another version, say) must not be published with these.
+  fs.rmSync(npmDir, { recursive: true, force: true });
+  const buildOne = async (target: ReleaseTarget): Promise<{ asset: BuiltAsset; npmPackage: PackedPackage | undefined }> => {
+    // Each binary is compiled into a private directory of its own, so the archive holds
+    // exactly one entry with the plain name install.sh and install.ps1 extract.
     const staging = fs.mkdtempSync(path.join(outDir, `.build-${target.id}-`));
     try {
       const binary = path.join(staging, binaryName(target));
@@ -102,26 +131,33 @@ export async function buildRelease(options: ReleaseOptions): Promise<BuiltAsset[
       const name = assetName(version, target);
       const archive = path.join(outDir, name);
       await packArchiveAsync(binary, archive, target);
-      return { target, name, path: archive, sha256: sha256File(archive), archiveBytes: fs.statSync(archive).size, binaryBytes: fs.statSync(binary).size };
+      const asset = { target, name, path: archive, sha256: sha256File(archive), archiveBytes: fs.statSync(archive).size, binaryBytes: fs.statSync(binary).size };
+      const npmPackage = withNpm ? packPlatformPackage(target, binary, version, options.repo, npmDir) : undefined;
+      return { asset, npmPackage };
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
   };
   // Results keep the matrix's order, whatever order the builds finish in.
-  const built: BuiltAsset[] = new Array(targets.length);
+  const results: Array<{ asset: BuiltAsset; npmPackage: PackedPackage | undefined }> = new Array(targets.length);
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(BUILD_JOBS, targets.length) }, async () => {
-      for (let i = next++; i < targets.length; i = next++) built[i] = await buildOne(targets[i]!);
+      for (let i = next++; i < targets.length; i = next++) results[i] = await buildOne(targets[i]!);
     }),
   );
+  const built = results.map((r) => r.asset);
+  const npmPackages = results.flatMap((r) => (r.npmPackage ? [r.npmPackage] : []));
+  // SHA256SUMS is written last and by rename: a reader never sees a list naming an asset
+  // that is not in place yet.
   const sums = built.map((asset) => `${asset.sha256}  ${asset.name}\n`).join("");
   const staging = path.join(outDir, `.SHA256SUMS.${process.pid}`);
   fs.writeFileSync(staging, sums);
   fs.renameSync(staging, path.join(outDir, "SHA256SUMS"));
   fs.writeFileSync(path.join(outDir, "install.sh"), shScript, { mode: 0o755 });
   fs.writeFileSync(path.join(outDir, "install.ps1"), ps1Script, { mode: 0o644 });
-  return built;
+  if (withNpm) npmPackages.push(packMainPackage(launcher, version, options.repo, npmDir));
+  return { assets: built, npmPackages };
 }
 
 const ARCHIVE_EPOCH = new Date("2020-01-01T00:00:00Z");
@@ -237,10 +273,11 @@ if (import.meta.main) {
   try {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
-    const built = await buildRelease(options);
+    const { assets: built, npmPackages } = await buildReleaseWithPackages(options);
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
     for (const asset of built) console.log(`${asset.sha256}  ${shownPath(asset.path)}  (${mb(asset.archiveBytes)}; binary ${mb(asset.binaryBytes)})`);
     const scripts = `${shownPath(path.join(options.outDir, "install.sh"))}, ${shownPath(path.join(options.outDir, "install.ps1"))}`;
+    for (const pkg of npmPackages) console.log(`npm package ${pkg.name} → ${shownPath(pkg.path)}`);
     console.log(`install scripts → ${scripts}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholders kept)"}`);
     console.log(`built ${built.length} assets of ${options.version} and SHA256SUMS in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } catch (error) {

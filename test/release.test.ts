@@ -7,9 +7,9 @@
 // the musl builds' shared-library needs are matched against what install.sh checks, and the
 // macOS and Windows binaries are format-checked only (Windows runs under Wine in its own
 // suite; the release workflow runs the installers on real Windows, macOS and Linux runners).
-// The build happens once for the file (about 10 s of compiling with Bun's target runtimes
-// cached, plus packing; the first run fetches each runtime, ~100 MB unpacked, from the npm
-// registry).
+// The build happens once per `bun test` run, shared with test/npm-registry.test.ts
+// (test/support/release-build.ts: about 10 s of compiling with Bun's target runtimes cached,
+// plus packing; the first run fetches each runtime, ~100 MB unpacked, from the npm registry).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -18,31 +18,22 @@ import { packArchive } from "../scripts/build-all.ts";
 import { packageVersion } from "../scripts/build.ts";
 import { assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { readFormat } from "./support/release-formats.ts";
+import { NOT_OURS, RELEASE_REPO, type ReleaseBuild, sharedReleaseBuild } from "./support/release-build.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const VERSION = packageVersion();
-const REPO = "acme/velesdb-hooks";
-const STALE = ["velesdb-hooks-0.0.0-linux-x64", "velesdb-hooks-0.0.0-windows-x64.exe", "velesdb-hooks-0.0.0-darwin-arm64.tar.gz"];
+const REPO = RELEASE_REPO;
 
 let out: string;
 /** One directory per target id holding what its archive extracted to. */
 let extracted: string;
-let build: { exitCode: number; stdout: string; stderr: string; seconds: number };
+let build: ReleaseBuild;
 
 beforeAll(async () => {
-  out = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-build-all-")));
   extracted = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-extracted-")));
-  for (const stale of STALE) fs.writeFileSync(path.join(out, stale), "an asset of an earlier build\n");
-  fs.writeFileSync(path.join(out, "notes.txt"), "not ours\n");
-  const started = performance.now();
-  const child = Bun.spawn([process.execPath, path.join(ROOT, "scripts", "build-all.ts"), "--out", out, "--repo", REPO], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  build = { exitCode, stdout, stderr, seconds: (performance.now() - started) / 1000 };
-  if (exitCode !== 0) return;
+  build = await sharedReleaseBuild();
+  out = build.out;
+  if (build.exitCode !== 0) return;
   for (const target of RELEASE_TARGETS) {
     const dir = path.join(extracted, target.id);
     fs.mkdirSync(dir);
@@ -52,7 +43,7 @@ beforeAll(async () => {
   }
 }, 900_000);
 afterAll(() => {
-  if (out) fs.rmSync(out, { recursive: true, force: true });
+  // `out` is the shared build: test/support/teardown.ts removes it after the last file.
   if (extracted) fs.rmSync(extracted, { recursive: true, force: true });
 });
 
@@ -64,7 +55,7 @@ describe("bun run build:all", () => {
   test("builds every target of the matrix, named with the version, and removes assets of earlier builds (bare binaries and archives)", () => {
     expect({ exitCode: build.exitCode, stderr: build.stderr }).toEqual({ exitCode: 0, stderr: "" });
     expect(build.stdout).toContain(`built ${RELEASE_TARGETS.length} assets of ${VERSION}`);
-    const expected = [...RELEASE_TARGETS.map((t) => assetName(VERSION, t)), "SHA256SUMS", "install.sh", "install.ps1", "notes.txt"].sort();
+    const expected = [...RELEASE_TARGETS.map((t) => assetName(VERSION, t)), "SHA256SUMS", "install.sh", "install.ps1", NOT_OURS, "npm"].sort();
     expect(fs.readdirSync(out).sort()).toEqual(expected);
     console.log(`build:all: ${RELEASE_TARGETS.length} targets in ${build.seconds.toFixed(1)} s`);
   });

@@ -81,7 +81,7 @@ export async function buildHostReleases(versions: readonly string[]): Promise<vo
       .filter((version) => !releases.has(version))
       .map(async (version) => {
         const dir = tempDir(`release-${version}`);
-        await buildRelease({ outDir: dir, version, targets: [hostTarget()] });
+        await buildRelease({ outDir: dir, version, targets: [hostTarget()], npmPackages: false }); // install.sh reads the archives only
         releases.set(version, dir);
       }),
   );

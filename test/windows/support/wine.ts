@@ -102,7 +102,7 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     // The release asset is built while Wine boots (wineboot populates drive_c, so the archive
     // waits beside the prefix): neither waits for the other.
     const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
-    const release = buildRelease({ outDir: path.join(root, "release"), version: packageVersion(), targets: [windowsTarget] });
+    const release = buildRelease({ outDir: path.join(root, "release"), version: packageVersion(), targets: [windowsTarget], npmPackages: false });
     const [, , , [built]] = await Promise.all([
       compile(["-shared", "-o", path.join(native, "bcryptprimitives.dll"), path.join(NATIVE_SOURCES, "bcryptprimitives.c"), "-ladvapi32"]),
       compile(["-municode", "-o", path.join(native, "launch.exe"), path.join(NATIVE_SOURCES, "launch.c")]),
