@@ -154,7 +154,7 @@ export function answerLine(mode, { id, method, params }, session = {}) {
 // binary by test/compiler-contract.test.ts: exit 0 with ONE line
 // {"content","tokens_in","tokens_out","tokens_saved","risk"} (that order) + "\n", or exit 1 with
 // nothing on stdout and Rust's `Error: <Debug of the error>` line on stderr.
-function compileStdin() {
+function compileStdin(args) {
   const refuse = (debug) => {
     process.stderr.write(`Error: ${debug}\n`);
     process.exit(1);
@@ -245,6 +245,6 @@ function sameFile(a, b) {
 // Run as a program (by a host, or as VELESDB_MEMORY_BIN); imported, it only exports its answers.
 if (process.argv[1] !== undefined && sameFile(process.argv[1], fileURLToPath(import.meta.url))) {
   const args = process.argv.slice(2);
-  if (args[0] === "compile-stdin") compileStdin();
+  if (args[0] === "compile-stdin") compileStdin(args);
   else serveMcp(args);
 }
