@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadPayload, parseOneJsonAnswer, runBinary } from "./support/hook-runner.ts";
+import { loadPayload, parseOneJsonAnswer, runBinary, runBinaryTimed } from "./support/hook-runner.ts";
 import { FAKE_COMPILER, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
 import { entryById } from "./support/fuzz-entries.ts";
 import { regressionRow, replayFailures } from "./support/fuzz-harness.ts";
@@ -91,7 +91,7 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
     // past the fuzzer's 5 s bound on a loaded machine. Counting the levels costs milliseconds.
     const file = path.join(box.root, "persisted-output.txt");
     fs.writeFileSync(file, LOG.repeat(2));
-    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(127_116, file), { env: env(), cwd: box.plain });
+    const result = runBinaryTimed(["claude", "post-tool-use"], bashPayloadText(127_116, file), { env: env(), cwd: box.plain });
     expect(result.stdout).toBe("{}\n");
     expect(result.stderr).toBe("velesdb-hooks: compression refused: the tool_response nests deeper than 10000 levels\n");
     expect(result.cpuMs).toBeLessThan(800);

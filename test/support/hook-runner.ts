@@ -53,16 +53,24 @@ export interface HookRun {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** User + system CPU time of the hook process (wall time on a shared machine says little). */
-  readonly cpuMs?: number;
 }
 
-/** runBinary(["claude","stop"], payload, {env, cwd}) → what the host would see. */
+/** runBinary(["claude","stop"], payload, {env, cwd}) → what the host would see (compared whole by many tests). */
 export function runBinary(
   args: readonly string[],
   stdin: string | Uint8Array | Record<string, unknown>,
   options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
 ): HookRun {
+  const { cpuMs: _cpuMs, ...run } = runBinaryTimed(args, stdin, options);
+  return run;
+}
+
+/** runBinaryTimed(…) → runBinary's result plus the hook's user + system CPU time (wall time on a shared machine says little). */
+export function runBinaryTimed(
+  args: readonly string[],
+  stdin: string | Uint8Array | Record<string, unknown>,
+  options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): HookRun & { readonly cpuMs: number } {
   const input = typeof stdin === "string" || stdin instanceof Uint8Array ? stdin : JSON.stringify(stdin);
   const result = Bun.spawnSync([BINARY, ...args], {
     stdin: typeof input === "string" ? Buffer.from(input) : input,
