@@ -12,7 +12,7 @@ import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbo
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
 beforeEach(() => {
-  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot"], mcp: false });
+  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid"], mcp: false });
   fs.mkdirSync(path.join(box.home, ".qwen"));
   server = path.join(box.root, "bin", "velesdb-memory");
   write(server, "#!/bin/sh\nexit 0\n", 0o755);
@@ -35,6 +35,10 @@ interface ClientCase {
   /** The entry install writes for `command`, as parsed. */
   readonly stdio: (command: string) => unknown;
   readonly url: (url: string) => unknown;
+  /** The key of the servers table (default "mcpServers"). */
+  readonly key?: string;
+  /** A server entry a user wrote, in the agent's own shape (default a `command` string). */
+  readonly userEntry?: (secret: string) => unknown;
 }
 
 const JSON_USER = `{
@@ -52,6 +56,19 @@ const CASES: readonly ClientCase[] = [
   { client: "gemini", file: ".gemini/settings.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (httpUrl) => ({ httpUrl }) },
   { client: "qwen", file: ".qwen/settings.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (httpUrl) => ({ httpUrl }) },
   { client: "copilot", file: ".copilot/mcp-config.json", userText: JSON_USER, stdio: (command) => ({ type: "local", command, args: [], tools: ["*"] }), url: (url) => ({ type: "http", url, tools: ["*"] }) },
+  // OpenCode 1.18.33's McpLocalConfig / McpRemoteConfig (its config schema): `command` is the
+  // argv array; `opencode mcp list` lists this entry (test/e2e/mcp-wiring.e2e.test.ts).
+  {
+    client: "opencode",
+    file: ".config/opencode/opencode.json",
+    key: "mcp",
+    userText: `{\n  // mine\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
+    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    url: (url) => ({ type: "remote", url, enabled: true }),
+    userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
+  },
+  // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
+  { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [], disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
 ];
 
 /** serverIn(case) → the velesdb-memory entry as the agent would read it. */
@@ -62,7 +79,7 @@ function serverIn(c: ClientCase): unknown {
     if (table === undefined) return undefined;
     return Object.fromEntries(table.trim().split("\n").filter(Boolean).map((line) => { const [k, v] = line.split(" = "); return [k, JSON.parse(v!)]; }));
   }
-  return (Bun.JSONC.parse(text) as { mcpServers?: Record<string, unknown> }).mcpServers?.["velesdb-memory"];
+  return (Bun.JSONC.parse(text) as Record<string, Record<string, unknown> | undefined>)[c.key ?? "mcpServers"]?.["velesdb-memory"];
 }
 
 describe.each(CASES)("$client", (c) => {
@@ -107,12 +124,14 @@ describe.each(CASES)("$client", (c) => {
     expect(serverIn(c)).toEqual(c.url("https://127.0.0.1:18090/mcp"));
     ok(["uninstall", ...C]);
     for (const name of ["velesdb-memory", "velesdb_memory"]) {
-      const mine =
-        c.client === "codex" ? `[mcp_servers.${name}]\ncommand = "/bin/sh"\n` : `{ "mcpServers": { "${name}": { "command": "/bin/sh", "headers": { "Authorization": "${PLANTED_SECRET}" } } } }\n`;
+      const entry = c.userEntry?.(PLANTED_SECRET) ?? { command: "/bin/sh", headers: { Authorization: PLANTED_SECRET } };
+      const mine = c.client === "codex" ? `[mcp_servers.${name}]\ncommand = "/bin/sh"\n` : `${JSON.stringify({ [c.key ?? "mcpServers"]: { [name]: entry } })}\n`;
       write(target(), mine);
       const kept = ok(["install", ...C, "--mcp"]);
       expect(kept.stdout).toContain(`MCP server ${name} configured by you; kept as it is`);
-      expect(ok(["check", ...C]).stdout).toContain(`MCP server ${name} configured`);
+      const check = ok(["check", ...C]);
+      expect(check.stdout).toContain(`MCP server ${name} configured`);
+      expect(check.stdout).not.toContain(PLANTED_SECRET);
       ok(["uninstall", ...C]);
       expect(read(target())).toBe(mine);
     }
@@ -125,17 +144,23 @@ function metadata(file: string): string {
   return JSON.stringify([st.ino, st.mode, st.size, st.mtimeMs, st.uid, st.gid]);
 }
 
-test.skipIf(process.getuid?.() !== 0)("run as root on a user's ~/.claude.json: install --mcp and uninstall keep its owner, group and mode", () => {
-  const file = path.join(box.home, ".claude.json");
-  write(file, JSON_USER, 0o600);
+const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
+  ["claude", ".claude.json"],
+  ["opencode", ".config/opencode/opencode.json"],
+  ["droid", ".factory/mcp.json"],
+];
+test.skipIf(process.getuid?.() !== 0).each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
+  const file = path.join(box.home, relative);
+  const text = CASES.find((c) => c.client === client)?.userText ?? JSON_USER;
+  write(file, text, 0o600);
   fs.chownSync(file, 4321, 4321);
-  ok(["install", "--client", "claude", "--mcp"]);
+  ok(["install", "--client", client, "--mcp"]);
   const owned = (): number[] => { const st = fs.statSync(file); return [st.uid, st.gid, st.mode & 0o777]; };
   expect(owned()).toEqual([4321, 4321, 0o600]);
   expect(read(file)).toContain('"velesdb-memory"');
-  ok(["uninstall", "--client", "claude"]);
+  ok(["uninstall", "--client", client]);
   expect(owned()).toEqual([4321, 4321, 0o600]);
-  expect(read(file)).toBe(JSON_USER);
+  expect(read(file)).toBe(text);
 });
 
 describe("refusals", () => {

@@ -135,7 +135,7 @@ export function findServer(value: JsonObject, keys: readonly string[]): { name: 
 /** What a server entry points at, for people: never a raw value, never an env or header value. */
 export function describeServer(ctx: InstallerContext, entry: unknown): { usable: boolean; text: string } {
   if (!isJsonObject(entry)) return { usable: false, text: "is not an object" };
-  const secrets = ["env", "headers", "http_headers", "env_http_headers"].flatMap((key) =>
+  const secrets = ["env", "environment", "headers", "http_headers", "env_http_headers"].flatMap((key) =>
     isJsonObject(entry[key]) && Object.keys(entry[key]).length > 0 ? [`${key}: ${Object.keys(entry[key]).length} (values not shown)`] : [],
   );
   const tail = secrets.length > 0 ? `; ${secrets.join(", ")}` : "";
@@ -145,8 +145,8 @@ export function describeServer(ctx: InstallerContext, entry: unknown): { usable:
     const parsed = parseHttpUrl(url);
     return parsed ? { usable: true, text: `HTTP ${safeUrl(url)}${tail}` } : { usable: false, text: `has a URL that is not http(s)${tail}` };
   }
-  if (typeof entry.command !== "string" || entry.command === "") return { usable: false, text: `has neither a command nor a URL${tail}` };
-  const command = entry.command;
+  const command = programOf(entry);
+  if (command === undefined) return { usable: false, text: `has neither a command nor a URL${tail}` };
   const where = shown(ctx, command);
   if (path.isAbsolute(command)) {
     return isExecutableFile(command) ? { usable: true, text: `stdio ${where} (an executable file)${tail}` } : { usable: false, text: `stdio ${where}, which is missing or not executable${tail}` };
@@ -183,12 +183,18 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
   let usable = false;
   let found = false;
   const places: string[] = [];
+  const seen = new Set<string>();
   for (const spot of client.mcp.files) {
     const resolved = spot.path(ctx);
     if (!resolved.ok) {
       lines.push(`${name}: MCP servers cannot be checked (${spot.label}): ${resolved.problem}`);
       continue;
     }
+    // The project's file and the user's are one when the agent runs in the home directory.
+    const keys = spot.servers(ctx);
+    const seenKey = JSON.stringify([resolved.path, ...keys]);
+    if (seen.has(seenKey)) continue;
+    seen.add(seenKey);
     // The project's .mcp.json sits under the cwd, a name the repository chooses: quoted when odd.
     const where = shown(ctx, resolved.path);
     places.push(spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`);
@@ -198,7 +204,6 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
       lines.push(`${name}: MCP servers cannot be checked: ${where} ${read.problem}`);
       continue;
     }
-    const keys = spot.servers(ctx);
     const server = findServer(read.value, keys);
     if (!server) continue;
     found = true;
@@ -343,7 +348,18 @@ function isOurShape(spec: McpSpec, entry: unknown): boolean {
   if (!isJsonObject(entry)) return false;
   const url = [entry.url, entry.httpUrl, entry.serverUrl].find((u) => typeof u === "string") as string | undefined;
   if (url !== undefined && sameJson(entry, spec.url(url))) return true;
-  return typeof entry.command === "string" && sameJson(entry, spec.stdio(entry.command));
+  const command = programOf(entry);
+  return command !== undefined && sameJson(entry, spec.stdio(command));
+}
+
+/**
+ * programOf(entry) → the program a stdio entry runs: `command` as a string (every agent but
+ * OpenCode), or the first word of OpenCode's `command` array (its McpLocalConfig: "Command and
+ * arguments", measured on opencode-ai 1.18.33).
+ */
+function programOf(entry: JsonObject): string | undefined {
+  const command = Array.isArray(entry.command) ? entry.command[0] : entry.command;
+  return typeof command === "string" && command !== "" ? command : undefined;
 }
 
 const styleOf = (text: string): TextStyle => (text.trim() === "" ? DEFAULT_STYLE : detectStyle(text));

@@ -342,3 +342,65 @@ describe("install --mcp on the real hosts", () => {
     });
   }, 240_000);
 });
+
+// OpenCode and Factory Droid: the listing only (their sessions with the hooks are proved in
+// opencode.e2e.test.ts and droid.e2e.test.ts). Both listings start each server and say whether
+// it answered, so "listed and connected" shows the entry install wrote is one the host can run.
+const OPENCODE_BIN = path.join(E2E_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
+const DROID_BIN = path.join(E2E_DIR, "node_modules", "@factory", "cli-linux-x64", "bin", "droid");
+
+/** The listing's line for velesdb-memory (OpenCode prints the command on a line of its own after it). */
+const listedLine = (listing: string): string => listing.split("\n").find((line) => SERVER_LISTED.test(line)) ?? "";
+
+async function proveListing(spec: {
+  client: string;
+  /** The file the user's own server is in, relative to HOME, and its text. */
+  userFile: string;
+  userText(c: E2ECase): string;
+  list(c: E2ECase): Promise<string>;
+}): Promise<void> {
+  const [on, off] = (["mcp", "hooks-only"] as const).map((mode) => {
+    const c = createCase(llm, `mcp-${spec.client}-${mode}`, { projectConfig: OPT_IN });
+    cleanups.push(() => removeCase(c));
+    const file = path.join(c.home, spec.userFile);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, spec.userText(c));
+    return { c, file, before: fs.readFileSync(file, "utf8") };
+  }) as [{ c: E2ECase; file: string; before: string }, { c: E2ECase; file: string; before: string }];
+  installer(on.c, ["install", "--client", spec.client, "--mcp"], { VELESDB_MEMORY_BIN: launcher(on.c).bin });
+  installer(off.c, ["install", "--client", spec.client]);
+  const [withServer, without] = await Promise.all([spec.list(on.c), spec.list(off.c)]);
+  expect(withServer).toMatch(SERVER_LISTED);
+  expect(listedLine(withServer)).toMatch(/connected/i);
+  expect(listedLine(withServer)).not.toMatch(/failed/i);
+  expect(withServer).toMatch(/user-tools/);
+  // Negative control: the same hooks without --mcp: no such server.
+  expect(without).not.toMatch(SERVER_LISTED);
+  expect(without).toMatch(/user-tools/);
+
+  expect(installer(on.c, ["uninstall", "--client", spec.client])).toContain("removed the velesdb-memory MCP server");
+  const after = await spec.list(on.c);
+  expect(after).not.toMatch(SERVER_LISTED);
+  expect(after).toMatch(/user-tools/);
+  expect(fs.readFileSync(on.file, "utf8")).toBe(on.before);
+}
+
+describe("install --mcp on OpenCode and Factory Droid: the host's own listing", () => {
+  test("OpenCode: opencode mcp list shows velesdb-memory connected after install --mcp, not without it nor after uninstall", async () => {
+    await proveListing({
+      client: "opencode",
+      userFile: path.join(".config", "opencode", "opencode.json"),
+      userText: (c) => `${JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
+      list: (c) => listing([OPENCODE_BIN, "mcp", "list"], { ...baseEnv(c), OPENCODE_DISABLE_MODELS_FETCH: "1" }, c.workspace),
+    });
+  }, 240_000);
+
+  test("Factory Droid: droid mcp list shows velesdb-memory connected after install --mcp, not without it nor after uninstall", async () => {
+    await proveListing({
+      client: "droid",
+      userFile: path.join(".factory", "mcp.json"),
+      userText: (c) => `${JSON.stringify({ mcpServers: { "user-tools": { type: "stdio", ...userServer(c), disabled: false } } }, null, 2)}\n`,
+      list: (c) => listing([DROID_BIN, "mcp", "list"], baseEnv(c), c.workspace),
+    });
+  }, 240_000);
+});

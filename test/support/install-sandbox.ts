@@ -89,6 +89,8 @@ export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [st
   codex: [path.join(".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = "${USER_MCP_COMMAND}"\n`],
   windsurf: [path.join(".codeium", "windsurf", "mcp_config.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`],
   copilot: [path.join(".copilot", "mcp-config.json"), `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`],
+  opencode: [path.join(".config", "opencode", "opencode.json"), `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`],
+  droid: [path.join(".factory", "mcp.json"), `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"disabled":false}}}\n`],
 };
 
 /** The TOML table of USER_MCP_FILES.codex, for a test that writes its own config.toml. */

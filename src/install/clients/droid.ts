@@ -3,9 +3,13 @@
 // rewrite it). `timeout` is in seconds. Droid runs `command` through a shell, so the path is
 // POSIX-quoted (Windows: not measured; double-quoted, one word for cmd.exe and POSIX shells).
 // MCP tools are `<server>___<tool>`. The matchers are regexes, as Claude's.
+//
+// MCP servers (measured with `droid mcp add` / `droid mcp list`, 0.225.2): `mcpServers` in
+// ~/.factory/mcp.json (listed as [user]) and in the project's .factory/mcp.json ([project]);
+// install writes the user file, in the shapes `droid mcp add` writes.
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
+import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
 
 const ROWS: readonly Registration[] = [
   { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
@@ -15,6 +19,8 @@ const ROWS: readonly Registration[] = [
 ];
 
 const home: InstallerClient["home"] = (ctx) => ({ ok: true, path: path.join(ctx.home, ".factory") });
+
+const projectMcp: McpFile["path"] = (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".factory", "mcp.json") });
 
 export const droid: RegistryClient = {
   name: "droid",
@@ -27,5 +33,13 @@ export const droid: RegistryClient = {
       const program = platform === "win32" ? `"${binaryPath}"` : posixQuote(binaryPath);
       return { type: "command", command: `${program} droid ${row.argvEvent}`, timeout: row.timeout };
     },
+  },
+  mcp: {
+    files: [
+      { label: "mcp.json", path: fileInHome(home, "mcp.json"), format: "json", servers: () => ["mcpServers"] },
+      { label: "the project's .factory/mcp.json", path: projectMcp, format: "json", servers: () => ["mcpServers"] },
+    ],
+    stdio: (command) => ({ type: "stdio", command, args: [], disabled: false }),
+    url: (url) => ({ type: "http", url, disabled: false }),
   },
 };

@@ -4,12 +4,19 @@
 // file is written whole as a marked section in `//` comments (rules.ts): install creates it,
 // a second install changes no byte, uninstall deletes it (install created it and nothing else
 // is in it). The module holds the stable binary's path; its code is opencode-plugin.ts.
-// Nothing else of OpenCode's is touched: opencode.json stays the user's.
+// opencode.json is the user's; `install --mcp` adds only its `mcp.velesdb-memory` entry.
+//
+// MCP servers (measured on opencode-ai 1.18.33: its config schema and `opencode mcp list`):
+// the `mcp` table of the global config — config.json, opencode.json and opencode.jsonc in
+// OpenCode's config directory, merged — and of the project's opencode.json / opencode.jsonc.
+// A local server is `{"type":"local","command":[argv…]}` (an ARRAY: program and arguments), a
+// remote one `{"type":"remote","url":…}`; `enabled: false` keeps it off. Its tools reach the
+// model as `<server>_<tool>` (`velesdb-memory_recall`), the name's `-` kept.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { absoluteOverride, shown } from "../paths.ts";
 import { installCommand } from "../report.ts";
-import type { InstallerClient } from "./client.ts";
+import { fileInHome, type InstallerClient, type McpFile } from "./client.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 
 const home: InstallerClient["home"] = (ctx) => {
@@ -23,9 +30,17 @@ const pluginPath = (ctx: Parameters<InstallerClient["home"]>[0]): string => {
   return path.join(dir.ok ? dir.path : path.join(ctx.home, ".config", "opencode"), "plugin", "velesdb-hooks.js");
 };
 
+const globalConfig = (name: string): McpFile => ({ label: name, path: fileInHome(home, name), format: "json", servers: () => ["mcp"] });
+const projectConfig = (name: string): McpFile => ({ label: `the project's ${name}`, path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, name) }), format: "json", servers: () => ["mcp"] });
+
 export const opencode: InstallerClient = {
   name: "opencode",
   home,
+  mcp: {
+    files: [globalConfig("opencode.json"), globalConfig("opencode.jsonc"), globalConfig("config.json"), projectConfig("opencode.json"), projectConfig("opencode.jsonc")],
+    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    url: (url) => ({ type: "remote", url, enabled: true }),
+  },
   sections: [
     {
       label: "OpenCode plugin",
