@@ -88,7 +88,10 @@ describe.each(CASES)("$client", (c) => {
 
   test("hooks without a server: check exits 1 with the repair line; install --mcp adds it, once; uninstall gives the user's file back byte for byte", () => {
     write(target(), c.userText, 0o640);
-    ok(["install", ...C]);
+    const hooksOnly = ok(["install", ...C]);
+    // install without --mcp says at once that the hooks have no server, with the command that adds it.
+    expect(hooksOnly.stdout).toContain(`${c.client}: note: no usable velesdb-memory MCP server`);
+    expect(hooksOnly.stdout).toContain(`velesdb-hooks install --client ${c.client} --mcp`);
     const missing = box.run(["check", ...C]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stdout).toContain(`${c.client}: MCP server velesdb-memory missing`);
@@ -112,6 +115,8 @@ describe.each(CASES)("$client", (c) => {
     const digest = treeDigest(box.home);
     expect(ok(["install", ...C, "--mcp"]).stdout).toContain("already in step");
     expect(treeDigest(box.home)).toBe(digest);
+    // Control: with the server in place, a plain install has no such note.
+    expect(ok(["install", ...C]).stdout).not.toContain("note: no usable velesdb-memory MCP server");
 
     const removed = ok(["uninstall", ...C]);
     expect(removed.stdout).toContain("removed the velesdb-memory MCP server");

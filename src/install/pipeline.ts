@@ -35,7 +35,7 @@ import {
   type WritableFile,
 } from "./registry.ts";
 import type { Output } from "./report.ts";
-import { planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
+import { mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";
@@ -192,6 +192,11 @@ function planTarget(
   const spot = target.withSections ? client.mcp?.files[0] : undefined;
   const spotPath = spot?.path(ctx);
   if (mode === "install" && mcp && !client.mcp) notes.push(`${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`);
+  // Hooks without the server they point at lock opted-in edits (issue 18): install without
+  // --mcp says so at once, with the command that wires it, rather than leaving it to check.
+  if (mode === "install" && !mcp && client.mcp && target.withSections && mcpReport(ctx, client, tree, true).drifted) {
+    notes.push(`${client.name}: note: no usable velesdb-memory MCP server where this agent reads one; the hooks ask for its tools. Add it: ${mcpInstallCommand(client)}`);
+  }
   if (spotPath && !spotPath.ok && mode === "install" && mcp) return { ok: false, problem: spotPath.problem };
   const mcpPath = spotPath?.ok ? spotPath.path : undefined;
   const mcpRecord = mcpPath === undefined ? undefined : recordFor(manifest, client.name, mcpPath, "mcp");
