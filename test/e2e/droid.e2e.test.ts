@@ -12,10 +12,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
-const DROID_BIN = path.join(E2E_DIR, "node_modules", "@factory", "cli-linux-x64", "bin", "droid");
+const DROID_BIN = HOST_BINS.droid;
 /** Droid names a custom model `custom:<model>-<index>`. */
 const MODEL = "custom:mock-model-0";
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };

@@ -30,6 +30,10 @@ export const HOST_BINS = {
   qwenCli: path.join(qwenModules, "@qwen-code", "qwen-code", "cli.js"),
   /** The `node` package's binary: Qwen Code needs a newer Node than the one the rest may run on. */
   qwenNode: path.join(qwenModules, "node", "bin", "node"),
+  /** opencode-ai's native binary for this platform (its launcher only finds and runs it). */
+  opencode: inHosts("opencode-linux-x64", "bin", "opencode"),
+  /** Factory Droid's platform package, run directly (the @factory/cli loader wants an unpublished platform version). */
+  droid: inHosts("@factory", "cli-linux-x64", "bin", "droid"),
 } as const;
 
 /**

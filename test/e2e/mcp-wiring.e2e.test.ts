@@ -17,6 +17,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline } from "./checks.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { createGeminiCase, GEMINI_BIN, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
 import {
   baseEnv,
@@ -45,7 +46,7 @@ import { QWEN_CLI, QWEN_MODEL, QWEN_NODE, runQwen } from "./qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const CLAUDE_QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" };
-const COPILOT_BIN = path.join(E2E_DIR, "node_modules", ".bin", "copilot");
+const COPILOT_BIN = HOST_BINS.copilot;
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -346,8 +347,8 @@ describe("install --mcp on the real hosts", () => {
 // OpenCode and Factory Droid: the listing only (their sessions with the hooks are proved in
 // opencode.e2e.test.ts and droid.e2e.test.ts). Both listings start each server and say whether
 // it answered, so "listed and connected" shows the entry install wrote is one the host can run.
-const OPENCODE_BIN = path.join(E2E_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
-const DROID_BIN = path.join(E2E_DIR, "node_modules", "@factory", "cli-linux-x64", "bin", "droid");
+const OPENCODE_BIN = HOST_BINS.opencode;
+const DROID_BIN = HOST_BINS.droid;
 
 /** The listing's line for velesdb-memory (OpenCode prints the command on a line of its own after it). */
 const listedLine = (listing: string): string => listing.split("\n").find((line) => SERVER_LISTED.test(line)) ?? "";

@@ -12,10 +12,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
-const OPENCODE_BIN = path.join(E2E_DIR, "node_modules", "opencode-linux-x64", "bin", "opencode");
+const OPENCODE_BIN = HOST_BINS.opencode;
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
