@@ -15,8 +15,21 @@
 //   PostToolUse `tool_response` is the MCP text as a string (`"[]"`), which the recall rule
 //   reads as Claude's string form. A failed MCP call fires no PostToolUse: it never counts.
 // - Exit 3 aborts the agent: this host never uses it (our codes are 0, 2 and 64).
-// - PostToolUse cannot replace a tool result (no such field in 0.225.2's bundle, per the host
-//   research; not measured): a replacement maps to a pass, and no shell hook is registered.
+// - PostToolUse cannot replace a tool result (measured for `Execute`, 2000 printed lines, each
+//   answer beside a hooks-off run): the tool message the model reads next is byte-for-byte the
+//   shell's, whatever the hook answers. `hookSpecificOutput.updatedToolOutput` (Claude's Bash
+//   object `{stdout, stderr, interrupted, isImage}` or a plain string), `{"decision":"block",
+//   "reason":R}` (Codex's form), and `updatedToolOutput`/`modifiedResult`/`updatedOutput`/
+//   `updatedMCPToolOutput` at either level are all ignored (neither R nor any of them reaches the
+//   model anywhere). Only two answers reach it, both as an extra message AFTER the unchanged result:
+//   `hookSpecificOutput.additionalContext` (verbatim) and exit 2 (`[Hook Feedback] <stderr>`).
+//   The bundle agrees: its hook-output schema knows continue, stopReason, suppressOutput,
+//   systemMessage, decision, reason and hookSpecificOutput {hookEventName, permissionDecision,
+//   permissionDecisionReason, additionalContext, updatedInput}; after PostToolUse it commits the
+//   original result. So a replacement maps to a pass and no shell hook is registered (no
+//   compression). Droid shortens big shell output itself before any hook sees it: the first and
+//   last 30 lines, `[... N lines skipped ...]`, `Full command output saved to: <log> (36KB)` and
+//   `[Process exited with code N]`; that string is PostToolUse's `tool_response`.
 //   PreCompact exists but was not measured: not registered.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
