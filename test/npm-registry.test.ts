@@ -157,13 +157,17 @@ function platformPackagesUnder(root: string): string[] {
   return found;
 }
 
+/** The velesdb-memory test double (an executable node script): what `install --mcp` registers. */
+const VELESDB_MEMORY_DOUBLE = path.join(ROOT, "test", "e2e", "fake-velesdb-memory.mjs");
+
 const sessionStart = (cwd: string) => JSON.stringify({ session_id: "npm", cwd, hook_event_name: "SessionStart", source: "startup" });
 
 /** installCheckHookUninstall(velesdbHooks, home, installedBinary) → the four steps every npm path ends with, asserted. */
 function installCheckHookUninstall(velesdbHooks: string[], cwd: string, env: Record<string, string>, installedBinary: string): void {
   const home = env.HOME!;
   fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
-  const install = run([...velesdbHooks, "install"], { cwd, env });
+  // --mcp with the project's velesdb-memory double: check fails on hooks without their server (issue 18).
+  const install = run([...velesdbHooks, "install", "--mcp"], { cwd, env: { ...env, VELESDB_MEMORY_BIN: VELESDB_MEMORY_DOUBLE } });
   expect({ exitCode: install.exitCode, stderr: install.stderr }).toEqual({ exitCode: 0, stderr: "" });
   const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");
   // The stable path holds the platform package's native binary, and the entries name it: no hook starts Node.
