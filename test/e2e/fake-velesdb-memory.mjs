@@ -14,11 +14,13 @@
 //   JSON-RPC error (not a result); an `Err` of any other type is a result with `isError: true`.
 // - The transport is newline-delimited JSON-RPC 2.0 on stdin/stdout, one message per line.
 // velesdb-memory-wire.json (next to this file) holds what that binary answered over stdio,
-// verbatim (hash embedder, private HOME and store: empty, then one remembered fact): initialize's
-// result, tools/list's result (20 tools, with their inputSchema and outputSchema), one real
-// answer per tool, its errors. The double splices those bytes in, so ids above 2^53 stay exact (a
-// JS number would round them). velesdb-memory.test.ts checks the double against that binary when
-// VH_VELESDB_MEMORY_BIN names one.
+// verbatim but for its prose (hash embedder, private HOME and store: empty, then one remembered
+// fact): initialize's result, tools/list's result (20 tools, with their inputSchema and
+// outputSchema), one real answer per tool, its errors. The server's instructions and every
+// description are replaced by a placeholder of ours (no sentence of theirs in this repository;
+// hosts only pass them to the model). The double splices those bytes in, so ids above 2^53 stay
+// exact (a JS number would round them). velesdb-memory-double.test.ts checks the double against
+// that binary, prose masked, when VH_VELESDB_MEMORY_BIN names one.
 //
 //   node fake-velesdb-memory.mjs [--mode MODE] [--log FILE] [anything else, ignored]
 //

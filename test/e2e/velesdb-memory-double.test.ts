@@ -79,7 +79,8 @@ describe("the velesdb-memory double", () => {
     expect(info.protocolVersion).toBe("2025-06-18");
     expect(info.serverInfo).toEqual({ name: "velesdb-memory", version: "0.12.0" });
     expect(info.capabilities).toEqual({ tools: {} });
-    expect(info.instructions).toContain("recall_fused");
+    // The server's own instructions are prose of theirs: the wire file keeps the field, not the text.
+    expect(typeof info.instructions).toBe("string");
     const tools: any[] = result(listed).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
       ["compile_context", "compile_transcript", "context_savings", "entity", "explain_compilation", "feedback", "forget", "list_working_contexts", "load_working_context", "recall", "recall_fused", "recall_where", "relate", "remember", "remember_extracted", "retrieve_context_source", "save_working_context", "suggest_budget", "unrelate", "why"],
@@ -179,12 +180,16 @@ describe.skipIf(!REAL)("the double against the real velesdb-memory (VH_VELESDB_M
   };
   // The store stamps each fact with the day it was remembered.
   const undated = (line: string) => line.replace(/"_veles_date\\?":\d{8}/g, '"_veles_date":DATE');
+  // The server's prose (its instructions, every description) is not copied into the double's
+  // wire file (velesdb-memory-wire.json): compared with a placeholder on both sides.
+  const proseMasked = (lines: readonly string[]): string[] =>
+    lines.map((line) => JSON.stringify(JSON.parse(line), (key, value) => ((key === "description" || key === "instructions") && typeof value === "string" ? "PROSE" : value)));
 
   test("initialize, tools/list and ping, for a 2025-06-18 and a 2026-07-28 peer", async () => {
     for (const version of ["2025-06-18", "2026-07-28"]) {
       const script: Request[] = [init(version), { notification: "notifications/initialized" }, { method: "tools/list" }, { method: "ping" }];
       const [mine, theirs] = await Promise.all([double("structured", script), real(script)]);
-      expect(mine).toEqual(theirs);
+      expect(proseMasked(mine)).toEqual(proseMasked(theirs));
     }
   });
 
