@@ -4,7 +4,6 @@
 // or a block — with one exception written into the Stop rule: it must let the session end.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { freshnessNotice } from "./freshness.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
@@ -29,6 +28,9 @@ export async function sessionStartDecision(input: HookInput): Promise<Decision> 
     stringField(input.payload, "source") === "compact"
       ? { transcriptPath: stringField(input.payload, "transcript_path"), trigger: lastCompactionTrigger(input) }
       : undefined;
+  // Only SessionStart asks the daemon: Stop and PreCompact, which share this module, never
+  // evaluate the probe's code (SPEC §12).
+  const { freshnessNotice } = await import("./freshness.ts");
   const freshness = await freshnessNotice(input.env);
   const text = loadGuidance(identity, compaction);
   return { kind: "addContext", text: freshness ? `${text}\n${freshness}` : text, note: input.inputProblem };
