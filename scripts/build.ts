@@ -17,6 +17,11 @@ export const COMPILE_FLAGS = [
   // Each `await import("…")` becomes a chunk embedded in the executable and loaded on demand,
   // so a hook evaluates only its own event's code (measured: ~0.5 ms of a ~5 ms hook).
   "--splitting",
+  // A hook is run-once code: at the normal tier-up thresholds the engine starts a JIT thread
+  // and compiles node:fs's start-up helper in every process, ~1.2 ms of ~10 ms of CPU
+  // (BUN_JSC_reportCompileTimes=1, issue 22). Ten times the thresholds keeps every hook in the
+  // interpreter; a long compression still reaches the JIT (5 MB: same CPU time, measured).
+  "--compile-jit-policy=10",
 ] as const;
 
 export function packageVersion(): string {

@@ -6,6 +6,11 @@
 //   built-ins every hook needs: one static `node:crypto` anywhere on it cost ~2 ms of a ~5 ms hook;
 // - no hook can evaluate zod, @iarna/toml or jsonc-parser: they are reachable only through the
 //   installer's lazy import, which no `<host> <event>` takes.
+// - each event evaluates only its own rules: the always-evaluated chunks hold no event rule, and
+//   Stop, PreCompact and the edit guard never evaluate the daemon probe or the compressor;
+// - no hook makes the engine JIT-compile anything the I/O floor (scripts/bench/io-floor.ts, same
+//   flags) does not: a hot loop on the hook path (the cksum table once cost ~1–3 ms of a ~10 ms
+//   hook in compilation, issue 22) shows up in BUN_JSC_reportCompileTimes.
 // A test bundle without the release flags (the earlier version of this file) cannot see either:
 // the chunks and their import kinds exist only in the split build (issue 12).
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -13,7 +18,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { compileBinary, packageVersion, versionDefine } from "../scripts/build.ts";
-import { REPO_ROOT } from "./support/hook-runner.ts";
+import { loadPayload, makeSandbox, REPO_ROOT, writeConfig } from "./support/hook-runner.ts";
 
 const HOOK_PATH_BUILTINS = ["fs", "path"];
 const INSTALLER_LIBRARIES: ReadonlyArray<readonly [string, RegExp]> = [
@@ -40,6 +45,7 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "vh-hotpath-"));
   const metafile = path.join(dir, "meta.json");
   compileBinary(path.join(REPO_ROOT, "src", "cli.ts"), path.join(dir, "velesdb-hooks"), [...versionDefine(packageVersion()), `--metafile=${metafile}`]);
+  compileBinary(path.join(REPO_ROOT, "scripts", "bench", "io-floor.ts"), path.join(dir, "io-floor"));
   meta = JSON.parse(fs.readFileSync(metafile, "utf8")) as Metafile;
   entryChunk = Object.keys(meta.outputs).find((name) => meta.outputs[name]!.entryPoint === "src/cli.ts")!;
 }, 120_000);
@@ -92,3 +98,84 @@ test("no hook can evaluate zod, @iarna/toml or jsonc-parser; only the installer'
   // Positive control: the same detection finds all three once the installer's import is followed.
   expect(librariesIn(sourcesOf(closure(entryChunk, () => true)))).toEqual(INSTALLER_LIBRARIES.map(([name]) => name));
 });
+
+/** eagerSourcesOf("src/core/guard.ts") → every source evaluated when that module's chunk is imported (its static closure). */
+function eagerSourcesOf(entryPoint: string): string[] {
+  const chunk = Object.keys(meta.outputs).find((name) => meta.outputs[name]!.entryPoint === entryPoint);
+  if (!chunk) throw new Error(`no chunk for ${entryPoint}`);
+  return sourcesOf(closure(chunk, (to) => to.kind === "import-statement"));
+}
+
+const EVENT_RULES = [
+  "src/core/identity.ts",
+  "src/core/lifecycle.ts",
+  "src/core/checkpoint.ts",
+  "src/core/claim.ts",
+  "src/core/records.ts",
+  "src/core/guard.ts",
+  "src/core/evidence.ts",
+  "src/core/recall.ts",
+  "src/core/freshness.ts",
+  "src/core/compress.ts",
+  "src/core/watchdog.ts",
+  "src/core/compiler.ts",
+];
+
+test("each event evaluates its own rules only", () => {
+  const allSources = sourcesOf(Object.keys(meta.outputs));
+  // Positive control: every rule listed is in the build, so its absence below means something.
+  for (const rule of EVENT_RULES) expect(allSources).toContain(rule);
+  expect(sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => EVENT_RULES.includes(source))).toEqual([]);
+  const notFor = (entryPoint: string, rules: readonly string[]) => eagerSourcesOf(entryPoint).filter((source) => rules.includes(source));
+  // Stop and PreCompact share lifecycle.ts with SessionStart; only SessionStart probes the daemon.
+  expect(notFor("src/core/checkpoint.ts", ["src/core/freshness.ts", "src/core/compress.ts", "src/core/watchdog.ts"])).toEqual([]);
+  expect(notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"])).toEqual([]);
+  expect(notFor("src/core/guard.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/evidence.ts"])).toEqual([]);
+  expect(notFor("src/hosts/tool-events.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/guard.ts"])).toEqual([]);
+  // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
+  expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
+});
+
+/** compiledFunctions(binary, args, payload, env) → `name#hash` of every function the engine JIT-compiled in that run. */
+function compiledFunctions(binary: string, args: readonly string[], payload: unknown, env: Record<string, string>, cwd: string): string[] {
+  const run = Bun.spawnSync([binary, ...args], {
+    stdin: Buffer.from(JSON.stringify(payload)),
+    env: { ...env, BUN_JSC_reportCompileTimes: "1" },
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (run.exitCode !== 0 && run.exitCode !== 2) throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
+  return [...run.stderr.toString().matchAll(/^Optimized (\S+):/gm)].map((m) => m[1]!);
+}
+
+test("no hook JIT-compiles anything the I/O floor does not", () => {
+  const box = makeSandbox("hotpath-jit");
+  try {
+    writeConfig(box.workspace, { project: "hot", enforce_learning_loop: true });
+    const at = (host: string, name: string, overrides: Record<string, unknown> = {}) => loadPayload(host, name, { cwd: box.workspace, ...overrides });
+    const target = { file_path: path.join(box.workspace, "src", "a.ts"), content: "x" };
+    const runs: Array<[readonly string[], Record<string, unknown>]> = [
+      [["claude", "session-start"], at("claude", "session-start.startup")],
+      [["claude", "stop"], at("claude", "stop.first")],
+      [["claude", "pre-compact"], at("claude", "pre-compact.auto")],
+      [["claude", "pre-tool-use"], at("claude", "pre-tool-use.write", { tool_input: target })],
+      [["claude", "post-tool-use"], at("claude", "post-tool-use.recall-fused")],
+      // The same edit again, now unlocked by that recall: the dirty record is written.
+      [["claude", "pre-tool-use"], at("claude", "pre-tool-use.write", { tool_input: target })],
+      [["codex", "session-start"], at("codex", "session-start.compact")],
+      [["codex", "stop"], at("codex", "stop.first")],
+      [["gemini", "before-tool"], at("gemini", "before-tool.write-file")],
+    ];
+    const floor = new Set(compiledFunctions(path.join(dir, "io-floor"), [], at("claude", "stop.first"), box.env, box.workspace));
+    for (const [args, payload] of runs) {
+      const extra = compiledFunctions(path.join(dir, "velesdb-hooks"), args, payload, box.env, box.workspace).filter((name) => !floor.has(name));
+      expect(`${args.join(" ")}: ${extra.join(", ")}`).toBe(`${args.join(" ")}: `);
+    }
+    // Positive control: with the engine's thresholds lowered, the same report names functions.
+    const forced = compiledFunctions(path.join(dir, "velesdb-hooks"), ["claude", "stop"], at("claude", "stop.first"), { ...box.env, BUN_JSC_thresholdForJITAfterWarmUp: "5", BUN_JSC_thresholdForJITSoon: "5" }, box.workspace);
+    expect(forced.length).toBeGreaterThan(0);
+  } finally {
+    box.cleanup();
+  }
+}, 60_000);
