@@ -90,7 +90,7 @@ function editStart(cwd: string, raw: string): EditStart {
   const target = path.resolve(cwd, raw);
   let link = false;
   try {
-    link = fs.lstatSync(target).isSymbolicLink();
+    link = fs.lstatSync(target, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
   } catch {
     // Missing (a new file) or unreadable: its directory decides.
   }

@@ -45,7 +45,7 @@ export function canonicalStartDirectory(start: string, baseDir: string = process
   let candidate = path.resolve(baseDir, start);
   for (let depth = 0; depth < 256; depth++) {
     try {
-      if (fs.statSync(candidate).isDirectory()) return fs.realpathSync.native(candidate);
+      if (fs.statSync(candidate, { throwIfNoEntry: false })?.isDirectory()) return fs.realpathSync.native(candidate);
     } catch {
       // Missing or unreadable: try its parent.
     }
@@ -141,12 +141,14 @@ type ConfigCandidate = "absent" | "foreign" | "link" | "config";
  * regular file counts, so a directory or a FIFO there is passed by).
  */
 function inspectConfigCandidate(p: string): ConfigCandidate {
-  let st: fs.Stats;
+  let st: fs.Stats | undefined;
   try {
-    st = fs.lstatSync(p);
+    // Most directories of the walk have no config: no exception for those (state.ts, lstatOrNull).
+    st = fs.lstatSync(p, { throwIfNoEntry: false });
   } catch {
     return "absent";
   }
+  if (st === undefined) return "absent";
   if (!IS_WINDOWS && !isTrustedOwner(st.uid)) return "foreign";
   if (st.isSymbolicLink()) return "link";
   return st.isFile() ? "config" : "absent";

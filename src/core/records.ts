@@ -69,13 +69,15 @@ export function recordFromObject(fields: Record<string, unknown>): RepositoryRec
 /** listRecords(store, "learning-dirty", sessionId) → every record, or why the set cannot be trusted. */
 export function listRecords(store: StateStore & { safe: true }, kind: string, sessionId: string): RecordSetRead {
   const dir = recordsPath(store, kind, sessionId);
-  let st: fs.Stats;
+  let st: fs.Stats | undefined;
   try {
-    st = fs.lstatSync(dir);
+    // No queue yet is the common case: answered without an exception (state.ts, lstatOrNull).
+    st = fs.lstatSync(dir, { throwIfNoEntry: false });
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { state: "ok", dir, records: [] };
     return { state: "malformed", path: dir, problem: `cannot be inspected (${errorCode(error)})` };
   }
+  if (st === undefined) return { state: "ok", dir, records: [] };
   if (st.isSymbolicLink()) return { state: "linked", path: dir, problem: "is a symlink" };
   if (!st.isDirectory()) return { state: "malformed", path: dir, problem: "is not a directory" };
   let names: string[];
