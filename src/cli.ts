@@ -8,7 +8,7 @@ import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
 import { readPayloadFromStdin, stringField } from "./core/payload.ts";
-import { HOSTS } from "./hosts/index.ts";
+import { HOST_LOADERS } from "./hosts/loaders.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
 import { VERSION } from "./version.ts";
 
@@ -25,6 +25,7 @@ const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
  */
 export async function usage(): Promise<string> {
   const { clientChoices } = await import("./install/index.ts");
+  const { HOSTS } = await import("./hosts/index.ts");
   return `velesdb-hooks ${VERSION}
 Hooks that make coding agents use their velesdb-memory MCP server.
 
@@ -60,9 +61,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return installer.runInstallerCommand(first, argv.slice(1));
   }
   // hasOwn: `toString` or `constructor` must be an unknown host, not Object.prototype's.
-  const host = Object.hasOwn(HOSTS, first) ? (HOSTS as Record<string, HostModule>)[first] : undefined;
+  const host = Object.hasOwn(HOST_LOADERS, first) ? await HOST_LOADERS[first]!() : undefined;
   if (!host) {
-    return usageError(`unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOSTS).join(", ")} (see --help)`);
+    return usageError(`unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOST_LOADERS).join(", ")} (see --help)`);
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {

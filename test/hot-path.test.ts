@@ -18,6 +18,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { compileBinary, packageVersion, versionDefine } from "../scripts/build.ts";
+import { HOSTS } from "../src/hosts/index.ts";
+import { HOST_LOADERS } from "../src/hosts/loaders.ts";
 import { loadPayload, makeSandbox, REPO_ROOT, writeConfig } from "./support/hook-runner.ts";
 
 const HOOK_PATH_BUILTINS = ["fs", "path"];
@@ -120,6 +122,16 @@ const EVENT_RULES = [
   "src/core/watchdog.ts",
   "src/core/compiler.ts",
 ];
+
+test("a hook evaluates one host module: the entry loads hosts lazily, from a table that matches src/hosts/index.ts", async () => {
+  expect(Object.keys(HOST_LOADERS)).toEqual(Object.keys(HOSTS));
+  for (const [name, load] of Object.entries(HOST_LOADERS)) expect(await load()).toBe((HOSTS as Record<string, Awaited<ReturnType<typeof load>>>)[name]!);
+  const hostModules = Object.keys(HOSTS).map((name) => `src/hosts/${name}.ts`);
+  const eager = sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement"));
+  expect(eager.filter((source) => hostModules.includes(source))).toEqual([]);
+  // Positive control: each host module is in the build, as a chunk the entry imports lazily.
+  for (const module of hostModules) expect(Object.values(meta.outputs).some((out) => out.entryPoint === module)).toBe(true);
+});
 
 test("each event evaluates its own rules only", () => {
   const allSources = sourcesOf(Object.keys(meta.outputs));

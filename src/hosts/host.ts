@@ -1,6 +1,7 @@
 // The shape every host module has: its profile (state kinds, state location), its events
 // (kebab-case argv name → wire name and rule) and one pure encoder. Adding an event is one
-// row in a host file; adding a host is one file plus one row in src/hosts/index.ts.
+// row in a host file; adding a host is one file plus one row in src/hosts/index.ts and one in
+// src/hosts/loaders.ts (the lazy table the entry point uses; a test checks they agree).
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { FailurePolicy } from "../core/failure.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";

@@ -1,4 +1,5 @@
-// The host table: `velesdb-hooks <host> <event>` looks the host up here.
+// The host table, every host loaded: --help lists it, tests use it. `velesdb-hooks <host>
+// <event>` looks its host up in the lazy twin, src/hosts/loaders.ts, which must name the same hosts.
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
