@@ -88,6 +88,14 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
     expect(isDeepStrictEqual(actual, expected)).toBe(true);
   });
 
+  test("a long literal among 10 or 20 000 other strings (past the scan bound: parsed whole): the same value", () => {
+    const long = "x\\n".repeat(LONG_LITERALS.minBytes);
+    for (const count of [10, 20_000]) {
+      const text = `{"stdout":"${long}","names":[${Array.from({ length: count }, (_, i) => `"n${i}"`).join(",")}]}`;
+      expect(isDeepStrictEqual(parseJsonBytes(Buffer.from(text)), JSON.parse(text))).toBe(true);
+    }
+  });
+
   test("a lone surrogate deep in a long literal: the same string (the rest goes to JSON.parse)", () => {
     const text = `{"stdout":"${"a\\n".repeat(LONG_LITERALS.pieceBytes)}\\ud800${"b\\n".repeat(10)}"}`;
     const actual = parseJsonBytes(Buffer.from(text)) as { stdout: string };

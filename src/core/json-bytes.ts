@@ -27,7 +27,7 @@ const LETTER_U = 0x75;
 
 /** A string literal from this many bytes of content on is decoded in place, this many bytes per JSON.parse call. */
 export const LONG_LITERALS = { minBytes: 64 * 1024, pieceBytes: 64 * 1024 } as const;
-/** More string literals than this before the first long one: a document of many small strings, parsed whole. */
+/** More string literals than this: a document of many strings, parsed whole (a Bash payload has a dozen or two). */
 const MAX_SCANNED_LITERALS = 10_000;
 
 /**
@@ -64,8 +64,8 @@ function longLiterals(bytes: Buffer, minBytes: number): Array<readonly [number, 
   for (let at = bytes.indexOf(QUOTE); at >= 0; at = bytes.indexOf(QUOTE, at)) {
     const close = closingQuote(bytes, at);
     if (close < 0) return undefined;
+    if (++scanned > MAX_SCANNED_LITERALS) return undefined;
     if (close - at - 1 >= minBytes && !isKey(bytes, close)) found.push([at, close]);
-    else if (found.length === 0 && ++scanned > MAX_SCANNED_LITERALS) return undefined;
     at = close + 1;
   }
   return found;
