@@ -3,6 +3,7 @@
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parseJsonBytes } from "./json-bytes.ts";
 
 export type Payload = Readonly<Record<string, unknown>>;
 
@@ -24,38 +25,57 @@ export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable. */
 export function readPayloadFromStdin(): PayloadReading {
-  let text: string | undefined;
+  let bytes: Buffer | undefined;
   try {
     // A hook started by hand from a terminal would wait forever on the keyboard. Hosts always
     // pipe the payload; a character device (a terminal, /dev/null) carries none. This check
     // costs one fstat, where importing node:tty for isatty() cost ~2 ms of a ~5 ms hook.
     if (fs.fstatSync(0).isCharacterDevice()) return { payload: {}, problem: "stdin was empty (a terminal or a device, not a hook payload)" };
-    text = readStdinText(0, MAX_STDIN_BYTES);
+    bytes = readStdinBytes(0, MAX_STDIN_BYTES);
   } catch {
     return { payload: {}, problem: "stdin could not be read" };
   }
-  if (text === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
-  return parsePayload(text);
+  if (bytes === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
+  if (bytes.length < LARGE_PAYLOAD_BYTES) return parsePayload(bytes.toString("utf8"));
+  // Nothing keeps the bytes once this returns: the collection compression forces before it
+  // compiles frees them (detaching the buffer here as well measured no lower).
+  return parseLargePayload(bytes);
+}
+
+/** From this size on, stdin is parsed by parseJsonBytes: its long strings are decoded in place. */
+const LARGE_PAYLOAD_BYTES = 1024 * 1024;
+
+/**
+ * parseLargePayload(bytes) → parsePayload(bytes.toString("utf8")), without holding the text, the
+ * bytes and the parsed strings at once (json-bytes.ts). `bytes` is garbage afterwards.
+ */
+function parseLargePayload(bytes: Buffer): PayloadReading {
+  let value: unknown;
+  try {
+    value = parseJsonBytes(bytes);
+  } catch {
+    // Whitespace alone is an empty stdin, as for a small payload (bytes whose long strings were
+    // decoded in place still hold their quotes, so they are not taken for whitespace).
+    return bytes.toString("utf8").trim() === "" ? { payload: {}, problem: "stdin was empty" } : { payload: {}, problem: "stdin is not JSON" };
+  }
+  return isPlainObject(value) ? { payload: value, problem: "" } : { payload: {}, problem: "stdin is JSON but not an object" };
 }
 
 /**
- * readStdinText(fd, limit) → stdin decoded as UTF-8, or undefined as soon as more than `limit`
- * bytes arrived. Most payloads fit the first 64 KiB read. A larger one goes into one buffer of
- * limit + 1 bytes, left uninitialised (the system commits only the pages a read touches), is
- * decoded, and the buffer is released at once (ArrayBuffer transfer): a payload of several MB
- * then peaks no higher than readFileSync did, and an oversized one never costs more than the cap.
+ * readStdinBytes(fd, limit) → all of stdin, or undefined as soon as more than `limit` bytes
+ * arrived. Most payloads fit the first 64 KiB read. A larger one goes into one buffer of
+ * limit + 1 bytes, left uninitialised (the system commits only the pages a read touches):
+ * no list of chunks to concatenate, no copy as it grows, and an oversized payload never costs
+ * more than the cap.
  */
-function readStdinText(fd: number, limit: number): string | undefined {
+function readStdinBytes(fd: number, limit: number): Buffer | undefined {
   const first = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1));
   const firstFilled = readUntilFullOrEnd(fd, first, 0);
-  if (firstFilled < first.length) return first.toString("utf8", 0, firstFilled);
+  if (firstFilled < first.length) return first.subarray(0, firstFilled);
   const whole = Buffer.allocUnsafe(limit + 1);
   first.copy(whole);
   const filled = readUntilFullOrEnd(fd, whole, firstFilled);
-  const text = filled > limit ? undefined : whole.toString("utf8", 0, filled);
-  // Detaching frees the pages now rather than at the next collection (ES2024; Bun has it).
-  (whole.buffer as ArrayBuffer & { transfer?(length: number): ArrayBuffer }).transfer?.(0);
-  return text;
+  return filled > limit ? undefined : whole.subarray(0, filled);
 }
 
 /** readUntilFullOrEnd(fd, buffer, filled) → how many bytes of buffer hold input once it is full or stdin ended. */

@@ -1,0 +1,190 @@
+// JSON.parse for a large payload given as UTF-8 bytes, without JSC's own cost on long strings.
+// JSON.parse(text) of a 5 MB Bash result (one string literal with a `\n` every 40 bytes) builds
+// that string in a buffer that doubles as it grows, then copies it to its exact size: ~2.5× the
+// string at its peak, on top of the text and the stdin bytes (issue 22: the hook peaked at 6.8×
+// the payload). Here no text of the whole document is made: each long string literal is decoded
+// a piece at a time by JSON.parse itself (so validation, escapes and invalid UTF-8 are exactly
+// its own), each decoded piece written back as UTF-8 over the raw bytes it came from, which it
+// never outgrows (an escape is longer than what it stands for), and one toString of the decoded
+// span gives the string at its exact size. The rest of the document, with a placeholder for each
+// long literal, is small and goes to JSON.parse whole.
+//
+// Same value, same failures as JSON.parse(bytes.toString("utf8")):
+// - the literals are found by their quotes: outside strings, valid JSON has a quote only where a
+//   string starts and no backslash at all, so in a valid document every literal found is a string
+//   token; in an invalid one, what is found either fails in a piece or leaves a skeleton that fails;
+// - a cut between pieces is never inside an escape, never between an escaped high surrogate and
+//   what follows it, never before a UTF-8 continuation byte (the decoder resynchronises on the
+//   same bytes as in the whole text);
+// - a piece with a lone surrogate has no UTF-8 form: from there on the literal goes to JSON.parse.
+// Measured against JSC's JSON.parse on 5 MB (Bun 1.4.4, compiled binary): a loop in JS over the
+// bytes instead of JSON.parse per piece cost ~5 MB more RSS, the optimising JIT's own memory.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const LETTER_U = 0x75;
+
+/** A string literal from this many bytes of content on is decoded in place, this many bytes per JSON.parse call. */
+export const LONG_LITERALS = { minBytes: 64 * 1024, pieceBytes: 64 * 1024 } as const;
+/** More string literals than this: a document of many strings, parsed whole (a Bash payload has a dozen or two). */
+const MAX_SCANNED_LITERALS = 10_000;
+
+/**
+ * parseJsonBytes(bytes) → JSON.parse(bytes.toString("utf8")), the same value, or a throw where
+ * that throws. The long string literals are unescaped over their own bytes: `bytes` is garbage
+ * afterwards.
+ */
+export function parseJsonBytes(bytes: Buffer, sizes: { readonly minBytes: number; readonly pieceBytes: number } = LONG_LITERALS): unknown {
+  const literals = longLiterals(bytes, sizes.minBytes);
+  if (literals === undefined || literals.length === 0) return JSON.parse(bytes.toString("utf8"));
+  const marker = `\u0000velesdb-long-literal-${crypto.getRandomValues(new Uint32Array(3)).join("-")}-`;
+  const values: string[] = [];
+  const skeleton: string[] = [];
+  let from = 0;
+  for (const [open, close] of literals) {
+    skeleton.push(bytes.toString("utf8", from, open), JSON.stringify(marker + values.length));
+    values.push(decodeLiteralInPlace(bytes, open, close, sizes.pieceBytes));
+    from = close + 1;
+  }
+  skeleton.push(bytes.toString("utf8", from));
+  return JSON.parse(skeleton.join(""), (_key, value: unknown) =>
+    typeof value === "string" && value.startsWith(marker) ? values[Number(value.slice(marker.length))] : value,
+  );
+}
+
+/**
+ * longLiterals(bytes) → [open quote, close quote] of each string value with at least
+ * minBytes of content (keys stay in the skeleton); undefined when the document has
+ * too many strings to be worth it or its quotes do not pair up (it then goes to JSON.parse whole).
+ */
+function longLiterals(bytes: Buffer, minBytes: number): Array<readonly [number, number]> | undefined {
+  const found: Array<readonly [number, number]> = [];
+  let scanned = 0;
+  for (let at = bytes.indexOf(QUOTE); at >= 0; at = bytes.indexOf(QUOTE, at)) {
+    const close = closingQuote(bytes, at);
+    if (close < 0) return undefined;
+    if (++scanned > MAX_SCANNED_LITERALS) return undefined;
+    if (close - at - 1 >= minBytes && !isKey(bytes, close)) found.push([at, close]);
+    at = close + 1;
+  }
+  return found;
+}
+
+/** closingQuote(bytes, open) → the index of the quote that ends the literal opened at `open`, or -1. */
+function closingQuote(bytes: Buffer, open: number): number {
+  for (let at = bytes.indexOf(QUOTE, open + 1); at >= 0; at = bytes.indexOf(QUOTE, at + 1)) {
+    // The quote ends the literal unless an odd run of backslashes escapes it.
+    let run = 0;
+    while (bytes[at - 1 - run] === BACKSLASH && at - 1 - run > open) run++;
+    if (run % 2 === 0) return at;
+  }
+  return -1;
+}
+
+/** isKey(bytes, close) → true when the literal ending at `close` is followed (after JSON whitespace) by a colon. */
+function isKey(bytes: Buffer, close: number): boolean {
+  let at = close + 1;
+  while (bytes[at] === 0x20 || bytes[at] === 0x0a || bytes[at] === 0x0d || bytes[at] === 0x09) at++;
+  return bytes[at] === COLON;
+}
+
+/** A full collection after this much work (or an eighth of the whole, if larger). */
+const COLLECT_EVERY = 1024 * 1024;
+
+/**
+ * collectingAlong(total) → a function to call with each amount of work done (bytes or chars
+ * out of `total`); after every max(1 MiB, total / 8) of it, it forces a full collection. Work
+ * that leaves its garbage a piece at a time (decoding a long literal, escaping the archive)
+ * would otherwise let it pile up: JSC collects by the volume allocated, which let a 5 MB
+ * payload's pieces reach ~20 MB of RSS before the first collection. A full collection of the
+ * hook's small heap costs ~1 ms of CPU (measured); an eighth of the whole bounds their number.
+ */
+export function collectingAlong(total: number): (done: number) => void {
+  const every = Math.max(COLLECT_EVERY, total / 8);
+  let since = 0;
+  return (done) => {
+    since += done;
+    if (since < every) return;
+    Bun.gc(true);
+    since = 0;
+  };
+}
+
+/**
+ * decodeLiteralInPlace(bytes, open, close) → the string the literal between these quotes stands
+ * for. Its content is decoded a piece at a time by JSON.parse, each piece written back as UTF-8
+ * from open + 1 on, over raw bytes already read; one toString of that span is the result.
+ * A piece that has no UTF-8 form (a lone surrogate escape) or would outgrow its raw bytes
+ * (invalid UTF-8 becomes U+FFFD, three bytes for one) sends the rest of the literal to one
+ * JSON.parse, appended to what was decoded so far.
+ */
+function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceBytes: number): string {
+  const start = open + 1;
+  // Each piece leaves its text and its value as garbage.
+  const collect = collectingAlong(close - start);
+  let written = start;
+  let from = start;
+  while (from < close) {
+    let to = Math.min(close, from + pieceBytes);
+    while (to < close && !canCut(bytes, to, from)) to++;
+    const piece = parsePiece(bytes, from, to);
+    const length = Buffer.byteLength(piece, "utf8");
+    if (written + length > to || !isWellFormed(piece)) return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
+    bytes.write(piece, written, length, "utf8");
+    written += length;
+    collect(to - from);
+    from = to;
+  }
+  return bytes.toString("utf8", start, written);
+}
+
+/**
+ * canCut(bytes, at, tokenStart) → true when a piece may end before bytes[at]: not before a UTF-8
+ * continuation byte, not inside an escape (just after its backslash or within the hex digits of
+ * \uXXXX), not just after an escaped high surrogate (its low half may follow). `tokenStart` is a
+ * position known to begin a token of the string: backslashes are counted from there.
+ */
+function canCut(bytes: Buffer, at: number, tokenStart: number): boolean {
+  if ((bytes[at]! & 0xc0) === 0x80) return false;
+  if (startsEscape(bytes, at - 1, tokenStart)) return false;
+  for (let back = 2; back <= 5; back++) {
+    if (bytes[at - back + 1] === LETTER_U && startsEscape(bytes, at - back, tokenStart)) return false;
+  }
+  const high = at - 6;
+  return !(bytes[high + 1] === LETTER_U && startsEscape(bytes, high, tokenStart) && (bytes[high + 2]! | 0x20) === 0x64 && isHighSurrogateDigit(bytes[high + 3]!));
+}
+
+/** startsEscape(bytes, at, tokenStart) → true when bytes[at] is a backslash that an even run of backslashes back to tokenStart precedes. */
+function startsEscape(bytes: Buffer, at: number, tokenStart: number): boolean {
+  if (at < tokenStart || bytes[at] !== BACKSLASH) return false;
+  let run = 1;
+  while (at - run >= tokenStart && bytes[at - run] === BACKSLASH) run++;
+  return run % 2 === 1;
+}
+
+/** isWellFormed("a\ud800") → false: String.prototype.isWellFormed (ES2024, in Bun; the project's lib is ES2022). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** isHighSurrogateDigit(byte) → true for the third hex digit of D800–DBFF: 8, 9, a, b (either case). */
+function isHighSurrogateDigit(byte: number): boolean {
+  const lower = byte | 0x20;
+  return byte === 0x38 || byte === 0x39 || lower === 0x61 || lower === 0x62;
+}
+
+/** parsePiece(bytes, from, to) → JSON.parse of the string literal whose content is bytes[from, to). */
+function parsePiece(bytes: Buffer, from: number, to: number): string {
+  // The quotes are lent by the bytes on either side (decoded output or raw input): put back after.
+  const before = bytes[from - 1]!;
+  const after = bytes[to]!;
+  bytes[from - 1] = QUOTE;
+  bytes[to] = QUOTE;
+  try {
+    return JSON.parse(bytes.toString("utf8", from - 1, to + 1)) as string;
+  } finally {
+    bytes[from - 1] = before;
+    bytes[to] = after;
+  }
+}
