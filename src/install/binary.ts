@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { errorCode, makeDirectories, ownerOfNearest, writeAtomically } from "./registry.ts";
+import { copyAtomically, errorCode, makeDirectories, ownerOfNearest } from "./registry.ts";
 
 export type RunningBinary = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
 
@@ -47,7 +47,7 @@ export function inspectBinary(stablePath: string, running: RunningBinary): Binar
 }
 
 /**
- * placeBinary(running, stable) → copies by temp file + fsync + rename; "unchanged" when already
+ * placeBinary(running, stable) → copies (in the kernel) by temp file + fsync + rename; "unchanged" when already
  * there. The binary and the directories made for it belong to the nearest existing directory's
  * owner: root installing into a user's home must not leave a tree that user cannot remove.
  */
@@ -56,7 +56,7 @@ export function placeBinary(runningPath: string, stablePath: string): "copied" |
   if (sameFile(runningPath, stablePath) || sameBytes(runningPath, stablePath)) return "unchanged";
   const owner = ownerOfNearest(path.dirname(stablePath));
   makeDirectories(path.dirname(stablePath), owner, 0o755);
-  writeAtomically(stablePath, fs.readFileSync(runningPath), 0o755, owner);
+  copyAtomically(runningPath, stablePath, 0o755, owner);
   return "copied";
 }
 

@@ -603,6 +603,39 @@ export function writeAtomically(target: string, content: string | Uint8Array, mo
   syncDirectory(dir);
 }
 
+/**
+ * copyAtomically(source, target, mode, owner): writeAtomically for a whole file, copied by the
+ * kernel (copy_file_range) instead of read into memory: the binary is ~110 MB, and reading it
+ * whole made every install hold it in RAM and copy it twice. The temporary name is created with
+ * O_CREAT|O_EXCL (COPYFILE_EXCL), so the copy never goes through a link planted there; it is then
+ * reopened without following links and must still be the one-link regular file of the source's
+ * size that was just made before it gets its owner and mode and is renamed over the target.
+ */
+export function copyAtomically(source: string, target: string, mode: number, owner?: Owner): void {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
+  const size = fs.statSync(source).size;
+  let fd: number | undefined;
+  try {
+    fs.copyFileSync(source, temp, fs.constants.COPYFILE_EXCL);
+    fd = fs.openSync(temp, fs.constants.O_RDWR | (fs.constants.O_NOFOLLOW ?? 0));
+    const st = fs.fstatSync(fd);
+    // (Windows reports no link count worth checking: no links there to plant.)
+    if (!st.isFile() || (process.platform !== "win32" && st.nlink !== 1) || st.size !== size) throw new Error(`${temp} changed while it was being written`);
+    if (owner && mayChown(owner)) fs.fchownSync(fd, owner.uid, owner.gid);
+    fs.fchmodSync(fd, mode);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, target);
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  syncDirectory(dir);
+}
+
 /** mayChown(owner) → true when a file we create would not already carry that owner and group and we are root. */
 function mayChown(owner: Owner): boolean {
   const ids = processIds();

@@ -12,7 +12,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { doubleArgs, E2E_PROJECT, runInstaller, runProcess, type DoubleMode } from "./harness.ts";
+import { doubleArgs, E2E_PROJECT, NODE_CACHE_ENV, runInstaller, runProcess, type DoubleMode } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import type { GeminiRequest, GeminiTurn, MockGemini } from "./mock-gemini.ts";
 
@@ -122,6 +122,7 @@ export async function runGemini(c: GeminiCase, prompt: string, timeoutMs = 90_00
     no_proxy: "127.0.0.1,localhost",
     // No velesdb-memory daemon to ask at session start.
     VELESDB_HOOK_FRESHNESS: "off",
+    ...NODE_CACHE_ENV,
   };
   const result = await runProcess(["node", GEMINI_BIN, "-p", prompt, "--yolo"], env, c.workspace, timeoutMs);
   const requests = c.mock.requests(c.scenario);
