@@ -27,6 +27,8 @@ const LETTER_U = 0x75;
 
 /** A string literal from this many bytes of content on is decoded in place, this many bytes per JSON.parse call. */
 export const LONG_LITERALS = { minBytes: 64 * 1024, pieceBytes: 64 * 1024 } as const;
+/** How far past a piece's end a cut is looked for: longer than an escaped surrogate pair. */
+const MAX_CUT_SCAN = 16;
 /** More string literals than this: a document of many strings, parsed whole (a Bash payload has a dozen or two). */
 const MAX_SCANNED_LITERALS = 10_000;
 
@@ -127,7 +129,12 @@ function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceB
   let from = start;
   while (from < close) {
     let to = Math.min(close, from + pieceBytes);
-    while (to < close && !canCut(bytes, to, from)) to++;
+    // A cut is found within one escape pair (12 bytes) unless every position is forbidden: a run
+    // of escaped high surrogates, say (fuzz: 3 MB of "\ud800" took 0.5 s of scanning here). The
+    // rest of such a literal goes to JSON.parse whole, as a lone surrogate would send it anyway.
+    const scanLimit = Math.min(close, to + MAX_CUT_SCAN);
+    while (to < scanLimit && !canCut(bytes, to, from)) to++;
+    if (to < close && !canCut(bytes, to, from)) return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
     const piece = parsePiece(bytes, from, to);
     const length = Buffer.byteLength(piece, "utf8");
     if (written + length > to || !isWellFormed(piece)) return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
