@@ -95,3 +95,28 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
 }
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+// ---- Shared runs ----------------------------------------------------------------------------
+
+/** once(make) → a function that makes its promise on the first call and hands the same one to every later caller (one host run asserted by several tests). */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** hostRunSlots(n) → run(start): start() once fewer than n runs given to it are under way (concurrent tests on few cores). */
+export function hostRunSlots(slots: number): <T>(start: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (start) => {
+    if (active < slots) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing run hands its slot over
+    try {
+      return await start();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
