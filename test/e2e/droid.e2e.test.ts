@@ -7,10 +7,12 @@
 // it depends on) and the same check must then fail. Droid 0.225.2 tries Factory's own service
 // (CONNECT api.factory.ai:443, telemetry.factory.ai:443) even with a BYOK model: the trap proxy
 // refuses those, and every run proves nothing else tried to leave 127.0.0.1 (assertOfflineButFactory).
+// SessionStart, the guard and Stop are read from different parts of one session and share its
+// runs (see "The shared runs").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, hostRunSlots, once, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -74,24 +76,6 @@ function assertOfflineButFactory(r: RunResult): void {
 // Droid costs less than a served OpenCode, but CI has 2 cores: 4 host runs at most at once.
 const hostRun = hostRunSlots(4);
 
-interface Pair {
-  on: RunResult;
-  off: RunResult;
-}
-
-/** pairOf(run) → the same scenario with our hooks ("hooks") and without them ("none"), both proven offline. */
-async function pairOf(run: (mode: Mode) => Promise<RunResult>): Promise<Pair> {
-  const [on, off] = await Promise.all([hostRun(() => run("hooks")), hostRun(() => run("none"))]);
-  for (const r of [on, off]) assertOfflineButFactory(r);
-  return { on, off };
-}
-
-/** withAndWithout(pair, check) → with our hooks the check passes, without them it fails. */
-function withAndWithout({ on, off }: Pair, c: Check): void {
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-}
-
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
@@ -115,7 +99,7 @@ const refused = check("the Create was refused with our reason, and the file was 
  * file, the Stop check the requests ending in the save call (only the continuation does) and the
  * exit: none of them reads what another scenario's turn adds.
  */
-const sessionPair = once(() => pairOf((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file")));
+const sessionPair = once(() => runPair((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), hostRun, assertOfflineButFactory));
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     hostRun(async () => {
@@ -139,11 +123,11 @@ describe("droid", () => {
       if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}")) p.push("a bare {} reached the model");
       return p;
     });
-    withAndWithout(await sessionPair(), context);
+    expectPair(await sessionPair(), context);
   }, 240_000);
 
   test.concurrent("Create before recall: refused, the model reads why, the file is not written", async () => {
-    withAndWithout(await sessionPair(), refused);
+    expectPair(await sessionPair(), refused);
   }, 240_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
@@ -163,7 +147,7 @@ describe("droid", () => {
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
       return p;
     });
-    withAndWithout(await sessionPair(), continued);
+    expectPair(await sessionPair(), continued);
   }, 240_000);
 
   test("install keeps the user's settings; uninstall gives their bytes back", () => {

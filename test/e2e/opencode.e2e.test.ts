@@ -5,12 +5,13 @@
 // (`opencode serve` + `opencode run --attach`): `opencode run` alone exits at the first idle and
 // would cut the Stop continuation off. Each scenario runs again without our plugin (or without
 // the one thing it depends on) and the same check must then fail. Every run also proves nothing
-// left 127.0.0.1 (the trap proxy).
+// left 127.0.0.1 (the trap proxy). A run costs ~11 CPU s, so scenarios whose checks read
+// different parts of one session share its runs (5 runs for 7 tests; see "The shared runs").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, hostRunSlots, once, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -140,24 +141,7 @@ async function runOpencode(c: E2ECase, prompt: string, options: RunOptions = {})
 // Each served OpenCode costs ~11 CPU s and CI has 2 cores: the tests share runs and run
 // concurrently (most of a run is waiting: the settle, the quiet periods), 4 host runs at most.
 const hostRun = hostRunSlots(4);
-
-interface Pair {
-  on: RunResult;
-  off: RunResult;
-}
-
-/** pairOf(run) → the same scenario with our plugin ("hooks") and without it ("none"), both proven offline. */
-async function pairOf(run: (mode: Mode) => Promise<RunResult>): Promise<Pair> {
-  const [on, off] = await Promise.all([hostRun(() => run("hooks")), hostRun(() => run("none"))]);
-  for (const r of [on, off]) assertOffline(r, llm.escaped());
-  return { on, off };
-}
-
-/** withAndWithout(pair, check) → with our plugin the check passes, without it it fails. */
-function withAndWithout({ on, off }: Pair, c: Check): void {
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-}
+const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
@@ -226,14 +210,14 @@ const inlineCompiled = check("the model reads the compiled view of the kept-whol
  * continuation does) and wants it last, after a 12 s quiet period.
  */
 const sessionPair = once(() =>
-  pairOf((mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 })),
+  runPair((mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }), hostRun, offline),
 );
 /**
  * Kept apart from the session above: the compaction adds summariser requests after the idle
  * continuation, which the idle check would count. It carries the successful recall that unlocks
  * the write: the compaction check reads only the summariser's requests.
  */
-const compactPair = once(() => pairOf((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true })));
+const compactPair = once(() => runPair((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), hostRun, offline));
 /**
  * Our plugin with the MCP fake answering isError AND no compiler: the recall fails (the write
  * must stay refused), and the bash output must stay as OpenCode gave it. The guard never runs the
@@ -243,7 +227,7 @@ const faultsRun = once(() =>
   hostRun(async () => {
     const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn, done], mcp: { failing: true } });
     const r = await runOpencode(c, "recall, then write, then pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
-    assertOffline(r, llm.escaped());
+    offline(r);
     return r;
   }),
 );
@@ -255,11 +239,11 @@ describe("opencode", () => {
       if (!first) return ["no agent request"];
       return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL)) ? [] : [`no system message carries ${LOAD_CALL}`];
     });
-    withAndWithout(await sessionPair(), context);
+    expectPair(await sessionPair(), context);
   }, 300_000);
 
   test.concurrent("write before recall: refused, the model reads why, the file is not written", async () => {
-    withAndWithout(await sessionPair(), refused);
+    expectPair(await sessionPair(), refused);
   }, 300_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
@@ -277,16 +261,22 @@ describe("opencode", () => {
       if (continuations.length !== 1) return [`${continuations.length} request(s) end in the save guidance, expected 1`];
       return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
     });
-    withAndWithout(await sessionPair(), continued);
+    expectPair(await sessionPair(), continued);
   }, 300_000);
 
   test.concurrent("compaction: the summariser's prompt carries our instructions", async () => {
-    const instructed = check("a summariser request carries the save call", (r) => {
-      const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("summar")));
+    // The summariser's system prompt opens "You are a context summarization agent" (every agent
+    // prompt of OpenCode's mentions "summar" too), and its user message quotes the whole
+    // conversation inside <conversation>…</conversation>: the idle continuation, which carries the
+    // save call as well, is quoted there. Only what follows the quote is the prompt our context
+    // is pushed onto; a check of the whole message passed with the compaction hook broken.
+    const instructed = check("a summariser request carries the save call after the quoted conversation", (r) => {
+      const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("context summarization")));
       if (summariser.length === 0) return ["no summariser request"];
-      return summariser.some((q) => q.lastText.includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL}`];
+      const afterQuote = (q: LoggedRequest): string => q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
+      return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
     });
-    withAndWithout(await compactPair(), instructed);
+    expectPair(await compactPair(), instructed);
   }, 300_000);
 
   test.concurrent("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
@@ -301,12 +291,12 @@ describe("opencode", () => {
       if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
       return p;
     });
-    withAndWithout(await sessionPair(), compiled);
+    expectPair(await sessionPair(), compiled);
   }, 300_000);
 
   test.concurrent("bash: an oversized output OpenCode kept whole is replaced, the archive holds all of it; without a compiler it stays as it was", async () => {
     const [pair, missing] = await Promise.all([sessionPair(), faultsRun()]);
-    withAndWithout(pair, inlineCompiled);
+    expectPair(pair, inlineCompiled);
     expect(pair.on.exitCode).toBe(0);
     // The compiler missing: the plugin is there, the output stays untouched.
     expectCheck(inlineCompiled, missing).toFail();
