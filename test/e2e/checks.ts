@@ -2,7 +2,7 @@
 // = pass), so the same check can be asserted to pass with our hooks registered and to FAIL in
 // the negative control (same scenario, no hooks): a check that passes either way proves nothing.
 import { expect } from "bun:test";
-import type { RunResult } from "./harness.ts";
+import type { Mode, RunResult } from "./harness.ts";
 import type { LoggedRequest } from "./mock-llm.ts";
 
 export interface Check {
@@ -95,3 +95,47 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
 }
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+// ---- Shared runs ----------------------------------------------------------------------------
+
+/** once(make) → a function that makes its promise on the first call and hands the same one to every later caller (one host run asserted by several tests). */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** hostRunSlots(n) → run(start): start() once fewer than n runs given to it are under way (concurrent tests on few cores). */
+export function hostRunSlots(slots: number): <T>(start: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (start) => {
+    if (active < slots) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing run hands its slot over
+    try {
+      return await start();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+/** One scenario run with our hooks (`on`) and without them (`off`, the negative control). */
+export interface Pair {
+  on: RunResult;
+  off: RunResult;
+}
+
+/** runPair(run, slot, proveOffline) → both modes of a scenario, run side by side through `slot`, each proven offline. */
+export async function runPair(run: (mode: Mode) => Promise<RunResult>, slot: <T>(start: () => Promise<T>) => Promise<T>, proveOffline: (r: RunResult) => void): Promise<Pair> {
+  const [on, off] = await Promise.all([slot(() => run("hooks")), slot(() => run("none"))]);
+  for (const r of [on, off]) proveOffline(r);
+  return { on, off };
+}
+
+/** expectPair(pair, check) → with our hooks the check passes, without them it fails. */
+export function expectPair({ on, off }: Pair, c: Check): void {
+  expectCheck(c, on).toPass();
+  expectCheck(c, off).toFail();
+}

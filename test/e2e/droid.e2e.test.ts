@@ -7,10 +7,12 @@
 // it depends on) and the same check must then fail. Droid 0.225.2 tries Factory's own service
 // (CONNECT api.factory.ai:443, telemetry.factory.ai:443) even with a BYOK model: the trap proxy
 // refuses those, and every run proves nothing else tried to leave 127.0.0.1 (assertOfflineButFactory).
+// SessionStart, the guard and Stop are read from different parts of one session and share its
+// runs (see "The shared runs").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -71,13 +73,8 @@ function assertOfflineButFactory(r: RunResult): void {
   assertOffline(r, llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)));
 }
 
-async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
-  const [on, off] = await Promise.all([run("hooks"), run("none")]);
-  for (const r of [on, off]) assertOfflineButFactory(r);
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-  return on;
-}
+// Droid costs less than a served OpenCode, but CI has 2 cores: 4 host runs at most at once.
+const hostRun = hostRunSlots(4);
 
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
@@ -95,8 +92,26 @@ const refused = check("the Create was refused with our reason, and the file was 
   return p;
 });
 
+// The shared runs, each made once by the first test that needs it; the tests run concurrently.
+/**
+ * One session, with our hooks and without: SessionStart, a Create before any recall, then Stop.
+ * The SessionStart check reads the first request, the guard check the Create's result and the
+ * file, the Stop check the requests ending in the save call (only the continuation does) and the
+ * exit: none of them reads what another scenario's turn adds.
+ */
+const sessionPair = once(() => runPair((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), hostRun, assertOfflineButFactory));
+const recallRuns = once(() => {
+  const run = (failing: boolean) =>
+    hostRun(async () => {
+      const r = await runDroid(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
+      assertOfflineButFactory(r);
+      return r;
+    });
+  return Promise.all([run(true), run(false)]);
+});
+
 describe("droid", () => {
-  test("SessionStart: the load guidance is a user message after the system message of the first request", async () => {
+  test.concurrent("SessionStart: the load guidance is a user message after the system message of the first request", async () => {
     const context = check("the first request carries the load call in a user message, and no bare `{}` message", (r) => {
       const first = r.requests[0];
       if (!first) return ["no model request"];
@@ -108,25 +123,23 @@ describe("droid", () => {
       if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}")) p.push("a bare {} reached the model");
       return p;
     });
-    await withAndWithout((mode) => runDroid(setup("session-start", mode, { turns: () => [afterContinuation, done] }), "say hello"), context);
+    expectPair(await sessionPair(), context);
   }, 240_000);
 
-  test("Create before recall: refused, the model reads why, the file is not written", async () => {
-    await withAndWithout((mode) => runDroid(setup("guard", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), refused);
+  test.concurrent("Create before recall: refused, the model reads why, the file is not written", async () => {
+    expectPair(await sessionPair(), refused);
   }, 240_000);
 
-  test("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
+  test.concurrent("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
     const written = check("the Create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
-    const run = (failing: boolean) => runDroid(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
-    const [failed, worked] = await Promise.all([run(true), run(false)]);
-    for (const r of [failed, worked]) assertOfflineButFactory(r);
+    const [failed, worked] = await recallRuns();
     expectCheck(refused, failed).toPass();
     expectCheck(written, failed).toFail();
     expectCheck(written, worked).toPass();
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 240_000);
 
-  test("Stop: one continuation carrying the save guidance, then the run ends", async () => {
+  test.concurrent("Stop: one continuation carrying the save guidance, then the run ends", async () => {
     const continued = check("exactly one request ends in the save call; the run exits 0 after its answer", (r) => {
       const p: string[] = [];
       const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
@@ -134,7 +147,7 @@ describe("droid", () => {
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
       return p;
     });
-    await withAndWithout((mode) => runDroid(setup("stop", mode, { turns: () => [afterContinuation, done] }), "answer briefly"), continued);
+    expectPair(await sessionPair(), continued);
   }, 240_000);
 
   test("install keeps the user's settings; uninstall gives their bytes back", () => {

@@ -5,12 +5,13 @@
 // (`opencode serve` + `opencode run --attach`): `opencode run` alone exits at the first idle and
 // would cut the Stop continuation off. Each scenario runs again without our plugin (or without
 // the one thing it depends on) and the same check must then fail. Every run also proves nothing
-// left 127.0.0.1 (the trap proxy).
+// left 127.0.0.1 (the trap proxy). A run costs ~11 CPU s, so scenarios whose checks read
+// different parts of one session share its runs (5 runs for 7 tests; see "The shared runs").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -137,17 +138,34 @@ async function runOpencode(c: E2ECase, prompt: string, options: RunOptions = {})
   }
 }
 
-/** withAndWithout(run, check) → with our plugin the check passes, without it it fails; both runs stay offline. */
-async function withAndWithout(run: (mode: Mode) => Promise<RunResult>, c: Check): Promise<RunResult> {
-  const [on, off] = await Promise.all([run("hooks"), run("none")]);
-  for (const r of [on, off]) assertOffline(r, llm.escaped());
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
-  return on;
-}
+// Each served OpenCode costs ~11 CPU s and CI has 2 cores: the tests share runs and run
+// concurrently (most of a run is waiting: the settle, the quiet periods), 4 host runs at most.
+const hostRun = hostRunSlots(4);
+const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
+
+/** bashResult(r, command) → what the model was shown for the bash call running `command` (one session may run several). */
+function bashResult(r: RunResult, command: string): string | undefined {
+  for (const q of r.requests) {
+    const messages = messagesOf(q.body);
+    for (const m of messages) {
+      for (const call of Array.isArray(m?.tool_calls) ? m.tool_calls : []) {
+        let args: { command?: unknown } = {};
+        try {
+          args = JSON.parse(String(call?.function?.arguments ?? "{}"));
+        } catch {
+          continue;
+        }
+        if (call?.function?.name !== "bash" || args.command !== command) continue;
+        const answer = messages.find((a) => a?.role === "tool" && a.tool_call_id === call.id);
+        if (answer) return messageText(answer);
+      }
+    }
+  }
+  return undefined;
+}
 
 /** The agent's requests (they offer tools), not OpenCode's title generator. */
 const agentRequests = (r: RunResult): LoggedRequest[] => r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
@@ -157,6 +175,13 @@ const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("write", { filePa
 const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory_recall_fused", { query: "guarded.txt" }) };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+// Two bash outputs over our threshold: one above OpenCode's own cut (it keeps the tail and saves
+// the whole output to a file), one under it (kept whole).
+const CUT_COMMAND = "seq 1 5000";
+const cutTurn: ChatTurn = { reply: chatTool("bash", { command: CUT_COMMAND, description: "count" }) };
+const INLINE_COMMAND = "seq 1 1500 | sed 's/$/ padding-padding/'";
+const INLINE_OUTPUT = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
+const inlineTurn: ChatTurn = { reply: chatTool("bash", { command: INLINE_COMMAND, description: "pad" }) };
 
 const refused = check("the write was refused with a reason naming recall_fused, and the file was not written", (r) => {
   const p: string[] = [];
@@ -164,27 +189,65 @@ const refused = check("the write was refused with a reason naming recall_fused, 
   if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
   return p;
 });
+const written = check("the write after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+const inlineCompiled = check("the model reads the compiled view of the kept-whole output; the archive it names holds the complete output", (r) => {
+  const result = bashResult(r, INLINE_COMMAND);
+  if (result === undefined) return ["the bash call never answered"];
+  if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+  const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+  if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+  const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
+  return stored.trimEnd() === INLINE_OUTPUT ? [] : ["the archive does not hold the complete output"];
+});
+
+// The shared runs. Each is made once, by the first test that needs it; the tests run
+// concurrently, so the runs overlap (at most 4 at once).
+/**
+ * One session, with our plugin and without: session start, a write before any recall, the two
+ * bash outputs, then the idle continuation. No check reads a request the others add: the
+ * session-start check reads the first agent request, the guard and bash checks each read their
+ * own tool result, and the idle check counts the requests ending in the save guidance (only the
+ * continuation does) and wants it last, after a 12 s quiet period.
+ */
+const sessionPair = once(() =>
+  runPair((mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }), hostRun, offline),
+);
+/**
+ * Kept apart from the session above: the compaction adds summariser requests after the idle
+ * continuation, which the idle check would count. It carries the successful recall that unlocks
+ * the write: the compaction check reads only the summariser's requests.
+ */
+const compactPair = once(() => runPair((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), hostRun, offline));
+/**
+ * Our plugin with the MCP fake answering isError AND no compiler: the recall fails (the write
+ * must stay refused), and the bash output must stay as OpenCode gave it. The guard never runs the
+ * compiler and the compiler never asks the MCP server, so neither fault hides the other's check.
+ */
+const faultsRun = once(() =>
+  hostRun(async () => {
+    const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn, done], mcp: { failing: true } });
+    const r = await runOpencode(c, "recall, then write, then pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
+    offline(r);
+    return r;
+  }),
+);
 
 describe("opencode", () => {
-  test("session start: the load guidance is a system message of the first agent request", async () => {
+  test.concurrent("session start: the load guidance is a system message of the first agent request", async () => {
     const context = check("the first agent request has a system message carrying the load call", (r) => {
       const first = agentRequests(r)[0];
       if (!first) return ["no agent request"];
       return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL)) ? [] : [`no system message carries ${LOAD_CALL}`];
     });
-    await withAndWithout((mode) => runOpencode(setup("session-start", mode, { turns: () => [afterContinuation, done] }), "say hello"), context);
+    expectPair(await sessionPair(), context);
   }, 300_000);
 
-  test("write before recall: refused, the model reads why, the file is not written", async () => {
-    await withAndWithout((mode) => runOpencode(setup("guard", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"), refused);
+  test.concurrent("write before recall: refused, the model reads why, the file is not written", async () => {
+    expectPair(await sessionPair(), refused);
   }, 300_000);
 
-  test("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
-    const written = check("the write after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
-    const run = (failing: boolean) =>
-      runOpencode(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing } }), "recall, then write");
-    const [failed, worked] = await Promise.all([run(true), run(false)]);
-    for (const r of [failed, worked]) assertOffline(r, llm.escaped());
+  test.concurrent("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
+    const [failed, { on: worked }] = await Promise.all([faultsRun(), compactPair()]);
     expectCheck(refused, failed).toPass();
     expectCheck(written, failed).toFail();
     expectCheck(written, worked).toPass();
@@ -192,28 +255,35 @@ describe("opencode", () => {
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 300_000);
 
-  test("idle: one continuation carrying the save guidance, then the session stays idle", async () => {
+  test.concurrent("idle: one continuation carrying the save guidance, then the session stays idle", async () => {
     const continued = check("exactly one request ends in the save guidance, and it is the last one", (r) => {
       const continuations = r.requests.filter((q) => q.lastText.includes("save_working_context("));
       if (continuations.length !== 1) return [`${continuations.length} request(s) end in the save guidance, expected 1`];
       return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
     });
-    await withAndWithout((mode) => runOpencode(setup("stop", mode, { turns: () => [afterContinuation, done] }), "answer briefly", { quietMs: 12_000 }), continued);
+    expectPair(await sessionPair(), continued);
   }, 300_000);
 
-  test("compaction: the summariser's prompt carries our instructions", async () => {
-    const instructed = check("a summariser request carries the save call", (r) => {
-      const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("summar")));
+  test.concurrent("compaction: the summariser's prompt carries our instructions", async () => {
+    // The summariser's system prompt opens "You are a context summarization agent" (every agent
+    // prompt of OpenCode's mentions "summar" too), and its user message quotes the whole
+    // conversation inside <conversation>…</conversation>: the idle continuation, which carries the
+    // save call as well, is quoted there. Only what follows the quote is the prompt our context
+    // is pushed onto; a check of the whole message passed with the compaction hook broken.
+    const instructed = check("a summariser request carries the save call after the quoted conversation", (r) => {
+      const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("context summarization")));
       if (summariser.length === 0) return ["no summariser request"];
-      return summariser.some((q) => q.lastText.includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL}`];
+      const afterQuote = (q: LoggedRequest): string => q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
+      return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
     });
-    await withAndWithout((mode) => runOpencode(setup("compact", mode, { turns: () => [afterContinuation, done] }), "answer briefly", { compact: true }), instructed);
+    expectPair(await compactPair(), instructed);
   }, 300_000);
 
-  test("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
+  test.concurrent("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
     const compiled = check("the model reads the compiled view of all 5000 lines and the saved file's path", (r) => {
-      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
-      if (!result) return ["no compiled view reached the model"];
+      const result = bashResult(r, CUT_COMMAND);
+      if (result === undefined) return ["the bash call never answered"];
+      if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
       const p: string[] = [];
       if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the compiled view is not of the whole output");
       const saved = /saved at "([^"]+)"/.exec(result)?.[1];
@@ -221,28 +291,15 @@ describe("opencode", () => {
       if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
       return p;
     });
-    const turns = () => [afterContinuation, { reply: chatTool("bash", { command: "seq 1 5000", description: "count" }) }, done];
-    await withAndWithout((mode) => runOpencode(setup("bash-cut", mode, { turns }), "count"), compiled);
+    expectPair(await sessionPair(), compiled);
   }, 300_000);
 
-  test("bash: an oversized output OpenCode kept whole is replaced, the archive holds all of it; without a compiler it stays as it was", async () => {
-    const command = "seq 1 1500 | sed 's/$/ padding-padding/'";
-    const expected = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
-    const turns = () => [afterContinuation, { reply: chatTool("bash", { command, description: "pad" }) }, done];
-    const compiled = check("the model reads the compiled view; the archive it names holds the complete output", (r) => {
-      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
-      if (!result) return ["no compiled view reached the model"];
-      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-      if (!archive || !fs.existsSync(archive)) return ["no archive named"];
-      const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
-      return stored.trimEnd() === expected ? [] : ["the archive does not hold the complete output"];
-    });
-    const on = await withAndWithout((mode) => runOpencode(setup("bash-inline", mode, { turns }), "pad"), compiled);
-    expect(on.exitCode).toBe(0);
+  test.concurrent("bash: an oversized output OpenCode kept whole is replaced, the archive holds all of it; without a compiler it stays as it was", async () => {
+    const [pair, missing] = await Promise.all([sessionPair(), faultsRun()]);
+    expectPair(pair, inlineCompiled);
+    expect(pair.on.exitCode).toBe(0);
     // The compiler missing: the plugin is there, the output stays untouched.
-    const missing = await runOpencode(setup("bash-no-compiler", "hooks", { turns }), "pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
-    assertOffline(missing, llm.escaped());
-    expectCheck(compiled, missing).toFail();
-    expect(toolResults(missing).some((t) => t.includes("1500 padding-padding"))).toBe(true);
+    expectCheck(inlineCompiled, missing).toFail();
+    expect(bashResult(missing, INLINE_COMMAND)).toContain("1500 padding-padding");
   }, 300_000);
 });
