@@ -45,7 +45,7 @@ import {
 } from "./harness.ts";
 import { codexText, text } from "./mock-llm.ts";
 import { geminiCall, geminiText, startMockGemini, type MockGemini } from "./mock-gemini.ts";
-import { chatText, chatTool, messagesOf, messageText } from "./mock-openai-chat.ts";
+import { chatText, chatTool, messagesOf, messageText, type ChatReply } from "./mock-openai-chat.ts";
 import { qwenSuite, runQwen } from "./qwen-harness.ts";
 import { afterAll, beforeAll } from "bun:test";
 
@@ -352,16 +352,15 @@ function chatEdits(r: RunResult, tool: string, refused: (answer: string) => bool
   });
 }
 
+/** The chat-completions hosts' session script: `edit(content)` writes guarded.txt, `recallTool` recalls. */
+function chatScript(modes: readonly DoubleMode[], c: E2ECase, edit: (content: string) => ChatReply, recallTool: string, done: string) {
+  return sessionScript(modes, () => guarded(c), (k) => edit(`${editContent(k)}\n`), (i, n) => [chatTool(recallTool, { query: recallQuery(i, n) })], chatText(done));
+}
+
 async function qwenSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
   let files: (string | undefined)[] = [];
   const c = qwen.setup(`mx-qwen-${label(modes)}`, hooks ? "hooks" : "none", (c) => {
-    const script = sessionScript(
-      modes,
-      () => guarded(c),
-      (k) => chatTool("write_file", { file_path: guarded(c), content: `${editContent(k)}\n` }),
-      (i, n) => [chatTool("mcp__velesdb-memory__recall_fused", { query: recallQuery(i, n) })],
-      chatText("DONE"),
-    );
+    const script = chatScript(modes, c, (content) => chatTool("write_file", { file_path: guarded(c), content }), "mcp__velesdb-memory__recall_fused", "DONE");
     files = script.files;
     return script.turns;
   }, { projectConfig: OPT_IN, mcpMode: modeArg(modes) });
@@ -375,13 +374,7 @@ async function copilotSession(modes: readonly DoubleMode[], hooks: boolean): Pro
   let files: (string | undefined)[] = [];
   const c = copilot.setup(`mx-${label(modes)}`, hooks ? "hooks" : "none", {
     turns: (c) => {
-      const script = sessionScript(
-        modes,
-        () => guarded(c),
-        (k) => chatTool("create", { path: guarded(c), file_text: `${editContent(k)}\n` }),
-        (i, n) => [chatTool("velesdb-memory-recall_fused", { query: recallQuery(i, n) })],
-        chatText("DONE answer"),
-      );
+      const script = chatScript(modes, c, (content) => chatTool("create", { path: guarded(c), file_text: content }), "velesdb-memory-recall_fused", "DONE answer");
       files = script.files;
       return script.turns;
     },
