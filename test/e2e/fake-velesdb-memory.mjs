@@ -22,7 +22,7 @@
 // exact (a JS number would round them). velesdb-memory-double.test.ts checks the double against
 // that binary, prose masked, when VH_VELESDB_MEMORY_BIN names one.
 //
-//   node fake-velesdb-memory.mjs [--mode MODE] [--log FILE] [anything else, ignored]
+//   node fake-velesdb-memory.mjs [--mode MODE[,MODE...]] [--log FILE] [anything else, ignored]
 //
 // Arguments it does not know are ignored, as an installer may register the real server with
 // none or with its own. --log FILE appends each received message to FILE as one JSON line, so
@@ -43,6 +43,12 @@
 // Only the recall tools (recall, recall_fused, recall_where, entity, why, and compile_context
 // with a memory_scope) change with the mode: load/save_working_context and the rest always
 // answer as in `structured` (`text-only` and `non-json` as text), so a session starts normally.
+// A comma list of modes answers the Nth recall call of the session in the Nth mode (the last
+// mode for any later one), each answer byte for byte the one its mode alone gives, so one host
+// run can go through several answers (recall-matrix.e2e.test.ts chains the failing ones). The
+// list is one server: tools/list and the other tools answer as a text server when a mode of the
+// list is `text-only` or `non-json`; a list mixing those with `structured`/`empty` is refused
+// (no server publishes outputSchema and then answers without structuredContent).
 //
 // compile-stdin [--budget N] [--query Q] (SPEC §7) is run directly as VELESDB_MEMORY_BIN by the
 // PostToolUse hook (the harness makes this file executable). Its "compiled view" is one line
@@ -194,11 +200,41 @@ function compileStdin(args) {
   });
 }
 
+/**
+ * modeSequence("is-error,text-only") → { modes: ["is-error","text-only"], server: "text-only" }:
+ * the modes of the recall calls in order, and the mode the rest of the server answers in (the
+ * list's text mode if it has one, else its first). Throws a one-line reason for a bad list.
+ */
+export function modeSequence(arg) {
+  const modes = String(arg).split(",");
+  const unknown = modes.find((m) => !MODES.includes(m));
+  if (unknown !== undefined) throw new Error(`unknown --mode ${JSON.stringify(unknown)} (one of ${MODES.join(", ")}, or a comma list of them)`);
+  const text = modes.find(textServer);
+  if (text !== undefined && modes.some((m) => m === "structured" || m === "empty")) {
+    throw new Error(`--mode ${JSON.stringify(arg)} mixes a text server (text-only, non-json) with structured output (structured, empty)`);
+  }
+  return { modes, server: text ?? modes[0] };
+}
+
+/**
+ * modeOf(sequence, message, session) → the mode that answers `message`: a recall call takes the
+ * next mode of the list (counted in `session.recalls`), anything else the server's mode.
+ */
+export function modeOf({ modes, server }, message, session) {
+  if (message.method !== "tools/call" || message.id === undefined || message.id === null) return server;
+  if (!isRecall(message.params?.name, message.params?.arguments ?? {})) return server;
+  const n = session.recalls ?? 0;
+  session.recalls = n + 1;
+  return modes[Math.min(n, modes.length - 1)];
+}
+
 function serveMcp(args) {
   const modeIndex = args.indexOf("--mode");
-  const mode = modeIndex >= 0 ? args[modeIndex + 1] : "structured";
-  if (!MODES.includes(mode)) {
-    process.stderr.write(`fake-velesdb-memory: unknown --mode ${JSON.stringify(mode)} (one of ${MODES.join(", ")})\n`);
+  let sequence;
+  try {
+    sequence = modeSequence(modeIndex >= 0 ? args[modeIndex + 1] : "structured");
+  } catch (error) {
+    process.stderr.write(`fake-velesdb-memory: ${error.message}\n`);
     process.exit(2);
   }
   const logIndex = args.indexOf("--log");
@@ -228,7 +264,7 @@ function serveMcp(args) {
         }
       }
       for (const m of Array.isArray(message) ? message : [message]) {
-        const out = m !== null && typeof m === "object" ? answerLine(mode, m, session) : undefined;
+        const out = m !== null && typeof m === "object" ? answerLine(modeOf(sequence, m, session), m, session) : undefined;
         if (out !== undefined) process.stdout.write(out);
       }
     }
