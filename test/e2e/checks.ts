@@ -95,3 +95,34 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
 }
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+// ---- Sharing runs ---------------------------------------------------------------------------
+
+/**
+ * once(make) → a getter for one promise, made on the first call: one pair of host runs whose
+ * transcript several tests assert on (each host start costs 1–3 CPU s; CI has 2 cores).
+ */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/**
+ * hostSlots(n) → slot(run): run() starts when fewer than n runs of this file are under way, so
+ * tests that overlap (test.concurrent) never start more host CLIs than the cores can carry.
+ */
+export function hostSlots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let busy = 0;
+  const waiting: Array<() => void> = [];
+  return async (run) => {
+    if (busy >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    else busy++;
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      if (next) next(); // the slot passes straight to the next waiter
+      else busy--;
+    }
+  };
+}

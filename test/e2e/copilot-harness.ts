@@ -19,6 +19,8 @@ export const COPILOT_OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 export interface CopilotSetup {
   turns: (c: E2ECase) => ChatTurn[];
   mcp?: { mode?: DoubleMode };
+  /** Runs in "hooks" mode just before our installer: the user's own files that install must leave as they were. */
+  beforeInstall?: (c: E2ECase) => void;
 }
 
 export interface CopilotSuite {
@@ -86,7 +88,10 @@ export function copilotSuite(): CopilotSuite {
       chat.script(c.scenario, options.turns(c));
       const mcpArgs = doubleArgs(c.mcpLog, options.mcp?.mode);
       writeFileMaking(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
-      if (mode === "hooks") copilotInstaller(c);
+      if (mode === "hooks") {
+        options.beforeInstall?.(c);
+        copilotInstaller(c);
+      }
       return c;
     },
     async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl, extraEnv = {}, timeoutMs = 90_000) {
