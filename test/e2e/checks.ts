@@ -2,7 +2,7 @@
 // = pass), so the same check can be asserted to pass with our hooks registered and to FAIL in
 // the negative control (same scenario, no hooks): a check that passes either way proves nothing.
 import { expect } from "bun:test";
-import type { RunResult } from "./harness.ts";
+import type { Mode, RunResult } from "./harness.ts";
 import type { LoggedRequest } from "./mock-llm.ts";
 
 export interface Check {
@@ -125,4 +125,25 @@ export function hostSlots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
       else busy--;
     }
   };
+}
+
+/** One scenario run with our hooks ("hooks") and without them ("none"). */
+export interface Pair<R = RunResult> {
+  readonly on: R;
+  readonly off: R;
+}
+
+/** pairOf(run, offline) → the pair, both runs side by side, made once; offline(r) asserts each stayed on 127.0.0.1. */
+export function pairOf<R>(run: (mode: Mode) => Promise<R>, offline: (r: R) => void): () => Promise<Pair<R>> {
+  return once(async () => {
+    const [on, off] = await Promise.all([run("hooks"), run("none")]);
+    for (const r of [on, off]) offline(r);
+    return { on, off };
+  });
+}
+
+/** proves(check, pair) → with our hooks the check passes, without them it fails. */
+export function proves(c: Check, pair: Pair): void {
+  expectCheck(c, pair.on).toPass();
+  expectCheck(c, pair.off).toFail();
 }

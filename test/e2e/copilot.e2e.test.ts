@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, hostSlots, once, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking } from "./copilot-harness.ts";
 import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
@@ -28,24 +28,8 @@ const runCopilot: typeof suite.run = (...args) => slot(() => suite.run(...args))
 const install = copilotInstaller;
 const writeFile = writeFileMaking;
 
-interface Pair {
-  on: RunResult;
-  off: RunResult;
-}
-
-/** pairOf(run) → one scenario run with our hooks and without them, side by side, made once; both stayed offline. */
-const pairOf = (run: (mode: Mode) => Promise<RunResult>): (() => Promise<Pair>) =>
-  once(async () => {
-    const [on, off] = await Promise.all([run("hooks"), run("none")]);
-    for (const r of [on, off]) assertOffline(r, suite.llm.escaped());
-    return { on, off };
-  });
-
-/** proves(check, pair) → with our hooks the check passes, without them it fails. */
-function proves(c: Check, pair: Pair): void {
-  expectCheck(c, pair.on).toPass();
-  expectCheck(c, pair.off).toFail();
-}
+/** pair(run) → one scenario with our hooks and without them, made once; both runs stayed offline. */
+const pair = (run: (mode: Mode) => Promise<RunResult>) => pairOf(run, (r) => assertOffline(r, suite.llm.escaped()));
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
@@ -80,7 +64,7 @@ const written = check("the create after the recall went through", (r) => (fs.exi
 // repository is opted in and nothing was edited: its checklist, which ends in the save call).
 const SAVE_MATCH = new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&"));
 const SESSION_REQUESTS = 5; // create, recall, create again, the answer, the continuation
-const mainSession = pairOf((mode) =>
+const mainSession = pair((mode) =>
   runCopilot(
     setup("main", mode, { turns: (c) => [{ match: SAVE_MATCH, reply: chatText("AFTER CONTINUATION") }, createTurn(c), recallTurn, createTurn(c), done], mcp: { mode: "is-error" } }),
     "say hello, then write a file",
@@ -95,7 +79,7 @@ const userFiles = (c: E2ECase): string[] => [path.join(c.home, ".copilot", "sett
 const ourHooksFile = (c: E2ECase): string => path.join(c.home, ".copilot", "hooks", "velesdb-hooks.json");
 let installedAtSetup = "";
 const patchTurn = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`) });
-const patchSession = pairOf((mode) => {
+const patchSession = pair((mode) => {
   const c = setup("guard-patch", mode, {
     turns: (c) => [patchTurn(c), done],
     beforeInstall: (c) => userFiles(c).forEach((file, i) => writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!)),
@@ -114,7 +98,7 @@ const recallWorked = once(async () => {
 const INLINE_COMMAND = "seq 1 1100 | sed 's/$/ padding-pad/'; exit 3"; // 1100 lines, ≈17 KB: above our 12 000-byte floor, below the ~20 KB from which Copilot saves the output to a file
 const SAVED_COMMAND = "seq 1 5000";
 const bashTurns = (): ChatTurn[] => [{ reply: chatTool("bash", { command: INLINE_COMMAND, description: "pad" }) }, { reply: chatTool("bash", { command: SAVED_COMMAND, description: "count" }) }, done];
-const bashSession = pairOf((mode) => runCopilot(setup("bash", mode, { turns: bashTurns }), "pad, then count"));
+const bashSession = pair((mode) => runCopilot(setup("bash", mode, { turns: bashTurns }), "pad, then count"));
 const bashNoCompiler = once(async () => {
   const r = await runCopilot(setup("bash-no-compiler", "hooks", { turns: bashTurns }), "pad, then count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
   assertOffline(r, suite.llm.escaped());

@@ -44,6 +44,8 @@ export function userSettings(c: E2ECase, mcpMode: DoubleMode = "structured"): Re
 
 export interface QwenSuite {
   readonly chat: MockOpenAiChat;
+  /** mock-llm's trap proxy: where anything not addressed to 127.0.0.1 lands. */
+  readonly trap: MockLlm;
   setup(name: string, mode: Mode, turns: (c: E2ECase) => ChatTurn[], options?: QwenCaseOptions): E2ECase;
   withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
 }
@@ -73,6 +75,9 @@ export function qwenSuite(): QwenSuite {
   return {
     get chat() {
       return started().chat;
+    },
+    get trap() {
+      return started().trap;
     },
     setup(name, mode, turns, options = {}) {
       const { chat, trap } = started();
