@@ -40,6 +40,8 @@ export interface GeminiCaseOptions {
   projectConfig?: Record<string, unknown>;
   /** How the velesdb-memory double answers the recall tools (default "structured"). */
   mcpMode?: DoubleMode;
+  /** "hooks" mode: runs our installer in place of the single install (a test that installs twice and keeps the bytes). */
+  install?: (c: GeminiCase) => void;
 }
 
 export interface GeminiRun {
@@ -87,7 +89,7 @@ export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, tur
   fs.writeFileSync(c.settings, userSettings(c, options.mcpMode));
   fs.writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`);
   mock.script(c.scenario, turns);
-  if (mode === "hooks") installGeminiHooks(c);
+  if (mode === "hooks") (options.install ?? installGeminiHooks)(c);
   return c;
 }
 

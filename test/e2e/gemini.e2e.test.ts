@@ -21,7 +21,6 @@ import {
   createGeminiCase,
   functionResponses,
   GEMINI_BIN,
-  installGeminiHooks,
   installer,
   removeGeminiCase,
   runGemini,
@@ -64,12 +63,11 @@ const HOST_SLOTS = 4;
 const slot = hostSlots(HOST_SLOTS);
 const TIMEOUT_MS = 240_000; // a test may wait for its session behind others (HOST_SLOTS)
 
-/** session(name, turns, options, prepare?) → the scenario with and without our hooks, side by side, made once; both stayed offline. */
-function session(name: string, turns: GeminiTurn[], options: GeminiCaseOptions, prepare?: (c: GeminiCase) => void): () => Promise<Pair<GeminiRun>> {
+/** session(name, turns, options) → the scenario with and without our hooks, side by side, made once; both stayed offline. */
+function session(name: string, turns: GeminiTurn[], options: GeminiCaseOptions): () => Promise<Pair<GeminiRun>> {
   const run = (mode: Mode) => {
-    const c = createGeminiCase(mock, name, "none", turns, options);
+    const c = createGeminiCase(mock, name, mode, turns, options);
     cases.push(c);
-    if (mode === "hooks") (prepare ?? installGeminiHooks)(c);
     return slot(() => runGemini(c, "do the task"));
   };
   return pairOf(run, (r) => {
@@ -106,12 +104,14 @@ interface InstallSteps {
   twice: string;
 }
 let installSteps: InstallSteps | undefined;
-const plainSession = session("gemini-plain", [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }], {}, (c) => {
-  const original = fs.readFileSync(c.settings, "utf8");
-  installer(c, "install");
-  const once = fs.readFileSync(c.settings, "utf8");
-  installer(c, "install");
-  installSteps = { original, once, twice: fs.readFileSync(c.settings, "utf8") };
+const plainSession = session("gemini-plain", [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }], {
+  install: (c) => {
+    const original = fs.readFileSync(c.settings, "utf8");
+    installer(c, "install");
+    const once = fs.readFileSync(c.settings, "utf8");
+    installer(c, "install");
+    installSteps = { original, once, twice: fs.readFileSync(c.settings, "utf8") };
+  },
 });
 
 // Opted in, the recall failing: write_file before any recall (refused), the recall, write_file again (still refused), the answer.
