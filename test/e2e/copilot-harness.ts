@@ -5,7 +5,6 @@ import { afterAll, beforeAll } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline, expectCheck, type Check } from "./checks.ts";
 import { baseEnv, createCase, doubleArgs, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -31,8 +30,6 @@ export interface CopilotSuite {
   setup(name: string, mode: Mode, options: CopilotSetup): E2ECase;
   /** run(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
   run(c: E2ECase, prompt: string, model?: string, providerUrl?: string, extraEnv?: Record<string, string>, timeoutMs?: number): Promise<RunResult>;
-  /** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
-  withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
 }
 
 export function writeFileMaking(file: string, text: string): void {
@@ -115,14 +112,6 @@ export function copilotSuite(): CopilotSuite {
       const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
       if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
       return { ...result, requests, allRequests, case: c };
-    },
-    async withAndWithout(run, check) {
-      const { llm } = started();
-      const [on, off] = await Promise.all([run("hooks"), run("none")]);
-      for (const r of [on, off]) assertOffline(r, llm.escaped());
-      expectCheck(check, on).toPass();
-      expectCheck(check, off).toFail();
-      return on;
     },
   };
   return suite;

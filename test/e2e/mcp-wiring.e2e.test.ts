@@ -18,7 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, hostSlots } from "./checks.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { createGeminiCase, GEMINI_BIN, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
+import { createGeminiCase, GEMINI_BIN, GEMINI_NO_RELAUNCH, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
 import {
   baseEnv,
   canonicalJson,
@@ -42,7 +42,7 @@ import {
 import { geminiCall, geminiText, startMockGemini, type MockGemini } from "./mock-gemini.ts";
 import { codexText, startMockLlm, text, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type MockOpenAiChat } from "./mock-openai-chat.ts";
-import { QWEN_CLI, QWEN_MODEL, QWEN_NODE, runQwen } from "./qwen-harness.ts";
+import { QWEN_CLI, QWEN_MODEL, QWEN_NO_RELAUNCH, QWEN_NODE, runQwen } from "./qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const CLAUDE_QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" };
@@ -254,7 +254,7 @@ describe("install --mcp on the real hosts", () => {
         const before = fs.readFileSync(c.settings, "utf8");
         installer(c, ["install", "--client", "gemini"]);
         const proxy = gemini.proxyUrl;
-        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, NO_COLOR: "1", HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: "127.0.0.1,localhost" };
+        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, NO_COLOR: "1", HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: "127.0.0.1,localhost", ...GEMINI_NO_RELAUNCH };
         return {
           dirs: c,
           run: async () => {
@@ -295,7 +295,7 @@ describe("install --mcp on the real hosts", () => {
           { reply: chatText("DONE") },
         ]);
         installer(c, ["install", "--client", "qwen"]);
-        const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL };
+        const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL, ...QWEN_NO_RELAUNCH };
         return {
           dirs: c,
           run: () => runQwen(c, chat, "recall, then write a file").then((r) => (assertOffline(r, llm.escaped()), r)),
