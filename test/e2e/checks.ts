@@ -98,44 +98,54 @@ export const count = (text: string, needle: string): number => text.split(needle
 
 // ---- Shared runs ----------------------------------------------------------------------------
 
-/** once(make) → a function that makes its promise on the first call and hands the same one to every later caller (one host run asserted by several tests). */
+/**
+ * once(make) → a getter for one promise, made on the first call: one pair of host runs whose
+ * transcript several tests assert on (each host start costs 1–3 CPU s; CI has 2 cores).
+ */
 export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | undefined;
   return () => (made ??= make());
 }
 
-/** hostRunSlots(n) → run(start): start() once fewer than n runs given to it are under way (concurrent tests on few cores). */
-export function hostRunSlots(slots: number): <T>(start: () => Promise<T>) => Promise<T> {
-  let active = 0;
+/**
+ * hostSlots(n) → slot(run): run() starts when fewer than n runs of this file are under way, so
+ * tests that overlap (test.concurrent) never start more host CLIs than the cores can carry.
+ */
+export function hostSlots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let busy = 0;
   const waiting: Array<() => void> = [];
-  return async (start) => {
-    if (active < slots) active++;
-    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing run hands its slot over
+  return async (run) => {
+    if (busy >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    else busy++;
     try {
-      return await start();
+      return await run();
     } finally {
       const next = waiting.shift();
-      if (next) next();
-      else active--;
+      if (next) next(); // the slot passes straight to the next waiter
+      else busy--;
     }
   };
 }
 
-/** One scenario run with our hooks (`on`) and without them (`off`, the negative control). */
-export interface Pair {
-  on: RunResult;
-  off: RunResult;
+/** One scenario run with our hooks ("hooks") and without them ("none", the negative control). */
+export interface Pair<R = RunResult> {
+  readonly on: R;
+  readonly off: R;
 }
 
-/** runPair(run, slot, proveOffline) → both modes of a scenario, run side by side through `slot`, each proven offline. */
-export async function runPair(run: (mode: Mode) => Promise<RunResult>, slot: <T>(start: () => Promise<T>) => Promise<T>, proveOffline: (r: RunResult) => void): Promise<Pair> {
-  const [on, off] = await Promise.all([slot(() => run("hooks")), slot(() => run("none"))]);
-  for (const r of [on, off]) proveOffline(r);
-  return { on, off };
+const unslotted = <T>(run: () => Promise<T>): Promise<T> => run();
+
+/** pairOf(run, offline, slot) → a getter for one pair: both modes side by side (each through `slot`), made once, each run proven offline by offline(r). */
+export function pairOf<R>(run: (mode: Mode) => Promise<R>, offline: (r: R) => void, slot: <T>(run: () => Promise<T>) => Promise<T> = unslotted): () => Promise<Pair<R>> {
+  return once(async () => {
+    const [on, off] = await Promise.all([slot(() => run("hooks")), slot(() => run("none"))]);
+    for (const r of [on, off]) offline(r);
+    return { on, off };
+  });
 }
 
-/** expectPair(pair, check) → with our hooks the check passes, without them it fails. */
-export function expectPair({ on, off }: Pair, c: Check): void {
-  expectCheck(c, on).toPass();
-  expectCheck(c, off).toFail();
+/** proves(check, pair) → with our hooks the check passes, without them it fails. */
+export function proves(c: Check, pair: Pair): void {
+  expectCheck(c, pair.on).toPass();
+  expectCheck(c, pair.off).toFail();
 }

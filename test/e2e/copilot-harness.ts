@@ -5,7 +5,6 @@ import { afterAll, beforeAll } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline, expectCheck, type Check } from "./checks.ts";
 import { baseEnv, createCase, doubleArgs, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -19,6 +18,8 @@ export const COPILOT_OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 export interface CopilotSetup {
   turns: (c: E2ECase) => ChatTurn[];
   mcp?: { mode?: DoubleMode };
+  /** Runs in "hooks" mode just before our installer: the user's own files that install must leave as they were. */
+  beforeInstall?: (c: E2ECase) => void;
 }
 
 export interface CopilotSuite {
@@ -29,8 +30,6 @@ export interface CopilotSuite {
   setup(name: string, mode: Mode, options: CopilotSetup): E2ECase;
   /** run(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
   run(c: E2ECase, prompt: string, model?: string, providerUrl?: string, extraEnv?: Record<string, string>, timeoutMs?: number): Promise<RunResult>;
-  /** withAndWithout(run, check) → with our hooks the check passes, without them it fails; both runs stay offline. */
-  withAndWithout(run: (mode: Mode) => Promise<RunResult>, check: Check): Promise<RunResult>;
 }
 
 export function writeFileMaking(file: string, text: string): void {
@@ -86,7 +85,10 @@ export function copilotSuite(): CopilotSuite {
       chat.script(c.scenario, options.turns(c));
       const mcpArgs = doubleArgs(c.mcpLog, options.mcp?.mode);
       writeFileMaking(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
-      if (mode === "hooks") copilotInstaller(c);
+      if (mode === "hooks") {
+        options.beforeInstall?.(c);
+        copilotInstaller(c);
+      }
       return c;
     },
     async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl, extraEnv = {}, timeoutMs = 90_000) {
@@ -110,14 +112,6 @@ export function copilotSuite(): CopilotSuite {
       const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
       if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
       return { ...result, requests, allRequests, case: c };
-    },
-    async withAndWithout(run, check) {
-      const { llm } = started();
-      const [on, off] = await Promise.all([run("hooks"), run("none")]);
-      for (const r of [on, off]) assertOffline(r, llm.escaped());
-      expectCheck(check, on).toPass();
-      expectCheck(check, off).toFail();
-      return on;
     },
   };
   return suite;

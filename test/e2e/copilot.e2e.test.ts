@@ -4,10 +4,14 @@
 // hooks registered by our own installer (`velesdb-hooks install --client copilot`). Each
 // scenario runs again without our hooks (or without the one thing it depends on) and the same
 // check must then fail. Every run also proves nothing left 127.0.0.1 (the trap proxy).
+//
+// A Copilot start costs 2–3 CPU s, and CI has 2 cores: behaviours whose turns fit one session
+// share its pair of runs (each behaviour keeps its own test and check, asserted on that pair),
+// and the tests overlap, at most HOST_SLOTS Copilot runs at a time.
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck } from "./checks.ts";
+import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking } from "./copilot-harness.ts";
 import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
@@ -15,13 +19,17 @@ import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResult
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
 const DENIED = "Denied by preToolUse hook: ";
+const HOST_SLOTS = 4;
 
 const suite = copilotSuite();
 const setup = suite.setup;
-const runCopilot = suite.run;
-const withAndWithout = suite.withAndWithout;
+const slot = hostSlots(HOST_SLOTS);
+const runCopilot: typeof suite.run = (...args) => slot(() => suite.run(...args));
 const install = copilotInstaller;
 const writeFile = writeFileMaking;
+
+/** pair(run) → one scenario with our hooks and without them, made once; both runs stayed offline. */
+const pair = (run: (mode: Mode) => Promise<RunResult>) => pairOf(run, (r) => assertOffline(r, suite.llm.escaped()));
 
 // ---- Request anatomy (chat completions) -----------------------------------------------------
 
@@ -40,8 +48,65 @@ const refused = check("the edit was refused with a reason naming recall_fused, a
   return p;
 });
 
+/** deniedAt(r, i) → the problem when the i-th tool result the model saw is not our refusal naming recall_fused. */
+const deniedAt = (r: RunResult, i: number, which: string): string[] => {
+  const result = toolResults(r)[i];
+  return result?.startsWith(DENIED) && result.includes("recall_fused") ? [] : [`the model saw ${JSON.stringify(result?.slice(0, 120))} for ${which}, not "${DENIED}…recall_fused…"`];
+};
+
+const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+
+// ---- The shared sessions ----------------------------------------------------------------------
+
+// One session, four behaviours in the order a user meets them: sessionStart's guidance in the
+// first request; a create before any recall (refused); a recall the server answers with isError;
+// the same create again (still refused); the answer; then agentStop's one continuation (the
+// repository is opted in and nothing was edited: its checklist, which ends in the save call).
+const SAVE_MATCH = new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&"));
+const SESSION_REQUESTS = 5; // create, recall, create again, the answer, the continuation
+const mainSession = pair((mode) =>
+  runCopilot(
+    setup("main", mode, { turns: (c) => [{ match: SAVE_MATCH, reply: chatText("AFTER CONTINUATION") }, createTurn(c), recallTurn, createTurn(c), done], mcp: { mode: "is-error" } }),
+    "say hello, then write a file",
+  ),
+);
+
+// The install test's user files live in the apply_patch session's hooks case: written before
+// our installer runs there, compared after uninstall.
+const USER_SETTINGS = '{\n  // mine\n  "banner": "never"\n}\n';
+const USER_HOOKS = '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"true"}]}}';
+const userFiles = (c: E2ECase): string[] => [path.join(c.home, ".copilot", "settings.json"), path.join(c.home, ".copilot", "hooks", "user.json")];
+const ourHooksFile = (c: E2ECase): string => path.join(c.home, ".copilot", "hooks", "velesdb-hooks.json");
+let installedAtSetup = "";
+const patchTurn = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`) });
+const patchSession = pair((mode) => {
+  const c = setup("guard-patch", mode, {
+    turns: (c) => [patchTurn(c), done],
+    beforeInstall: (c) => userFiles(c).forEach((file, i) => writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!)),
+  });
+  if (mode === "hooks") installedAtSetup = fs.readFileSync(ourHooksFile(c), "utf8");
+  return runCopilot(c, "patch a file", "mock-model");
+});
+
+const recallWorked = once(async () => {
+  const r = await runCopilot(setup("recall-ok", "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { mode: "structured" } }), "recall, then write");
+  assertOffline(r, suite.llm.escaped());
+  return r;
+});
+
+// Both bash outputs in one session: the first result the model reads is the inline one, the second the one Copilot saved to a file.
+const INLINE_COMMAND = "seq 1 1100 | sed 's/$/ padding-pad/'; exit 3"; // 1100 lines, ≈17 KB: above our 12 000-byte floor, below the ~20 KB from which Copilot saves the output to a file
+const SAVED_COMMAND = "seq 1 5000";
+const bashTurns = (): ChatTurn[] => [{ reply: chatTool("bash", { command: INLINE_COMMAND, description: "pad" }) }, { reply: chatTool("bash", { command: SAVED_COMMAND, description: "count" }) }, done];
+const bashSession = pair((mode) => runCopilot(setup("bash", mode, { turns: bashTurns }), "pad, then count"));
+const bashNoCompiler = once(async () => {
+  const r = await runCopilot(setup("bash-no-compiler", "hooks", { turns: bashTurns }), "pad, then count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
+  assertOffline(r, suite.llm.escaped());
+  return r;
+});
+
 describe("copilot", () => {
-  test("sessionStart: the load guidance is a user message before the prompt in the first model request", async () => {
+  test.concurrent("sessionStart: the load guidance is a user message before the prompt in the first model request", async () => {
     const context = check("the first request carries the load call in a user message before the prompt", (r) => {
       const first = r.requests[0];
       if (!first) return ["no model request"];
@@ -51,24 +116,31 @@ describe("copilot", () => {
       if (at < 0) return [`no user message carries ${LOAD_CALL}`];
       return at < prompt ? [] : [`the context (user message ${at}) is not before the prompt (user message ${prompt})`];
     });
-    await withAndWithout((mode) => runCopilot(setup("session-start", mode, { turns: () => [done] }), "say hello"), context);
+    proves(context, await mainSession());
   }, 240_000);
 
-  test("edit before recall: create is refused, the model reads why, the file is not written", async () => {
-    await withAndWithout((mode) => runCopilot(setup("guard", mode, { turns: (c) => [createTurn(c), done] }), "write a file"), refused);
+  test.concurrent("edit before recall: create is refused, the model reads why, the file is not written", async () => {
+    const refusedFirst = check("the create before any recall was refused with a reason naming recall_fused, and the file was not written", (r) => {
+      const p = deniedAt(r, 0, "the first create");
+      if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+      return p;
+    });
+    proves(refusedFirst, await mainSession());
   }, 240_000);
 
-  test("apply_patch (the edit tool of models Copilot does not know) is refused likewise", async () => {
-    const patch = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`) });
-    await withAndWithout((mode) => runCopilot(setup("guard-patch", mode, { turns: (c) => [patch(c), done] }), "patch a file", "mock-model"), refused);
+  test.concurrent("apply_patch (the edit tool of models Copilot does not know) is refused likewise", async () => {
+    proves(refused, await patchSession());
   }, 240_000);
 
-  test("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
-    const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
-    const run = (failing: boolean) => runCopilot(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { mode: failing ? "is-error" : "structured" } }), "recall, then write");
-    const [failed, worked] = await Promise.all([run(true), run(false)]);
-    for (const r of [failed, worked]) assertOffline(r, suite.llm.escaped());
-    expectCheck(refused, failed).toPass();
+  test.concurrent("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
+    const stillRefused = check("the create after the failed recall was refused again, and the file was not written", (r) => {
+      const p = deniedAt(r, 2, "the create after the recall");
+      if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+      return p;
+    });
+    const [{ on: failed, off: unguarded }, worked] = await Promise.all([mainSession(), recallWorked()]);
+    expectCheck(stillRefused, failed).toPass();
+    expectCheck(stillRefused, unguarded).toFail();
     expectCheck(written, failed).toFail();
     expectCheck(written, worked).toPass();
     expect(toolResults(worked).filter((t) => t.startsWith(DENIED))).toEqual([]);
@@ -78,28 +150,25 @@ describe("copilot", () => {
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 240_000);
 
-  test("agentStop: one continuation carrying save_working_context(...), then the run ends", async () => {
-    const continued = check("exactly one continuation request ends in the save call; the run exits 0 after it", (r) => {
+  test.concurrent("agentStop: one continuation carrying save_working_context(...), then the run ends", async () => {
+    const continued = check("exactly one continuation request ends in the save call, as the last request; the run exits 0 after it", (r) => {
       const p: string[] = [];
       const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
       if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
-      if (r.requests.length !== 2) p.push(`${r.requests.length} model requests, expected 2 (the answer, then the continuation)`);
+      else if (r.requests.at(-1) !== continuations[0]) p.push("the continuation is not the last request");
+      if (r.requests.length !== SESSION_REQUESTS) p.push(`${r.requests.length} model requests, expected ${SESSION_REQUESTS} (the session's four, then the continuation)`);
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
       if (!r.stdout.includes("AFTER CONTINUATION")) p.push("the run did not end with the continuation's answer");
       return p;
     });
-    const run = (mode: Mode) =>
-      runCopilot(setup("stop", mode, { turns: () => [{ match: new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&")), reply: chatText("AFTER CONTINUATION") }, done] }), "answer briefly");
-    await withAndWithout(run, continued);
+    proves(continued, await mainSession());
   }, 240_000);
 
-  test("bash: an oversized inline output becomes the compiled view, the <shellId> footer and its exit code kept, the archive holding all of it", async () => {
-    // 1100 lines, ≈17 KB: above our 12 000-byte floor, below the ~20 KB from which Copilot saves the output to a file.
-    const command = "seq 1 1100 | sed 's/$/ padding-pad/'; exit 3";
+  test.concurrent("bash: an oversized inline output becomes the compiled view, the <shellId> footer and its exit code kept, the archive holding all of it", async () => {
     const expected = Array.from({ length: 1100 }, (_, i) => `${i + 1} padding-pad`).join("\n");
     const compiled = check("the model reads the compiled view, then Copilot's footer with exit code 3; the archive holds the output", (r) => {
-      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
-      if (!result) return ["no compiled view reached the model"];
+      const result = toolResults(r)[0];
+      if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the first bash call"];
       const p: string[] = [];
       if (!result.includes("E2E-COMPILED lines=1100 first=1 padding-pad last=1100 padding-pad")) p.push("the compiled view is not of the whole output");
       if (!/\n<shellId: \d+ completed with exit code 3>$/.test(result)) p.push("the <shellId …> footer with exit code 3 is not the end of the result");
@@ -108,15 +177,13 @@ describe("copilot", () => {
       else if ((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout !== expected) p.push("the archive does not hold the complete output");
       return p;
     });
-    const turns = () => [{ reply: chatTool("bash", { command, description: "pad" }) }, done];
-    await withAndWithout((mode) => runCopilot(setup("bash-inline", mode, { turns }), "pad"), compiled);
+    proves(compiled, await bashSession());
   }, 240_000);
 
-  test("bash: an output Copilot saved to a file (deleted when the session ends) is compiled whole and archived by us; no compiler leaves it as it was", async () => {
-    const command = "seq 1 5000";
+  test.concurrent("bash: an output Copilot saved to a file (deleted when the session ends) is compiled whole and archived by us; no compiler leaves it as it was", async () => {
     const compiled = check("the model reads the compiled view of all 5000 lines, an archive of ours, and the footer", (r) => {
-      const result = toolResults(r).find((t) => t.includes("E2E-COMPILED"));
-      if (!result) return ["no compiled view reached the model"];
+      const result = toolResults(r)[1];
+      if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the second bash call"];
       const p: string[] = [];
       if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the compiled view is not of the whole output");
       if (result.includes("Output too large")) p.push("Copilot's notice reached the model too");
@@ -126,30 +193,23 @@ describe("copilot", () => {
       else if ((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout?.trimEnd().split("\n").length !== 5000) p.push("the archive does not hold the 5000 lines");
       return p;
     });
-    const turns = () => [{ reply: chatTool("bash", { command, description: "count" }) }, done];
-    await withAndWithout((mode) => runCopilot(setup("bash-saved", mode, { turns }), "count"), compiled);
-    const missing = await runCopilot(setup("bash-no-compiler", "hooks", { turns }), "count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
-    assertOffline(missing, suite.llm.escaped());
+    const [pair, missing] = await Promise.all([bashSession(), bashNoCompiler()]);
+    proves(compiled, pair);
     expectCheck(compiled, missing).toFail();
-    expect(toolResults(missing).some((t) => t.startsWith("Output too large to read at once"))).toBe(true);
+    expect(toolResults(missing)[1]?.startsWith("Output too large to read at once")).toBe(true);
   }, 240_000);
 
-  test("install twice changes no byte; uninstall gives the user's Copilot files back byte for byte and Copilot runs none of ours", async () => {
-    const c = setup("install", "none", { turns: () => [done] });
-    const settings = path.join(c.home, ".copilot", "settings.json");
-    const userHooks = path.join(c.home, ".copilot", "hooks", "user.json");
-    writeFile(settings, '{\n  // mine\n  "banner": "never"\n}\n');
-    writeFile(userHooks, '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"true"}]}}');
-    const before = [settings, userHooks].map((f) => fs.readFileSync(f, "utf8"));
+  test.concurrent("install twice changes no byte; uninstall gives the user's Copilot files back byte for byte and Copilot runs none of ours", async () => {
+    // The hooks case of the apply_patch session: the user's files were there before our install.
+    const { on: withHooks } = await patchSession();
+    const c = withHooks.case;
+    expect(installedAtSetup).not.toBe("");
     install(c);
-    const ours = path.join(c.home, ".copilot", "hooks", "velesdb-hooks.json");
-    const installed = fs.readFileSync(ours, "utf8");
-    const withHooks = await runCopilot(c, "say hello");
-    install(c);
-    expect(fs.readFileSync(ours, "utf8")).toBe(installed);
+    expect(fs.readFileSync(ourHooksFile(c), "utf8")).toBe(installedAtSetup);
     install(c, "uninstall");
-    expect([settings, userHooks].map((f) => fs.readFileSync(f, "utf8"))).toEqual(before);
-    expect(fs.readdirSync(path.dirname(ours))).toEqual(["user.json"]);
+    expect(userFiles(c).map((f) => fs.readFileSync(f, "utf8"))).toEqual([USER_SETTINGS, USER_HOOKS]);
+    expect(fs.readdirSync(path.dirname(ourHooksFile(c)))).toEqual(["user.json"]);
+    suite.chat.script(c.scenario, [done]);
     const afterUninstall = await runCopilot(c, "say hello");
     const context = check("some request carries the load call", (r) => (r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"]));
     expectCheck(context, withHooks).toPass();
@@ -158,8 +218,8 @@ describe("copilot", () => {
     assertOffline(afterUninstall, suite.llm.escaped());
   }, 240_000);
 
-  // Last, since it fills the trap's log on purpose: the proxy really sees Copilot's traffic, so
-  // the empty log of every run above means something.
+  // Last, and alone (not concurrent), since it fills the trap's log on purpose: the proxy really
+  // sees Copilot's traffic, so the empty log of every run above means something.
   test("trap self-test: a provider URL off 127.0.0.1 lands in the trap proxy", async () => {
     const c = setup("trap", "none", { turns: () => [done] });
     const before = suite.llm.escaped().length;

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
+import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -74,7 +74,7 @@ function assertOfflineButFactory(r: RunResult): void {
 }
 
 // Droid costs less than a served OpenCode, but CI has 2 cores: 4 host runs at most at once.
-const hostRun = hostRunSlots(4);
+const hostRun = hostSlots(4);
 
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
@@ -99,7 +99,7 @@ const refused = check("the Create was refused with our reason, and the file was 
  * file, the Stop check the requests ending in the save call (only the continuation does) and the
  * exit: none of them reads what another scenario's turn adds.
  */
-const sessionPair = once(() => runPair((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), hostRun, assertOfflineButFactory));
+const sessionPair = pairOf((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), assertOfflineButFactory, hostRun);
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     hostRun(async () => {
@@ -123,11 +123,11 @@ describe("droid", () => {
       if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}")) p.push("a bare {} reached the model");
       return p;
     });
-    expectPair(await sessionPair(), context);
+    proves(context, await sessionPair());
   }, 240_000);
 
   test.concurrent("Create before recall: refused, the model reads why, the file is not written", async () => {
-    expectPair(await sessionPair(), refused);
+    proves(refused, await sessionPair());
   }, 240_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
@@ -147,7 +147,7 @@ describe("droid", () => {
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
       return p;
     });
-    expectPair(await sessionPair(), continued);
+    proves(continued, await sessionPair());
   }, 240_000);
 
   test("install keeps the user's settings; uninstall gives their bytes back", () => {

@@ -8,9 +8,14 @@
 //   `<hook_context>…</hook_context>`;
 // - a BeforeTool deny reaches the model as functionResponse {error: "Tool execution blocked: <reason>"};
 // - an AfterAgent deny starts one more request whose last user entry is the reason verbatim.
+//
+// A Gemini run is two Node starts (it relaunches itself), and CI has 2 cores: behaviours whose
+// turns and project config fit one session share its pair of runs (each keeps its own test and
+// check, asserted on that pair), and the tests overlap, at most HOST_SLOTS runs at a time.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { hostSlots, pairOf, type Pair } from "./checks.ts";
 import { E2E_PROJECT, HOOKS_BIN } from "./harness.ts";
 import {
   createGeminiCase,
@@ -54,22 +59,28 @@ function describeRun(r: GeminiRun): string {
   ].join("\n");
 }
 
-/** Runs the scenario with and without our hooks (in parallel): the check must pass, then fail; both stay offline. */
-async function withAndWithout(name: string, turns: GeminiTurn[], options: GeminiCaseOptions, check: Check): Promise<GeminiRun> {
+const HOST_SLOTS = 4;
+const slot = hostSlots(HOST_SLOTS);
+const TIMEOUT_MS = 240_000; // a test may wait for its session behind others (HOST_SLOTS)
+
+/** session(name, turns, options) → the scenario with and without our hooks, side by side, made once; both stayed offline. */
+function session(name: string, turns: GeminiTurn[], options: GeminiCaseOptions): () => Promise<Pair<GeminiRun>> {
   const run = (mode: Mode) => {
     const c = createGeminiCase(mock, name, mode, turns, options);
     cases.push(c);
-    return runGemini(c, "do the task");
+    return slot(() => runGemini(c, "do the task"));
   };
-  const [on, off] = await Promise.all([run("hooks"), run("none")]);
-  for (const r of [on, off]) {
+  return pairOf(run, (r) => {
     expect(mock.escaped()).toEqual([]);
     expect(r.requests.filter((q) => q.api === "unknown").map((q) => `${q.method} ${q.path}`)).toEqual([]);
-  }
+  });
+}
+
+/** proves(name, check, pair) → the check passes with our hooks and fails without them. */
+function proves(name: string, check: Check, { on, off }: Pair<GeminiRun>): void {
   const problems = check(on);
   if (problems.length > 0) throw new Error(`${name} failed with hooks:\n- ${problems.join("\n- ")}\n${describeRun(on)}`);
   if (check(off).length === 0) throw new Error(`negative control: ${name} passed without hooks, so it proves nothing\n${describeRun(off)}`);
-  return on;
 }
 
 const exitedCleanly: Check = (r) => (r.timedOut || r.exitCode !== 0 ? [`exit ${r.exitCode}, timed out: ${r.timedOut}`] : []);
@@ -83,30 +94,68 @@ function writeOutcomes(r: GeminiRun): string[] {
     .map((f) => (typeof f.response.error === "string" && f.response.error.startsWith("Tool execution blocked:") && f.response.error.includes("recall") ? "blocked" : f.response.output !== undefined ? "written" : `other: ${JSON.stringify(f.response)}`));
 }
 
+// ---- The shared sessions ----------------------------------------------------------------------
+
+// Not opted in: SessionStart's guidance in the first request, the answer, then AfterAgent's one
+// continuation. Its hooks case is also the install test's: installed twice by hand before the run.
+interface InstallSteps {
+  original: string;
+  once: string;
+  twice: string;
+}
+let installSteps: InstallSteps | undefined;
+const plainSession = session("gemini-plain", [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }], {
+  install: (c) => {
+    const original = fs.readFileSync(c.settings, "utf8");
+    installer(c, "install");
+    const once = fs.readFileSync(c.settings, "utf8");
+    installer(c, "install");
+    installSteps = { original, once, twice: fs.readFileSync(c.settings, "utf8") };
+  },
+});
+
+// Opted in, the recall failing: write_file before any recall (refused), the recall, write_file again (still refused), the answer.
+const failedRecallSession = session(
+  "gemini-failed-recall",
+  [{ reply: writeFile("guarded.txt") }, { reply: recall }, { reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }],
+  { projectConfig: OPT_IN, mcpMode: "is-error" },
+);
+
+const unlockSession = session(
+  "gemini-unlock-checkpoint",
+  [
+    { match: /Recall[^]*Decision[^]*Causality[^]*Feedback/, reply: geminiText("CHECKPOINT SAVED") },
+    { reply: writeFile("guarded.txt") },
+    { reply: recall },
+    { reply: writeFile("guarded.txt") },
+    { reply: geminiText("DONE") },
+  ],
+  { projectConfig: OPT_IN },
+);
+
 describe("gemini", () => {
-  test("SessionStart: the load call reaches the first model request, with the prompt", async () => {
-    await withAndWithout("gemini-context", [{ reply: geminiText("DONE") }], {}, (r) => {
+  test.concurrent("SessionStart: the load call reaches the first model request, with the prompt", async () => {
+    proves("gemini-context", (r) => {
       const p = exitedCleanly(r);
       const first = userTexts(r.requests[0]).join("\n");
       if (!first.includes(LOAD_CALL)) p.push(`the first request does not carry ${LOAD_CALL}`);
       else if (!/<hook_context>[^]*load_working_context[^]*<\/hook_context>\s*do the task/.test(first)) p.push("the context is not the <hook_context> before the prompt");
       return p;
-    });
-  });
+    }, await plainSession());
+  }, TIMEOUT_MS);
 
-  test("an edit before any recall is refused and the file is not written", async () => {
-    await withAndWithout("gemini-guard", [{ reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }], { projectConfig: OPT_IN }, (r) => {
+  test.concurrent("an edit before any recall is refused and the file is not written", async () => {
+    proves("gemini-guard", (r) => {
       const p = exitedCleanly(r);
       if (fs.existsSync(path.join(r.case.workspace, "guarded.txt"))) p.push("the file was written");
-      const outcomes = writeOutcomes(r);
-      if (outcomes.join() !== "blocked") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected one "blocked" naming the recall`);
+      const first = writeOutcomes(r)[0];
+      if (first !== "blocked") p.push(`the first write_file (before any recall) came back ${JSON.stringify(first)}, expected "blocked" naming the recall`);
       return p;
-    });
-  });
+    }, await failedRecallSession());
+  }, TIMEOUT_MS);
 
-  test("a failed recall keeps the edit refused", async () => {
-    const turns = [{ reply: writeFile("guarded.txt") }, { reply: recall }, { reply: writeFile("guarded.txt") }, { reply: geminiText("DONE") }];
-    await withAndWithout("gemini-failed-recall", turns, { projectConfig: OPT_IN, mcpMode: "is-error" }, (r) => {
+  test.concurrent("a failed recall keeps the edit refused", async () => {
+    proves("gemini-failed-recall", (r) => {
       const p = exitedCleanly(r);
       const recallResponse = functionResponses(r).find((f) => f.name === "mcp_velesdb-memory_recall_fused");
       if (!recallResponse || recallResponse.response.error === undefined) p.push("the recall did not fail as scripted");
@@ -114,18 +163,11 @@ describe("gemini", () => {
       const outcomes = writeOutcomes(r);
       if (outcomes.join() !== "blocked,blocked") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected blocked twice`);
       return p;
-    });
-  });
+    }, await failedRecallSession());
+  }, TIMEOUT_MS);
 
-  test("a successful recall unlocks the edit; AfterAgent then asks once for the checkpoint and the run ends", async () => {
-    const turns = [
-      { match: /Recall[^]*Decision[^]*Causality[^]*Feedback/, reply: geminiText("CHECKPOINT SAVED") },
-      { reply: writeFile("guarded.txt") },
-      { reply: recall },
-      { reply: writeFile("guarded.txt") },
-      { reply: geminiText("DONE") },
-    ];
-    await withAndWithout("gemini-unlock-checkpoint", turns, { projectConfig: OPT_IN }, (r) => {
+  test.concurrent("a successful recall unlocks the edit; AfterAgent then asks once for the checkpoint and the run ends", async () => {
+    proves("gemini-unlock-checkpoint", (r) => {
       const p = exitedCleanly(r);
       const outcomes = writeOutcomes(r);
       if (outcomes.join() !== "blocked,written") p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected blocked then written`);
@@ -135,35 +177,31 @@ describe("gemini", () => {
       if (r.requests.at(-1) !== continuations[0]) p.push("the checkpoint continuation is not the last request: the run did not end after it");
       if (!r.stdout.includes("CHECKPOINT SAVED")) p.push("the continuation's answer is not the run's output");
       return p;
-    });
-  });
+    }, await unlockSession());
+  }, TIMEOUT_MS);
 
-  test("Stop without enforcement: one continuation naming save_working_context, then the run ends", async () => {
-    const turns = [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }];
-    await withAndWithout("gemini-stop", turns, {}, (r) => {
+  test.concurrent("Stop without enforcement: one continuation naming save_working_context, then the run ends", async () => {
+    proves("gemini-stop", (r) => {
       const p = exitedCleanly(r);
       if (r.requests.length !== 2) p.push(`${r.requests.length} requests, expected the answer and one continuation`);
       if (!r.requests[1]?.lastText.includes(SAVE_CALL)) p.push(`the second request's prompt does not name ${SAVE_CALL}`);
       return p;
-    });
-  });
+    }, await plainSession());
+  }, TIMEOUT_MS);
 
-  test("install twice: no byte changes; uninstall after a real run: the user's settings back byte for byte", async () => {
-    const c = createGeminiCase(mock, "gemini-install", "none", [{ reply: geminiText("DONE") }]);
-    cases.push(c);
-    const original = fs.readFileSync(c.settings, "utf8");
-    expect(original).toBe(userSettings(c));
-    installer(c, "install");
-    const once = fs.readFileSync(c.settings, "utf8");
-    expect(once).not.toBe(original);
-    installer(c, "install");
-    expect(fs.readFileSync(c.settings, "utf8")).toBe(once);
+  test.concurrent("install twice: no byte changes; uninstall after a real run: the user's settings back byte for byte", async () => {
+    // The hooks case of the plain session, installed twice by hand before its run.
+    const { on: r } = await plainSession();
+    const c = r.case;
+    const steps = installSteps!;
+    expect(steps.original).toBe(userSettings(c));
+    expect(steps.once).not.toBe(steps.original);
+    expect(steps.twice).toBe(steps.once);
     // The hooks are live in this file (positive control for what uninstall removes).
-    const r = await runGemini(c, "do the task");
     expect(userTexts(r.requests[0]).join("\n")).toContain(LOAD_CALL);
     expect(mock.escaped()).toEqual([]);
     expect(installer(c, "check")).toContain("gemini: entries in step");
     installer(c, "uninstall");
-    expect(fs.readFileSync(c.settings, "utf8")).toBe(original);
-  });
+    expect(fs.readFileSync(c.settings, "utf8")).toBe(steps.original);
+  }, TIMEOUT_MS);
 });

@@ -16,9 +16,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline } from "./checks.ts";
+import { assertOffline, hostSlots } from "./checks.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { createGeminiCase, GEMINI_BIN, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
+import { createGeminiCase, GEMINI_BIN, GEMINI_NO_RELAUNCH, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
 import {
   baseEnv,
   canonicalJson,
@@ -42,11 +42,16 @@ import {
 import { geminiCall, geminiText, startMockGemini, type MockGemini } from "./mock-gemini.ts";
 import { codexText, startMockLlm, text, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type MockOpenAiChat } from "./mock-openai-chat.ts";
-import { QWEN_CLI, QWEN_MODEL, QWEN_NODE, runQwen } from "./qwen-harness.ts";
+import { QWEN_CLI, QWEN_MODEL, QWEN_NO_RELAUNCH, QWEN_NODE, runQwen } from "./qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const CLAUDE_QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" };
 const COPILOT_BIN = HOST_BINS.copilot;
+
+// Each step starts a host CLI (1–3 CPU s) and CI has 2 cores: the hosts' tests overlap, their
+// steps waiting for one of HOST_SLOTS (a listing or a session each).
+const HOST_SLOTS = 4;
+const slot = hostSlots(HOST_SLOTS);
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -146,10 +151,11 @@ async function proveHost(spec: {
   const tools = { on: launcher(on.dirs), off: launcher(off.dirs) };
   const userBefore = on.userFile();
   on.install(["install", "--client", spec.client, "--mcp"]);
-  expect(await on.list()).toMatch(SERVER_LISTED);
-  expect(await off.list()).not.toMatch(SERVER_LISTED);
+  const [listedOn, listedOff] = await Promise.all([slot(on.list), slot(off.list)]);
+  expect(listedOn).toMatch(SERVER_LISTED);
+  expect(listedOff).not.toMatch(SERVER_LISTED);
 
-  const [withServer, without] = await Promise.all([on.run(), off.run()]);
+  const [withServer, without] = await Promise.all([slot(on.run), slot(off.run)]);
   const explain = (r: { exitCode: number | null; stderr: string }) => `exit ${r.exitCode}; stderr: ${r.stderr.slice(-1200)}`;
   expect(recalled(tools.on.log), explain(withServer)).toBe(true);
   expect(fs.existsSync(guarded(on.dirs)), explain(withServer)).toBe(true);
@@ -159,7 +165,7 @@ async function proveHost(spec: {
 
   const removed = on.install(["uninstall", "--client", spec.client]);
   expect(removed).toContain("removed the velesdb-memory MCP server");
-  expect(await on.list()).not.toMatch(SERVER_LISTED);
+  expect(await slot(on.list)).not.toMatch(SERVER_LISTED);
   expect(on.userFile()).toBe(userBefore);
   if (on.original) {
     const [now, before] = on.original();
@@ -171,7 +177,7 @@ async function proveHost(spec: {
 const serversOf = (file: string): string => canonicalJson((JSON.parse(fs.readFileSync(file, "utf8")) as { mcpServers: unknown }).mcpServers);
 
 describe("install --mcp on the real hosts", () => {
-  test("Claude Code: claude mcp list shows it, a plain -p session recalls and writes; uninstall takes it out", async () => {
+  test.concurrent("Claude Code: claude mcp list shows it, a plain -p session recalls and writes; uninstall takes it out", async () => {
     await proveHost({
       client: "claude",
       make(mode) {
@@ -201,7 +207,7 @@ describe("install --mcp on the real hosts", () => {
     });
   }, 240_000);
 
-  test("Codex: codex mcp list shows it, codex exec recalls and patches; uninstall gives config.toml back byte for byte", async () => {
+  test.concurrent("Codex: codex mcp list shows it, codex exec recalls and patches; uninstall gives config.toml back byte for byte", async () => {
     await proveHost({
       client: "codex",
       make(mode) {
@@ -232,7 +238,7 @@ describe("install --mcp on the real hosts", () => {
     });
   }, 240_000);
 
-  test("Gemini CLI: gemini mcp list shows it, gemini -p recalls and writes; uninstall gives settings.json back byte for byte", async () => {
+  test.concurrent("Gemini CLI: gemini mcp list shows it, gemini -p recalls and writes; uninstall gives settings.json back byte for byte", async () => {
     await proveHost({
       client: "gemini",
       make(mode) {
@@ -248,7 +254,7 @@ describe("install --mcp on the real hosts", () => {
         const before = fs.readFileSync(c.settings, "utf8");
         installer(c, ["install", "--client", "gemini"]);
         const proxy = gemini.proxyUrl;
-        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, NO_COLOR: "1", HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: "127.0.0.1,localhost" };
+        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, NO_COLOR: "1", HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: "127.0.0.1,localhost", ...GEMINI_NO_RELAUNCH };
         return {
           dirs: c,
           run: async () => {
@@ -266,7 +272,7 @@ describe("install --mcp on the real hosts", () => {
     });
   }, 240_000);
 
-  test("Qwen Code: qwen mcp list shows it, qwen -p recalls and writes; uninstall gives settings.json back byte for byte", async () => {
+  test.concurrent("Qwen Code: qwen mcp list shows it, qwen -p recalls and writes; uninstall gives settings.json back byte for byte", async () => {
     await proveHost({
       client: "qwen",
       make(mode) {
@@ -289,7 +295,7 @@ describe("install --mcp on the real hosts", () => {
           { reply: chatText("DONE") },
         ]);
         installer(c, ["install", "--client", "qwen"]);
-        const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL };
+        const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL, ...QWEN_NO_RELAUNCH };
         return {
           dirs: c,
           run: () => runQwen(c, chat, "recall, then write a file").then((r) => (assertOffline(r, llm.escaped()), r)),
@@ -302,7 +308,7 @@ describe("install --mcp on the real hosts", () => {
     });
   }, 240_000);
 
-  test("Copilot CLI: copilot mcp list shows it, copilot -p recalls and creates; uninstall gives mcp-config.json back byte for byte", async () => {
+  test.concurrent("Copilot CLI: copilot mcp list shows it, copilot -p recalls and creates; uninstall gives mcp-config.json back byte for byte", async () => {
     await proveHost({
       client: "copilot",
       make(mode) {
@@ -347,6 +353,9 @@ describe("install --mcp on the real hosts", () => {
 // OpenCode and Factory Droid: the listing only (their sessions with the hooks are proved in
 // opencode.e2e.test.ts and droid.e2e.test.ts). Both listings start each server and say whether
 // it answered, so "listed and connected" shows the entry install wrote is one the host can run.
+// These two run after the sessions above, one at a time (not concurrent): `droid mcp list`
+// reaches for api.factory.ai, telemetry.factory.ai and registry.npmjs.org, which the trap proxy
+// catches and logs, and that log must stay empty while the sessions assert they stayed offline.
 const OPENCODE_BIN = HOST_BINS.opencode;
 const DROID_BIN = HOST_BINS.droid;
 
@@ -370,7 +379,7 @@ async function proveListing(spec: {
   }) as [{ c: E2ECase; file: string; before: string }, { c: E2ECase; file: string; before: string }];
   installer(on.c, ["install", "--client", spec.client, "--mcp"], { VELESDB_MEMORY_BIN: launcher(on.c).bin });
   installer(off.c, ["install", "--client", spec.client]);
-  const [withServer, without] = await Promise.all([spec.list(on.c), spec.list(off.c)]);
+  const [withServer, without] = await Promise.all([slot(() => spec.list(on.c)), slot(() => spec.list(off.c))]);
   expect(withServer).toMatch(SERVER_LISTED);
   expect(listedLine(withServer)).toMatch(/connected/i);
   expect(listedLine(withServer)).not.toMatch(/failed/i);
@@ -380,7 +389,7 @@ async function proveListing(spec: {
   expect(without).toMatch(/user-tools/);
 
   expect(installer(on.c, ["uninstall", "--client", spec.client])).toContain("removed the velesdb-memory MCP server");
-  const after = await spec.list(on.c);
+  const after = await slot(() => spec.list(on.c));
   expect(after).not.toMatch(SERVER_LISTED);
   expect(after).toMatch(/user-tools/);
   expect(fs.readFileSync(on.file, "utf8")).toBe(on.before);

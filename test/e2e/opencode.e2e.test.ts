@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, expectPair, hostRunSlots, once, runPair } from "./checks.ts";
+import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
@@ -140,7 +140,7 @@ async function runOpencode(c: E2ECase, prompt: string, options: RunOptions = {})
 
 // Each served OpenCode costs ~11 CPU s and CI has 2 cores: the tests share runs and run
 // concurrently (most of a run is waiting: the settle, the quiet periods), 4 host runs at most.
-const hostRun = hostRunSlots(4);
+const hostRun = hostSlots(4);
 const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 
 /** Every tool result the model was shown (deduplicated by call id). */
@@ -209,15 +209,17 @@ const inlineCompiled = check("the model reads the compiled view of the kept-whol
  * own tool result, and the idle check counts the requests ending in the save guidance (only the
  * continuation does) and wants it last, after a 12 s quiet period.
  */
-const sessionPair = once(() =>
-  runPair((mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }), hostRun, offline),
+const sessionPair = pairOf(
+  (mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }),
+  offline,
+  hostRun,
 );
 /**
  * Kept apart from the session above: the compaction adds summariser requests after the idle
  * continuation, which the idle check would count. It carries the successful recall that unlocks
  * the write: the compaction check reads only the summariser's requests.
  */
-const compactPair = once(() => runPair((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), hostRun, offline));
+const compactPair = pairOf((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), offline, hostRun);
 /**
  * Our plugin with the MCP fake answering isError AND no compiler: the recall fails (the write
  * must stay refused), and the bash output must stay as OpenCode gave it. The guard never runs the
@@ -239,11 +241,11 @@ describe("opencode", () => {
       if (!first) return ["no agent request"];
       return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL)) ? [] : [`no system message carries ${LOAD_CALL}`];
     });
-    expectPair(await sessionPair(), context);
+    proves(context, await sessionPair());
   }, 300_000);
 
   test.concurrent("write before recall: refused, the model reads why, the file is not written", async () => {
-    expectPair(await sessionPair(), refused);
+    proves(refused, await sessionPair());
   }, 300_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
@@ -261,7 +263,7 @@ describe("opencode", () => {
       if (continuations.length !== 1) return [`${continuations.length} request(s) end in the save guidance, expected 1`];
       return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
     });
-    expectPair(await sessionPair(), continued);
+    proves(continued, await sessionPair());
   }, 300_000);
 
   test.concurrent("compaction: the summariser's prompt carries our instructions", async () => {
@@ -276,7 +278,7 @@ describe("opencode", () => {
       const afterQuote = (q: LoggedRequest): string => q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
       return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
     });
-    expectPair(await compactPair(), instructed);
+    proves(instructed, await compactPair());
   }, 300_000);
 
   test.concurrent("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
@@ -291,12 +293,12 @@ describe("opencode", () => {
       if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
       return p;
     });
-    expectPair(await sessionPair(), compiled);
+    proves(compiled, await sessionPair());
   }, 300_000);
 
   test.concurrent("bash: an oversized output OpenCode kept whole is replaced, the archive holds all of it; without a compiler it stays as it was", async () => {
     const [pair, missing] = await Promise.all([sessionPair(), faultsRun()]);
-    expectPair(pair, inlineCompiled);
+    proves(inlineCompiled, pair);
     expect(pair.on.exitCode).toBe(0);
     // The compiler missing: the plugin is there, the output stays untouched.
     expectCheck(inlineCompiled, missing).toFail();
