@@ -32,9 +32,9 @@ const child = Bun.spawn([process.execPath, ...args], {
   stdio: ["inherit", "inherit", "inherit"],
   env: { ...process.env, VH_TEST_RUN_DIR: runDir },
 });
-// Ctrl-C reaches bun test through the terminal's process group; a SIGTERM sent to this runner
-// alone (a CI's cancel) is passed on, and the run directory still goes.
-for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+// A signal to this runner (Ctrl-C reaches the whole process group, a CI's cancel only us) is
+// passed on to bun test, and the runner waits for it to end, so the run directory still goes.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
 const exitCode = await child.exited;
 fs.rmSync(runDir, { recursive: true, force: true });
 process.exit(exitCode);
