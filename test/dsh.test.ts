@@ -3,7 +3,6 @@
 // loop-safety proof: once per session, never on a state location that cannot be written.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
@@ -93,7 +92,8 @@ describe("Stop", () => {
       return { VELESDB_HOOKS_STATE_DIR: path.join(file, "state") };
     }],
     ["a state directory that is a symlink", () => {
-      const real = fs.mkdtempSync(path.join(os.tmpdir(), "vh-real-"));
+      // Inside the case's directory, so it goes with it (one was left in /tmp by every run).
+      const real = fs.mkdtempSync(path.join(box.root, "real-"));
       const link = path.join(box.root, "state-link");
       fs.symlinkSync(real, link);
       return { VELESDB_HOOKS_STATE_DIR: link };
