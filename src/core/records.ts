@@ -74,7 +74,6 @@ export function listRecords(store: StateStore & { safe: true }, kind: string, se
     // No queue yet is the common case: answered without an exception (state.ts, lstatOrNull).
     st = fs.lstatSync(dir, { throwIfNoEntry: false });
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { state: "ok", dir, records: [] };
     return { state: "malformed", path: dir, problem: `cannot be inspected (${errorCode(error)})` };
   }
   if (st === undefined) return { state: "ok", dir, records: [] };

@@ -150,7 +150,8 @@ export function readPrivateFile(filePath: string, maxBytes = 1 << 20): PrivateRe
     // which costs a few KB of heap (issue 22, see lstatOrNull).
     st = fs.lstatSync(filePath, { throwIfNoEntry: false });
   } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { state: "absent" };
+    // ENOENT comes back as undefined (below); a path through a regular file still throws ENOTDIR.
+    if (errorCode(error) === "ENOTDIR") return { state: "absent" };
     return { state: "malformed", path: filePath, problem: `cannot be inspected (${errorCode(error)})` };
   }
   if (st === undefined) return { state: "absent" };
@@ -294,8 +295,8 @@ export function isDirectory(p: string): boolean {
 function lstatOrNull(p: string): fs.Stats | null | "error" {
   try {
     return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
-  } catch (error) {
-    return errorCode(error) === "ENOENT" ? null : "error";
+  } catch {
+    return "error";
   }
 }
 
