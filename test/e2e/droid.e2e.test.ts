@@ -74,7 +74,7 @@ function assertOfflineButFactory(r: RunResult): void {
 }
 
 // Droid costs less than a served OpenCode, but CI has 2 cores: 4 host runs at most at once.
-const hostRun = hostSlots(4);
+const slot = hostSlots(4);
 
 /** Every tool result the model was shown (deduplicated by call id). */
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
@@ -99,10 +99,10 @@ const refused = check("the Create was refused with our reason, and the file was 
  * file, the Stop check the requests ending in the save call (only the continuation does) and the
  * exit: none of them reads what another scenario's turn adds.
  */
-const sessionPair = pairOf((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), assertOfflineButFactory, hostRun);
+const sessionPair = pairOf((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), assertOfflineButFactory, slot);
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
-    hostRun(async () => {
+    slot(async () => {
       const r = await runDroid(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
       assertOfflineButFactory(r);
       return r;

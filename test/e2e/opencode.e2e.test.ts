@@ -140,7 +140,7 @@ async function runOpencode(c: E2ECase, prompt: string, options: RunOptions = {})
 
 // Each served OpenCode costs ~11 CPU s and CI has 2 cores: the tests share runs and run
 // concurrently (most of a run is waiting: the settle, the quiet periods), 4 host runs at most.
-const hostRun = hostSlots(4);
+const slot = hostSlots(4);
 const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 
 /** Every tool result the model was shown (deduplicated by call id). */
@@ -212,21 +212,21 @@ const inlineCompiled = check("the model reads the compiled view of the kept-whol
 const sessionPair = pairOf(
   (mode) => runOpencode(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }),
   offline,
-  hostRun,
+  slot,
 );
 /**
  * Kept apart from the session above: the compaction adds summariser requests after the idle
  * continuation, which the idle check would count. It carries the successful recall that unlocks
  * the write: the compaction check reads only the summariser's requests.
  */
-const compactPair = pairOf((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), offline, hostRun);
+const compactPair = pairOf((mode) => runOpencode(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), offline, slot);
 /**
  * Our plugin with the MCP fake answering isError AND no compiler: the recall fails (the write
  * must stay refused), and the bash output must stay as OpenCode gave it. The guard never runs the
  * compiler and the compiler never asks the MCP server, so neither fault hides the other's check.
  */
 const faultsRun = once(() =>
-  hostRun(async () => {
+  slot(async () => {
     const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn, done], mcp: { failing: true } });
     const r = await runOpencode(c, "recall, then write, then pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
     offline(r);
