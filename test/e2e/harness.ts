@@ -24,6 +24,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
+import { testRunDir } from "../support/test-run.ts";
 import { assertOffline, expectCheck, type Check } from "./checks.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from "./mock-llm.ts";
@@ -43,7 +44,8 @@ export const FAKE_MCP = path.join(E2E_DIR, "fake-velesdb-memory.mjs");
  * compiled code instead, about half of Gemini's start-up CPU (measured 2.8 → 1.4 s with its
  * relaunch). A cache only: what a host does is the same with or without it.
  */
-export const NODE_CACHE_ENV: Record<string, string> = process.env.VH_TEST_RUN_DIR && path.isAbsolute(process.env.VH_TEST_RUN_DIR) ? { NODE_COMPILE_CACHE: path.join(process.env.VH_TEST_RUN_DIR, "node-compile-cache") } : {};
+const RUN_DIR = testRunDir();
+export const NODE_CACHE_ENV: Record<string, string> = RUN_DIR ? { NODE_COMPILE_CACHE: path.join(RUN_DIR, "node-compile-cache") } : {};
 
 export type Host = "claude" | "codex";
 export type HookEventArg = "session-start" | "stop" | "pre-compact" | "pre-tool-use" | "post-tool-use";

@@ -16,6 +16,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { testRunDir } from "./test-run.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..", "..");
 
@@ -37,12 +38,6 @@ const WAIT_LIMIT_MS = 20 * 60_000;
 
 let pending: Promise<ReleaseBuild> | undefined;
 let ownedDir: string | undefined;
-
-/** testRunDir() → the directory scripts/test.ts made for this run, or undefined when bun test runs alone. */
-export function testRunDir(): string | undefined {
-  const dir = process.env.VH_TEST_RUN_DIR;
-  return dir && path.isAbsolute(dir) && fs.existsSync(dir) ? dir : undefined;
-}
 
 /** sharedReleaseBuild() → build:all's run into a temporary directory, made once per test run. */
 export function sharedReleaseBuild(): Promise<ReleaseBuild> {
