@@ -128,6 +128,23 @@ const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzC
       processCwd: "plain",
     },
   },
+  // Issue 22 session 3: Copilot's answer carries its result object back whole; a field of it nested
+  // past JSON.stringify's reach overflowed the encoder's stack ("internal error", a rule threw).
+  {
+    entry: "copilot/post-tool-use",
+    found: "seed -512651350",
+    case: {
+      form: "object",
+      payload: {
+        cwd: ".",
+        toolName: "bash",
+        toolArgs: { command: "cargo build", description: "build" },
+        // The own key "__proto__" (as JSON.parse makes it), not the object's prototype.
+        toolResult: { resultType: "success", textResultForLlm: `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 1>`, ["__proto__"]: { "@DEEP@": 55_196, array: false } },
+      },
+      processCwd: "plain",
+    },
+  },
 ];
 
 describe("fuzz regression rows: each once-failing payload keeps every invariant", () => {
