@@ -75,7 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
 export async function runHook(registered: HostModule, eventName: string, registeredEvent: HookEvent): Promise<HookAnswer> {
-  const reading = readPayloadFromStdin();
+  const reading = readPayloadFromStdin(registeredEvent.bytesField);
   // Another host may run this host's hooks with its own payloads (Cursor runs Claude Code's):
   // it gets its own rules and answer shapes, never answers spelled for a host it is not.
   const host = (await registered.callerOf?.(reading.payload, process.env)) ?? registered;

@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { probeKind } from "../src/core/compiler.ts";
-import { archivePieces, compressBashOutput, MAX_NESTING, nestedDeeperThan, parseKnob, writeArchive } from "../src/core/compress.ts";
+import { archivePieces, compressBashOutput, MAX_NESTING, nestedDeeperThan, parseKnob, utf8Slices, writeArchive } from "../src/core/compress.ts";
+import { Utf8Literal } from "../src/core/json-bytes.ts";
 import type { Decision } from "../src/core/decision.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { markerPath } from "../src/core/state.ts";
@@ -155,6 +156,25 @@ describe("what ships", () => {
     // A new session asks again.
     shipped(await runRule(payloadOf(LOG, { sessionId: "another-session" }), env));
     expect(recordedCalls(record).filter((c) => !c.args.includes("--query")).length).toBe(2);
+  });
+
+  test("a stdout given as a Utf8Literal (a large payload's) is compiled, archived and answered exactly as its string", async () => {
+    const text = `${"naïve 😀 \"quoted\" \\ tab\t\u001b[31m ESC\n".repeat(4000)}${LOG}`;
+    const runs: Array<{ stdin: Buffer; archive: string; stdout: string }> = [];
+    for (const stdout of [text, new Utf8Literal(Buffer.from(text, "utf8"))]) {
+      const record = fs.mkdtempSync(path.join(sb.root, "record-"));
+      const payload = payloadOf("", { response: { stdout, stderr: "warn" } });
+      const response = shipped(await runRule(payload, hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })));
+      const compile = recordedCalls(record).find((c) => c.args.includes("--query"));
+      const archive = archiveOf(response.stdout);
+      runs.push({ stdin: compile!.stdin, archive: fs.readFileSync(archive, "utf8"), stdout: response.stdout.replace(JSON.stringify(archive), "ARCHIVE") });
+    }
+    const [fromString, fromBytes] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    expect(fromString.stdin.equals(Buffer.from(text, "utf8"))).toBe(true);
+    expect(fromBytes.stdin.equals(fromString.stdin)).toBe(true);
+    expect(fromString.archive).toBe(JSON.stringify(payloadOf(text, { response: { stderr: "warn" } }).tool_response));
+    expect(fromBytes.archive).toBe(fromString.archive);
+    expect(fromBytes.stdout).toBe(fromString.stdout);
   });
 
   test("end to end with the realistic compiler: the error line survives", async () => {
@@ -468,6 +488,20 @@ describe("the compiled hook", () => {
     expect(result.stderr).toBe("");
   });
 
+  test("a 2 MB result of every kind of character: the compiler gets its exact UTF-8, the archive its exact JSON", () => {
+    const record = path.join(sb.root, "record");
+    fs.mkdirSync(record);
+    const stdout = `${"naïve 😀 \"quoted\" \\ tab\t\u001b[31mred\u001b[0m € \u2028 done\n".repeat(40_000)}`;
+    const payload = payloadOf(stdout, { response: { stderr: "warn" } });
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeGreaterThan(2 * 1024 * 1024); // parsed in place (≥ 1 MiB)
+    const result = runHook(payload, hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record }));
+    const shippedOutput = updatedOutput(result.answer).stdout;
+    expect(shippedOutput).toStartWith("RECORDED");
+    const compile = recordedCalls(record).find((c) => c.args.includes("--query"));
+    expect(compile!.stdin.equals(Buffer.from(stdout, "utf8"))).toBe(true);
+    expect(fs.readFileSync(archiveOf(shippedOutput), "utf8")).toBe(JSON.stringify(payload.tool_response));
+  });
+
   test("never hangs: a never-returning compiler, 5 MB payload, probe timeout 2 → {} within 5 s, nothing left", async () => {
     const pids = path.join(sb.root, "pids");
     pidFiles.push(pids);
@@ -549,6 +583,26 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   ])("%s", (_label, stdout) => {
     const original = { stdout, stderr: "warn \"x\"", interrupted: false, isImage: false, extra: { stdout: "nested, not the output" } };
     expect(join(original)).toBe(JSON.stringify(original));
+  });
+  test.each([
+    ["ASCII, several slices", "cargo build\n".repeat(300_000)],
+    ["a four-byte character on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["two- and three-byte characters, quotes, backslashes, NUL, line separators", "é€\"\\\u0000\u2028\n".repeat(200_000)],
+    ["empty", ""],
+  ])("from a Utf8Literal (%s): the same text as from the string", (_label, stdout) => {
+    const original = { stdout: new Utf8Literal(Buffer.from(stdout, "utf8")), stderr: "warn \"x\"", interrupted: false, isImage: false };
+    expect(join(original)).toBe(JSON.stringify({ ...original, stdout }));
+  });
+  test("utf8Slices never cuts a character, whatever the slice size", () => {
+    const text = "a😀é€b".repeat(50);
+    const bytes = Buffer.from(text, "utf8");
+    for (let size = 1; size <= 9; size++) {
+      const slices = [...utf8Slices(bytes, size)];
+      expect(slices.join("")).toBe(text);
+      for (const slice of slices) expect(slice).not.toContain("\ufffd");
+      // Positive control of the rule: a plain cut every `size` bytes breaks characters.
+      if (size < 4) expect(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.toString("utf8", i * size, (i + 1) * size)).join("")).toContain("\ufffd");
+    }
   });
   test("key order is kept; an output that is not a string is serialised whole", () => {
     const original = { stderr: "", stdout: "x".repeat(10), z: 1, a: 2 };

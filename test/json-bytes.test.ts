@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { isDeepStrictEqual } from "node:util";
-import { LONG_LITERALS, parseJsonBytes } from "../src/core/json-bytes.ts";
+import { LONG_LITERALS, parseJsonBytes, Utf8Literal } from "../src/core/json-bytes.ts";
 
 const SMALL = { minBytes: 8, pieceBytes: 5 } as const;
 
@@ -123,5 +123,93 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
     expect(() => parseJsonBytes(Buffer.from(raw))).toThrow();
     const escaped = `{"stdout":"${"x".repeat(LONG_LITERALS.minBytes)}\\n"}`;
     expect(parseJsonBytes(Buffer.from(escaped))).toEqual(JSON.parse(escaped));
+  });
+});
+
+/** materialise(value) → the value with every Utf8Literal replaced by its text (the documents here nest a few levels). */
+function materialise(value: unknown): unknown {
+  if (value instanceof Utf8Literal) return value.text();
+  if (Array.isArray(value)) return value.map(materialise);
+  if (value !== null && typeof value === "object") {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: materialise(item), enumerable: true, writable: true, configurable: true });
+    return copy;
+  }
+  return value;
+}
+
+/** utf8Literals(value) → every Utf8Literal inside value, with the key it sits under. */
+function utf8Literals(value: unknown, key = ""): Array<{ key: string; literal: Utf8Literal }> {
+  if (value instanceof Utf8Literal) return [{ key, literal: value }];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, item]) => utf8Literals(item, k));
+}
+
+describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (issue 22 §3)", () => {
+  const FIELD = ["tool_response", "stdout"] as const;
+  /** Mostly Bash-shaped documents (the field kept is there), then the general ones. */
+  const validContent = fc.array(fc.constantFrom(...VALID_ATOMS), { minLength: 0, maxLength: 30 }).map((parts) => parts.join(""));
+  const stdoutContent = fc.oneof({ weight: 3, arbitrary: validContent }, { weight: 1, arbitrary: content });
+  const bashShaped = fc.tuple(stdoutContent, content, fc.boolean()).map(([a, b, latin1]) =>
+    Buffer.from(`{"tool_response":{"stdout":"${a}","stderr":"${b}","interrupted":false},"n":1}`, latin1 ? "latin1" : "utf8"),
+  );
+  const documents = fc.oneof({ weight: 3, arbitrary: bashShaped }, { weight: 1, arbitrary: documentBytes });
+
+  test("generated documents: JSON.parse's value, that field a Utf8Literal of the same text (fast-check, pinned seed)", () => {
+    const seen = { kept: 0, parsed: 0 };
+    fc.assert(
+      fc.property(documents, (bytes) => {
+        const expected = reference(bytes);
+        let actual: { ok: true; value: unknown } | { ok: false };
+        try {
+          actual = { ok: true, value: parseJsonBytes(Buffer.from(bytes), SMALL, FIELD) };
+        } catch {
+          actual = { ok: false };
+        }
+        if (expected.ok !== actual.ok) return false;
+        if (!expected.ok || !actual.ok) return true;
+        seen.parsed++;
+        const kept = utf8Literals(actual.value);
+        // Only ever the one field, and its bytes are exactly the UTF-8 of JSON.parse's string.
+        for (const { key, literal } of kept) {
+          const holder = (expected.value as { tool_response?: { stdout?: unknown } }).tool_response;
+          if (key !== "stdout" || typeof holder?.stdout !== "string" || !literal.bytes.equals(Buffer.from(holder.stdout, "utf8"))) return false;
+        }
+        seen.kept += kept.length;
+        return isDeepStrictEqual(materialise(actual.value), expected.value);
+      }),
+      { seed: 22_04, numRuns: 3000 },
+    );
+    // Positive control: the field was kept as bytes in many documents, not never.
+    expect(seen.kept).toBeGreaterThan(500);
+    expect(seen.parsed).toBeGreaterThan(1000);
+  });
+
+  test("a 5 MB Bash result: stdout is a Utf8Literal, JSON.stringify writes the same text, a walk finds no bytes in it", () => {
+    const line = "   Compiling serde (registry) ... done \\u00e9\\t\\\"quoted\\\" 😀\\n";
+    const text = `{"session_id":"s","tool_response":{"stdout":"${line.repeat(80_000)}","stderr":"${"warning\\n".repeat(20_000)}","interrupted":false,"isImage":false}}`;
+    const expected = JSON.parse(text);
+    const actual = parseJsonBytes(Buffer.from(text), LONG_LITERALS, FIELD) as { tool_response: { stdout: unknown; stderr: unknown } };
+    expect(actual.tool_response.stdout).toBeInstanceOf(Utf8Literal);
+    expect(typeof actual.tool_response.stderr).toBe("string"); // long too, but not the field kept
+    expect((actual.tool_response.stdout as Utf8Literal).text()).toBe(expected.tool_response.stdout);
+    expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+    expect(Object.values(actual.tool_response.stdout as object)).toEqual([]);
+  });
+
+  test("the same field name elsewhere, or a literal that could not be decoded in place, stays a string", () => {
+    const long = "x\\n".repeat(LONG_LITERALS.minBytes);
+    for (const text of [
+      `{"outer":{"tool_response":{"stdout":"${long}"}}}`,
+      `{"tool_response":[{"stdout":"${long}"}]}`,
+      `{"tool_response":{"stderr":"${long}"},"stdout":"${long}"}`,
+      `{"tool_response":{"stdout":"${long}\\ud800"}}`,
+    ]) {
+      const actual = parseJsonBytes(Buffer.from(text), LONG_LITERALS, FIELD);
+      expect(utf8Literals(actual)).toEqual([]);
+      expect(isDeepStrictEqual(actual, JSON.parse(text))).toBe(true);
+    }
+    // Positive control: at its place, the same literal is kept.
+    expect(utf8Literals(parseJsonBytes(Buffer.from(`{"tool_response":{"stdout":"${long}"}}`), LONG_LITERALS, FIELD)).length).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import type { HookInput } from "./hook-input.ts";
 import { isPlainObject, stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
 import { compressionFooter } from "./texts.ts";
-import { collectingAlong } from "./json-bytes.ts";
+import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
 
 /** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
@@ -105,8 +105,10 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response)) return pass("tool_response is not an object; Bash output left as is");
   if (response.isImage === true) return pass();
+  // A large payload's stdout is a Utf8Literal (claude.ts asks for it as bytes): the same text.
+  const output = response.stdout;
   if (
-    typeof response.stdout !== "string" ||
+    (typeof output !== "string" && !(output instanceof Utf8Literal)) ||
     typeof response.stderr !== "string" ||
     typeof response.interrupted !== "boolean" ||
     typeof response.isImage !== "boolean"
@@ -139,15 +141,15 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
     text = read.bytes;
     bytes = read.bytes.length;
   } else {
-    text = response.stdout;
-    bytes = Buffer.byteLength(text, "utf8");
+    text = output instanceof Utf8Literal ? output.bytes : output;
+    bytes = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
     if (bytes < settings.minBytes) return pass();
   }
 
-  // The payload's stdin bytes (as large as the output) are garbage once parsed; collecting them
-  // now, before we spawn the compiler and serialise the archive, keeps the peak near one payload
-  // below what it would be (measured on 5 MB: 55–63 MB peak RSS without this, 46–48 MB with,
-  // when stdin was decoded to one text; ~1 ms).
+  // What parsing the payload left (its pieces, and the stdin bytes unless they hold the output)
+  // is garbage; collecting it now, before we spawn the compiler and serialise the archive, keeps
+  // the peak lower (measured on 5 MB: 55–63 MB peak RSS without this, 46–48 MB with, when stdin
+  // was decoded to one text; ~1 ms).
   if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
 
   // Gate 6: a compiler that resolves and passed the probe (cached in private state).
@@ -310,8 +312,14 @@ export function readPersistedOutput(file: string, minBytes: number): PersistedRe
 export type ArchiveResult = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
 
 const ARCHIVE_DIR = "tool-output";
-/** Output characters escaped and written at a time: 256 KiB held, 200 writes for 50 MB (1 MiB measured ~1 MB higher). */
-const ARCHIVE_CHUNK_CHARS = 256 * 1024;
+/**
+ * Output characters (or bytes) escaped and written at a time, and how much of that between full
+ * collections (or an eighth of the output). A slice of bytes leaves three copies as garbage (its
+ * text, the escaped text, writeSync's UTF-8), where a slice of a string shares the string's
+ * buffer: at 5 MB, 64 KiB and 512 KiB measured 1.2 MB lower than 256 KiB and 1 MiB, 32 KiB higher.
+ */
+const ARCHIVE_CHUNK_CHARS = 64 * 1024;
+const ARCHIVE_COLLECT_EVERY = 512 * 1024;
 const ARCHIVE_PREFIX = "velesdb-output.";
 
 /**
@@ -363,16 +371,17 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
  * more full copies of the output at the hook's peak (issue 22: 6.3× a 5 MB payload in RSS).
  */
 export function archivePieces(original: Record<string, unknown>): () => Generator<string> {
-  const output = original.stdout;
+  const stdout = original.stdout;
+  const output = stdout instanceof Utf8Literal ? stdout.bytes : typeof stdout === "string" ? stdout : undefined;
   // A marker no JSON text of the original can hold (the random part is never in the input);
   // where the skeleton does not hold it exactly once, the original is serialised whole.
   const marker = `\u0000velesdb-archive-${randomArchiveName()}`;
-  const skeleton = JSON.stringify(original, function (this: unknown, key: string, value: unknown) {
-    return this === original && key === "stdout" && typeof value === "string" ? marker : value;
-  });
+  // A copy with the marker in stdout's place (same key order), not a replacer: JSON.stringify
+  // calls a Utf8Literal's toJSON before any replacer sees it, which would make the whole text.
+  const skeleton = JSON.stringify(output === undefined ? original : { ...original, stdout: marker });
   const markerJson = JSON.stringify(marker);
   const at = skeleton.indexOf(markerJson);
-  if (typeof output !== "string" || at < 0 || skeleton.indexOf(markerJson, at + 1) >= 0) {
+  if (output === undefined || at < 0 || skeleton.indexOf(markerJson, at + 1) >= 0) {
     const whole = JSON.stringify(original);
     return function* () {
       yield whole;
@@ -381,13 +390,30 @@ export function archivePieces(original: Record<string, unknown>): () => Generato
   return function* () {
     yield skeleton.slice(0, at + 1);
     // Each escaped slice (and its UTF-8 copy in writeSync) is garbage once written.
-    const collect = collectingAlong(output.length);
-    for (const slice of stdinChunks(output, ARCHIVE_CHUNK_CHARS)) {
-      yield JSON.stringify(slice as string).slice(1, -1);
+    const collect = collectingAlong(output.length, ARCHIVE_COLLECT_EVERY);
+    for (const slice of typeof output === "string" ? stdinChunks(output, ARCHIVE_CHUNK_CHARS) : utf8Slices(output, ARCHIVE_CHUNK_CHARS)) {
+      yield JSON.stringify(slice).slice(1, -1);
       collect(slice.length);
     }
     yield skeleton.slice(at + markerJson.length - 1);
   };
+}
+
+/** utf8Slices(bytes, size) → the text of well-formed UTF-8 bytes, about `size` bytes at a time, never cutting a character. */
+export function* utf8Slices(bytes: Uint8Array, size: number): Generator<string> {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let from = 0; from < view.length; ) {
+    let to = Math.min(view.length, from + size);
+    // Back off continuation bytes (10xxxxxx) so the cut falls before a character's first byte.
+    while (to < view.length && to > from && (view[to]! & 0xc0) === 0x80) to--;
+    if (to === from) {
+      // One character longer than the slice: take it whole.
+      to = from + 1;
+      while (to < view.length && (view[to]! & 0xc0) === 0x80) to++;
+    }
+    yield view.toString("utf8", from, to);
+    from = to;
+  }
 }
 
 /** 24 hex digits from the Web Crypto global (node:crypto would add ~2 ms to every hook start). */

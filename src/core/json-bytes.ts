@@ -33,26 +33,88 @@ const MAX_CUT_SCAN = 16;
 const MAX_SCANNED_LITERALS = 10_000;
 
 /**
+ * A long string literal of the document left as the UTF-8 bytes it was decoded to, not made a
+ * string: asked for by the one rule that can work on bytes (Claude's Bash compression: a 5 MB
+ * output made a string holds the output twice at once, its bytes and its text; issue 22).
+ * `text()` is the string JSON.parse would have given; JSON.stringify writes that string too, and
+ * the bytes are not an enumerable property, so a walk over the payload never goes into them.
+ */
+export class Utf8Literal {
+  readonly #bytes: Buffer;
+
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+
+  /** The literal's value as UTF-8 (always well-formed: only a literal decoded whole in place is kept as bytes). */
+  get bytes(): Buffer {
+    return this.#bytes;
+  }
+
+  text(): string {
+    return this.#bytes.toString("utf8");
+  }
+
+  toJSON(): string {
+    return this.text();
+  }
+}
+
+/** A path of two keys from the document's root object, e.g. ["tool_response", "stdout"]. */
+export type FieldPath = readonly [string, string];
+
+/**
  * parseJsonBytes(bytes) → JSON.parse(bytes.toString("utf8")), the same value, or a throw where
  * that throws. The long string literals are unescaped over their own bytes: `bytes` is garbage
- * afterwards.
+ * afterwards, unless `keepAsBytes` names a field whose long literal then stays in them, as a
+ * Utf8Literal instead of a string (a literal that could not be decoded in place stays a string).
  */
-export function parseJsonBytes(bytes: Buffer, sizes: { readonly minBytes: number; readonly pieceBytes: number } = LONG_LITERALS): unknown {
+export function parseJsonBytes(
+  bytes: Buffer,
+  sizes: { readonly minBytes: number; readonly pieceBytes: number } = LONG_LITERALS,
+  keepAsBytes?: FieldPath,
+): unknown {
   const literals = longLiterals(bytes, sizes.minBytes);
   if (literals === undefined || literals.length === 0) return JSON.parse(bytes.toString("utf8"));
   const marker = `\u0000velesdb-long-literal-${crypto.getRandomValues(new Uint32Array(3)).join("-")}-`;
-  const values: string[] = [];
+  const decoded: Array<string | readonly [number, number]> = [];
   const skeleton: string[] = [];
   let from = 0;
   for (const [open, close] of literals) {
-    skeleton.push(bytes.toString("utf8", from, open), JSON.stringify(marker + values.length));
-    values.push(decodeLiteralInPlace(bytes, open, close, sizes.pieceBytes));
+    skeleton.push(bytes.toString("utf8", from, open), JSON.stringify(marker + decoded.length));
+    decoded.push(decodeLiteralInPlace(bytes, open, close, sizes.pieceBytes));
     from = close + 1;
   }
   skeleton.push(bytes.toString("utf8", from));
-  return JSON.parse(skeleton.join(""), (_key, value: unknown) =>
-    typeof value === "string" && value.startsWith(marker) ? values[Number(value.slice(marker.length))] : value,
-  );
+  const text = skeleton.join("");
+  const kept = keepAsBytes === undefined ? -1 : literalAt(text, marker, keepAsBytes);
+  const value = (index: number): string | Utf8Literal => {
+    const literal = decoded[index]!;
+    if (typeof literal === "string") return literal;
+    return index === kept ? new Utf8Literal(bytes.subarray(literal[0], literal[1])) : bytes.toString("utf8", literal[0], literal[1]);
+  };
+  return JSON.parse(text, (_key, parsed: unknown) => (typeof parsed === "string" && parsed.startsWith(marker) ? value(Number(parsed.slice(marker.length))) : parsed));
+}
+
+/**
+ * literalAt(skeleton, marker, ["tool_response", "stdout"]) → the index of the long literal at that
+ * field, or -1. The skeleton is small (each long literal is a marker in it), so parsing it once
+ * more to find the field costs little; a skeleton that does not parse throws in the caller anyway.
+ */
+function literalAt(skeleton: string, marker: string, [outer, inner]: FieldPath): number {
+  let root: unknown;
+  try {
+    root = JSON.parse(skeleton);
+  } catch {
+    return -1;
+  }
+  const holder = isObject(root) && Object.hasOwn(root, outer) ? root[outer] : undefined;
+  const field = isObject(holder) && Object.hasOwn(holder, inner) ? holder[inner] : undefined;
+  return typeof field === "string" && field.startsWith(marker) ? Number(field.slice(marker.length)) : -1;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
@@ -96,14 +158,15 @@ const COLLECT_EVERY = 1024 * 1024;
 
 /**
  * collectingAlong(total) → a function to call with each amount of work done (bytes or chars
- * out of `total`); after every max(1 MiB, total / 8) of it, it forces a full collection. Work
+ * out of `total`); after every max(1 MiB, total / 8) of it (`least` instead of 1 MiB when
+ * given), it forces a full collection. Work
  * that leaves its garbage a piece at a time (decoding a long literal, escaping the archive)
  * would otherwise let it pile up: JSC collects by the volume allocated, which let a 5 MB
  * payload's pieces reach ~20 MB of RSS before the first collection. A full collection of the
  * hook's small heap costs ~1 ms of CPU (measured); an eighth of the whole bounds their number.
  */
-export function collectingAlong(total: number): (done: number) => void {
-  const every = Math.max(COLLECT_EVERY, total / 8);
+export function collectingAlong(total: number, least: number = COLLECT_EVERY): (done: number) => void {
+  const every = Math.max(least, total / 8);
   let since = 0;
   return (done) => {
     since += done;
@@ -114,14 +177,15 @@ export function collectingAlong(total: number): (done: number) => void {
 }
 
 /**
- * decodeLiteralInPlace(bytes, open, close) → the string the literal between these quotes stands
- * for. Its content is decoded a piece at a time by JSON.parse, each piece written back as UTF-8
- * from open + 1 on, over raw bytes already read; one toString of that span is the result.
+ * decodeLiteralInPlace(bytes, open, close) → the span of `bytes` that holds, as UTF-8, the string
+ * the literal between these quotes stands for; or that string, when it could not be decoded in
+ * place. Its content is decoded a piece at a time by JSON.parse, each piece written back as UTF-8
+ * from open + 1 on, over raw bytes already read; one toString of the span is the string.
  * A piece that has no UTF-8 form (a lone surrogate escape) or would outgrow its raw bytes
  * (invalid UTF-8 becomes U+FFFD, three bytes for one) sends the rest of the literal to one
  * JSON.parse, appended to what was decoded so far.
  */
-function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceBytes: number): string {
+function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceBytes: number): string | readonly [number, number] {
   const start = open + 1;
   // Each piece leaves its text and its value as garbage.
   const collect = collectingAlong(close - start);
@@ -143,7 +207,7 @@ function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceB
     collect(to - from);
     from = to;
   }
-  return bytes.toString("utf8", start, written);
+  return [start, written];
 }
 
 /**

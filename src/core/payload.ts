@@ -3,7 +3,7 @@
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseJsonBytes } from "./json-bytes.ts";
+import { parseJsonBytes, type FieldPath } from "./json-bytes.ts";
 
 export type Payload = Readonly<Record<string, unknown>>;
 
@@ -23,8 +23,12 @@ export interface PayloadReading {
  */
 export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
-/** readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable. */
-export function readPayloadFromStdin(): PayloadReading {
+/**
+ * readPayloadFromStdin() → the stdin JSON object, or `{}` with the reason it was unusable.
+ * `keepAsBytes` names a field that a large payload (≥ 1 MiB) gives as a Utf8Literal when its
+ * value is a long string: the caller's rule reads it as bytes (json-bytes.ts).
+ */
+export function readPayloadFromStdin(keepAsBytes?: FieldPath): PayloadReading {
   let bytes: Buffer | undefined;
   try {
     // A hook started by hand from a terminal would wait forever on the keyboard. Hosts always
@@ -39,7 +43,7 @@ export function readPayloadFromStdin(): PayloadReading {
   if (bytes.length < LARGE_PAYLOAD_BYTES) return parsePayload(bytes.toString("utf8"));
   // Nothing keeps the bytes once this returns: the collection compression forces before it
   // compiles frees them (detaching the buffer here as well measured no lower).
-  return parseLargePayload(bytes);
+  return parseLargePayload(bytes, keepAsBytes);
 }
 
 /** From this size on, stdin is parsed by parseJsonBytes: its long strings are decoded in place. */
@@ -47,12 +51,13 @@ const LARGE_PAYLOAD_BYTES = 1024 * 1024;
 
 /**
  * parseLargePayload(bytes) → parsePayload(bytes.toString("utf8")), without holding the text, the
- * bytes and the parsed strings at once (json-bytes.ts). `bytes` is garbage afterwards.
+ * bytes and the parsed strings at once (json-bytes.ts). `bytes` is garbage afterwards, unless a
+ * Utf8Literal of the field to keep as bytes now holds them.
  */
-function parseLargePayload(bytes: Buffer): PayloadReading {
+function parseLargePayload(bytes: Buffer, keepAsBytes: FieldPath | undefined): PayloadReading {
   let value: unknown;
   try {
-    value = parseJsonBytes(bytes);
+    value = parseJsonBytes(bytes, undefined, keepAsBytes);
   } catch {
     // Whitespace alone is an empty stdin, as for a small payload (bytes whose long strings were
     // decoded in place still hold their quotes, so they are not taken for whitespace).

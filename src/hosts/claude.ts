@@ -33,6 +33,9 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
+/** Where a Bash result's output is: compression reads it as bytes from a large payload on. */
+const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
+
 /** PostToolUse: recall evidence first, always; then Bash compression (SPEC §8 gate 1). */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
   const { evidenceOnlyPostToolUse, recordEvidenceFromPayload, withNote } = await import("./tool-events.ts");
@@ -85,7 +88,7 @@ export const claude: HostModule = {
     stop: STOP_EVENT,
     "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
     "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: claudePreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse },
+    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse, bytesField: BASH_OUTPUT_FIELD },
   },
   encode: encodeClaudeAnswer,
   callerOf: async (payload, env) => (cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined),

@@ -5,6 +5,7 @@
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { FailurePolicy } from "../core/failure.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
+import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 
@@ -17,6 +18,11 @@ export interface HookEvent {
    */
   readonly failure: FailurePolicy;
   readonly run: (input: HookInput) => Decision | Promise<Decision>;
+  /**
+   * A payload field the rule reads as bytes: in a payload of 1 MiB or more, a long string there
+   * arrives as a Utf8Literal (src/core/json-bytes.ts), never made a string (issue 22 §3).
+   */
+  readonly bytesField?: FieldPath;
 }
 
 export interface HostModule {
