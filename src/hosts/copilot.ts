@@ -89,6 +89,9 @@ const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \([^)\n]*\)\. Sa
 /** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (SPEC §8). */
 async function compressCopilotBash(input: HookInput): Promise<Decision> {
   const result = objectField(input.payload, "toolResult") ?? {};
+  // Copilot's result type is a word ("success", "failure", …); a result of another shape is not
+  // one we know how to give back (fuzz seed 1884534106: an object there was carried back as is).
+  if (typeof result.resultType !== "string") return pass("bash result has no resultType string; left as is");
   const text = stringField(result, "textResultForLlm");
   const footer = text === undefined ? null : COPILOT_SHELL_FOOTER.exec(text);
   if (text === undefined || !footer) return pass("bash result has no <shellId …> footer; left as is");
