@@ -145,6 +145,26 @@ const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzC
       processCwd: "plain",
     },
   },
+  // A 1 MiB payload (parsed in place) nested 74 804 deep: the reviver that put its long literals
+  // back recursed past the stack, the payload was taken for "not JSON", and dsh's Stop wrote its
+  // state under the process cwd instead of the payload's.
+  { entry: "dsh/stop", found: "seed 1884534106", case: {"form":"object","payload":{"session_id":"@HUGE:1100000:233@","transcript_path":"@SB@/home/.dsh/sessions/--e2e-ws--/drive-1795990309917/session.jsonl.zstd","cwd":"@SB@/ws/repo/src","hook_event_name":"Stop","model":"deepseek-v4-pro","turn_id":"1","last_assistant_message":null,"Ki(8)Ry1b":{"@DEEP@":74804,"array":true}},"processCwd":"plain"} },
+  // A resultType that is not a word: the compiled text went back inside a result of a shape
+  // Copilot never sends. Now left as it is.
+  {
+    entry: "copilot/post-tool-use",
+    found: "seed 1884534106",
+    case: {
+      form: "object",
+      payload: {
+        cwd: ".",
+        toolName: "bash",
+        toolArgs: { command: "cargo build", description: "build" },
+        toolResult: { resultType: { d: "x", ")": [3.5e196, null] }, textResultForLlm: `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 127>` },
+      },
+      processCwd: "plain",
+    },
+  },
 ];
 
 describe("fuzz regression rows: each once-failing payload keeps every invariant", () => {

@@ -112,6 +112,32 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
     expect((actual as { effort: Record<string, string> }).effort[""]!.length).toBe(LONG_LITERALS.pieceBytes);
   });
 
+  test("nesting deeper than a recursive walk survives (100 000 levels, fuzz seed 1884534106): parsed, as JSON.parse parses it", () => {
+    const depth = 100_000;
+    const long = "é\\n".repeat(LONG_LITERALS.minBytes);
+    const text = `{"session_id":"${long}","deep":${"[".repeat(depth)}1${"]".repeat(depth)}}`;
+    const levels = (value: unknown): number => {
+      let count = 0;
+      for (let item = value; Array.isArray(item); item = item[0]) count++;
+      return count;
+    };
+    const expected = JSON.parse(text) as { session_id: string; deep: unknown };
+    // Why no reviver: JSC's recurses, and this document overflows its stack.
+    expect(() => JSON.parse(text, (_key, value: unknown) => value)).toThrow();
+    const actual = parseJsonBytes(Buffer.from(text)) as { session_id: string; deep: unknown };
+    expect(actual.session_id).toBe(expected.session_id);
+    expect(levels(actual.deep)).toBe(depth);
+  });
+
+  test("an own __proto__ key holding a long literal stays an own property, the prototype untouched", () => {
+    const long = "x\\n".repeat(LONG_LITERALS.minBytes);
+    const text = `{"__proto__":{"a":"${long}"},"b":["${long}"]}`;
+    const actual = parseJsonBytes(Buffer.from(text)) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(actual)).toBe(Object.prototype);
+    expect(Object.hasOwn(actual, "__proto__")).toBe(true);
+    expect(isDeepStrictEqual(actual, JSON.parse(text))).toBe(true);
+  });
+
   test("invalid UTF-8 in a long literal: the same U+FFFD as decoding the whole text", () => {
     const bytes = Buffer.concat([Buffer.from('{"stdout":"'), Buffer.alloc(LONG_LITERALS.minBytes, 0x61), Buffer.from([0xe2, 0x82, 0x5c, 0x6e, 0xff, 0x80]), Buffer.from('"}')]);
     expect(parseJsonBytes(Buffer.from(bytes))).toEqual(JSON.parse(bytes.toString("utf8")));

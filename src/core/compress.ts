@@ -310,9 +310,9 @@ export type ArchiveResult = { readonly ok: true; readonly path: string } | { rea
 const ARCHIVE_DIR = "tool-output";
 /**
  * Output characters (or bytes) escaped and written at a time, and how much of that between full
- * collections (or an eighth of the output). A slice of bytes leaves three copies as garbage (its
- * text, the escaped text, writeSync's UTF-8), where a slice of a string shares the string's
- * buffer: at 5 MB, 64 KiB and 512 KiB measured 1.2 MB lower than 256 KiB and 1 MiB, 32 KiB higher.
+ * collections (or an eighth of the output). A slice of bytes leaves its text and its escaped
+ * text as garbage, where a slice of a string shares the string's buffer: at 5 MB, 64 KiB and
+ * 512 KiB measured 1.2 MB lower than 256 KiB and 1 MiB; 32 KiB slices were higher again.
  */
 const ARCHIVE_CHUNK_CHARS = 64 * 1024;
 const ARCHIVE_COLLECT_EVERY = 512 * 1024;

@@ -86,31 +86,36 @@ export function parseJsonBytes(
     from = close + 1;
   }
   skeleton.push(bytes.toString("utf8", from));
-  const text = skeleton.join("");
-  const kept = keepAsBytes === undefined ? -1 : literalAt(text, marker, keepAsBytes);
-  const value = (index: number): string | Utf8Literal => {
-    const literal = decoded[index]!;
+  const root: unknown = JSON.parse(skeleton.join(""));
+  const isMarker = (value: unknown): value is string => typeof value === "string" && value.startsWith(marker);
+  const index = (value: string): number => Number(value.slice(marker.length));
+  const kept = keepAsBytes === undefined ? -1 : literalAt(root, keepAsBytes, isMarker, index);
+  const literalValue = (at: number): string | Utf8Literal => {
+    const literal = decoded[at]!;
     if (typeof literal === "string") return literal;
-    return index === kept ? new Utf8Literal(bytes.subarray(literal[0], literal[1])) : bytes.toString("utf8", literal[0], literal[1]);
+    return at === kept ? new Utf8Literal(bytes.subarray(literal[0], literal[1])) : bytes.toString("utf8", literal[0], literal[1]);
   };
-  return JSON.parse(text, (_key, parsed: unknown) => (typeof parsed === "string" && parsed.startsWith(marker) ? value(Number(parsed.slice(marker.length))) : parsed));
+  if (isMarker(root)) return literalValue(index(root));
+  // The markers are put back by an iterative walk, not a JSON.parse reviver: JSC's reviver
+  // recurses, and overflowed its stack on a 1 MiB payload nested 74 804 deep that JSON.parse
+  // itself accepts (fuzz seed 1884534106, dsh/stop: the payload was taken for "not JSON").
+  const holders: object[] = root !== null && typeof root === "object" ? [root] : [];
+  for (let holder = holders.pop(); holder !== undefined; holder = holders.pop()) {
+    for (const key of Object.keys(holder)) {
+      const item: unknown = (holder as Record<string, unknown>)[key];
+      // defineProperty, as JSON.parse makes them: an own "__proto__" stays a plain own property.
+      if (isMarker(item)) Object.defineProperty(holder, key, { value: literalValue(index(item)), writable: true, enumerable: true, configurable: true });
+      else if (item !== null && typeof item === "object") holders.push(item);
+    }
+  }
+  return root;
 }
 
-/**
- * literalAt(skeleton, marker, ["tool_response", "stdout"]) → the index of the long literal at that
- * field, or -1. The skeleton is small (each long literal is a marker in it), so parsing it once
- * more to find the field costs little; a skeleton that does not parse throws in the caller anyway.
- */
-function literalAt(skeleton: string, marker: string, [outer, inner]: FieldPath): number {
-  let root: unknown;
-  try {
-    root = JSON.parse(skeleton);
-  } catch {
-    return -1;
-  }
+/** literalAt(root, ["tool_response", "stdout"], …) → the index of the long literal at that field of the parsed skeleton, or -1. */
+function literalAt(root: unknown, [outer, inner]: FieldPath, isMarker: (value: unknown) => value is string, index: (marker: string) => number): number {
   const holder = isObject(root) && Object.hasOwn(root, outer) ? root[outer] : undefined;
   const field = isObject(holder) && Object.hasOwn(holder, inner) ? holder[inner] : undefined;
-  return typeof field === "string" && field.startsWith(marker) ? Number(field.slice(marker.length)) : -1;
+  return isMarker(field) ? index(field) : -1;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
