@@ -110,6 +110,16 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
 // here and its payload is replayed through the same harness and invariants on every run. The
 // first two rows are the defects above, in the fuzzer's own form.
 const ROW_BOUND_MS = 25_000;
+
+/** copilotBashCase(rest) → a Copilot bash result (100 build lines and the shellId footer) whose toolResult also holds `rest`. */
+function copilotBashCase(rest: Record<string, unknown>): FuzzCase {
+  const textResultForLlm = `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 1>`;
+  return {
+    form: "object",
+    payload: { cwd: ".", toolName: "bash", toolArgs: { command: "cargo build", description: "build" }, toolResult: { textResultForLlm, ...rest } },
+    processCwd: "plain",
+  };
+}
 const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzCase }> = [
   { entry: "dsh/session-start", found: "seed 1", case: { form: "object", payload: { hook_event_name: "SessionStart", session_id: "fz-missing-cwd", source: "compact", cwd: "@SB@/ws/repo/missing/deeper" }, processCwd: "plain" } },
   {
@@ -130,41 +140,15 @@ const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzC
   },
   // Issue 22 session 3: Copilot's answer carries its result object back whole; a field of it nested
   // past JSON.stringify's reach overflowed the encoder's stack ("internal error", a rule threw).
-  {
-    entry: "copilot/post-tool-use",
-    found: "seed -512651350",
-    case: {
-      form: "object",
-      payload: {
-        cwd: ".",
-        toolName: "bash",
-        toolArgs: { command: "cargo build", description: "build" },
-        // The own key "__proto__" (as JSON.parse makes it), not the object's prototype.
-        toolResult: { resultType: "success", textResultForLlm: `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 1>`, ["__proto__"]: { "@DEEP@": 55_196, array: false } },
-      },
-      processCwd: "plain",
-    },
-  },
+  // The own key "__proto__" (as JSON.parse makes it), not the object's prototype.
+  { entry: "copilot/post-tool-use", found: "seed -512651350", case: copilotBashCase({ resultType: "success", ["__proto__"]: { "@DEEP@": 55_196, array: false } }) },
   // A 1 MiB payload (parsed in place) nested 74 804 deep: the reviver that put its long literals
   // back recursed past the stack, the payload was taken for "not JSON", and dsh's Stop wrote its
   // state under the process cwd instead of the payload's.
   { entry: "dsh/stop", found: "seed 1884534106", case: {"form":"object","payload":{"session_id":"@HUGE:1100000:233@","transcript_path":"@SB@/home/.dsh/sessions/--e2e-ws--/drive-1795990309917/session.jsonl.zstd","cwd":"@SB@/ws/repo/src","hook_event_name":"Stop","model":"deepseek-v4-pro","turn_id":"1","last_assistant_message":null,"Ki(8)Ry1b":{"@DEEP@":74804,"array":true}},"processCwd":"plain"} },
   // A resultType that is not a word: the compiled text went back inside a result of a shape
   // Copilot never sends. Now left as it is.
-  {
-    entry: "copilot/post-tool-use",
-    found: "seed 1884534106",
-    case: {
-      form: "object",
-      payload: {
-        cwd: ".",
-        toolName: "bash",
-        toolArgs: { command: "cargo build", description: "build" },
-        toolResult: { resultType: { d: "x", ")": [3.5e196, null] }, textResultForLlm: `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 127>` },
-      },
-      processCwd: "plain",
-    },
-  },
+  { entry: "copilot/post-tool-use", found: "seed 1884534106", case: copilotBashCase({ resultType: { d: "x", ")": [3.5e196, null] } }) },
 ];
 
 describe("fuzz regression rows: each once-failing payload keeps every invariant", () => {
