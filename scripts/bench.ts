@@ -167,6 +167,7 @@ function runOnce(binary: string, args: readonly string[], stdin: string, env: Re
     const out = path.join(os.tmpdir(), `vh-bench-time-${process.pid}`);
     Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, binary, ...args], { stdin: Buffer.from(stdin), env, cwd });
     const rssKb = Number(fs.readFileSync(out, "utf8").trim().split("\n").pop());
+    fs.rmSync(out, { force: true });
     return { ms: Number.NaN, cpuMs: Number.NaN, rssKb };
   }
   const started = performance.now();

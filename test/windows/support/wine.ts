@@ -80,8 +80,12 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     // No Mono or Gecko download prompt, no desktop menu entries.
     WINEDLLOVERRIDES: "mscoree,mshtml=;winemenubuilder.exe=d",
     LANG: "C.UTF-8",
+    // The server's socket directory (wine-XXXXXX) goes under TMPDIR: in the temp tree, it goes
+    // with it; under /tmp, every run left one behind. (Windows processes read TEMP, not this.)
+    TMPDIR: path.join(root, "tmp"),
   };
   fs.mkdirSync(wineEnv.HOME!);
+  fs.mkdirSync(wineEnv.TMPDIR!);
   const close = (): void => {
     // -k ends the server of this prefix only (and every Windows process in it).
     Bun.spawnSync([tools.wineserver, "-k"], { env: wineEnv, stdout: "ignore", stderr: "ignore" });
