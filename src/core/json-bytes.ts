@@ -89,7 +89,8 @@ export function parseJsonBytes(
   const root: unknown = JSON.parse(skeleton.join(""));
   const isMarker = (value: unknown): value is string => typeof value === "string" && value.startsWith(marker);
   const index = (value: string): number => Number(value.slice(marker.length));
-  const kept = keepAsBytes === undefined ? -1 : literalAt(root, keepAsBytes, isMarker, index);
+  const field = keepAsBytes === undefined ? undefined : fieldAt(root, keepAsBytes);
+  const kept = isMarker(field) ? index(field) : -1;
   const literalValue = (at: number): string | Utf8Literal => {
     const literal = decoded[at]!;
     if (typeof literal === "string") return literal;
@@ -111,14 +112,14 @@ export function parseJsonBytes(
   return root;
 }
 
-/** literalAt(root, ["tool_response", "stdout"], …) → the index of the long literal at that field of the parsed skeleton, or -1. */
-function literalAt(root: unknown, [outer, inner]: FieldPath, isMarker: (value: unknown) => value is string, index: (marker: string) => number): number {
-  const holder = isObject(root) && Object.hasOwn(root, outer) ? root[outer] : undefined;
-  const field = isObject(holder) && Object.hasOwn(holder, inner) ? holder[inner] : undefined;
-  return isMarker(field) ? index(field) : -1;
+/** fieldAt(root, ["tool_response", "stdout"]) → root.tool_response.stdout when both are own properties of objects, else undefined. */
+function fieldAt(root: unknown, [outer, inner]: FieldPath): unknown {
+  const holder = isPlainObject(root) && Object.hasOwn(root, outer) ? root[outer] : undefined;
+  return isPlainObject(holder) && Object.hasOwn(holder, inner) ? holder[inner] : undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** isPlainObject({}) → true; arrays, null and every other value → false. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 

@@ -3,7 +3,10 @@
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseJsonBytes, type FieldPath } from "./json-bytes.ts";
+import { isPlainObject, parseJsonBytes, type FieldPath } from "./json-bytes.ts";
+
+// The JSON-object test lives with the JSON parser; the rules import it from here, beside the field readers.
+export { isPlainObject };
 
 export type Payload = Readonly<Record<string, unknown>>;
 
@@ -41,8 +44,9 @@ export function readPayloadFromStdin(keepAsBytes?: FieldPath): PayloadReading {
   }
   if (bytes === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
   if (bytes.length < LARGE_PAYLOAD_BYTES) return parsePayload(bytes.toString("utf8"));
-  // Nothing keeps the bytes once this returns: the collection compression forces before it
-  // compiles frees them (detaching the buffer here as well measured no lower).
+  // Nothing keeps the bytes once this returns, unless the field kept as bytes is in them: the
+  // collection compression forces before it compiles frees them (detaching the buffer here as
+  // well measured no lower).
   return parseLargePayload(bytes, keepAsBytes);
 }
 
@@ -130,9 +134,6 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** stringField(p, "cwd") → the value when it is a non-empty string, else undefined. */
 export function stringField(payload: Payload, key: string): string | undefined {
