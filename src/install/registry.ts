@@ -572,6 +572,11 @@ function removeDirectories(created: readonly string[]): void {
   }
 }
 
+/** tempBeside("/d/f") → "/d/.f.velesdb-tmp-<pid>-<random>": the name an atomic write or copy is made under before its rename. */
+function tempBeside(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
+}
+
 /**
  * writeAtomically(target, content, mode, owner?): a new file created O_EXCL|O_NOFOLLOW beside
  * the target, given `owner` (when that is not us and we may: root) and `mode`, written,
@@ -580,7 +585,7 @@ function removeDirectories(created: readonly string[]): void {
  */
 export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner): void {
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
+  const temp = tempBeside(target);
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
   try {
     // Owner first: chown clears set-id bits, so the mode goes on after it.
@@ -613,7 +618,7 @@ export function writeAtomically(target: string, content: string | Uint8Array, mo
  */
 export function copyAtomically(source: string, target: string, mode: number, owner?: Owner): void {
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.velesdb-tmp-${process.pid}-${randomHex()}`);
+  const temp = tempBeside(target);
   const size = fs.statSync(source).size;
   let fd: number | undefined;
   try {
