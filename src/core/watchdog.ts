@@ -13,8 +13,9 @@
 //   stdout keeps the pipe open after its parent died;
 // - nothing throws: a spawn failure, a bad bound, an overflow are outcomes like any other.
 // Bun.spawn, not node:child_process: the Node module loads its stream and event machinery into
-// the hook, which raised the peak RSS of a compression by ~2.5 MB (a 20 KB result: 27.2 → 24.7
-// MB; issue 22 measured the 5 MB ratio against that fixed cost). `detached` is setsid(2) there.
+// the hook, which raised the peak RSS of every compression (a 20 KB result compressed: 25.0 →
+// 23.5 MB in the bench; issue 22 measures the 5 MB ratio with that fixed cost in it). `detached`
+// is setsid(2) there.
 
 export interface WatchdogOptions {
   /** Deadline from spawn, in milliseconds (finite, ≥ 0). */
