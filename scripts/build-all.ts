@@ -17,9 +17,10 @@
 //
 // The version defaults to package.json's and is what each binary's `--version` prints. Two
 // targets are built at once: a compile takes about a second once Bun has the target runtime
-// cached, but packing a ~110 MB binary is ~7 s of gzip on one core, so a second target keeps
-// the other core busy. Archives are made with tar + gzip and zip,
-// which the Linux machines that run this have (Debian: `apt-get install zip`).
+// cached, then packing a ~110 MB binary takes ~2 s of one core (tar + libdeflate,
+// scripts/tar-gz.ts) per .tar.gz or npm tarball and ~7 s for Windows' zip, so a second target
+// keeps the other core busy. Archives are made with GNU tar and zip, which the Linux machines
+// that run this have (Debian: `apt-get install zip`).
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -28,6 +29,7 @@ import { spawnSync } from "node:child_process";
 import { archiveExtension, assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { compileBinaryAsync, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { packMainPackage, packPlatformPackage, type PackedPackage } from "./npm-packages.ts";
+import { writeTarGz } from "./tar-gz.ts";
 
 export interface BuiltAsset {
   readonly target: ReleaseTarget;
@@ -167,30 +169,19 @@ export function packArchive(binary: string, archive: string, target: ReleaseTarg
   const { dir, file, partial } = preparePack(binary, archive);
   if (archiveExtension(target) === ".zip") {
     run("zip", zipArgs(partial, binary), dir, "Debian: apt-get install zip");
+    fs.renameSync(partial, archive);
   } else {
-    const tar = spawnSync("tar", tarArgs(dir, file), { maxBuffer: 1 << 30 });
-    if (tar.status !== 0) throw new Error(`tar failed for ${file}: ${tar.stderr?.toString().trim() || tar.error?.message}`);
-    const gzip = spawnSync("gzip", GZIP_ARGS, { input: tar.stdout, maxBuffer: 1 << 30 });
-    if (gzip.status !== 0) throw new Error(`gzip failed for ${file}: ${gzip.stderr?.toString().trim() || gzip.error?.message}`);
-    fs.writeFileSync(partial, gzip.stdout);
+    writeTarGz(archive, dir, [file], ARCHIVE_EPOCH);
   }
-  fs.renameSync(partial, archive);
 }
 
-/** packArchiveAsync(binary, archive, target) → packArchive without blocking, tar piped straight into gzip (no 100 MB buffer). */
+/** packArchiveAsync(binary, archive, target) → packArchive, with zip's ~7 s run without blocking (tar.gz: scripts/tar-gz.ts, ~2 s in this process). */
 export async function packArchiveAsync(binary: string, archive: string, target: ReleaseTarget): Promise<void> {
-  const { dir, file, partial } = preparePack(binary, archive);
-  if (archiveExtension(target) === ".zip") {
-    const zip = Bun.spawn(["zip", ...zipArgs(partial, binary)], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-    const [code, stderr] = await Promise.all([zip.exited, new Response(zip.stderr).text()]);
-    if (code !== 0) throw new Error(`zip failed (exit ${code}): ${stderr.trim()}`);
-  } else {
-    const tar = Bun.spawn(["tar", ...tarArgs(dir, file)], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    const gzip = Bun.spawn(["gzip", ...GZIP_ARGS], { stdin: tar.stdout, stdout: Bun.file(partial), stderr: "pipe" });
-    const [tarCode, gzipCode, tarErr, gzipErr] = await Promise.all([tar.exited, gzip.exited, new Response(tar.stderr).text(), new Response(gzip.stderr).text()]);
-    if (tarCode !== 0) throw new Error(`tar failed for ${file}: ${tarErr.trim()}`);
-    if (gzipCode !== 0) throw new Error(`gzip failed for ${file}: ${gzipErr.trim()}`);
-  }
+  if (archiveExtension(target) !== ".zip") return packArchive(binary, archive, target);
+  const { dir, partial } = preparePack(binary, archive);
+  const zip = Bun.spawn(["zip", ...zipArgs(partial, binary)], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([zip.exited, new Response(zip.stderr).text()]);
+  if (code !== 0) throw new Error(`zip failed (exit ${code}): ${stderr.trim()}`);
   fs.renameSync(partial, archive);
 }
 
@@ -203,8 +194,6 @@ function preparePack(binary: string, archive: string): { dir: string; file: stri
 }
 
 const zipArgs = (partial: string, binary: string): string[] => ["-q", "-X", "-j", partial, binary];
-const tarArgs = (dir: string, file: string): string[] => ["--owner=0", "--group=0", "--numeric-owner", "--format=ustar", "-cf", "-", "-C", dir, file];
-const GZIP_ARGS = ["-n", "-c"];
 
 function run(program: string, args: readonly string[], cwd: string, hint: string): void {
   const result = spawnSync(program, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });

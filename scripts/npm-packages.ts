@@ -3,12 +3,12 @@
 // (npm/launcher.js) and listing, as optionalDependencies at its own exact version, one package
 // per target of targets/matrix.ts — `velesdb-hooks-<id>`, declaring `os`, `cpu` and on Linux
 // `libc`, holding only that target's binary. npm installs the one that fits and skips the
-// rest; no install script runs. scripts/build-all.ts writes the tarballs (`npm pack`) into
-// <out>/npm/ beside the archives; scripts/publish-npm.ts publishes them.
-import { spawnSync } from "node:child_process";
+// rest; no install script runs. scripts/build-all.ts writes the tarballs (packDirectory: the
+// layout of `npm pack`) into <out>/npm/ beside the archives; scripts/publish-npm.ts publishes them.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
+import { writeTarGz } from "./tar-gz.ts";
 
 export const MAIN_PACKAGE = "velesdb-hooks";
 const DESCRIPTION = "Agent hooks that make Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, Windsurf and the DeepSeek harness use their velesdb-memory MCP server: one native binary.";
@@ -44,7 +44,7 @@ function commonFields(version: string, repo: string | undefined): Record<string,
 /** packPlatformPackage(target, binary, version, repo, npmDir) → <npmDir>/velesdb-hooks-<id>-<version>.tgz holding package.json and bin/<binary>. */
 export function packPlatformPackage(target: ReleaseTarget, binary: string, version: string, repo: string | undefined, npmDir: string): PackedPackage {
   const name = platformPackageName(target);
-  return packDirectory(npmDir, name, (dir) => {
+  return packDirectory(npmDir, name, version, (dir) => {
     const manifest = { name, ...commonFields(version, repo), ...npmPlatform(target), files: [`bin/${binaryName(target)}`], preferUnplugged: true };
     fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     fs.writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe ${target.id} binary of [velesdb-hooks](https://www.npmjs.com/package/${MAIN_PACKAGE}). Install \`${MAIN_PACKAGE}\`, which picks this package on ${target.id}.\n`);
@@ -56,7 +56,7 @@ export function packPlatformPackage(target: ReleaseTarget, binary: string, versi
 
 /** packMainPackage(launcher, version, repo, npmDir) → the launcher package, its optionalDependencies naming every target of the matrix at this exact version. */
 export function packMainPackage(launcher: string, version: string, repo: string | undefined, npmDir: string): PackedPackage {
-  return packDirectory(npmDir, MAIN_PACKAGE, (dir) => {
+  return packDirectory(npmDir, MAIN_PACKAGE, version, (dir) => {
     const optionalDependencies = Object.fromEntries(RELEASE_TARGETS.map((t) => [platformPackageName(t), version]));
     const manifest = {
       name: MAIN_PACKAGE,
@@ -92,19 +92,43 @@ function mainReadme(repo: string | undefined): string {
   ].join("\n");
 }
 
-function packDirectory(npmDir: string, name: string, fill: (dir: string) => void): PackedPackage {
+/** npm's own fixed mtime for every entry of a packed tarball (pacote); ours match it. */
+const NPM_TARBALL_MTIME = new Date("1985-10-26T08:15:00.000Z");
+
+/**
+ * packDirectory(npmDir, name, version, fill) → <npmDir>/<name>-<version>.tgz, laid out as
+ * `npm pack` lays it out: every file under `package/`, no directory entries, owner 0, mode 644
+ * (755 for a file fill made executable), npm's fixed mtime. fill writes exactly the files the
+ * package holds (no `files` or .npmignore to apply). Not `npm pack` itself: its level-9 zlib
+ * is most of a release's packing time (scripts/tar-gz.ts). test/release.test.ts compares the
+ * launcher package with what `npm pack` makes of the same files.
+ */
+function packDirectory(npmDir: string, name: string, version: string, fill: (dir: string) => void): PackedPackage {
   fs.mkdirSync(npmDir, { recursive: true });
   const staging = fs.mkdtempSync(path.join(npmDir, `.package-${name}-`));
   try {
-    fill(staging);
-    // --ignore-scripts: the package has none, and a `prepack` must never run at release time.
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const result = spawnSync(npm, ["pack", staging, "--json", "--ignore-scripts", "--pack-destination", npmDir], { cwd: npmDir, encoding: "utf8", maxBuffer: 1 << 24 });
-    if (result.status !== 0) throw new Error(`npm pack failed for ${name}: ${result.error?.message ?? result.stderr.trim()}`);
-    const [packed] = JSON.parse(result.stdout) as { filename: string }[];
-    if (!packed) throw new Error(`npm pack printed no tarball for ${name}`);
-    return { name, file: packed.filename, path: path.join(npmDir, packed.filename) };
+    const root = path.join(staging, "package");
+    fs.mkdirSync(root);
+    fill(root);
+    const files = filesUnder(root).map((f) => path.join("package", f));
+    for (const file of files) {
+      const full = path.join(staging, file);
+      fs.chmodSync(full, fs.statSync(full).mode & 0o100 ? 0o755 : 0o644);
+    }
+    const tarball = `${name}-${version}.tgz`;
+    writeTarGz(path.join(npmDir, tarball), staging, files, NPM_TARBALL_MTIME);
+    return { name, file: tarball, path: path.join(npmDir, tarball) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** filesUnder(dir) → every regular file below dir, relative, sorted (the tarball's order). */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(prefix, entry.name);
+    if (entry.isDirectory()) return filesUnder(dir, relative);
+    if (!entry.isFile()) throw new Error(`${relative} is neither a file nor a directory`);
+    return [relative];
+  }).sort();
 }

@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { packArchive } from "../scripts/build-all.ts";
+import { MAIN_PACKAGE, platformPackageName } from "../scripts/npm-packages.ts";
 import { packageVersion } from "../scripts/build.ts";
 import { assetName, binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
 import { readFormat } from "./support/release-formats.ts";
@@ -51,6 +52,30 @@ const archivePath = (target: ReleaseTarget) => path.join(out, assetName(VERSION,
 const binaryPath = (target: ReleaseTarget) => path.join(extracted, target.id, binaryName(target));
 const targetById = (id: string) => RELEASE_TARGETS.find((t) => t.id === id)!;
 
+/** npm's fixed mtime for a packed file (1985-10-26T08:15:00Z), as `tar --utc` prints it. */
+const NPM_TIME = "1985-10-26 08:15";
+
+interface TarEntry {
+  mode: string;
+  owner: string;
+  size: number;
+  time: string;
+  name: string;
+  sha256?: string;
+}
+
+/** tarListing(tarball, digests) → each entry's mode, numeric owner, size, UTC time and name, and with digests its content's SHA-256. */
+function tarListing(tarball: string, digests = false): TarEntry[] {
+  const verbose = Bun.spawnSync(["tar", "--numeric-owner", "--utc", "-tvzf", tarball]);
+  if (verbose.exitCode !== 0) throw new Error(`tar -tvzf ${tarball} failed: ${verbose.stderr.toString()}`);
+  return verbose.stdout.toString().trimEnd().split("\n").map((line) => {
+    const [mode, owner, size, date, time, name] = line.split(/ +/);
+    const entry: TarEntry = { mode: mode!, owner: owner!, size: Number(size), time: `${date} ${time}`, name: name! };
+    if (digests) entry.sha256 = new Bun.CryptoHasher("sha256").update(Bun.spawnSync(["tar", "-xzOf", tarball, name!]).stdout).digest("hex");
+    return entry;
+  });
+}
+
 describe("bun run build:all", () => {
   test("builds every target of the matrix, named with the version, and removes assets of earlier builds (bare binaries and archives)", () => {
     expect({ exitCode: build.exitCode, stderr: build.stderr }).toEqual({ exitCode: 0, stderr: "" });
@@ -61,19 +86,54 @@ describe("bun run build:all", () => {
   });
 
   test.each(RELEASE_TARGETS.map((t) => [t.id, t] as const))("%s: the archive holds exactly the binary, executable, owned by root, at the top level", (_id, target) => {
-    const listing =
-      target.os === "windows"
-        ? Bun.spawnSync(["unzip", "-Z", "-1", archivePath(target)]).stdout.toString()
-        : Bun.spawnSync(["tar", "-tzf", archivePath(target)]).stdout.toString();
-    expect(listing).toBe(`${binaryName(target)}\n`);
-    if (target.os !== "windows") {
-      const verbose = Bun.spawnSync(["tar", "--numeric-owner", "-tvzf", archivePath(target)]).stdout.toString();
-      expect(verbose).toMatch(/^-rwxr-xr-x 0\/0 /);
+    if (target.os === "windows") {
+      expect(Bun.spawnSync(["unzip", "-Z", "-1", archivePath(target)]).stdout.toString()).toBe(`${binaryName(target)}\n`);
+    } else {
+      expect(tarListing(archivePath(target)).map(({ mode, owner, name }) => `${mode} ${owner} ${name}`)).toEqual([`-rwxr-xr-x 0/0 ${binaryName(target)}`]);
     }
     const archiveBytes = fs.statSync(archivePath(target)).size;
     const binaryBytes = fs.statSync(binaryPath(target)).size;
     expect(archiveBytes).toBeLessThan(binaryBytes * 0.7); // compression is the point of the archive
     console.log(`${assetName(VERSION, target)}: ${(archiveBytes / 1e6).toFixed(1)} MB download, ${(binaryBytes / 1e6).toFixed(1)} MB installed`);
+  });
+
+  // Every tarball comes out of the same packDirectory; the targets differ only in the binary's
+  // name, so two platform packages (with and without .exe) and the launcher stand for all (each
+  // listing reads a ~55 MB tarball twice).
+  test.each([...["linux-x64", "windows-x64"].map(targetById).map((t) => [platformPackageName(t), `bin/${binaryName(t)}`] as const), [MAIN_PACKAGE, "bin/velesdb-hooks.js"] as const])(
+    "npm tarball %s: package.json, README.md and its one executable under package/, owned by root, at npm's fixed time",
+    (name, executable) => {
+      const tarball = path.join(out, "npm", `${name}-${VERSION}.tgz`);
+      const entries = tarListing(tarball).map(({ mode, owner, time, name }) => `${mode} ${owner} ${time} ${name}`);
+      expect(entries.sort()).toEqual([`-rw-r--r-- 0/0 ${NPM_TIME} package/README.md`, `-rw-r--r-- 0/0 ${NPM_TIME} package/package.json`, `-rwxr-xr-x 0/0 ${NPM_TIME} package/${executable}`].sort());
+      const manifest = JSON.parse(Bun.spawnSync(["tar", "-xzOf", tarball, "package/package.json"]).stdout.toString()) as { name: string; version: string };
+      expect({ name: manifest.name, version: manifest.version }).toEqual({ name, version: VERSION });
+    },
+  );
+
+  test("the launcher's tarball holds what `npm pack` makes of the same files; control: a file made executable lists otherwise", () => {
+    const npm = Bun.which("npm");
+    if (!npm) throw new Error("npm must be on PATH");
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-npm-pack-")));
+    try {
+      const ours = path.join(out, "npm", `${MAIN_PACKAGE}-${VERSION}.tgz`);
+      const npmPack = (edit: (pkg: string) => void, label: string) => {
+        const unpacked = path.join(dir, label);
+        fs.mkdirSync(unpacked);
+        expect(Bun.spawnSync(["tar", "-xzf", ours, "-C", unpacked]).exitCode).toBe(0);
+        edit(path.join(unpacked, "package"));
+        const packed = Bun.spawnSync([npm, "pack", path.join(unpacked, "package"), "--json", "--ignore-scripts", "--pack-destination", unpacked], { cwd: unpacked, env: { ...process.env, npm_config_update_notifier: "false" } });
+        expect(packed.exitCode).toBe(0);
+        const [result] = JSON.parse(packed.stdout.toString()) as { filename: string }[];
+        return tarListing(path.join(unpacked, result!.filename), true);
+      };
+      const byName = (listing: TarEntry[]) => [...listing].sort((a, b) => a.name.localeCompare(b.name));
+      const oursListed = byName(tarListing(ours, true));
+      expect(oursListed).toEqual(byName(npmPack(() => {}, "same")));
+      expect(oursListed).not.toEqual(byName(npmPack((pkg) => fs.chmodSync(path.join(pkg, "README.md"), 0o755), "changed")));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("the matrix is the one SPEC §11 names: linux x64/arm64 × glibc/musl, darwin x64/arm64, windows x64", () => {
