@@ -72,8 +72,7 @@ const binaries = new Map<string, string>();
 
 /**
  * buildHostReleases(["0.1.0", "0.0.1"]) → builds this machine's archive of each version, all at
- * once (each is a compile plus ~7 s of gzip on one core: two overlap on two cores), for
- * hostRelease to hand out.
+ * once (each is a compile, which overlap, plus ~2 s of packing), for hostRelease to hand out.
  */
 export async function buildHostReleases(versions: readonly string[]): Promise<void> {
   await Promise.all(
