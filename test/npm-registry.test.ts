@@ -31,6 +31,7 @@ const HOST = RELEASE_TARGETS.find((t) => t.id === `${process.platform}-${process
 
 let work: string;
 let registry: { url: string; process: ReturnType<typeof Bun.spawn>; storage: string; npmrc: string };
+let proxy: { process: ReturnType<typeof Bun.spawn>; url: string } | undefined;
 let npmDir: string;
 let published: { exitCode: number; stdout: string; stderr: string };
 /** The project of the `npm install -D` test, reused by the signal and integrity tests. */
@@ -39,6 +40,20 @@ let devProject: { home: string; project: string; native: string } | undefined;
 /** A directory under this file's work directory, removed in afterAll. */
 function dir(label: string): string {
   return fs.mkdtempSync(path.join(work, `${label}-`));
+}
+
+/** identityProxy(upstream) → test/support/identity-proxy.ts running in front of upstream (why: its header), and its URL. */
+async function identityProxy(upstream: string): Promise<{ process: ReturnType<typeof Bun.spawn>; url: string }> {
+  const child = Bun.spawn([process.execPath, path.join(import.meta.dir, "support", "identity-proxy.ts"), upstream], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  let printed = "";
+  while (!printed.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the identity proxy did not start");
+    printed += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { process: child, url: `http://127.0.0.1:${Number(printed.trim())}` };
 }
 
 async function freePort(): Promise<number> {
@@ -80,10 +95,13 @@ beforeAll(async () => {
   ].join("\n");
   fs.writeFileSync(path.join(home, "config.yaml"), config);
   const log = Bun.file(path.join(home, "verdaccio.log"));
-  const child = Bun.spawn([NODE, VERDACCIO, "--config", path.join(home, "config.yaml")], { cwd: home, stdout: log, stderr: log, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } });
-  const url = `http://127.0.0.1:${port}`;
+  const verdaccio = `http://127.0.0.1:${port}`;
+  proxy = await identityProxy(verdaccio);
+  const url = proxy.url;
+  // Tarball URLs in the packuments name the proxy, so downloads go through it too.
+  const child = Bun.spawn([NODE, VERDACCIO, "--config", path.join(home, "config.yaml")], { cwd: home, stdout: log, stderr: log, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, VERDACCIO_PUBLIC_URL: `${url}/` } });
   for (let i = 0; ; i++) {
-    const up = await fetch(`${url}/-/ping`).then((r) => r.ok, () => false);
+    const up = await fetch(`${verdaccio}/-/ping`).then((r) => r.ok, () => false);
     if (up) break;
     if (i > 300 || child.exitCode !== null) throw new Error(`Verdaccio did not start: ${fs.readFileSync(path.join(home, "verdaccio.log"), "utf8").slice(-2000)}`);
     await Bun.sleep(200);
@@ -97,7 +115,7 @@ beforeAll(async () => {
   const { token } = (await user.json()) as { token?: string };
   if (user.status !== 201 || !token) throw new Error(`Verdaccio refused the user (${user.status})`);
   const npmrc = path.join(home, "npmrc");
-  fs.writeFileSync(npmrc, `registry=${url}/\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+  fs.writeFileSync(npmrc, `registry=${url}/\n//${url.slice("http://".length)}/:_authToken=${token}\n`);
   registry = { url, process: child, storage, npmrc };
 
   const publisher = Bun.spawn([process.execPath, path.join(ROOT, "scripts", "publish-npm.ts"), npmDir], { env: npmEnv(dir("publisher-home")), stdout: "pipe", stderr: "pipe" });
@@ -109,6 +127,10 @@ afterAll(async () => {
   if (registry) {
     registry.process.kill();
     await registry.process.exited;
+  }
+  if (proxy) {
+    proxy.process.kill();
+    await proxy.process.exited;
   }
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
