@@ -23,7 +23,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { median } from "./bench.ts";
+import { dropPageCache, median } from "./bench.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";
 
@@ -56,22 +56,6 @@ function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string,
   const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe" });
   if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
   return Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024;
-}
-
-/**
- * dropPageCache(file) → true once the file's pages are out of the page cache (GNU dd's nocache
- * flag: posix_fadvise DONTNEED). Written back first: DONTNEED leaves dirty pages where they are,
- * and a fresh copy's are dirty until written back (seen: one run in two dropped nothing).
- */
-function dropPageCache(file: string): boolean {
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "pipe" });
-  return result.exitCode === 0;
 }
 
 /** runCompressionBench() → prints the compression figures; `bun run bench` calls it after the hook table. */
