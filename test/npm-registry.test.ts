@@ -30,7 +30,8 @@ const SLOW = 600_000;
 const HOST = RELEASE_TARGETS.find((t) => t.id === `${process.platform}-${process.arch}` && t.libc !== "musl");
 
 let work: string;
-let registry: { url: string; process: ReturnType<typeof Bun.spawn>; storage: string; npmrc: string };
+/** url: what npm is given (the identity pass-through); direct: Verdaccio itself. */
+let registry: { url: string; direct: string; process: ReturnType<typeof Bun.spawn>; storage: string; npmrc: string };
 let proxy: { process: ReturnType<typeof Bun.spawn>; url: string } | undefined;
 let npmDir: string;
 let published: { exitCode: number; stdout: string; stderr: string };
@@ -116,7 +117,7 @@ beforeAll(async () => {
   if (user.status !== 201 || !token) throw new Error(`Verdaccio refused the user (${user.status})`);
   const npmrc = path.join(home, "npmrc");
   fs.writeFileSync(npmrc, `registry=${url}/\n//${url.slice("http://".length)}/:_authToken=${token}\n`);
-  registry = { url, process: child, storage, npmrc };
+  registry = { url, direct: verdaccio, process: child, storage, npmrc };
 
   const publisher = Bun.spawn([process.execPath, path.join(ROOT, "scripts", "publish-npm.ts"), npmDir], { env: npmEnv(dir("publisher-home")), stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(publisher.stdout).text(), new Response(publisher.stderr).text(), publisher.exited]);
@@ -229,6 +230,19 @@ describe("publishing to a registry on 127.0.0.1", () => {
       expect(doc.versions[VERSION]).toMatchObject(npmPlatform(target));
     }
   }, SLOW);
+
+  test("through the pass-through npm is given, a tarball arrives as stored; control: Verdaccio itself gzips it again for a client that accepts gzip", async () => {
+    const file = `${MAIN_PACKAGE}-${VERSION}.tgz`;
+    const stored = fs.readFileSync(path.join(registry.storage, MAIN_PACKAGE, file));
+    const tarballPath = `/${MAIN_PACKAGE}/-/${file}`;
+    const asNpmAsks = { "accept-encoding": "gzip,deflate" };
+    const passed = await fetch(`${registry.url}${tarballPath}`, { headers: asNpmAsks, decompress: false });
+    expect(passed.headers.get("content-encoding")).toBeNull();
+    expect(Buffer.compare(Buffer.from(await passed.arrayBuffer()), stored)).toBe(0);
+    const direct = await fetch(`${registry.direct}${tarballPath}`, { headers: asNpmAsks, decompress: false });
+    expect(direct.headers.get("content-encoding")).toBe("gzip");
+    expect(Buffer.compare(Bun.gunzipSync(new Uint8Array(await direct.arrayBuffer())), stored)).toBe(0);
+  });
 
   test("a second run publishes nothing: what the registry holds with the same bytes is skipped", () => {
     const again = run([process.execPath, path.join(ROOT, "scripts", "publish-npm.ts"), npmDir], { cwd: work, env: npmEnv(dir("publisher-again")) });
