@@ -120,16 +120,15 @@ export function runCompressionBench(): void {
     // Peak RSS: the same 5 MB with the sh fake as compiler, so the maximum is the hook's own.
     // First with the copies' page cache as the copy left it, then read back from disk (see the header).
     const memEnv = { ...baseEnv, VELESDB_MEMORY_BIN: fake("medium") };
-    const memArgv = hook.argv;
     const fiveMb = (): { hook: number[]; floor: number[] } => {
       runOnce([floorCopy], new Uint8Array(), baseEnv, workspace);
-      runOnce(memArgv, large, memEnv, workspace);
+      runOnce(hook.argv, large, memEnv, workspace);
       const hookRss: number[] = [];
       const floorRss: number[] = [];
       for (let i = 0; i < 5; i++) {
         fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
         floorRss.push(peakRss([floorCopy], new Uint8Array(), baseEnv, workspace, path.join(root, "rss")));
-        hookRss.push(peakRss(memArgv, large, memEnv, workspace, path.join(root, "rss")));
+        hookRss.push(peakRss(hook.argv, large, memEnv, workspace, path.join(root, "rss")));
       }
       return { hook: hookRss, floor: floorRss };
     };
@@ -142,7 +141,7 @@ export function runCompressionBench(): void {
     const tinyRss: number[] = [];
     for (let i = 0; i < 3; i++) {
       fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
-      tinyRss.push(peakRss(memArgv, tiny, memEnv, workspace, path.join(root, "rss")));
+      tinyRss.push(peakRss(hook.argv, tiny, memEnv, workspace, path.join(root, "rss")));
     }
 
     // The same at 50 MB: what grows with the payload, apart from the hook's fixed cost.
@@ -150,7 +149,7 @@ export function runCompressionBench(): void {
     const hugeRss: number[] = [];
     for (let i = 0; i < 3; i++) {
       fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
-      hugeRss.push(peakRss(memArgv, huge, memEnv, workspace, path.join(root, "rss")));
+      hugeRss.push(peakRss(hook.argv, huge, memEnv, workspace, path.join(root, "rss")));
     }
 
     const f = median(floorMs);

@@ -134,7 +134,6 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   }
 }
 
-
 /** stringField(p, "cwd") → the value when it is a non-empty string, else undefined. */
 export function stringField(payload: Payload, key: string): string | undefined {
   const value = payload[key];
