@@ -346,14 +346,31 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     test("the running copy uninstall moved into %TEMP% is deleted by the next install; an uninstall by another binary deletes directly", async () => {
       expect(movedAside()).toHaveLength(1);
       expect(uninstallSaid).toContain(`moved to ~\\AppData\\Local\\Temp\\${movedAside()[0]}, deleted by the next install or uninstall`);
-      expect((await installer(world.asset, ["install"])).exitCode).toBe(0);
-      expect(movedAside()).toEqual([]);
-      expect(fs.existsSync(world.onLinux(stable()))).toBe(true);
+      // Each step compared whole, with what the command printed: a failure in CI (seen once, not
+      // reproduced here) shows which step it was and what the installer said.
+      const install = await installer(world.asset, ["install"]);
+      const binaryLines = (stdout: string) => stdout.split(/\r?\n/).filter((line) => line.startsWith("binary:"));
+      expect({ exitCode: install.exitCode, stderr: install.stderr, binaryLines: binaryLines(install.stdout), movedAside: movedAside(), binary: fs.existsSync(world.onLinux(stable())) }).toEqual({
+        exitCode: 0,
+        stderr: "",
+        binaryLines: [expect.stringMatching(/^binary: copied this executable to /)],
+        movedAside: [],
+        binary: true,
+      });
       const run = await installer(world.asset, ["uninstall"]);
-      expect(run.exitCode).toBe(0);
-      expect(run.stdout).toMatch(/^binary: removed .*velesdb-hooks\.exe$/m);
-      expect(fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`))).toBe(false);
-      expect(movedAside()).toEqual([]);
+      expect({
+        exitCode: run.exitCode,
+        stderr: run.stderr,
+        binaryLines: binaryLines(run.stdout),
+        movedAside: movedAside(),
+        tree: fs.existsSync(world.onLinux(`${who.dir}\\.velesdb-hooks`)),
+      }).toEqual({
+        exitCode: 0,
+        stderr: "",
+        binaryLines: [expect.stringMatching(/^binary: removed [^(]*velesdb-hooks\.exe$/)],
+        movedAside: [],
+        tree: false,
+      });
     });
   });
 });
