@@ -144,6 +144,13 @@ test("each event evaluates its own rules only", () => {
   expect(notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"])).toEqual([]);
   expect(notFor("src/core/guard.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/evidence.ts"])).toEqual([]);
   expect(notFor("src/hosts/tool-events.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/guard.ts"])).toEqual([]);
+  // A Bash result goes through the payload-only gates first: the host chunk that runs them (and
+  // the gates themselves) evaluate neither the compressor, its watchdog and compiler client, nor
+  // the recall-evidence rule, which Bash never feeds (issue 22).
+  const compressor = ["src/core/compress.ts", "src/core/watchdog.ts", "src/core/compiler.ts", "src/core/evidence.ts"];
+  expect(notFor("src/core/compress-gates.ts", compressor)).toEqual([]);
+  expect(notFor("src/hosts/claude.ts", compressor)).toEqual([]);
+  expect(eagerSourcesOf("src/hosts/claude.ts")).toContain("src/core/compress-gates.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
 });

@@ -1,5 +1,5 @@
 // Claude PostToolUse compression (SPEC §8, gates 2–12; gate 1, recall evidence, runs before
-// this). An oversized Bash result is replaced by a compiled view before it enters the
+// this; gates 2–5, which read only the payload, are compress-gates.ts). An oversized Bash result is replaced by a compiled view before it enters the
 // transcript, with the complete original archived and named in a footer.
 // Policy: fail open. Compression is advisory, so every surprise — a knob we cannot read, no
 // compiler, a hung or crashed one, an answer we do not recognise, state we cannot trust —
@@ -9,76 +9,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compileText, probeCompiler, readRisk, readTokens, resolveCompiler, COMPILE_TIMEOUT_MS, type CompilerAnswer, type Risk } from "./compiler.ts";
+import { bashOutputGates, type BashGates } from "./compress-gates.ts";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { isPlainObject, stringField, UNKNOWN_SESSION } from "./payload.ts";
+import { UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
 import { compressionFooter } from "./texts.ts";
 import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
-
-/** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
-export const KNOBS = {
-  minBytes: { name: "VELESDB_HOOK_MIN_BYTES", max: 1e9 },
-  probeTimeout: { name: "VELESDB_HOOK_PROBE_TIMEOUT", max: 60 },
-  budget: { name: "VELESDB_HOOK_TOKEN_BUDGET", max: 1e6 },
-  budgetMax: { name: "VELESDB_HOOK_TOKEN_BUDGET_MAX", max: 1e6 },
-  persistedBudget: { name: "VELESDB_HOOK_PERSISTED_BUDGET", max: 1e6 },
-  minSaved: { name: "VELESDB_HOOK_MIN_SAVED_TOKENS", max: 1e6 },
-} as const;
-
-export type KnobName = keyof typeof KNOBS;
-
-/**
- * parseKnob("2000", 1e6) → 2000; parseKnob("1+1", 1e6) → undefined. A small decimal integer:
- * digits only, at most 10 of them, above 0 and at most the knob's maximum. Nothing is ever
- * evaluated: `1+1`, `-5`, `0x10`, ` 5`, `1e3` and the empty string are all invalid.
- */
-export function parseKnob(text: string, max: number): number | undefined {
-  if (!/^[0-9]{1,10}$/.test(text)) return undefined;
-  const value = Number(text);
-  return value > 0 && value <= max ? value : undefined;
-}
-
-export interface CompressionSettings {
-  readonly minBytes: number;
-  readonly probeTimeoutMs: number;
-  readonly budget: number;
-  readonly budgetMax: number;
-  readonly persistedBudget: number;
-  readonly minSaved: number;
-}
-
-/** readSettings(env) → every knob (unset → its default), or the first invalid one, named with its value. */
-export function readSettings(env: NodeJS.ProcessEnv): { ok: true; settings: CompressionSettings } | { ok: false; problem: string } {
-  const problems: string[] = [];
-  const knob = (key: KnobName, fallback: number): number => {
-    const { name, max } = KNOBS[key];
-    const raw = env[name];
-    if (raw === undefined) return fallback;
-    const value = parseKnob(raw, max);
-    if (value !== undefined) return value;
-    problems.push(`${name}=${JSON.stringify(raw.slice(0, 40))} is not a decimal integer from 1 to ${max}; compression is off for this call`);
-    return fallback;
-  };
-  const budget = knob("budget", 2000);
-  const settings: CompressionSettings = {
-    minBytes: knob("minBytes", 12_000),
-    probeTimeoutMs: knob("probeTimeout", 10) * 1000,
-    budget,
-    budgetMax: knob("budgetMax", 2 * budget),
-    persistedBudget: knob("persistedBudget", 1000),
-    minSaved: knob("minSaved", 128),
-  };
-  return problems[0] === undefined ? { ok: true, settings } : { ok: false, problem: problems[0] };
-}
-
-/** compressibleTool(env, "Bash") → true when the allowlist names it and its shape is verified (Bash only). */
-export function compressibleTool(env: NodeJS.ProcessEnv, toolName: string | undefined): boolean {
-  if (toolName !== "Bash") return false;
-  const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS ?? "Bash";
-  return allowlist.split(/[\s,]+/).includes("Bash");
-}
 
 /**
  * The whole hook must answer inside Claude's 30 s PostToolUse timeout: when the host kills
@@ -92,58 +30,28 @@ const FOOTER_SEPARATOR = "\n\n";
 /** From this size on, a forced collection before compiling pays for itself in peak memory. */
 const LARGE_OUTPUT_BYTES = 1024 * 1024;
 
-/** compressBashOutput(input) → replaceOutput with the compiled view, or pass (with a note when refused). */
-export async function compressBashOutput(input: HookInput): Promise<Decision> {
+/**
+ * compressBashOutput(input) → replaceOutput with the compiled view, or pass (with a note when
+ * refused). `gates` is what bashOutputGates said, when the caller already ran it.
+ */
+export async function compressBashOutput(input: HookInput, gates: BashGates = bashOutputGates(input)): Promise<Decision> {
   const startedAt = performance.now();
   const timeLeft = (bound: number): number => Math.min(bound, HOOK_DEADLINE_MS - (performance.now() - startedAt));
+  if (gates.kind === "decided") return gates.decision;
+  const { toolName, response, settings } = gates;
 
-  // Gate 2: the allowlist. Only Bash's output shape is verified; other tools are never compressed.
-  const toolName = stringField(input.payload, "tool_name");
-  if (!compressibleTool(input.env, toolName)) return pass();
-
-  // Gate 3: the Bash shape. A string or an image response is left alone.
-  const response = input.payload.tool_response;
-  if (!isPlainObject(response)) return pass("tool_response is not an object; Bash output left as is");
-  if (response.isImage === true) return pass();
-  // A large payload's stdout is a Utf8Literal (claude.ts asks for it as bytes): the same text.
-  const output = response.stdout;
-  if (
-    (typeof output !== "string" && !(output instanceof Utf8Literal)) ||
-    typeof response.stderr !== "string" ||
-    typeof response.interrupted !== "boolean" ||
-    typeof response.isImage !== "boolean"
-  ) {
-    return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
-  }
-
-  // A field nested deeper than JSON.stringify can write back makes the archive and the answer
-  // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of
-  // CPU at 100 000 levels (measured, Bun 1.4.4) — the fuzzer's 5 s bound broke on a loaded
-  // machine. Counting the levels first costs one pass over the object's containers.
-  if (nestedDeeperThan(response, MAX_NESTING)) return pass(`compression refused: the tool_response nests deeper than ${MAX_NESTING} levels`);
-
-  // The knobs, read once and never evaluated: an invalid value turns compression off for this
-  // call (SPEC §8), before any file is read or process spawned.
-  const knobs = readSettings(input.env);
-  if (!knobs.ok) return pass(knobs.problem);
-  const settings = knobs.settings;
-
-  // Gates 4 and 5: the text to compile and its size. A persisted output's stdout is cut at
-  // the host's inline limit; the complete original is the host's file, so that is what we read.
-  const persisted = response.persistedOutputPath;
-  if (persisted !== undefined && typeof persisted !== "string") return pass("persistedOutputPath is not a string; output left as is");
+  // Gate 4 for a persisted output: the host's file, read whole up to the cap.
+  const persisted = "persisted" in gates.output ? gates.output.persisted : undefined;
   let text: string | Uint8Array;
   let bytes: number;
-  if (persisted !== undefined) {
-    const read = readPersistedOutput(persisted, settings.minBytes);
+  if ("persisted" in gates.output) {
+    const read = readPersistedOutput(gates.output.persisted, settings.minBytes);
     if (read.kind === "refused") return pass(read.problem);
     if (read.kind === "small") return pass();
     text = read.bytes;
     bytes = read.bytes.length;
   } else {
-    text = output instanceof Utf8Literal ? output.bytes : output;
-    bytes = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
-    if (bytes < settings.minBytes) return pass();
+    ({ text, bytes } = gates.output);
   }
 
   // What parsing the payload left (its pieces, and the stdin bytes unless they hold the output)
@@ -220,26 +128,6 @@ export async function compressBashOutput(input: HookInput): Promise<Decision> {
   const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
   if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
   return { kind: "replaceOutput", toolResponse };
-}
-
-/**
- * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and
- * overflows its stack before 30 000 (measured, Bun 1.4.4); a Bash result nests one or two.
- */
-export const MAX_NESTING = 10_000;
-
-/** nestedDeeperThan(value, limit) → true when arrays/objects nest more than limit levels; iterative, so any depth is safe. */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (item.value === null || typeof item.value !== "object") continue;
-    const depth = item.depth + 1;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
-      if (child !== null && typeof child === "object") stack.push({ value: child, depth });
-    }
-  }
-  return false;
 }
 
 /** serialisationProblem(value) → why JSON.stringify throws on it (nesting too deep), or "" when it does not. */

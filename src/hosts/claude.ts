@@ -12,6 +12,7 @@
 // into chunks): a hook loads only the code of its own event (SPEC §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
+import { bashOutputGates } from "../core/compress-gates.ts";
 import { objectField, stringField, type Payload } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
@@ -36,13 +37,17 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
 /** Where a Bash result's output is: compression reads it as bytes from a large payload on. */
 const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
 
-/** PostToolUse: recall evidence first, always; then Bash compression (SPEC §8 gate 1). */
+/**
+ * PostToolUse: recall evidence for every tool but Bash (SPEC §8 gate 1); Bash compression. Bash
+ * is Claude's own tool, never a velesdb-memory one, so it holds no recall evidence (evidence.ts
+ * answers "" for it) and its hook loads neither that rule nor, for the many small results that
+ * the payload-only gates pass, the compressor (issue 22: 8.6 against 10.3 ms of CPU).
+ */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
-  const { evidenceOnlyPostToolUse, recordEvidenceFromPayload, withNote } = await import("./tool-events.ts");
-  if (stringField(input.payload, "tool_name") !== "Bash") return evidenceOnlyPostToolUse(input);
-  const evidenceNote = recordEvidenceFromPayload(input);
-  const { compressBashOutput } = await import("../core/compress.ts");
-  return withNote(await compressBashOutput(input), evidenceNote);
+  if (stringField(input.payload, "tool_name") !== "Bash") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
+  const gates = bashOutputGates(input);
+  if (gates.kind === "decided") return gates.decision;
+  return (await import("../core/compress.ts")).compressBashOutput(input, gates);
 }
 
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {

@@ -68,9 +68,8 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 
 /** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
-  const { evidenceOnlyPostToolUse } = await import("./tool-events.ts");
   const output = input.payload.tool_response;
-  if (stringField(input.payload, "tool_name") !== "Bash" || typeof output !== "string") return evidenceOnlyPostToolUse(input);
+  if (stringField(input.payload, "tool_name") !== "Bash" || typeof output !== "string") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
   const { compressShellOutput } = await import("./shell-compress.ts");
   const compressed = await compressShellOutput(input, { text: output });
   if (compressed.kind === "untouched") return compressed.decision;

@@ -100,7 +100,7 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
   // The answer carries Copilot's result object back whole: a field nested deeper than
   // JSON.stringify can write (fuzz, seed -512651350: 55 196 levels) made the encoder overflow its
   // stack after the compiler ran, "internal error" instead of a clean refusal (as in Claude's gate).
-  const { MAX_NESTING, nestedDeeperThan } = await import("../core/compress.ts");
+  const { MAX_NESTING, nestedDeeperThan } = await import("../core/compress-gates.ts");
   if (nestedDeeperThan(result, MAX_NESTING)) return pass(`compression refused: the toolResult nests deeper than ${MAX_NESTING} levels`);
   const { compressShellOutput } = await import("./shell-compress.ts");
   const compressed = await compressShellOutput(input, saved === undefined ? { text: body } : { text: body, savedPath: saved, savedFileIsTemporary: true });

@@ -4,6 +4,7 @@
 // hands over the text the model would read (or the file its host saved the whole output to),
 // and puts the compiled view back in its own shape. The allowlist knob still speaks of `Bash`,
 // as the one shell tool whose output shape is verified on every host that compresses.
+import { bashOutputGates, readSettings } from "../core/compress-gates.ts";
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 
@@ -26,12 +27,12 @@ export type ShellCompression = { readonly kind: "compiled"; readonly text: strin
  * (with its note) to answer instead. Recall evidence is the caller's business.
  */
 export async function compressShellOutput(input: HookInput, output: ShellOutput): Promise<ShellCompression> {
-  const { compressBashOutput, readPersistedOutput, readSettings } = await import("../core/compress.ts");
   let text = output.text;
   let savedPath = output.savedPath;
   if (savedPath !== undefined && output.savedFileIsTemporary === true) {
     const knobs = readSettings(input.env);
     if (!knobs.ok) return { kind: "untouched", decision: pass(knobs.problem) };
+    const { readPersistedOutput } = await import("../core/compress.ts");
     const read = readPersistedOutput(savedPath, knobs.settings.minBytes);
     if (read.kind === "refused") return { kind: "untouched", decision: pass(read.problem.replace("persistedOutputPath", "the host's saved output")) };
     if (read.kind === "small") return { kind: "untouched", decision: pass() };
@@ -45,7 +46,10 @@ export async function compressShellOutput(input: HookInput, output: ShellOutput)
     isImage: false,
     ...(savedPath === undefined ? {} : { persistedOutputPath: savedPath }),
   };
-  const decision = await compressBashOutput({ ...input, payload: { ...input.payload, tool_name: "Bash", tool_response: response } });
+  const asBash = { ...input, payload: { ...input.payload, tool_name: "Bash", tool_response: response } };
+  // The payload-only gates first: a small output passes without loading the compressor.
+  const gates = bashOutputGates(asBash);
+  const decision = gates.kind === "decided" ? gates.decision : await (await import("../core/compress.ts")).compressBashOutput(asBash, gates);
   if (decision.kind !== "replaceOutput") return { kind: "untouched", decision };
   const compiled = decision.toolResponse.stdout;
   if (typeof compiled !== "string") return { kind: "untouched", decision: pass("compression refused: no compiled text") };
