@@ -14,7 +14,7 @@
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { fallbackRefusal } from "../core/texts.ts";
+import { fallbackRefusal } from "../core/texts-refusal.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;

@@ -45,7 +45,7 @@
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { fallbackRefusal } from "../core/texts.ts";
+import { fallbackRefusal } from "../core/texts-refusal.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 /** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES). */
