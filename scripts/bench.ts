@@ -12,7 +12,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
-const recordedRecallResponse = (host: string): unknown => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, "post-tool-use.recall-fused.json"), "utf8")).tool_response;
+const recordedPayload = (host: string, name: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, `${name}.json`), "utf8"));
+const recordedRecallResponse = (host: string): unknown => recordedPayload(host, "post-tool-use.recall-fused").tool_response;
 const CODEX_RECALL_RESPONSE = recordedRecallResponse("codex");
 const CLAUDE_RECALL_RESPONSE = recordedRecallResponse("claude");
 
@@ -40,6 +41,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const GNU_TIME = "/usr/bin/time";
 
 const json = (value: unknown) => JSON.stringify(value);
+/** A shell command's usual result: `seq 1 100`, 292 bytes (the recorded Claude payload holds its first 291 characters only). */
+const SMALL_SHELL_OUTPUT = `${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`;
 
 export const LIFECYCLE_CASES: BenchCase[] = [
   {
@@ -151,6 +154,31 @@ export const LEARNING_CASES: BenchCase[] = [
         // What Codex hands the hook for velesdb-memory's real answer (the recorded fixture).
         tool_response: CODEX_RECALL_RESPONSE,
       }),
+    targetRatio: 1.1,
+  },
+  // The hook agents call most: every shell command's result, nearly always under the 12 000-byte
+  // compression threshold. It reads no state, so it is expected under the I/O floor.
+  {
+    label: "claude post-tool-use (small Bash)",
+    args: ["claude", "post-tool-use"],
+    payload: (ws) => {
+      const recorded = recordedPayload("claude", "post-tool-use.bash-small");
+      return json({ ...recorded, cwd: ws.repo, tool_response: { ...(recorded.tool_response as object), stdout: SMALL_SHELL_OUTPUT } });
+    },
+    targetRatio: 1.1,
+  },
+  // Every other tool's result (Read, Edit, Grep, …) is recall evidence only when it is a
+  // velesdb-memory recall; a Read passes.
+  {
+    label: "claude post-tool-use (Read)",
+    args: ["claude", "post-tool-use"],
+    payload: (ws) => json({ ...recordedPayload("claude", "post-tool-use.read"), cwd: ws.repo }),
+    targetRatio: 1.1,
+  },
+  {
+    label: "codex post-tool-use (small Bash)",
+    args: ["codex", "post-tool-use"],
+    payload: (ws) => json({ ...recordedPayload("codex", "post-tool-use.bash"), cwd: ws.repo, tool_response: SMALL_SHELL_OUTPUT }),
     targetRatio: 1.1,
   },
 ];

@@ -38,16 +38,23 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
 const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
 
 /**
- * PostToolUse: recall evidence for every tool but Bash (SPEC §8 gate 1); Bash compression. Bash
- * is Claude's own tool, never a velesdb-memory one, so it holds no recall evidence (evidence.ts
- * answers "" for it) and its hook loads neither that rule nor, for the many small results that
- * the payload-only gates pass, the compressor (issue 22: 8.6 against 10.3 ms of CPU).
+ * PostToolUse: recall evidence (SPEC §8 gate 1), then Bash compression. Only a velesdb-memory
+ * recall can be evidence (evidence.ts answers "" for any other tool), so the rule's chunk is
+ * loaded for those alone; and the many small Bash results stop at the payload-only gates,
+ * before the compressor is loaded (issue 22: a Read or a small Bash result cost ~10.5 ms of CPU
+ * through both chunks, ~9 without).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
-  if (stringField(input.payload, "tool_name") !== "Bash") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
-  const gates = bashOutputGates(input);
-  if (gates.kind === "decided") return gates.decision;
-  return (await import("../core/compress.ts")).compressBashOutput(input, gates);
+  const toolName = input.payload.tool_name;
+  if (toolName === "Bash") {
+    const gates = bashOutputGates(input);
+    if (gates.kind === "decided") return gates.decision;
+    return (await import("../core/compress.ts")).compressBashOutput(input, gates);
+  }
+  if (typeof toolName !== "string") return pass(input.inputProblem);
+  const { isVelesdbRecallToolName } = await import("../core/recall.ts");
+  if (!isVelesdbRecallToolName(toolName)) return pass(input.inputProblem);
+  return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
 }
 
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
