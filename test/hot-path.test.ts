@@ -143,7 +143,11 @@ test("each event evaluates its own rules only", () => {
   expect(notFor("src/core/checkpoint.ts", ["src/core/freshness.ts", "src/core/compress.ts", "src/core/watchdog.ts"])).toEqual([]);
   expect(notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"])).toEqual([]);
   expect(notFor("src/core/guard.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/evidence.ts"])).toEqual([]);
-  expect(notFor("src/hosts/tool-events.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/guard.ts"])).toEqual([]);
+  // The recall-evidence rule and what it reads come only once a tool's name can be a recall's.
+  expect(
+    notFor("src/hosts/tool-events.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/guard.ts", "src/core/evidence.ts", "src/core/identity.ts", "src/core/records.ts"]),
+  ).toEqual([]);
+  expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(expect.arrayContaining(["src/core/identity.ts", "src/core/records.ts"]));
   // A Bash result goes through the payload-only gates first: the host chunk that runs them (and
   // the gates themselves) evaluate neither the compressor, its watchdog and compiler client, nor
   // the recall-evidence rule, which Bash never feeds (issue 22).

@@ -38,11 +38,9 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
 const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
 
 /**
- * PostToolUse: recall evidence (SPEC §8 gate 1), then Bash compression. Only a velesdb-memory
- * recall can be evidence (evidence.ts answers "" for any other tool), so the rule's chunk is
- * loaded for those alone; and the many small Bash results stop at the payload-only gates,
- * before the compressor is loaded (issue 22: a Read or a small Bash result cost ~10.5 ms of CPU
- * through both chunks, ~9 without).
+ * PostToolUse: recall evidence (SPEC §8 gate 1), then Bash compression. Bash is Claude's own
+ * tool, never a velesdb-memory recall, so it is no evidence; the many small Bash results stop at
+ * the payload-only gates, before the compressor is loaded (issue 22: 10.5 → ~9 ms of CPU).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
   const toolName = input.payload.tool_name;
@@ -51,9 +49,6 @@ async function claudePostToolUse(input: HookInput): Promise<Decision> {
     if (gates.kind === "decided") return gates.decision;
     return (await import("../core/compress.ts")).compressBashOutput(input, gates);
   }
-  if (typeof toolName !== "string") return pass(input.inputProblem);
-  const { isVelesdbRecallToolName } = await import("../core/recall.ts");
-  if (!isVelesdbRecallToolName(toolName)) return pass(input.inputProblem);
   return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
 }
 

@@ -66,20 +66,10 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
-/**
- * PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason.
- * Only a velesdb-memory recall can be evidence, so the rule's chunk is loaded for those alone
- * (as Claude's; issue 22).
- */
+/** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
-  const toolName = input.payload.tool_name;
   const output = input.payload.tool_response;
-  if (toolName !== "Bash" || typeof output !== "string") {
-    if (typeof toolName !== "string") return pass(input.inputProblem);
-    const { isVelesdbRecallToolName } = await import("../core/recall.ts");
-    if (!isVelesdbRecallToolName(toolName)) return pass(input.inputProblem);
-    return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
-  }
+  if (input.payload.tool_name !== "Bash" || typeof output !== "string") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
   const { compressShellOutput } = await import("./shell-compress.ts");
   const compressed = await compressShellOutput(input, { text: output });
   if (compressed.kind === "untouched") return compressed.decision;

@@ -1,14 +1,29 @@
 // The tool events Claude Code and Codex share in shape: PostToolUse payloads carry
 // `tool_name`, `tool_input` and `tool_response`, and the recall-evidence rule reads them the
 // same way for both (the response differs only in envelope, which classifyRecall absorbs).
+//
+// Only a velesdb-memory recall can be evidence, and most tool calls are something else (a Read,
+// a Bash command, an edit): the rule (evidence.ts, with identity, records and state) is loaded
+// once the tool's name says it may be one. Loaded with this module, it cost every PostToolUse
+// and every edit-guard pass of Qwen and Droid its chunks (issue 22: a Read's PostToolUse ~0.7 ms
+// of CPU, and the engine's warm-up thread).
 import { pass, type Decision } from "../core/decision.ts";
-import { recordRecallEvidence, type ToolCall } from "../core/evidence.ts";
+import type { ToolCall } from "../core/evidence.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
+import { isVelesdbRecallToolName, mcpToolName } from "../core/recall.ts";
 
-/** recordEvidenceFromPayload(input) → the note of recording a recall named in this payload. */
-export function recordEvidenceFromPayload(input: HookInput): string {
-  return recordRecallEvidence(input, {
+/** recordEvidence(input, call) → the note of recording the recall `call` shows; "" for any tool that cannot be one. */
+async function recordEvidence(input: HookInput, call: ToolCall): Promise<string> {
+  // The rule's own first test (evidence.ts), made before its chunk is loaded.
+  if (typeof call.toolName !== "string" || !isVelesdbRecallToolName(call.toolName)) return "";
+  const { recordRecallEvidence } = await import("../core/evidence.ts");
+  return recordRecallEvidence(input, call);
+}
+
+/** PostToolUse that only records evidence (Claude and Codex, for every tool but their shell). */
+export async function evidenceOnlyPostToolUse(input: HookInput): Promise<Decision> {
+  return recordEvidenceAndPass(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,
     toolResponse: input.payload.tool_response,
@@ -16,14 +31,9 @@ export function recordEvidenceFromPayload(input: HookInput): string {
   });
 }
 
-/** PostToolUse that only records evidence (Codex, and Claude for non-Bash tools). */
-export function evidenceOnlyPostToolUse(input: HookInput): Decision {
-  return pass(joinNotes(input.inputProblem, recordEvidenceFromPayload(input)));
-}
-
 /** recordEvidenceAndPass(input, call) → records the recall `call` shows, then the host's pass. */
-export function recordEvidenceAndPass(input: HookInput, call: ToolCall): Decision {
-  return pass(joinNotes(input.inputProblem, recordRecallEvidence(input, call)));
+export async function recordEvidenceAndPass(input: HookInput, call: ToolCall): Promise<Decision> {
+  return pass(joinNotes(input.inputProblem, await recordEvidence(input, call)));
 }
 
 /**
@@ -35,7 +45,6 @@ export function recordEvidenceAndPass(input: HookInput, call: ToolCall): Decisio
 export async function evidenceFromSpelledMcpTool(input: HookInput, spelling: RegExp): Promise<Decision> {
   const spelled = spelling.exec(stringField(input.payload, "tool_name") ?? "");
   if (!spelled) return pass(input.inputProblem);
-  const { mcpToolName } = await import("../core/recall.ts");
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(spelled[1], spelled[2]),
     toolInput: input.payload.tool_input,
