@@ -1,6 +1,7 @@
 // Claude PostToolUse compression (SPEC §8, gates 2–12; gate 1, recall evidence, runs before
-// this; gates 2–5, which read only the payload, are compress-gates.ts). An oversized Bash result is replaced by a compiled view before it enters the
-// transcript, with the complete original archived and named in a footer.
+// this; gates 2–5, which read only the payload, are compress-gates.ts). An oversized Bash
+// result is replaced by a compiled view before it enters the transcript, with the complete
+// original archived and named in a footer.
 // Policy: fail open. Compression is advisory, so every surprise — a knob we cannot read, no
 // compiler, a hung or crashed one, an answer we do not recognise, state we cannot trust —
 // passes the result through untouched, with one stderr line where something was refused.
