@@ -23,7 +23,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { dropPageCache, median } from "./bench.ts";
+import { dropPageCache, freshCopy, median } from "./bench.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";
 
@@ -76,12 +76,8 @@ export function runCompressionBench(): void {
     // Every figure below is of fresh copies of both programs (made as `install` copies the
     // binary): timed against a floor just compiled, dist/velesdb-hooks as it happens to sit in
     // the page cache measured up to 21% apart in CPU (scripts/bench.ts says how).
-    const hookCopy = path.join(root, "velesdb-hooks");
-    const floorCopy = path.join(root, "empty");
-    fs.copyFileSync(dist, hookCopy);
-    fs.copyFileSync(floor, floorCopy);
-    fs.chmodSync(hookCopy, 0o755);
-    fs.chmodSync(floorCopy, 0o755);
+    const hookCopy = freshCopy(dist, path.join(root, "velesdb-hooks"));
+    const floorCopy = freshCopy(floor, path.join(root, "empty"));
     const hook = { argv: [hookCopy, "claude", "post-tool-use"], label: "dist/velesdb-hooks claude post-tool-use (a fresh copy)" };
     const encode = (stdout: string) => Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
 

@@ -262,6 +262,14 @@ export function dropPageCache(file: string): boolean {
   return result.exitCode === 0;
 }
 
+/** freshCopy(program, target) → target: a new executable copy of program, as `install` makes one (its pages as a copy leaves them). */
+export function freshCopy(program: string, target: string): string {
+  fs.rmSync(target, { force: true });
+  fs.copyFileSync(program, target);
+  fs.chmodSync(target, 0o755);
+  return target;
+}
+
 interface Programs {
   readonly empty: string;
   readonly io: string;
@@ -284,10 +292,7 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   const dist = path.join(ROOT, "dist", "velesdb-hooks");
   if (!fs.existsSync(dist)) compileBinary(path.join(ROOT, "src", "cli.ts"), dist, versionDefine(packageVersion()));
   const floors = buildFloors();
-  const hook = path.join(ROOT, ".bench", "velesdb-hooks");
-  fs.rmSync(hook, { force: true });
-  fs.copyFileSync(dist, hook);
-  fs.chmodSync(hook, 0o755);
+  const hook = freshCopy(dist, path.join(ROOT, ".bench", "velesdb-hooks"));
   const programs: Programs = { ...floors, hook };
   const ws = makeBenchWorkspace();
   try {
