@@ -115,3 +115,40 @@ test("stdin treated as {} uses the process cwd (positive control: the payload cw
   const fromPayload = runBinary(["claude", "session-start"], { cwd: box.home }, { env: box.env, cwd: box.workspace });
   expect(additionalContextOf(parseOneJsonAnswer(fromPayload.stdout))).toContain('project="home"');
 });
+
+// A host may hand the hook a non-blocking pipe and write the payload after the spawn: every
+// read before the bytes arrive fails with EAGAIN, and the hook must wait for them (output.ts's
+// pauseForPipe), not take the empty pipe for an empty payload. perl (Debian's perl-base) makes
+// the pipe: Bun and bash cannot set O_NONBLOCK on a child's stdin.
+const LATE_WRITER = `
+use Fcntl;
+pipe(my $r, my $w) or die "pipe: $!";
+fcntl($r, F_SETFL, fcntl($r, F_GETFL, 0) | O_NONBLOCK) or die "fcntl: $!";
+die "still blocking" unless fcntl($r, F_GETFL, 0) & O_NONBLOCK;
+my $pid = fork() // die "fork: $!";
+if ($pid == 0) { close $w; open(STDIN, "<&", $r) or die "dup: $!"; exec(@ARGV) or die "exec: $!"; }
+close $r;
+my $half = int(length($ENV{PAYLOAD}) / 2);
+select(undef, undef, undef, 0.3);
+syswrite($w, substr($ENV{PAYLOAD}, 0, $half));
+select(undef, undef, undef, 0.2);
+syswrite($w, substr($ENV{PAYLOAD}, $half));
+close $w;
+waitpid($pid, 0);
+exit($? >> 8);
+`;
+
+test("a payload written late, in two pieces, on a non-blocking pipe is read whole", () => {
+  const payload = JSON.stringify({ session_id: "late", cwd: box.home, hook_event_name: "SessionStart", source: "startup" });
+  const run = Bun.spawnSync(["perl", "-e", LATE_WRITER, BINARY, "claude", "session-start"], {
+    env: { ...box.env, PAYLOAD: payload },
+    cwd: box.workspace,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 20_000,
+  });
+  expect(run.stderr.toString()).toBe("");
+  expect(run.exitCode).toBe(0);
+  // The payload's cwd (home), not the process cwd (project) an empty stdin would fall back to.
+  expect(additionalContextOf(parseOneJsonAnswer(run.stdout.toString()))).toContain('project="home"');
+});

@@ -16,13 +16,18 @@ export function writeFully(fd: number, text: string): boolean {
       offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        pauseForPipe(5);
         continue;
       }
       return false;
     }
   }
   return true;
+}
+
+/** pauseForPipe(ms): sleeps ms without spinning, while a non-blocking pipe is empty (stdin) or full (stdout). */
+export function pauseForPipe(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**

@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isPlainObject, parseJsonBytes, type FieldPath } from "./json-bytes.ts";
+import { pauseForPipe } from "./output.ts";
 
 // The JSON-object test lives with the JSON parser; the rules import it from here, beside the field readers.
 export { isPlainObject };
@@ -99,7 +100,7 @@ function readUntilFullOrEnd(fd: number, buffer: Buffer, filled: number): number 
     } catch (error) {
       // A non-blocking pipe with nothing in it yet: wait for the writer, as readFileSync did.
       if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
+      pauseForPipe(waitMs);
       waitMs = Math.min(waitMs * 2, 2);
       continue;
     }
