@@ -13,25 +13,9 @@
 // Like the floor it imports nothing from src/.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { readStdin } from "./stdin.ts";
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW;
-
-function readStdin(): string {
-  const chunks: Buffer[] = [];
-  const chunk = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, chunk, 0, chunk.length, null);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      throw error;
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(chunk.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function readWithoutFollowing(file: string): string {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW);
