@@ -130,6 +130,17 @@ export function bashOutputGates(input: HookInput): BashGates {
 }
 
 /**
+ * compressBashThroughGates(input) → the gates' answer when one decides, else the compressor's:
+ * compress.ts is loaded only for an output the gates let through (Claude's PostToolUse and the
+ * shell hosts' both start here).
+ */
+export async function compressBashThroughGates(input: HookInput): Promise<Decision> {
+  const gates = bashOutputGates(input);
+  if (gates.kind === "decided") return gates.decision;
+  return (await import("./compress.ts")).compressBashOutput(input, gates);
+}
+
+/**
  * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and
  * overflows its stack before 30 000 (measured, Bun 1.4.4); a Bash result nests one or two.
  */

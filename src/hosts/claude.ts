@@ -12,7 +12,7 @@
 // into chunks): a hook loads only the code of its own event (SPEC §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { bashOutputGates } from "../core/compress-gates.ts";
+import { compressBashThroughGates } from "../core/compress-gates.ts";
 import { objectField, stringField, type Payload } from "../core/payload.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
@@ -43,12 +43,7 @@ const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
  * the payload-only gates, before the compressor is loaded (issue 22: 10.5 → ~9 ms of CPU).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
-  const toolName = input.payload.tool_name;
-  if (toolName === "Bash") {
-    const gates = bashOutputGates(input);
-    if (gates.kind === "decided") return gates.decision;
-    return (await import("../core/compress.ts")).compressBashOutput(input, gates);
-  }
+  if (input.payload.tool_name === "Bash") return compressBashThroughGates(input);
   return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
 }
 

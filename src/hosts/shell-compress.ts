@@ -4,7 +4,7 @@
 // hands over the text the model would read (or the file its host saved the whole output to),
 // and puts the compiled view back in its own shape. The allowlist knob still speaks of `Bash`,
 // as the one shell tool whose output shape is verified on every host that compresses.
-import { bashOutputGates, readSettings } from "../core/compress-gates.ts";
+import { compressBashThroughGates, readSettings } from "../core/compress-gates.ts";
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 
@@ -46,10 +46,8 @@ export async function compressShellOutput(input: HookInput, output: ShellOutput)
     isImage: false,
     ...(savedPath === undefined ? {} : { persistedOutputPath: savedPath }),
   };
-  const asBash = { ...input, payload: { ...input.payload, tool_name: "Bash", tool_response: response } };
   // The payload-only gates first: a small output passes without loading the compressor.
-  const gates = bashOutputGates(asBash);
-  const decision = gates.kind === "decided" ? gates.decision : await (await import("../core/compress.ts")).compressBashOutput(asBash, gates);
+  const decision = await compressBashThroughGates({ ...input, payload: { ...input.payload, tool_name: "Bash", tool_response: response } });
   if (decision.kind !== "replaceOutput") return { kind: "untouched", decision };
   const compiled = decision.toolResponse.stdout;
   if (typeof compiled !== "string") return { kind: "untouched", decision: pass("compression refused: no compiled text") };
