@@ -1,8 +1,9 @@
-// The failure table: what each kind of hook answers when something goes wrong (SPEC §10, plus
-// the faults of issue 9). It is data on purpose: test/faults.test.ts injects every row's fault
-// and checks every cell's `expect` against the compiled binary, and scripts/failure-table.ts
-// renders the same rows into README.md ("What happens when things go wrong"), where
-// test/faults.test.ts also checks the README block is exactly what this file renders. The
+// The failure table: what each kind of hook answers when something goes wrong (docs/contract.md
+// §10, plus the faults the suite injects on top of it, docs/failure-modes.md). It is data on
+// purpose: test/faults.test.ts injects every row's fault and checks every cell's `expect`
+// against the compiled binary, and scripts/failure-table.ts renders the same rows into
+// docs/failure-modes.md, where test/faults.test.ts also checks the block is exactly what this
+// file renders. The
 // documented behaviour therefore cannot drift from the tested one.
 
 export type Column = "lifecycle" | "precompact" | "stop" | "guard" | "posttooluse";
@@ -39,7 +40,7 @@ export type Expect = "guidance" | "instructions" | "stop-generic" | "stop-unavai
 
 export interface Cell {
   readonly expect: Expect;
-  /** The README wording. */
+  /** The wording on docs/failure-modes.md. */
   readonly text: string;
 }
 
@@ -176,10 +177,10 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   },
 ];
 
-export const README_BEGIN = "<!-- failure-table:begin -->";
-export const README_END = "<!-- failure-table:end -->";
+export const TABLE_BEGIN = "<!-- failure-table:begin -->";
+export const TABLE_END = "<!-- failure-table:end -->";
 
-/** renderFailureTable() → the README block between the markers (markers excluded). */
+/** renderFailureTable() → the docs/failure-modes.md block between the markers (markers excluded). */
 export function renderFailureTable(): string {
   const escape = (text: string) => text.replace(/\|/g, "\\|");
   const header = `| Situation | ${COLUMNS.map(([, title]) => title).join(" | ")} |`;
