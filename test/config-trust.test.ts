@@ -1,6 +1,7 @@
 // `.velesdb-hooks.json` is repository content, and the walk up reaches directories other users
 // write (/tmp): which files count, how much of one is read, and which values of `project` and
-// `session` reach the model (SPEC §3.2, issue 12 items 5, 12, 15). Every refusal row sits next
+// `session` reach the model (docs/contract.md §3.2, docs/decisions.md#repository-configuration).
+// Every refusal row sits next
 // to a row where the same file, made acceptable, is honoured.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -129,7 +130,7 @@ describe("the config file is read bounded, never through a link, never blocking"
     oneStderrLine(stderr, problem);
   });
 
-  test("a FIFO there is no config file (SPEC: the first regular file counts): the walk goes on, nothing waits on it", () => {
+  test("a FIFO there is no config file (docs/contract.md §3.2: the first regular file counts): the walk goes on, nothing waits on it", () => {
     writeConfig(path.dirname(box.workspace), { project: "parent" });
     expect(Bun.spawnSync(["mkfifo", path.join(box.workspace, ".velesdb-hooks.json")]).exitCode).toBe(0);
     const { text, stderr } = sessionStart();

@@ -1,4 +1,4 @@
-// Issue 9, fault injection: every row of the failure table (test/support/failure-table.ts) is a
+// Fault injection (docs/failure-modes.md): every row of the failure table (test/support/failure-table.ts) is a
 // fault injected here into the compiled binary, and every cell's promise is checked across the
 // hosts of its column; each row also proves nothing outside the state directory changed and the
 // session can still end. The same table generates docs/failure-modes.md, and the last test

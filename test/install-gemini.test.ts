@@ -33,7 +33,7 @@ type Group = { matcher?: string; hooks: Array<Record<string, unknown>> };
 const hooksOf = (): Record<string, Group[]> => (parseJsonc(read(settings)) as { hooks?: never }).hooks ?? {};
 
 // A user's file as people write them: a comment, their own keys, a foreign hook under an event
-// we use, and their velesdb-memory MCP server (without one, check fails: issue 18).
+// we use, and their velesdb-memory MCP server (without one, check fails: docs/mcp-server.md).
 const USER_SETTINGS = `{
   // my settings
   "model": { "name": "gemini-2.5-pro" },

@@ -129,7 +129,7 @@ describe("the user's file", () => {
     ok(["install", ...Q]);
     // Qwen reformats settings on its first run (measured on 0.24.4): same data, other bytes.
     const data = JSON.parse(read(settings));
-    // With the user's velesdb-memory server (without one, check fails: issue 18).
+    // With the user's velesdb-memory server (without one, check fails: docs/mcp-server.md).
     const rewritten = `${JSON.stringify({ ...data, mcpServers: { "velesdb-memory": { command: "/bin/sh" } }, general: { checkpointing: false } }, null, 2)}\n`;
     write(settings, rewritten, 0o600);
     ok(["install", ...Q]);

@@ -1,4 +1,4 @@
-// The lifecycle hooks of SPEC §5 against the compiled binary, fed the payload shapes the real
+// The lifecycle hooks of docs/contract.md §5 against the compiled binary, fed the payload shapes the real
 // hosts send (fixtures/payloads). Each "passes"/"stays quiet" row sits next to a row proving
 // the same path does answer.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -238,7 +238,7 @@ describe("command line", () => {
     expectUsageError(run(args, "{}"), message);
   });
 
-  test("no arguments at all prints the usage on stderr: exit 64, nothing on stdout (issue 12 item 22)", () => {
+  test("no arguments at all prints the usage on stderr: exit 64, nothing on stdout (docs/decisions.md#hook-input-and-answers)", () => {
     const bare = run([], "");
     expect(bare.exitCode).toBe(64);
     expect(bare.stdout).toBe("");

@@ -1,9 +1,9 @@
-// Stop with the learning loop (SPEC §6.5): every batch of edits in opted-in repositories earns
+// Stop with the learning loop (docs/contract.md §6.5): every batch of edits in opted-in repositories earns
 // exactly one checkpoint continuation that names each repository, and a Stop with nothing new
 // passes — so a session is reminded once per batch and can always end. The batch is first
 // snapshotted into a manifest ("pending"), then delivered: if a Stop dies between consuming
 // the dirty records and answering, the next Stop re-sends the same batch instead of losing it.
-// Two Stops of one session at once each delivered the same batch (issue 19): the whole
+// Two Stops of one session at once each delivered the same batch (docs/decisions.md#the-learning-loop): the whole
 // hand-off now runs under one claim per session (claim.ts: a file linked into place, so only
 // one Stop takes it), and a Stop that finds it taken by a live Stop leaves the batch to that
 // one. A claim left by a Stop that died is stale and taken over, and its batch, still
@@ -35,7 +35,7 @@ interface Manifest {
   readonly stuck?: readonly string[];
 }
 
-/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (SPEC §5.2 + §6.5). */
+/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (docs/contract.md §5.2 + §6.5). */
 export function stopDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const store = input.state();

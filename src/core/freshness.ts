@@ -1,4 +1,4 @@
-// The freshness line of SessionStart (SPEC §5.1), also shown by doctor: when a velesdb-memory
+// The freshness line of SessionStart (docs/contract.md §5.1), also shown by doctor: when a velesdb-memory
 // daemon answers on this machine with a version older than the latest published one, one line
 // says so. It is a courtesy, so it must never cost a session start more than its two
 // timeouts (1 s for the daemon, 2 s for the registry, the registry asked at most once a day)

@@ -1,4 +1,4 @@
-// The recall-before-edit guard (SPEC §6.1). In a repository that opted in, the first edit of a
+// The recall-before-edit guard (docs/contract.md §6.1). In a repository that opted in, the first edit of a
 // host session is refused until that session ran a successful velesdb-memory recall bound to
 // that repository. Fail-closed, but only where the user asked for it: a repository without
 // `"enforce_learning_loop": true` is never gated, so a user-wide install never blocks an
@@ -73,7 +73,7 @@ function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: str
   if (evidence.state === "present") return undefined;
   if (evidence.state !== "absent") return { cause: evidence.state, target: item.target, path: evidence.path, problem: evidence.problem, repository };
   // No recall yet: remember the repository, so the recall that follows can be bound to it even
-  // when it runs from another cwd (SPEC §6.2 promotion).
+  // when it runs from another cwd (docs/contract.md §6.2 promotion).
   const pending = addRecord(store, input.kind(PENDING_RECALL), sessionId, item.repository);
   if (!pending.ok) return { cause: pending.cause, target: item.target, path: pending.path, problem: pending.problem, repository };
   return { cause: "recall", target: item.target, repository };

@@ -8,7 +8,7 @@ import { payloadCwd, payloadSessionId, type Payload } from "./payload.ts";
 export interface HostProfile {
   /** The `<host>` argument: the host's key in the table of src/hosts/index.ts. */
   readonly name: string;
-  /** Prefix of every state kind, so hosts never silence each other (SPEC §3.3): "", "codex-", … */
+  /** Prefix of every state kind, so hosts never silence each other (docs/contract.md §3.3): "", "codex-", … */
   readonly statePrefix: string;
   /** Where this host's private state lives. */
   stateDirectory(env: NodeJS.ProcessEnv, cwd: string): string;

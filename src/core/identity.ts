@@ -1,4 +1,4 @@
-// Project identity (SPEC §3.2): which velesdb-memory project/session a directory belongs to,
+// Project identity (docs/contract.md §3.2): which velesdb-memory project/session a directory belongs to,
 // and whether that repository opted in to the learning loop. A user-wide install runs in
 // every repository on the machine, so anything unexpected here fails open: no file, a file
 // that is not a JSON object, or a field of the wrong type all mean "defaults, not enforced".
@@ -108,7 +108,7 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
     if (problem) return { ...defaults, configPath, configProblem: `has a ${field} that ${problem}` };
   }
   // `dir` is the canonical start or one of its ancestors, all canonical already: resolving it
-  // again cost every hook a second realpath of the same path (issue 22).
+  // again cost every hook a second realpath of the same path (docs/performance/2026-12-02-io-floor.md).
   const root = dir;
   return {
     ...defaults,
@@ -137,7 +137,7 @@ type ConfigCandidate = "absent" | "foreign" | "link" | "config";
 
 /**
  * inspectConfigCandidate(p) → "config" for a regular file, "link" for a symlink, "foreign" for
- * either when another user owns it, "absent" for nothing or anything else (SPEC: the first
+ * either when another user owns it, "absent" for nothing or anything else (docs/contract.md §3.2: the first
  * regular file counts, so a directory or a FIFO there is passed by).
  */
 function inspectConfigCandidate(p: string): ConfigCandidate {

@@ -1,4 +1,4 @@
-// The lifecycle rules of SPEC §5: load guidance at SessionStart, one save reminder at Stop,
+// The lifecycle rules of docs/contract.md §5: load guidance at SessionStart, one save reminder at Stop,
 // summariser instructions at PreCompact. All three are advisory, so every surprise (bad
 // payload, missing config, broken state) degrades to guidance with defaults, never to a crash
 // or a block — with one exception written into the Stop rule: it must let the session end.
@@ -19,7 +19,7 @@ import {
 } from "./texts.ts";
 
 /**
- * SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on
+ * SessionStart (docs/contract.md §5.1): the load guidance, plus the post-compaction note on
  * `source: "compact"`, plus one line when the local velesdb-memory daemon is out of date.
  */
 export async function sessionStartDecision(input: HookInput): Promise<Decision> {
@@ -29,7 +29,7 @@ export async function sessionStartDecision(input: HookInput): Promise<Decision> 
       ? { transcriptPath: stringField(input.payload, "transcript_path"), trigger: lastCompactionTrigger(input) }
       : undefined;
   // Only SessionStart asks the daemon: Stop and PreCompact, which share this module, never
-  // evaluate the probe's code (SPEC §12).
+  // evaluate the probe's code (docs/contract.md §12).
   const { freshnessNotice } = await import("./freshness.ts");
   const freshness = await freshnessNotice(input.env);
   const text = loadGuidance(identity, compaction);
@@ -44,7 +44,7 @@ function lastCompactionTrigger(input: HookInput): string | undefined {
   return read.state === "present" ? read.content.trim() : undefined;
 }
 
-/** PreCompact (SPEC §5.3): instructions for the summariser; never blocks, never needs state. */
+/** PreCompact (docs/contract.md §5.3): instructions for the summariser; never blocks, never needs state. */
 export function preCompactDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const trigger = stringField(input.payload, "trigger");
@@ -62,7 +62,7 @@ export function preCompactDecision(input: HookInput): Decision {
 }
 
 /**
- * The prompt-time reminder (Windsurf pre_user_prompt, SPEC §4.3): load and save guidance once
+ * The prompt-time reminder (Windsurf pre_user_prompt, docs/contract.md §4.3): load and save guidance once
  * per session, then a pass. Without a session id or usable state it comes every time: it is
  * advisory, and a repeated reminder costs a few lines where a lost one costs the session.
  */
@@ -77,7 +77,7 @@ export function promptReminderDecision(input: HookInput): Decision {
   return reminder;
 }
 
-/** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
+/** Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then pass. */
 export function genericStopDecision(input: HookInput, identity: ProjectIdentity = resolveProjectIdentity(input.cwd)): Decision {
   const store = input.state();
   if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
@@ -93,7 +93,7 @@ export function genericStopDecision(input: HookInput, identity: ProjectIdentity 
 /**
  * stopOnStateFailure(input, identity, failure) → what Stop answers when its state is unusable.
  * State can stay broken for the whole session, and every turn ends in a Stop: a continuation
- * here costs a paid model turn each time (issue 12). So only an opted-in repository, whose
+ * here costs a paid model turn each time (docs/decisions.md#the-learning-loop). So only an opted-in repository, whose
  * checkpoints are lost, is told (one line for the user elsewhere, where the host can show
  * one), and only where the host proves this Stop is not already a continuation: Codex has no
  * continuation cap and the DeepSeek bridge never sets `stop_hook_active`.
@@ -105,7 +105,7 @@ export function stopOnStateFailure(input: HookInput, identity: ProjectIdentity, 
   return { kind: "continue", text: stateUnavailableNotice(identity, failure), note };
 }
 
-/** The host session id, or `unknown-session` for lifecycle hooks (SPEC §3.1). */
+/** The host session id, or `unknown-session` for lifecycle hooks (docs/contract.md §3.1). */
 export function sessionOf(input: HookInput): string {
   return input.sessionId ?? UNKNOWN_SESSION;
 }

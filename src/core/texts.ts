@@ -1,4 +1,4 @@
-// Every sentence a model reads comes from this module (SPEC §3.5), so the product's voice can
+// Every sentence a model reads comes from this module (docs/contract.md §3.5), so the product's voice can
 // be reviewed, and tested, in one place. The texts state facts about the tools rather than
 // issue orders: hosts and models discount imperative "system" phrasing as possible prompt
 // injection, and a fact about what a call returns is what actually changes what a model does.
@@ -13,7 +13,8 @@ export interface MemorySlot {
 /**
  * readerJson(value) → JSON.stringify(value) with DEL, the C1 controls (U+0085 is a line break,
  * NEL) and U+2028/2029 escaped as \uXXXX too: JSON.stringify escapes only C0, and a directory
- * name (the default project) may hold any of them (issue 19). The JSON still decodes to the
+ * name (the default project) may hold any of them (docs/decisions.md#repository-configuration). The
+ * JSON still decodes to the
  * same value, so a project named that way keeps its name in velesdb-memory; it just cannot
  * forge a line of what a model or a terminal reads.
  */
@@ -68,7 +69,7 @@ function compactionNote(slot: MemorySlot, compaction: CompactionNote): string {
   return parts.join(" ");
 }
 
-/** The generic Stop continuation (SPEC §5.2): save before the session ends. */
+/** The generic Stop continuation (docs/contract.md §5.2): save before the session ends. */
 export function saveGuidance(slot: MemorySlot): string {
   return [
     `Before this session ends, ${saveCall(slot)} stores the working state for the next session: the goal, the decisions taken and why, the facts verified, and the actions still pending.`,
@@ -77,7 +78,7 @@ export function saveGuidance(slot: MemorySlot): string {
   ].join("\n");
 }
 
-/** Claude PreCompact stdout: appended by the host to the summariser's instructions (SPEC §5.3). */
+/** Claude PreCompact stdout: appended by the host to the summariser's instructions (docs/contract.md §5.3). */
 export function summariserInstructions(slot: MemorySlot, transcriptPath?: string, userHasInstructions = false): string {
   const recovery = transcriptPath
     ? ` If detail is missing, compile_transcript on ${quoted(transcriptPath)} recovers it from the full transcript.`
@@ -129,11 +130,11 @@ function pathNamedIn(problem: string, path: string): string | undefined {
 }
 
 // Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
-// first Stop meets the same broken state and continues again (issue 12).
+// first Stop meets the same broken state and continues again (docs/decisions.md#the-learning-loop).
 const repeatsUntilRepaired = (failure: StateFailure): string =>
   `This notice comes back at the first stop of every turn until the state directory ${quoted(failure.stateDir)} is repaired (or removed, so the next hook recreates it).`;
 
-/** A Stop continuation caused by broken state in an opted-in repository (SPEC §6.5). */
+/** A Stop continuation caused by broken state in an opted-in repository (docs/contract.md §6.5). */
 export function stateUnavailableNotice(slot: MemorySlot, failure: StateFailure): string {
   return [
     `velesdb-hooks state is unavailable (${stateFailureDetail(failure)}), so this repository's learning checkpoints cannot be tracked.`,
@@ -149,7 +150,7 @@ export function stateUnavailableUserLine(failure: StateFailure): string {
 
 /**
  * Windsurf pre_user_prompt: load and save in one reminder, since Windsurf has no session-start
- * or Stop hook that reaches the model (SPEC §4.3). Kept for parity; the rules file carries
+ * or Stop hook that reaches the model (docs/contract.md §4.3). Kept for parity; the rules file carries
  * the same guidance to the model.
  */
 export function windsurfPromptReminder(slot: MemorySlot): string {
@@ -181,12 +182,12 @@ export function windsurfRulesMarkerNote(): string {
   return "this section is written by velesdb-hooks install and removed by velesdb-hooks uninstall; edits inside it are replaced";
 }
 
-/** The SessionStart freshness line (SPEC §5.1): the daemon is older than the published release. */
+/** The SessionStart freshness line (docs/contract.md §5.1): the daemon is older than the published release. */
 export function staleDaemonLine(running: string, latest: string): string {
   return `The velesdb-memory server on this machine reports version ${running}; version ${latest} is published, so an upgrade of velesdb-memory is available.`;
 }
 
-// --- The learning loop (SPEC §6) ---
+// --- The learning loop (docs/contract.md §6) ---
 // Guard refusals and Stop checkpoints. Each names its cause with a word a user can grep
 // (storage, linked, malformed, symlink), the path involved, and what unlocks the edit: a
 // refusal that only says "no" gets retried unchanged until the host gives up.
@@ -252,9 +253,9 @@ export function guardInternalErrorRefusal(root: string): string {
 }
 
 /**
- * The Stop checkpoint (SPEC §6.5): the four stages for every listed repository, then the saves.
+ * The Stop checkpoint (docs/contract.md §6.5): the four stages for every listed repository, then the saves.
  * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
- * the model to guess which call that was (issue 12).
+ * the model to guess which call that was (docs/decisions.md#the-learning-loop).
  */
 export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
   const manifest = readerJson(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
@@ -301,11 +302,11 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// --- Compression footer (SPEC §8) ---
+// --- Compression footer (docs/contract.md §8) ---
 // Appended to a compiled Bash result. It names what was done (token counts, the fidelity risk
 // the compiler reported, how many bytes it read) and where the untouched original is, because
 // the compiled view is lossy by design and a model that is not told where the rest lives will
-// not look for it. Its byte length counts against the saving (net-gain rule, SPEC §8 gate 11).
+// not look for it. Its byte length counts against the saving (net-gain rule, docs/contract.md §8 gate 11).
 
 export interface CompressionFacts {
   readonly tokensIn: number;

@@ -1,4 +1,4 @@
-// The DeepSeek harness through its Codex hook bridge `@deepseek-ai/dsh-hooks-codex` (SPEC §4.4).
+// The DeepSeek harness through its Codex hook bridge `@deepseek-ai/dsh-hooks-codex` (docs/contract.md §4.4).
 // Codex-dialect answers, with the bridge's quirks absorbed here:
 // - `stop_hook_active` is always false and there is no continuation cap: a Stop that cannot
 //   prove its marker persisted must pass, or the session never ends.
@@ -11,7 +11,7 @@
 //   object without `error`.
 import * as path from "node:path";
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";

@@ -20,7 +20,8 @@ export interface HookEvent {
   readonly run: (input: HookInput) => Decision | Promise<Decision>;
   /**
    * A payload field the rule reads as bytes: in a payload of 1 MiB or more, a long string there
-   * arrives as a Utf8Literal (src/core/json-bytes.ts), never made a string (issue 22 §3).
+   * arrives as a Utf8Literal (src/core/json-bytes.ts), never made a string
+   * (docs/performance/2026-12-02-compression-memory.md).
    */
   readonly bytesField?: FieldPath;
 }
@@ -34,7 +35,7 @@ export interface HostModule {
   readonly payloadNamesEvent: boolean;
   /**
    * The exit code of a usage error (unknown event, extra argument) for this host; default 64
-   * (SPEC §2), which hosts treat as a non-blocking error. Gemini CLI denies the tool on any
+   * (docs/contract.md §2), which hosts treat as a non-blocking error. Gemini CLI denies the tool on any
    * code but 0 and 1, so it gets 1.
    */
   readonly usageExitCode?: 1;
@@ -47,14 +48,14 @@ export interface HostModule {
   readonly callerOf?: (payload: Payload, env: NodeJS.ProcessEnv) => Promise<HostModule | undefined>;
 }
 
-/** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */
+/** SessionStart as Claude, Codex and the DeepSeek bridge share it (docs/contract.md §5.1). */
 export const SESSION_START_EVENT: HookEvent = {
   wireName: "SessionStart",
   failure: "open",
   run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
 };
 
-/** Stop with the learning loop, shared likewise (SPEC §5.2, §6.5). */
+/** Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). */
 export const STOP_EVENT: HookEvent = {
   wireName: "Stop",
   failure: "open",

@@ -1,11 +1,11 @@
-// `velesdb-hooks doctor` (SPEC §9): one screen a user can paste into an issue. It answers the
+// `velesdb-hooks doctor` (docs/contract.md §9): one screen a user can paste into an issue. It answers the
 // questions behind "my hook never fires": is the binary where the entries point, is each
 // entry in step (and, for Windsurf, the rules section), has Codex been told to trust them,
 // can the compiler compress, is the daemon current, is the state directory usable, which
 // project config applies here, and does the login shell print on start (those bytes land in
 // front of a hook's JSON answer and the host then ignores the whole answer). Paths under the
 // home directory are shown as `~/…`. It changes nothing the hooks rely on; its only write is
-// the freshness cache of §5.1.
+// the freshness cache of docs/contract.md §5.1.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";

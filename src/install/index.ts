@@ -1,4 +1,4 @@
-// Installer commands (SPEC §9): install, uninstall, check, doctor. Loaded only by those
+// Installer commands (docs/contract.md §9): install, uninstall, check, doctor. Loaded only by those
 // commands (src/cli.ts imports this file lazily with a literal path), so no hook evaluates the
 // JSONC, TOML or schema code used here. This file reads the command line and hands over:
 // install and uninstall run the pipeline of pipeline.ts, check and doctor the reports of
@@ -25,7 +25,7 @@ import { clientReport, installCommand, Output, reportTargets } from "./report.ts
 const EXIT_USAGE = 64;
 
 export interface InstallerOptions {
-  /** undefined: the command's default set (SPEC §2). */
+  /** undefined: the command's default set (docs/contract.md §2). */
   readonly clients: readonly ClientName[] | undefined;
   readonly dryRun: boolean;
   readonly strict: boolean;

@@ -1,4 +1,4 @@
-// The velesdb-memory MCP server the hooks point at (issue 18). Every hook tells the agent to
+// The velesdb-memory MCP server the hooks point at (docs/mcp-server.md). Every hook tells the agent to
 // call velesdb-memory tools, and in opted-in repositories the guard refuses edits until one of
 // them answered: hooks installed where the agent has no such server lock the user out for the
 // whole session. So check/doctor look for the server wherever each agent reads it (the
@@ -22,7 +22,7 @@ import type { ManifestRecord } from "./manifest.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
 import { readUserFile, type WritableFile } from "./registry.ts";
 
-/** The name install writes; the recall rule (SPEC §6.2) accepts both spellings. */
+/** The name install writes; the recall rule (docs/contract.md §6.2) accepts both spellings. */
 export const MCP_SERVER_NAME = "velesdb-memory";
 export const MCP_SERVER_NAMES = [MCP_SERVER_NAME, "velesdb_memory"] as const;
 /** Upstream's daemon (scripts/install-memory-daemon.sh, VelesDB 92b0086): the example in messages. */

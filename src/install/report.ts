@@ -116,7 +116,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     repairs.push(...extra.repairs);
     drifted ||= extra.drifted;
   }
-  // The server the hooks send the agent to (issue 18): hooks without it lock opted-in edits.
+  // The server the hooks send the agent to (docs/mcp-server.md): hooks without it lock opted-in edits.
   const hooksHere = client.registry ? !registryAbsent && file?.kind !== "refused" : sectionsHere;
   const server = mcpReport(ctx, client, tree, hooksHere);
   lines.push(...server.lines);

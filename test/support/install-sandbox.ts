@@ -80,7 +80,7 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
 
 /**
  * The velesdb-memory MCP server a user configured, in the files each agent reads it from when
- * that file is not the hooks registry itself (issue 18: `check` fails on hooks without a
+ * that file is not the hooks registry itself (docs/mcp-server.md: `check` fails on hooks without a
  * server). Gemini's and Qwen's servers live in the registry, so their tests write them.
  */
 export const USER_MCP_COMMAND = "/bin/sh";
