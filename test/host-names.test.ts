@@ -34,7 +34,6 @@ describe("one host table", () => {
   test("every host of src/hosts/index.ts has a product name, and the installer serves the same hosts", () => {
     expect(Object.keys(HOST_PRODUCTS).sort()).toEqual(Object.keys(HOSTS).sort());
     expect([...CLIENT_NAMES].sort()).toEqual(Object.keys(HOSTS).sort());
-    expect(Object.keys(HOSTS)).toHaveLength(9);
   });
 
   test("the description names every host, in the table's order", () => {
