@@ -2,7 +2,8 @@
 // scripts and tests once cited "SPEC §N" and "issue N" — a contract and a tracker that were
 // never in the repository — so a reader could follow none of them. Now they cite
 // docs/contract.md §N or a docs/ page (with its #anchor), and this file fails when:
-// - a file under src/, scripts/ or test/ (or a page under docs/, or README.md) cites `SPEC`,
+// - a file under src/, scripts/ or test/ (or fixtures/, targets/, npm/, the installers, CI, a
+//   page under docs/, README.md) cites `SPEC`,
 //   `issue N`, `STYLE §`/`STYLE point` or a `../shared/` path;
 // - a `docs/….md` reference names a page that does not exist, an `#anchor` that is no heading
 //   of that page, or a `§N` that is no numbered heading of it; a `§` that is not part of such a
@@ -151,12 +152,17 @@ function withoutOwnExamples(text: string): string {
     .replace(/\ndescribe\("the checker[\s\S]*$/, "");
 }
 
+/** Files outside src/, scripts/ and test/ that cite the contract too: installers, CI, fixtures. */
+const OTHER_CITING_FILES = ["install.sh", "install.ps1", ".ci/run", ...fs.readdirSync(path.join(ROOT, ".github", "workflows")).map((f) => `.github/workflows/${f}`)];
+
 describe("source, scripts and tests point only at documentation in this repository", () => {
-  const files = ["src", "scripts", "test"].flatMap((dir) => filesUnder(dir));
+  const files = [...["src", "scripts", "test", "fixtures", "targets", "npm"].flatMap((dir) => filesUnder(dir)), ...OTHER_CITING_FILES];
 
   test("there are files to check (positive control: the scan sees the code)", () => {
     expect(files).toContain("src/core/guard.ts");
     expect(files).toContain("test/docs-links.test.ts");
+    expect(files).toContain("fixtures/payloads/README.md");
+    expect(files).toContain(".github/workflows/release.yml");
     expect(files.some((f) => f.includes("node_modules"))).toBe(false);
   });
 
