@@ -17,6 +17,7 @@ import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
 import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import type { RowState } from "./registry.ts";
+import { embedderNote, probeAll, probeIsOff, serverLines } from "./server-report.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
@@ -40,16 +41,21 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
     const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    for (const { ctx: targetCtx, client } of targets) {
+    const reports = targets.map(({ ctx: targetCtx, client }) => ({ client, report: clientReport(targetCtx, client, stable.path, tree.path, binary) }));
+    const probeOff = probeIsOff(ctx.env);
+    const probed = probeOff ? [] : await probeAll(ctx, reports.map(({ report }) => report.servers));
+    reports.forEach(({ client, report }, i) => {
       const name = client.name;
-      const report = clientReport(targetCtx, client, stable.path, tree.path, binary);
-      for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
+      const servers = probeOff ? { lines: report.servers.length > 0 ? [`${name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`] : [] } : serverLines(name, report.servers, probed[i]!, "doctor");
+      for (const line of [...report.lines.filter((l) => !l.startsWith(`${name}: binary `)), ...servers.lines]) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {
         for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
       }
       for (const { label, text } of report.doctor) out.line(`${pad(label)}${text}`);
-    }
+    });
+    const note = embedderNote(probed.flat());
+    if (note) out.line(`memory:    ${note}`);
   }
 
   if (compiler.state === "missing") out.line(`compiler:  missing: ${compiler.problem} (PostToolUse compression stays off)`);
