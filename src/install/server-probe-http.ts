@@ -84,8 +84,10 @@ function transportCause(error: unknown, where: string, timeoutMs: number): strin
   const name = String((error as { name?: unknown })?.name ?? "");
   if (name === "TimeoutError" || name === "AbortError") return `${where} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`;
   if (code === "ConnectionRefused" || code === "ECONNREFUSED") return `nothing is listening at ${where} (connection refused): the daemon is not running`;
+  // Bun: EPROTO when the port does not speak TLS ("Does the server speak TLS on this port?").
+  if (code === "EPROTO") return `TLS refused at ${where}: the handshake failed (the server there speaks plain HTTP? then the URL needs http://)`;
   if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HANDSHAKE/i.test(code)) return `TLS refused at ${where} (${code}): ${where.startsWith("https:") ? "the certificate is not accepted (a self-signed one is accepted on a loopback host only)" : "the server speaks TLS: the URL needs https://"}`;
-  if (code === "ECONNRESET" || code === "ConnectionClosed") return `${where} closed the connection${where.startsWith("https:") ? " during the TLS handshake (is it plain HTTP? then the URL needs http://)" : ""}`;
+  if (code === "ECONNRESET" || code === "ConnectionClosed") return `${where} closed the connection${where.startsWith("http:") ? " (a TLS port, as velesdb-memory's daemon is by default? then the URL needs https://)" : ""}`;
   return `${where} could not be reached${code ? ` (${code})` : ""}`;
 }
 

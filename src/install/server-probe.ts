@@ -248,13 +248,16 @@ function oneLine(text: string): string {
   return printable(cut.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, "$1"));
 }
 
+/** velesdb-memory's variables that hold a path it names itself in its messages (the store in the lock line): shown. */
+const PATH_VARIABLES: ReadonlySet<string> = new Set(["VELESDB_MEMORY_PATH", "VELESDB_MEMORY_CONFIG", "VELESDB_MEMORY_TLS_DIR"]);
+
 /**
- * The values the probe must never print: the entry's env and header values, and the caller's
+ * The values the probe must never print (but the paths of PATH_VARIABLES): the entry's env and header values, and the caller's
  * own environment values whose names say they are secrets. A server that echoes one in its
  * error line gets it masked.
  */
 function secretValues(spec: ServerSpec, env: NodeJS.ProcessEnv): string[] {
-  const own = spec.kind === "http" ? Object.values(spec.headers) : Object.values(spec.env);
+  const own = spec.kind === "http" ? Object.values(spec.headers) : Object.entries(spec.env).filter(([key]) => !PATH_VARIABLES.has(key)).map(([, value]) => value);
   const named = Object.entries(env).filter(([key, value]) => /TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL/i.test(key) && typeof value === "string").map(([, value]) => value!);
   return [...own, ...named].filter((value) => value.length >= 3).sort((a, b) => b.length - a.length);
 }
