@@ -11,6 +11,7 @@
 // taken together with that client (or `all`), so it can never silently redirect another one.
 import * as path from "node:path";
 import { diagnosticLine } from "../core/decision.ts";
+import { resolveProjectIdentity } from "../core/identity.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
@@ -212,6 +213,15 @@ async function check(ctx: InstallerContext, clients: readonly InstallerClient[],
     if (report.drifted) repairs.push(...report.repairs);
     else if (report.absent && counts && options.strict) repairs.push(installCommand(targetCtx, client));
   });
+  // The repository check runs in: a config the hooks ignore (a project or session velesdb-memory
+  // refuses to save under, bad JSON) silently turns its learning loop off.
+  const identity = resolveProjectIdentity(ctx.cwd);
+  if (identity.configProblem !== "") {
+    const where = shown(ctx, identity.configPath);
+    out.line(`config: ${where} ${identity.configProblem}: ignored, defaults apply (learning loop off)`);
+    drift = true;
+    repairs.push(`fix ${where}`);
+  }
   for (const repair of [...new Set(repairs)]) out.line(`repair: ${repair}`);
   return drift || (options.strict && absent) ? EXIT_PROBLEM : EXIT_OK;
 }
