@@ -5,18 +5,13 @@
 // VELESDB_MEMORY_BIN_REAL (skipped without it, failed under CI=true), boundary values each side.
 // check and doctor name a configured value outside the rule in one line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { MAX_SLOT_NAME_BYTES, sessionSlot, slotNameProblem } from "../src/core/identity.ts";
 import { makeInstallSandbox, write } from "./support/install-sandbox.ts";
+import { REAL_VELESDB_MEMORY, RealServer, requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
-const REAL = process.env.VELESDB_MEMORY_BIN_REAL;
-if (!REAL && process.env.CI === "true") {
-  test("the real velesdb-memory is required under CI", () => {
-    throw new Error("VELESDB_MEMORY_BIN_REAL is not set: the slot rule cannot be shown against velesdb-memory 0.17.0");
-  });
-}
+const REAL = REAL_VELESDB_MEMORY;
+requireRealServerUnderCi(test, "the slot rule");
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 const B256 = "é".repeat(128); // 256 bytes in 128 characters
@@ -49,45 +44,16 @@ describe("the slot rule", () => {
 });
 
 describe.skipIf(!REAL)("the real velesdb-memory 0.17.0 agrees, case by case", () => {
-  let server: ReturnType<typeof Bun.spawn<"pipe", "pipe", "ignore">>;
-  let dir: string;
-  let buffer = "";
-  let nextId = 0;
-  const reader = () => server.stdout.getReader();
-  let read: ReturnType<typeof reader>;
-  async function call(method: string, params: unknown): Promise<{ result?: { isError?: boolean }; error?: { code: number; message: string } }> {
-    const id = ++nextId;
-    server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    server.stdin.flush();
-    for (;;) {
-      const cut = buffer.indexOf("\n");
-      if (cut >= 0) {
-        const message = JSON.parse(buffer.slice(0, cut));
-        buffer = buffer.slice(cut + 1);
-        if (message.id === id) return message;
-        continue;
-      }
-      const chunk = await read.read();
-      if (chunk.done) throw new Error("the server exited");
-      buffer += new TextDecoder().decode(chunk.value);
-    }
-  }
+  let server: RealServer;
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "vh-identity-"));
-    server = Bun.spawn([REAL!], { env: { PATH: "/usr/bin:/bin", HOME: dir, VELESDB_MEMORY_PATH: path.join(dir, "store"), VELESDB_MEMORY_QUIET: "1" }, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
-    read = reader();
-    await call("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "identity-test", version: "0" } });
-    server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    server = await RealServer.start();
   });
-  afterAll(() => {
-    server?.kill("SIGKILL");
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   test.each(CASES)("%s: saved as session and as project exactly when the rule accepts it", async (_label, value) => {
     const accepted = slotNameProblem(value) === undefined;
     for (const args of [{ project: "p", session: value }, { project: value, session: "s" }]) {
-      const answer = await call("tools/call", { name: "save_working_context", arguments: { ...args, working: { goal: "g" } } });
+      const answer = await server.tool("save_working_context", { ...args, working: { goal: "g" } });
       const saved = answer.error === undefined && answer.result?.isError !== true;
       expect({ value: value.slice(0, 12), saved }).toEqual({ value: value.slice(0, 12), saved: accepted });
       if (!accepted) expect(answer.error?.code).toBe(-32602);

@@ -9,13 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PLANTED_SECRET } from "./support/install-fixtures.ts";
 import { makeInstallSandbox, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { REAL_VELESDB_MEMORY, requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
-const REAL = process.env.VELESDB_MEMORY_BIN_REAL;
-if (!REAL && process.env.CI === "true") {
-  test("the real velesdb-memory is required under CI", () => {
-    throw new Error("VELESDB_MEMORY_BIN_REAL is not set: the server probe cannot be shown against velesdb-memory 0.17.0");
-  });
-}
+const REAL = REAL_VELESDB_MEMORY;
+requireRealServerUnderCi(test, "the server probe");
 
 let box: InstallSandbox;
 let store: string;
