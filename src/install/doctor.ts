@@ -22,28 +22,28 @@ import { embedderNote, probeAll, probeIsOff, serverLines } from "./server-report
 const SHELL_TIMEOUT_MS = 5000;
 
 export async function runDoctor(ctx: InstallerContext, targets: readonly ReportTarget[], out: Output): Promise<number> {
+  const running = runningBinary();
+  const stable = stableBinaryPath(ctx);
+  const tree = ourTree(ctx);
+  const binary = stable.ok && tree.ok ? inspectBinary(stable.path, running) : undefined;
+  const reports = binary && stable.ok && tree.ok ? targets.map(({ ctx: targetCtx, client }) => ({ client, report: clientReport(targetCtx, client, stable.path, tree.path, binary) })) : [];
+  const probeOff = probeIsOff(ctx.env);
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
-  // (1 s + 2 s) and the login shell (5 s).
-  const [compiler, freshness, shell] = await Promise.all([
+  // (1 s + 2 s), the login shell (5 s) and every configured MCP server (5 s).
+  const [compiler, freshness, shell, probed] = await Promise.all([
     probeCompilerNow(ctx.env),
     (ctx.env.VELESDB_HOOK_FRESHNESS ?? "").toLowerCase() === "off" ? Promise.resolve(undefined) : freshnessReport(ctx.env),
     loginShellNoise(ctx),
+    probeOff ? Promise.resolve([]) : probeAll(ctx, reports.map(({ report }) => report.servers)),
   ]);
 
   out.line(`velesdb-hooks doctor`);
-  const running = runningBinary();
   out.line(`version:   ${VERSION}${running.ok ? ` (running ${shown(ctx, running.path)})` : " (running from source)"}`);
-  const stable = stableBinaryPath(ctx);
-  const tree = ourTree(ctx);
-  if (!stable.ok || !tree.ok) {
+  if (!binary || !stable.ok) {
     out.line(`binary:    cannot be located: ${stable.ok ? "velesdb-hooks' directory is unusable" : stable.problem}`);
   } else {
-    const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    const reports = targets.map(({ ctx: targetCtx, client }) => ({ client, report: clientReport(targetCtx, client, stable.path, tree.path, binary) }));
-    const probeOff = probeIsOff(ctx.env);
-    const probed = probeOff ? [] : await probeAll(ctx, reports.map(({ report }) => report.servers));
     reports.forEach(({ client, report }, i) => {
       const name = client.name;
       const servers = probeOff ? { lines: report.servers.length > 0 ? [`${name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`] : [] } : serverLines(name, report.servers, probed[i]!, "doctor");

@@ -120,7 +120,9 @@ const rpcError = (error: JsonObject): string => printable(`${typeof error.code =
 
 async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProbeResult> {
   if (!isDirectory(spec.cwd)) return { ok: false, cause: `its working directory ${quoted(spec.cwd)} does not exist` };
-  const childEnv = { ...env, ...spec.env } as Record<string, string>;
+  // A front that starts a broker of its own (`velesdb-hooks mcp`, notes in docs/doctor.md) lets
+  // it idle this long once its last client is gone: none, for a probe, so nothing outlives it.
+  const childEnv = { ...env, ...spec.env, VELESDB_HOOKS_MCP_IDLE_MS: "0" } as Record<string, string>;
   let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
   try {
     child = Bun.spawn([spec.command, ...spec.args], { cwd: spec.cwd, env: childEnv, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });

@@ -22,7 +22,7 @@ export interface RpcAnswer {
 
 export class RealServer {
   private readonly child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "ignore">>;
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> };
   private buffer = "";
   private nextId = 0;
   readonly dir: string;
