@@ -6,6 +6,7 @@
 // does (src/core/freshness.ts). Each failure is one cause: nothing listening, TLS refused (and
 // why), an HTTP status, or no MCP answer. The URL is shown without query or credentials; the
 // entry's headers are sent (the client sends them) and never shown.
+import { isLoopback, mcpMessages, readAnswerUntil } from "../core/freshness.ts";
 import { isJsonObject, type JsonObject } from "./entries.ts";
 import { INITIALIZE, INITIALIZED, MEMORY_STATUS, resultFrom, TOOLS_LIST, type ProbeResult, type ServerSpec } from "./server-probe.ts";
 
@@ -50,7 +51,8 @@ export async function probeHttpServer(spec: Extract<ServerSpec, { kind: "http" }
       return undefined;
     }
     if (!response.ok) throw new HttpStatus(response.status);
-    return messageFrom(await boundedText(response), message.id);
+    const id = message.id;
+    return response.body ? readAnswerUntil(response.body, MAX_ANSWER_BYTES, (body) => messageFrom(body, id)) : undefined;
   };
   try {
     for (const message of [INITIALIZE, INITIALIZED, TOOLS_LIST, MEMORY_STATUS] as JsonObject[]) {
@@ -93,38 +95,5 @@ function transportCause(error: unknown, where: string, timeoutMs: number): strin
 
 /** messageFrom(body, id) → the JSON-RPC answer with that id, from a JSON body or the SSE `data:` lines. */
 function messageFrom(body: string, id: number): JsonObject | undefined {
-  const candidates = body.trimStart().startsWith("{") ? [body] : body.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim());
-  for (const candidate of candidates) {
-    try {
-      const message: unknown = JSON.parse(candidate);
-      if (isJsonObject(message) && message.id === id) return message;
-    } catch {
-      // Not JSON: keep looking.
-    }
-  }
-  return undefined;
-}
-
-/** The answer, read until its JSON-RPC message is complete or the bytes run out (an SSE stream may stay open). */
-async function boundedText(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let body = "";
-  try {
-    while (body.length <= MAX_ANSWER_BYTES) {
-      const chunk = await reader.read();
-      if (chunk.done) return body + decoder.decode();
-      body += decoder.decode(chunk.value, { stream: true });
-      if (/^data:.*\}\s*$/m.test(body) && !body.trimStart().startsWith("{")) return body;
-    }
-    return body;
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "");
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return mcpMessages(body).find((message): message is JsonObject => isJsonObject(message) && message.id === id);
 }
