@@ -209,6 +209,21 @@ describe("causes no real server is needed for", () => {
     expect(serverLine((await check()).stdout)).toContain("does not answer: Error: stand-in started");
   });
 
+  test("a server that hangs, with a child of its own: both are gone when check answers, at the bound", async () => {
+    const pidFile = path.join(box.root, "child.pid");
+    const hung = path.join(box.root, "bin", "hung-server");
+    write(hung, `#!/bin/sh\nsleep 45 &\necho $! > "${pidFile}"\nexec sleep 45\n`, 0o755);
+    claudeEntry({ command: hung, args: [] });
+    const started = performance.now();
+    const run = await box.runAsync(["check", "--client", "claude"], { env: { ...PROBE_ENV, VELESDB_HOOKS_PROBE_TIMEOUT_MS: "1000" } });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(serverLine(run.stdout)).toContain("does not answer: did not answer initialize within 1.0 s (stopped)");
+    const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
+    await Bun.sleep(100);
+    const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] : "gone";
+    expect(["gone", "Z", "X"]).toContain(state);
+  });
+
   test("the probe off: nothing is started, and check says so", async () => {
     claudeEntry({ command: "/bin/true", args: [] });
     const run = await box.runAsync(["check", "--client", "claude"]);

@@ -152,8 +152,9 @@ async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, en
   let read = 0;
   const conversation = drain(child.stdout, (text) => {
     read += text.length;
+    if (read > MAX_STDOUT_BYTES) return; // a server that floods its stdout is answered by the bound
     pending += text;
-    for (let cut = pending.indexOf("\n"); cut >= 0 && read <= MAX_STDOUT_BYTES; cut = pending.indexOf("\n")) {
+    for (let cut = pending.indexOf("\n"); cut >= 0; cut = pending.indexOf("\n")) {
       const line = pending.slice(0, cut).trim();
       pending = pending.slice(cut + 1);
       const message = parseMessage(line);
@@ -178,6 +179,8 @@ async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, en
     await Promise.race([Promise.all([stderrDone, conversation]), sleep(300)]);
   }
   killGroup(child.pid);
+  // Where there are no process groups (Windows), the server itself at least.
+  child.kill("SIGKILL");
   try {
     child.stdin.end();
   } catch {
