@@ -220,7 +220,7 @@ describe("causes no real server is needed for", () => {
     expect(serverLine(run.stdout)).toContain("does not answer: did not answer initialize within 1.0 s (stopped)");
     const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
     await Bun.sleep(100);
-    const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] : "gone";
+    const state = (fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] : undefined) ?? "gone";
     expect(["gone", "Z", "X"]).toContain(state);
   });
 
