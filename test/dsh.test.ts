@@ -27,7 +27,7 @@ const steers = (answer: Record<string, unknown>) => answer.decision === "block";
 test("SessionStart: load guidance as additionalContext", () => {
   writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
   const answer = run("session-start", fixture("session-start.startup"));
-  expect(additionalContextOf(answer)).toContain('load_working_context(project="dsh-app", session="slot")');
+  expect(additionalContextOf(answer)).toContain('mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/');
 });
 
 describe("guard", () => {

@@ -14,7 +14,7 @@ import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type H
 import type { HookInput } from "../core/hook-input.ts";
 import { compressBashThroughGates } from "../core/compress-gates.ts";
 import { objectField, stringField, type Payload } from "../core/payload.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -84,7 +84,7 @@ export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boole
 }
 
 export const claude: HostModule = {
-  profile: tempStateProfile("claude", ""),
+  profile: tempStateProfile("claude", "", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

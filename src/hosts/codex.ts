@@ -77,7 +77,7 @@ async function codexPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const codex: HostModule = {
-  profile: tempStateProfile("codex", "codex-"),
+  profile: tempStateProfile("codex", "codex-", (tool) => `mcp__velesdb_memory__${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

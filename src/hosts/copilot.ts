@@ -125,7 +125,7 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const copilot: HostModule = {
-  profile: { ...tempStateProfile("copilot", "copilot-"), sessionIdField: "sessionId" },
+  profile: { ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`), sessionIdField: "sessionId" },
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },

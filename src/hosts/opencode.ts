@@ -107,7 +107,7 @@ async function compressOpencodeBash(input: HookInput): Promise<Decision> {
 }
 
 export const opencode: HostModule = {
-  profile: tempStateProfile("opencode", "opencode-"),
+  profile: tempStateProfile("opencode", "opencode-", (tool) => `velesdb-memory_${tool}`),
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "experimental.chat.system.transform" },
