@@ -1,5 +1,5 @@
 // Every project and session name a hook text names is one velesdb-memory 0.17.0's
-// save_working_context accepts (issue 34 §5): not blank after trimming, at most 256 UTF-8
+// save_working_context accepts (docs/working-context.md): not blank after trimming, at most 256 UTF-8
 // bytes (src/context/memory_bridge.rs:258-272, src/limits.rs:138). The rule (identity.ts
 // slotNameProblem) and the per-session slot (sessionSlot) are run through the REAL server,
 // VELESDB_MEMORY_BIN_REAL (skipped without it, failed under CI=true), boundary values each side.

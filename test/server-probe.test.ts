@@ -1,4 +1,4 @@
-// check and doctor start the server each client is configured with (issue 34 §2,
+// check and doctor start the server each client is configured with (docs/doctor.md,
 // src/install/server-probe.ts), shown with the REAL velesdb-memory 0.17.0 (crates.io, built
 // with --features http) named by VELESDB_MEMORY_BIN_REAL: skipped without it, failed under
 // CI=true. Every cause has its positive control: the same setup without the fault answers.

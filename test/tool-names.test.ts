@@ -1,5 +1,5 @@
 // Every velesdb-memory tool a hook text asks for is named the way that host shows it to its
-// model (issue 34 §4a): Claude Code and Codex hide MCP tools behind a tool search, which finds
+// model (docs/working-context.md#tool-names-the-hosts-tool-search-finds): Claude Code and Codex hide MCP tools behind a tool search, which finds
 // `mcp__velesdb-memory__load_working_context`, not `load_working_context`. Each expected form
 // below is the name the host's model calls and its payloads carry, as measured on the real CLI
 // (the e2e suites' mock models call exactly these names and the call reaches the server:

@@ -1,5 +1,5 @@
-// Two sessions of one repository open at once keep both working contexts (issue 34 §4b,
-// docs/working-context.md). The calls come from the compiled hooks (Claude's SessionStart and
+// Two sessions of one repository open at once keep both working contexts (docs/working-context.md).
+// The calls come from the compiled hooks (Claude's SessionStart and
 // Stop answers for two session ids), and are run as the model would run them against the REAL
 // velesdb-memory 0.17.0 (VELESDB_MEMORY_BIN_REAL; skipped without it, failed under CI=true).
 // Negative control: the one shared slot the hooks used before, where the second save replaces

@@ -28,7 +28,7 @@ export function memorySlot(input: HookInput, identity: { readonly project: strin
 }
 
 /**
- * SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on
+ * SessionStart (docs/contract.md §5.1): the load guidance, plus the post-compaction note on
  * `source: "compact"`, plus one line when the local velesdb-memory daemon is out of date.
  */
 export async function sessionStartDecision(input: HookInput): Promise<Decision> {

@@ -10,8 +10,8 @@ export interface MemorySlot {
   readonly session: string;
   /**
    * How this host shows velesdb-memory's tools to its model (HostProfile.mcpTool): a host's
-   * tool search finds `mcp__velesdb-memory__load_working_context`, not the bare name (issue 34
-   * §4). Bare when absent (the installer's Windsurf rules, which no host prefixes).
+   * tool search finds `mcp__velesdb-memory__load_working_context`, not the bare name
+   * (docs/working-context.md#tool-names-the-hosts-tool-search-finds). Bare when absent (the installer's Windsurf rules, which no host prefixes).
    */
   readonly tool?: ToolNamer;
 }

@@ -1,5 +1,5 @@
 // check and doctor start the velesdb-memory server each client is configured with, the way
-// that client starts it, and ask it what a session would (issue 34 §2). Issue 34 measured why
+// that client starts it, and ask it what a session would (docs/doctor.md). docs/shared-memory.md says why
 // reading the configuration is not enough: velesdb-memory 0.17.0 is single-writer, so the
 // second session's server exits at start ("another velesdb-memory process holds …"), and a
 // repository's velesdb-memory.toml or an invalid VELESDB_MEMORY_SEARCH_QUALITY stops it the
