@@ -18,7 +18,7 @@
 // - Codex Stop decision:block: a new user message item "<hook_prompt …>REASON</hook_prompt>".
 // - Codex SessionStart(source:"compact") after auto-compaction: a developer item in the first
 //   request after the compaction request.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -26,7 +26,6 @@ import {
   CLAUDE_BIN,
   CODEX_BIN,
   createCase,
-  E2E_DIR,
   E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
