@@ -578,7 +578,7 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   const join = (original: Record<string, unknown>) => [...archivePieces(original)()].join("");
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
-    ["a surrogate pair on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["a surrogate pair on every slice boundary", `a${"😀".repeat(700_000)}`],
     ["lone surrogates, quotes, backslashes, NUL, line separators", "\ud800x\udc00\"\\\u0000\u2028\n".repeat(200_000)],
     ["empty", ""],
   ])("%s", (_label, stdout) => {
@@ -587,7 +587,7 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   });
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
-    ["a four-byte character on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["a four-byte character on every slice boundary", `a${"😀".repeat(700_000)}`],
     ["two- and three-byte characters, quotes, backslashes, NUL, line separators", "é€\"\\\u0000\u2028\n".repeat(200_000)],
     ["empty", ""],
   ])("from a Utf8Literal (%s): the same text as from the string", (_label, stdout) => {
