@@ -439,7 +439,7 @@ describe("knobs are small decimal integers, never evaluated", () => {
     ["VELESDB_HOOK_PROBE_TIMEOUT", "60", "61"],
     ["VELESDB_HOOK_TOKEN_BUDGET", "1000000", "1000001"],
     ["VELESDB_HOOK_MIN_SAVED_TOKENS", "1000000", "1000001"],
-  ])("%s: the maximum %s is accepted, %s is not", (name, atMax, overMax) => {
+  ])("%s: the maximum %s is accepted, %s is not", (_name, atMax, overMax) => {
     const max = Number(atMax);
     expect(parseKnob(atMax, max)).toBe(max);
     expect(parseKnob(overMax, max)).toBeUndefined();
