@@ -166,7 +166,7 @@ describe("qwen", () => {
       const extra = prompt.indexOf("Additional Instructions:");
       if (extra < 0 || !prompt.slice(extra).includes(SAVE)) p.push(`the compression prompt has no "Additional Instructions:" with ${SAVE}`);
       const after = requests[at + 1];
-      if (!after || !after.systemTexts.join("\n").includes(LOAD)) p.push("the request after compaction lacks the load guidance (SessionStart compact)");
+      if (!after?.systemTexts.join("\n").includes(LOAD)) p.push("the request after compaction lacks the load guidance (SessionStart compact)");
       return p;
     });
     proves(allOf("qwen precompact", exitedCleanly, instructed), await compactSession());
