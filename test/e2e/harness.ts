@@ -330,11 +330,11 @@ export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions =
   if (host === "claude") return;
   const tail: string[] = [];
   for (const [wire, groups] of Object.entries(hooks)) {
-    groups.forEach((group, g) =>
+    groups.forEach((group, g) => {
       group.hooks.forEach((handler, h) => {
         tail.push(`[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`, "");
-      }),
-    );
+      });
+    });
   }
   c.codexConfigTail = (options.codexTrust ?? "trust-state") === "trust-state" ? tail : [];
   c.codexTrustMode = options.codexTrust ?? "trust-state";
