@@ -82,7 +82,7 @@ export function runCompressionBench(): void {
     const encode = (stdout: string) => Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
 
     // (a) Pass-through: a small Bash result, under the size threshold.
-    const small = encode(Array.from({ length: 100 }, (_, i) => i + 1).join("\n") + "\n");
+    const small = encode(`${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`);
     const smallEnv = { ...baseEnv, VELESDB_MEMORY_BIN: realisticCompiler() };
     const floorMs: number[] = [];
     const smallMs: number[] = [];

@@ -439,7 +439,7 @@ describe("knobs are small decimal integers, never evaluated", () => {
     ["VELESDB_HOOK_PROBE_TIMEOUT", "60", "61"],
     ["VELESDB_HOOK_TOKEN_BUDGET", "1000000", "1000001"],
     ["VELESDB_HOOK_MIN_SAVED_TOKENS", "1000000", "1000001"],
-  ])("%s: the maximum %s is accepted, %s is not", (name, atMax, overMax) => {
+  ])("%s: the maximum %s is accepted, %s is not", (_name, atMax, overMax) => {
     const max = Number(atMax);
     expect(parseKnob(atMax, max)).toBe(max);
     expect(parseKnob(overMax, max)).toBeUndefined();
@@ -578,7 +578,7 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   const join = (original: Record<string, unknown>) => [...archivePieces(original)()].join("");
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
-    ["a surrogate pair on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["a surrogate pair on every slice boundary", `a${"😀".repeat(700_000)}`],
     ["lone surrogates, quotes, backslashes, NUL, line separators", "\ud800x\udc00\"\\\u0000\u2028\n".repeat(200_000)],
     ["empty", ""],
   ])("%s", (_label, stdout) => {
@@ -587,7 +587,7 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   });
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
-    ["a four-byte character on every slice boundary", "a" + "😀".repeat(700_000)],
+    ["a four-byte character on every slice boundary", `a${"😀".repeat(700_000)}`],
     ["two- and three-byte characters, quotes, backslashes, NUL, line separators", "é€\"\\\u0000\u2028\n".repeat(200_000)],
     ["empty", ""],
   ])("from a Utf8Literal (%s): the same text as from the string", (_label, stdout) => {

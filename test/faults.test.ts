@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { stopDecision } from "../src/core/checkpoint.ts";
+import type { Decision } from "../src/core/decision.ts";
 import { recordRecallEvidence } from "../src/core/evidence.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { claude } from "../src/hosts/claude.ts";
@@ -191,7 +192,7 @@ describe("fault record-vanishes", () => {
       expect(edit.stdout).toBe("{}\n");
     }
     const vanish = vanishOneListed("learning-dirty");
-    let decision;
+    let decision: Decision;
     try {
       decision = stopDecision(createHookInput(loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }), "", claude.profile, env()));
     } finally {

@@ -38,7 +38,7 @@ const makeImmutable = (p: string): void => {
   immutable.push(p);
 };
 
-const FOREIGN = JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } }, null, 2) + "\n";
+const FOREIGN = `${JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } }, null, 2)}\n`;
 
 describe("2. owner, group and mode of a user's file survive an install by root", () => {
   test.skipIf(!IS_ROOT)("a registry owned by another user keeps its owner, group and mode; so does its backup", () => {

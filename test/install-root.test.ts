@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const ROOT_SETTINGS = JSON.stringify({ model: "root's own", env: { TOKEN: "root-secret" } }, null, 2) + "\n";
+const ROOT_SETTINGS = `${JSON.stringify({ model: "root's own", env: { TOKEN: "root-secret" } }, null, 2)}\n`;
 const ROOT_RULES = "- root's own rules\n";
 
 interface LinkCase {
@@ -247,7 +247,7 @@ describe("1. backups live beside the bytes they copy", () => {
 });
 
 /** A settings file holding only a bash-reference hook (ours by its marker), nothing else. */
-const LEGACY_ONLY = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "bash /x/.claude/hooks/velesdb-memory/stop.sh" }] }] } }, null, 2) + "\n";
+const LEGACY_ONLY = `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "bash /x/.claude/hooks/velesdb-memory/stop.sh" }] }] } }, null, 2)}\n`;
 
 function addRecord(record: { client: string; path: string; created: boolean }): void {
   const file = path.join(box.home, ".velesdb-hooks", "installed.json");

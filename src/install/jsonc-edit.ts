@@ -166,7 +166,7 @@ export function nodeAt(text: string, jsonPath: JSONPath): Node | undefined {
  */
 export function removeAt(text: string, jsonPath: JSONPath): string {
   const node = nodeAt(text, jsonPath);
-  if (!node || !node.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
+  if (!node?.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
   const child = node.parent.type === "property" ? node.parent : node;
   const container = child.parent;
   if (!container?.children) throw new Error(`no container at ${JSON.stringify(jsonPath)}`);
@@ -206,14 +206,14 @@ export function removeAt(text: string, jsonPath: JSONPath): string {
 /** appendToArray(text, ["hooks","Stop"], value, style) → text with `value` as the array's last element. */
 export function appendToArray(text: string, arrayPath: JSONPath, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   return appendChild(text, array, (indent) => render(value, indent, style), JSON.stringify(value), style);
 }
 
 /** addProperty(text, ["hooks"], "Stop", value, style) → text with `"Stop": value` as the object's last property. */
 export function addProperty(text: string, objectPath: JSONPath, key: string, value: unknown, style: TextStyle): string {
   const object = objectPath.length === 0 ? parseTree(text, [], PARSE_OPTIONS) : nodeAt(text, objectPath);
-  if (!object || object.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
+  if (object?.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
   const name = JSON.stringify(key);
   const inline = `${name}${style.compact ? ":" : ": "}${JSON.stringify(value)}`;
   return appendChild(text, object, (indent) => `${name}: ${render(value, indent, style)}`, inline, style);
@@ -238,7 +238,7 @@ export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, styl
  */
 export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   const next = array.children?.[index];
   if (!next) return appendToArray(text, arrayPath, value, style);
   if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);

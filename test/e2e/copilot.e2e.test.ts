@@ -82,7 +82,9 @@ const patchTurn = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patc
 const patchSession = pair((mode) => {
   const c = setup("guard-patch", mode, {
     turns: (c) => [patchTurn(c), done],
-    beforeInstall: (c) => userFiles(c).forEach((file, i) => writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!)),
+    beforeInstall: (c) => userFiles(c).forEach((file, i) => {
+      writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!);
+    }),
   });
   if (mode === "hooks") installedAtSetup = fs.readFileSync(ourHooksFile(c), "utf8");
   return runCopilot(c, "patch a file", "mock-model");

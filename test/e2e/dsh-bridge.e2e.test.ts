@@ -397,6 +397,7 @@ describe("dsh bridge: Stop", () => {
     label: string;
     optedIn: boolean;
     skip: boolean;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a case that sets no variable is a block with no return, which a `| undefined` return type refuses
     prepare: (d: { root: string; workspace: string }) => Record<string, string> | void;
     /** Problems if the state location turned out writable after all. */
     verify: (c: DshCase) => string[];

@@ -12,7 +12,6 @@ import {
   createCase,
   e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
   registerHooks,
   runClaude,
   runCodex,

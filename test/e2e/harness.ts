@@ -18,7 +18,7 @@
 // - Codex Stop decision:block: a new user message item "<hook_prompt …>REASON</hook_prompt>".
 // - Codex SessionStart(source:"compact") after auto-compaction: a developer item in the first
 //   request after the compaction request.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -330,11 +330,11 @@ export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions =
   if (host === "claude") return;
   const tail: string[] = [];
   for (const [wire, groups] of Object.entries(hooks)) {
-    groups.forEach((group, g) =>
+    groups.forEach((group, g) => {
       group.hooks.forEach((handler, h) => {
         tail.push(`[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`, "");
-      }),
-    );
+      });
+    });
   }
   c.codexConfigTail = (options.codexTrust ?? "trust-state") === "trust-state" ? tail : [];
   c.codexTrustMode = options.codexTrust ?? "trust-state";

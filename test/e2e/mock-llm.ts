@@ -115,7 +115,7 @@ function codexTurnIndex(body: any): number {
 export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | undefined, req: Q): R | undefined {
   if (!turns || turns.length === 0) return undefined;
   const matches = (t: Turn<R, Q>): boolean =>
-    (t.match !== undefined && t.match.test(req.text)) || (t.matchLast !== undefined && t.matchLast.test(req.lastText));
+    t.match?.test(req.text) === true || t.matchLast?.test(req.lastText) === true;
   const matched = turns.findIndex(matches);
   let turn: Turn<R, Q> | undefined;
   if (matched >= 0) {

@@ -5,13 +5,12 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck } from "./checks.ts";
 import {
   e2eSuite,
   type Mode,
   E2E_PROJECT,
   FAKE_MCP,
-  HOOKS_BIN,
   runClaude,
   runCodex,
   type E2ECase,

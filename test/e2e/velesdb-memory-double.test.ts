@@ -14,7 +14,9 @@ import * as path from "node:path";
 import { DOUBLE_MODES, FAKE_MCP, type DoubleMode } from "./harness.ts";
 
 const temps: string[] = [];
-afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of temps) fs.rmSync(d, { recursive: true, force: true });
+});
 const tempDir = (): string => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "vh-double-"));
   temps.push(d);
