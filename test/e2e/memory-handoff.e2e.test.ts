@@ -83,7 +83,7 @@ async function runChain(mode: Mode): Promise<Chain> {
   // Each Claude session its own scenario (its own request log); Codex keeps the case's, written into config.toml.
   const claudeA = { ...c, scenario: `${c.scenario}-claude-save` };
   const claudeB = { ...c, scenario: `${c.scenario}-claude-load` };
-  llm.script(claudeA.scenario, { claude: [{ reply: claudeModel(workOf(marker)) }] });
+  llm.script(claudeA.scenario, { claude: [{ reply: claudeModel({ work: workOf(marker) }) }] });
   llm.script(claudeB.scenario, { claude: [{ reply: claudeModel() }] });
   llm.script(c.scenario, { codex: [{ reply: codexModel() }] });
   gemini.script(gem.scenario, [{ reply: geminiModel() }]);
