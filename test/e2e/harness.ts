@@ -76,7 +76,7 @@ export type DoubleMode = "structured" | "empty" | "rpc-error" | "is-error" | "te
 export const DOUBLE_MODES: readonly DoubleMode[] = ["structured", "empty", "rpc-error", "is-error", "text-only", "non-json"];
 
 export interface McpOptions {
-  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.12.0 does. */
+  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.17.0 does. */
   mode?: DoubleMode;
 }
 
