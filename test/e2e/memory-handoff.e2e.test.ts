@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
-import { allOf, assertOffline, check, exitedCleanly, once, type Check } from "./checks.ts";
+import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type Check } from "./checks.ts";
 import { runGemini, type GeminiCase, type GeminiRun } from "./gemini-harness.ts";
 import { createCase, E2E_PROJECT, HOOKS_BIN, registerHooks, removeCase, runClaude, runCodex, runInstaller, writeCodexConfig, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockGemini, type MockGemini } from "./mock-gemini.ts";
@@ -109,31 +109,17 @@ const chains = once(async () => {
 
 // ---- What each host's requests show -----------------------------------------------------------
 
-/**
- * The texts of the tool answers the model received (Claude tool_result, Codex
- * function_call_output, Gemini functionResponse), backslashes dropped: each host nests the
- * server's JSON text in its own JSON a different number of times.
- */
-function toolAnswers(requests: readonly { body: any }[]): string[] {
-  const last = requests.at(-1)?.body;
-  if (!last) return [];
-  const claude = (Array.isArray(last.messages) ? last.messages : []).flatMap((m: any) => (Array.isArray(m?.content) ? m.content : [])).filter((b: any) => b?.type === "tool_result").map((b: any) => JSON.stringify(b.content));
-  const codex = (Array.isArray(last.input) ? last.input : []).filter((i: any) => i?.type === "function_call_output").map((i: any) => JSON.stringify(i.output));
-  const gem = (Array.isArray(last.contents) ? last.contents : []).flatMap((c: any) => (Array.isArray(c?.parts) ? c.parts : [])).filter((p: any) => p?.functionResponse).map((p: any) => JSON.stringify(p.functionResponse.response));
-  return [...claude, ...codex, ...gem].map((a) => a.replace(/\\/g, ""));
-}
-
 /** The saved text came back: a tool answer of this session carries the marker, found:true. */
 const cameBack = (marker: string): Check =>
   check("the working context saved earlier reached this session's model", (r) => {
-    const answers = toolAnswers(r.requests);
+    const answers = toolAnswerTexts(r.requests);
     if (answers.length === 0) return ["the model received no tool answer (it was never told to load)"];
     return answers.some((a) => a.includes(marker) && a.includes('"found":true')) ? [] : [`no tool answer carries ${marker} with found:true; answers: ${answers.map((a) => a.slice(0, 200)).join(" | ")}`];
   });
 
 /** The first session saved at Stop: it loaded the never-saved slot, then the real server answered its save with an id. */
 const savedAtStop = check("the session loaded nothing, then saved its working context at Stop", (r) => {
-  const answers = toolAnswers(r.requests);
+  const answers = toolAnswerTexts(r.requests);
   const p: string[] = [];
   if (!answers.some((a) => a.includes('"found":false'))) p.push("no load answer with found:false before the save");
   if (!answers.some((a) => /"id_str":"\d+"/.test(a))) p.push("no save answered with an id");
@@ -171,7 +157,7 @@ describeWithReal("memory across sessions on the real CLIs and the real velesdb-m
     const sessions = [off.claudeSave, off.claudeLoad, off.codexLoad, geminiAsRun(off.geminiLoad)];
     for (const r of sessions) {
       expect(exitedCleanly.problems(r)).toEqual([]);
-      expect(toolAnswers(r.requests)).toEqual([]);
+      expect(toolAnswerTexts(r.requests)).toEqual([]);
       expect(r.requests.some((q) => JSON.stringify(q.body).includes(off.marker))).toBe(false);
     }
     // The server was there all along: Claude's requests name its tools (positive control of the wiring).

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
-import { assertOffline, check, exitedCleanly, type Check } from "./checks.ts";
+import { assertOffline, check, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
 import { createCase, E2E_PROJECT, HOOKS_BIN, registerHooks, removeCase, runClaude, runCodex, runInstaller, writeCodexConfig, type E2ECase, type RunResult } from "./harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, type Work } from "./obedient-model.ts";
@@ -128,20 +128,12 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
   return { wiring, markers, claude, codex, next, workspace: c.workspace };
 }
 
-/** The tool answers of a session's last request, backslashes dropped (as in memory-handoff.e2e.test.ts). */
-function toolAnswers(r: RunResult): string[] {
-  const last = r.requests.at(-1)?.body;
-  const claude = (Array.isArray(last?.messages) ? last.messages : []).flatMap((m: any) => (Array.isArray(m?.content) ? m.content : [])).filter((b: any) => b?.type === "tool_result").map((b: any) => JSON.stringify(b.content));
-  const codex = (Array.isArray(last?.input) ? last.input : []).filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output").map((i: any) => JSON.stringify(i.output));
-  return [...claude, ...codex].map((a) => a.replace(/\\/g, ""));
-}
-
 /** Both sessions recalled (a real recall answer, not an error), both edits applied, both saves answered with an id. */
 const bothWorked = (p: PairRun): string[] => {
   const problems: string[] = [];
   for (const [host, r] of [["claude", p.claude], ["codex", p.codex]] as const) {
     problems.push(...exitedCleanly.problems(r).map((x) => `${host}: ${x}`));
-    const answers = toolAnswers(r);
+    const answers = toolAnswerTexts(r.requests);
     if (!answers.some((a) => a.includes('"memories":['))) problems.push(`${host}: no successful recall answer (${answers.map((a) => a.slice(0, 160)).join(" | ")})`);
     if (!fs.existsSync(path.join(p.workspace, `notes-${host}.txt`))) problems.push(`${host}: notes-${host}.txt was not written (the edit stayed refused)`);
     if (!answers.some((a) => /"id_str":"\d+"/.test(a))) problems.push(`${host}: no save answered with an id`);
@@ -157,7 +149,7 @@ const bothWorked = (p: PairRun): string[] => {
  */
 const nextGetsBoth: (p: PairRun) => Check = (p) =>
   check("the next session's load carries what each session saved", (r) => {
-    const answers = toolAnswers(r).join("\n");
+    const answers = toolAnswerTexts(r.requests).join("\n");
     return [p.markers.claude, p.markers.codex].filter((m) => !answers.includes(m)).map((m) => `the next session's answers lack ${m}`);
   });
 
