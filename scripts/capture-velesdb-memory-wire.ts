@@ -18,7 +18,7 @@ import * as path from "node:path";
 import { findRealVelesdbMemory, REAL_SOURCE, REAL_VERSION } from "../test/support/real-velesdb-memory.ts";
 import { COMPILE_CASES, type CompileOutcome } from "../test/support/compile-stdin-cases.ts";
 import { mcpSession, initialize, initialized, toolCall, type McpRequest } from "../test/e2e/mcp-session.ts";
-import { ASKED_VERSIONS, CANONICAL_CALLS, emptyStoreSession, factStoreSession, INJECTION_TRIGGERS, RECALL_TOOLS, REFUSAL_CALLS } from "../test/e2e/velesdb-memory-cases.ts";
+import { ASKED_VERSIONS, CANONICAL_CALLS, emptyStoreSession, factStoreSession, INJECTION_TRIGGERS, RECALL_TOOLS, REFUSAL_CALLS, statelessSession } from "../test/e2e/velesdb-memory-cases.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const OUT = path.join(ROOT, "test", "e2e", "velesdb-memory-wire.json");
@@ -90,6 +90,25 @@ const toolNames: string[] = tools.tools.map((t: { name: string }) => t.name);
 const uncovered = toolNames.filter((name) => name !== "remember" && !CANONICAL_CALLS.some(([n]) => n === name));
 if (uncovered.length > 0) fail(`tools without a canonical call in velesdb-memory-cases.ts: ${uncovered.join(", ")}`);
 
+// --- MCP 2026-07-28 without initialize: server/discover, then _meta on every request ---------
+// What Claude Code 2.1.328 speaks to this server. Measured: the same answers as an initialized
+// session, a result opening with resultType and tools/list with its cache fields; errors unchanged.
+const [discovered, pingFirst, listed2026, ping2026, called2026, isError2026, rpcError2026, unknown2026, discoverBare] = await session(statelessSession());
+const discoverResult = parse(discovered!).result;
+if (JSON.stringify(discoverResult) !== rawResult(discovered!)) fail("server/discover's result holds a number JSON.parse cannot keep exact");
+const list2026 = rawResult(listed2026!);
+const toolsListPrefix2026 = list2026.slice(0, list2026.length - toolsList!.length + 1);
+if (`${toolsListPrefix2026}${toolsList!.slice(1)}` !== list2026 || !toolsListPrefix2026.startsWith("{")) fail("tools/list at 2026-07-28 is not the same list with fields in front");
+if (rawResult(pingFirst!) !== "{}") fail(`ping right after server/discover answered ${pingFirst}`);
+const ping2026Error = parse(ping2026!).error;
+if (!ping2026Error) fail(`ping after a 2026-07-28 request answered ${ping2026}`);
+const legacyEmptyRecall = '{"content":[{"type":"text","text":"{\\"memories\\":[]}"}],"structuredContent":{"memories":[]},"isError":false}';
+const call2026 = rawResult(called2026!);
+const resultPrefix2026 = call2026.slice(0, call2026.length - legacyEmptyRecall.length + 1);
+if (`${resultPrefix2026}${legacyEmptyRecall.slice(1)}` !== call2026) fail(`a tools/call at 2026-07-28 answered ${called2026}`);
+const discoverMetaError = parse(discoverBare!).error;
+if (!discoverMetaError) fail(`server/discover without _meta answered ${discoverBare}`);
+
 // --- every tool's answer, on the store holding the fact and on an empty one ---------------------
 interface ToolAnswers {
   answers: Record<string, string>;
@@ -139,6 +158,9 @@ const answerOf = (request: McpRequest): string => {
 const rpcError = parse(answerOf(INJECTION_TRIGGERS["rpc-error"])).error;
 const isError = parse(answerOf(INJECTION_TRIGGERS["is-error"])).result;
 const [unknownTool, blankSession, longSession, emptyWorking] = REFUSAL_CALLS.map((r) => parse(answerOf(r)).error);
+// The same failures in a 2026-07-28 session: the isError result with the prefix, the errors as they are.
+if (rawResult(isError2026!) !== `${resultPrefix2026}${JSON.stringify(isError).slice(1)}`) fail(`the argument error at 2026-07-28 answered ${isError2026}`);
+if (JSON.stringify(parse(rpcError2026!).error) !== JSON.stringify(rpcError) || JSON.stringify(parse(unknown2026!).error) !== JSON.stringify(unknownTool)) fail("a JSON-RPC error differs at 2026-07-28");
 
 // --- compile-stdin ---------------------------------------------------------------------------
 const compileStdin: Record<string, CompileOutcome> = {};
@@ -152,6 +174,11 @@ const wire = {
   version: REAL_VERSION,
   negotiated,
   fallbackProtocolVersion: fallback,
+  discover: JSON.stringify(masked(discoverResult)),
+  discoverMetaError,
+  toolsListPrefix2026,
+  resultPrefix2026,
+  ping2026Error,
   initialize: JSON.stringify(initializeResult),
   toolsList: JSON.stringify(tools),
   answers: fact.answers,

@@ -15,8 +15,13 @@
 //   `isError: false`; an `Err(ErrorData)` is a JSON-RPC error (not a result); arguments that do
 //   not deserialize are a result with `isError: true` (router/tool.rs).
 // - rmcp ≥ 3.7 answers an `initialize` at 2026-07-28 (a version without initialize, SEP-2567) or
-//   at an unknown version with 2025-11-25, and every session then has the same shapes (no
-//   resultType, ping answers {}): measured at every version in velesdb-memory-cases.ts.
+//   at an unknown version with 2025-11-25, and every such session has the same shapes (no
+//   resultType, ping answers {}): measured at every version in velesdb-memory-cases.ts. A real
+//   2026-07-28 client (Claude Code 2.1.328) sends `server/discover` and then `_meta` on every
+//   request instead; those answers open with resultType (tools/list with its cache fields too)
+//   and ping is refused once such a request was served. Not modelled: what the real server
+//   answers a request without `_meta` before any initialize (-32602), or a plain request after
+//   a 2026-07-28 one.
 // - The transport is newline-delimited JSON-RPC 2.0 on stdin/stdout, one message per line.
 // velesdb-memory-wire.json (next to this file) holds what that binary answered over stdio,
 // written by scripts/capture-velesdb-memory-wire.ts, verbatim but for its prose and the day
@@ -96,9 +101,9 @@ const structuredResult = (rawJson) => `{"content":[{"type":"text","text":${JSON.
 const textResult = (text, isError) => `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":${isError}}`;
 
 /** The real answer to tools/call `name` in `mode`, as one JSON-RPC line (`id` echoed). */
-export function toolCallLine(mode, id, name, args) {
+export function toolCallLine(mode, id, name, args, stateless = false) {
   if (Object.hasOwn(WIRE.errors, name)) return errorLine(id, WIRE.errors[name]);
-  const result = (body) => resultLine(id, body);
+  const result = (body) => resultLine(id, stateless ? `${WIRE.resultPrefix2026}${body.slice(1)}` : body);
   if (Object.hasOwn(WIRE.argumentErrors, name)) return result(textResult(WIRE.argumentErrors[name], true));
   if (!Object.hasOwn(WIRE.answers, name)) return errorLine(id, WIRE.unknownToolError);
   if (name === "save_working_context") {
@@ -144,6 +149,15 @@ function toolsListResult(mode) {
   return JSON.stringify(list);
 }
 
+// MCP 2026-07-28 has no initialize (SEP-2567): a client sends `server/discover`, then the
+// protocol version and its capabilities in every request's `_meta` (Claude Code 2.1.328 does,
+// measured). The versions the real server lists in discover but never agrees to at initialize
+// are those ("2026-07-28"); such a request is answered with 2026 shapes (resultType first).
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const STATELESS_VERSIONS = JSON.parse(WIRE.discover).supportedVersions.filter((v) => WIRE.negotiated[v] !== v);
+/** validMeta(_meta) → whether discover's `_meta` names the protocol version and the client's capabilities, as rmcp requires. */
+const validMeta = (meta) => meta !== null && typeof meta === "object" && typeof meta[META_VERSION] === "string" && meta["io.modelcontextprotocol/clientCapabilities"] !== null && typeof meta["io.modelcontextprotocol/clientCapabilities"] === "object";
+
 /** negotiate("2026-07-28") → the version the real server answered when asked that one ("2025-11-25"), else its fallback. */
 const negotiate = (asked) => (typeof asked === "string" && Object.hasOwn(WIRE.negotiated, asked) ? WIRE.negotiated[asked] : WIRE.fallbackProtocolVersion);
 
@@ -156,16 +170,22 @@ const initializeResult = (protocolVersion) => WIRE.initialize.replace('"protocol
  */
 export function answerLine(mode, { id, method, params }, session = {}) {
   if (id === undefined || id === null) return undefined;
+  const stateless = STATELESS_VERSIONS.includes(params?._meta?.[META_VERSION]);
   switch (method) {
     case "initialize":
       session.protocolVersion = negotiate(params?.protocolVersion);
       return resultLine(id, initializeResult(session.protocolVersion));
+    case "server/discover":
+      return validMeta(params?._meta) ? resultLine(id, WIRE.discover) : errorLine(id, WIRE.discoverMetaError);
     case "ping":
-      return resultLine(id, "{}");
+      // Measured: {} until the session served a 2026-07-28 request, then "method not found".
+      return session.stateless ? errorLine(id, WIRE.ping2026Error) : resultLine(id, "{}");
     case "tools/list":
-      return resultLine(id, toolsListResult(mode));
+      if (stateless) session.stateless = true;
+      return resultLine(id, stateless ? `${WIRE.toolsListPrefix2026}${toolsListResult(mode).slice(1)}` : toolsListResult(mode));
     case "tools/call":
-      return toolCallLine(mode, id, params?.name, params?.arguments ?? {});
+      if (stateless) session.stateless = true;
+      return toolCallLine(mode, id, params?.name, params?.arguments ?? {}, stateless);
     default:
       return errorLine(id, { code: -32601, message: "Method not found" });
   }

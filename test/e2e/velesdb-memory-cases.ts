@@ -103,6 +103,26 @@ export const factStoreSession = (): McpRequest[] => [
   ...REFUSAL_CALLS,
 ];
 
+/**
+ * The per-request `_meta` of MCP 2026-07-28 (no initialize), as Claude Code 2.1.328 sends it to
+ * velesdb-memory 0.17.0: `server/discover` first, then every request carries it (measured with a
+ * tee between the two; the double answered 0.12.0's "method not found" and got an initialize).
+ */
+export const META_2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "velesdb-hooks-test", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } },
+} as const;
+const with2026 = (request: McpRequest): McpRequest => ("method" in request ? { method: request.method, params: { ...((request.params as object) ?? {}), _meta: META_2026 } } : request);
+
+/** A 2026-07-28 session on an empty store: discover, then requests with `_meta` (what Claude Code does); discover without it. */
+export const statelessSession = (): McpRequest[] => [
+  { method: "server/discover", params: { _meta: META_2026 } },
+  // ping answers {} until the first other 2026-07-28 request, then "method not found" (measured; rmcp's 2026 mode has no ping).
+  ...[{ method: "ping" }, { method: "tools/list" }, { method: "ping" }, toolCall("recall_fused", { query: "x" }), INJECTION_TRIGGERS["is-error"], INJECTION_TRIGGERS["rpc-error"], toolCall("no_such_tool", {})].map(with2026),
+  { method: "server/discover", params: {} },
+];
+
 /** The hash embedder's store stamps each fact with the day it was remembered. */
 export const undated = (line: string): string => line.replace(/"_veles_date\\?":\d{8}/g, '"_veles_date":DATE');
 

@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { FAKE_MCP, type DoubleMode } from "./harness.ts";
 import { initialize, initialized, mcpSession, toolCall, type McpRequest } from "./mcp-session.ts";
-import { ASKED_VERSIONS, CANONICAL_CALLS, emptyStoreSession, factStoreSession, INJECTION_TRIGGERS, proseMasked, REFUSAL_CALLS, undated, withoutId } from "./velesdb-memory-cases.ts";
+import { ASKED_VERSIONS, CANONICAL_CALLS, emptyStoreSession, factStoreSession, INJECTION_TRIGGERS, proseMasked, REFUSAL_CALLS, statelessSession, undated, withoutId } from "./velesdb-memory-cases.ts";
 
 const temps: string[] = [];
 afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -36,11 +36,34 @@ function comparable(line: string): string {
 const labelled = (requests: McpRequest[], lines: string[]): [string, string][] =>
   requests.filter((r) => !("notification" in r)).map((r, i) => [JSON.stringify(r).slice(0, 160), comparable(lines[i]!)]);
 
+/** The tool and arguments of a tools/call, to know a trigger however its _meta reads. */
+const callOf = (r: McpRequest): string => ("method" in r && r.method === "tools/call" ? JSON.stringify([(r.params as any).name, (r.params as any).arguments]) : "");
+const TRIGGERS = new Set(Object.values(INJECTION_TRIGGERS).map(callOf));
+/**
+ * modelled(requests, lines) → the labelled answers the double models in its plain modes: the
+ * injections' triggers are left out (they are the failing calls the rpc-error and is-error modes
+ * copy, compared on their own below; in structured or empty mode the double answers them as a success).
+ */
+const modelled = (requests: McpRequest[], lines: string[]): [string, string][] =>
+  labelled(requests, lines).filter((_, i) => !TRIGGERS.has(callOf(requests.filter((r) => !("notification" in r))[i]!)));
+
 describeWithReal("the velesdb-memory double against the real velesdb-memory 0.17.0", () => {
   test.each(ASKED_VERSIONS.map((v) => [v]))("initialize at %s, tools/list, ping and a call: the same answers", async (version) => {
     const script: McpRequest[] = [initialize(version), initialized, { method: "tools/list" }, { method: "ping" }, toolCall("recall_fused", { query: "x" })];
     const [theirs, mine] = await Promise.all([real(script), double("empty", script)]);
     expect(labelled(script, mine)).toEqual(labelled(script, theirs));
+  });
+
+  test("MCP 2026-07-28 without initialize, as Claude Code speaks it: server/discover, then _meta on every request", async () => {
+    const script = statelessSession();
+    const [theirs, mine] = await Promise.all([real(script), double("empty", script)]);
+    expect(modelled(script, mine)).toEqual(modelled(script, theirs));
+    // The triggers in this session: each mode's answer is the real one with the 2026 shape.
+    for (const [mode, trigger] of Object.entries(INJECTION_TRIGGERS)) {
+      const at = script.findIndex((r) => callOf(r) === callOf(trigger) && JSON.stringify(r).includes("_meta"));
+      const [, answer] = await double(mode as DoubleMode, [script[0]!, { ...(script[at] as { method: string; params: any }), params: { ...(script[at] as any).params, arguments: { query: "guarded.txt" } } }]);
+      expect(comparable(answer!)).toBe(comparable(theirs[at]!));
+    }
   });
 
   test("an empty store: the recall tools and the double's empty mode", async () => {
@@ -52,10 +75,7 @@ describeWithReal("the velesdb-memory double against the real velesdb-memory 0.17
   test("the store holding the fact: every tool's canonical answer, the unknown tool and save_working_context's refusals", async () => {
     const script = factStoreSession();
     const [theirs, mine] = await Promise.all([real(script), double("structured", script)]);
-    // The injections' triggers are the failing calls the modes copy (next test); in structured mode the double answers them as a success.
-    const triggers = new Set(Object.values(INJECTION_TRIGGERS).map((r) => JSON.stringify(r).slice(0, 160)));
-    const modelled = (pairs: [string, string][]) => pairs.filter(([label]) => !triggers.has(label));
-    expect(modelled(labelled(script, mine))).toEqual(modelled(labelled(script, theirs)));
+    expect(modelled(script, mine)).toEqual(modelled(script, theirs));
     // Every tool of the real list was called (a new tool needs its canonical call and answer).
     const listed: string[] = JSON.parse((await real([initialize(), { method: "tools/list" }]))[1]!).result.tools.map((t: { name: string }) => t.name);
     expect(listed.filter((name) => name !== "remember" && !CANONICAL_CALLS.some(([n]) => n === name))).toEqual([]);

@@ -23,7 +23,7 @@ type Request = McpRequest;
 const session = (argv: string[], requests: Request[]): Promise<string[]> => mcpSession(argv, requests);
 
 const init = (protocolVersion = "2025-06-18"): Request => ({ method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "velesdb-hooks-test", version: "0" } } });
-const call = (name: string, args: Record<string, unknown>): Request => ({ method: "tools/call", params: { name, arguments: args } });
+const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Request => ({ method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
 const double = (mode: DoubleMode, requests: Request[]) => session(["node", FAKE_MCP, "--mode", mode], requests);
 const result = (line: string | undefined): any => JSON.parse(line ?? "null").result;
 
@@ -138,6 +138,27 @@ describe("the velesdb-memory double", () => {
     expect(result(unknown).protocolVersion).toBe("2025-11-25");
     const [known] = await double("structured", [init("2024-11-05")]);
     expect(result(known).protocolVersion).toBe("2024-11-05");
+  });
+
+  test("a 2026-07-28 client without initialize (server/discover, then _meta on each request) gets the 2026 shapes", async () => {
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const [discovered, pinged, listed, called, refusedPing, bare] = await double("structured", [
+      { method: "server/discover", params: { _meta: meta } },
+      { method: "ping", params: { _meta: meta } },
+      { method: "tools/list", params: { _meta: meta } },
+      call("recall_fused", { query: "guarded.txt" }, meta),
+      { method: "ping", params: { _meta: meta } },
+      { method: "server/discover", params: {} },
+    ]);
+    expect(result(discovered).supportedVersions).toContain("2026-07-28");
+    expect(result(pinged)).toEqual({});
+    expect(Object.keys(result(listed)).slice(0, 4)).toEqual(["resultType", "ttlMs", "cacheScope", "tools"]);
+    expect(Object.keys(result(called))).toEqual(["resultType", "content", "structuredContent", "isError"]);
+    expect(JSON.parse(refusedPing!).error.code).toBe(-32601);
+    expect(JSON.parse(bare!).error.code).toBe(-32602);
+    // Positive control: the same call with a 2025 version in _meta keeps the shape of an initialized session.
+    const [plain] = await double("structured", [call("recall_fused", { query: "guarded.txt" }, { ...meta, "io.modelcontextprotocol/protocolVersion": "2025-11-25" })]);
+    expect(Object.keys(result(plain))).toEqual(["content", "structuredContent", "isError"]);
   });
 
   test("save_working_context is refused as the real server refuses it: a blank or over-256-byte name, a state that records nothing", async () => {
