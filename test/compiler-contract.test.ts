@@ -1,5 +1,5 @@
 // The compile-stdin contract: every test double of `velesdb-memory compile-stdin` answers in the
-// wire of the real one, and the real one passes the gates our product applies (SPEC §7, §8).
+// wire of the real one, and the real one passes the gates our product applies (docs/contract.md §7, §8).
 //
 // The wire is what crates.io velesdb-memory 0.17.0 (packaged from VelesDB a9eeabad; the
 // subcommand is src/daemon_commands.rs run_compile_stdin, flags src/cli_flags.rs) answered for
@@ -144,7 +144,7 @@ describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
     expect(probeProblem(outcome)).toBeNull();
   });
 
-  test("a Bash-sized compilation passes the risk and token gates of SPEC §8", async () => {
+  test("a Bash-sized compilation passes the risk and token gates of docs/contract.md §8", async () => {
     const compiled = await compileText(realBinary(), BASH_OUTPUT, 2000, "Bash output", callEnv(), 30_000);
     if (!compiled.ok) throw new Error(compiled.problem);
     expect(readRisk(compiled.answer.risk)).toMatchObject({ ok: true });

@@ -1,4 +1,4 @@
-// The recall-before-edit guard (SPEC §6.1). In a repository that opted in, the first edit of a
+// The recall-before-edit guard (docs/contract.md §6.1). In a repository that opted in, the first edit of a
 // host session is refused until that session ran a successful velesdb-memory recall bound to
 // that repository. Fail-closed, but only where the user asked for it: a repository without
 // `"enforce_learning_loop": true` is never gated, so a user-wide install never blocks an
@@ -41,7 +41,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     if (!identity.enforceLearningLoop) continue;
     if (!guarded.has(identity.root)) guarded.set(identity.root, { target: start.target, repository: recordOf(identity) });
   }
-  if (guarded.size === 0) return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  if (guarded.size === 0) return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 
   const sessionId = input.sessionId;
   const store = input.state();
@@ -51,7 +51,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     if (problem) problems.push(problem);
     else unlocked.push(item);
   }
-  if (problems.length > 0) return deny(problems);
+  if (problems.length > 0) return deny(problems, input);
 
   // Every target is unlocked: queue each repository for the next Stop checkpoint. One file per
   // repository, so concurrent edits never lose each other; if one cannot be written the edit
@@ -61,7 +61,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     const written = addRecord(store as StateStore & { safe: true }, input.kind(LEARNING_DIRTY), sessionId!, item.repository);
     if (!written.ok) problems.push({ cause: written.cause, target: item.target, path: written.path, problem: written.problem, repository: slotOf(item) });
   }
-  return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 }
 
 function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: string | undefined, item: GuardedTarget): GuardProblem | undefined {
@@ -73,7 +73,7 @@ function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: str
   if (evidence.state === "present") return undefined;
   if (evidence.state !== "absent") return { cause: evidence.state, target: item.target, path: evidence.path, problem: evidence.problem, repository };
   // No recall yet: remember the repository, so the recall that follows can be bound to it even
-  // when it runs from another cwd (SPEC §6.2 promotion).
+  // when it runs from another cwd (docs/contract.md §6.2 promotion).
   const pending = addRecord(store, input.kind(PENDING_RECALL), sessionId, item.repository);
   if (!pending.ok) return { cause: pending.cause, target: item.target, path: pending.path, problem: pending.problem, repository };
   return { cause: "recall", target: item.target, repository };
@@ -138,7 +138,7 @@ function slotOf(item: GuardedTarget) {
   return { project: item.repository.project, session: item.repository.session, root: item.repository.root };
 }
 
-function deny(problems: readonly GuardProblem[]): Decision {
+function deny(problems: readonly GuardProblem[], input: HookInput): Decision {
   const causes = [...new Set(problems.map((p) => p.cause))].join(", ");
-  return { kind: "deny", reason: guardRefusal(problems), note: `edit refused (${causes})` };
+  return { kind: "deny", reason: guardRefusal(problems, input.host.mcpTool), note: `edit refused (${causes})` };
 }

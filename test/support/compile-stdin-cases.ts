@@ -10,7 +10,7 @@ export interface CompileCase {
   readonly stdin: string | Uint8Array;
 }
 
-/** A Bash-like output well over SPEC §8's 12 000-byte floor. */
+/** A Bash-like output well over docs/contract.md §8's 12 000-byte floor. */
 export const BASH_OUTPUT = realisticLog(40_000);
 const NINE_MIB = "x".repeat(9 * 1024 * 1024);
 const QUERY = ["--budget", "2000", "--query", "Bash output"];
