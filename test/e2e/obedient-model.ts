@@ -3,7 +3,9 @@
 // and answers the way a model following the hooks would, with nothing of its own.
 // - A SessionStart context naming `load_working_context(project=…, session=…)` (src/core/texts.ts
 //   loadGuidance): it calls that tool once, with exactly those arguments, under the name the
-//   host exposes it by.
+//   host exposes it by; when the answer is found: false and the text says the same call on the
+//   first one or two of other_sessions returns where the latest sessions left off, it makes
+//   those calls.
 // - A Stop continuation naming `save_working_context(project=…, session=…)` (saveGuidance): when
 //   the session did work (`work` is given), it saves that working state under exactly those
 //   arguments; otherwise it stops, as the text allows ("when nothing changed, stopping is fine").
@@ -76,6 +78,17 @@ type Step =
   | { kind: "edit"; edit: Edit }
   | { kind: "say"; text: string };
 
+/**
+ * otherSessions(answer) → other_sessions of a load answer with found: false, as each host hands
+ * it over (the JSON text nested in the host's own JSON: backslashes dropped); [] on a hit.
+ */
+function otherSessions(answer: string | undefined): string[] {
+  const plain = (answer ?? "").replace(/\\/g, "");
+  if (!plain.includes('"found":false')) return [];
+  const list = /"other_sessions":\[([^\]]*)\]/.exec(plain)?.[1] ?? "";
+  return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+}
+
 /** The guard's refusal (src/core/texts.ts guardRefusal) names the recall that unlocks, with its filter. */
 const RECALL_ASKED = /recall_fused about this code area with filter (\{"project": "(?:[^"\\]|\\.)*"\})/;
 
@@ -94,6 +107,12 @@ function nextStep(view: { sessionStart: string; stopText: string | undefined; hi
   }
   const load = callIn(view.sessionStart, "load_working_context");
   if (load && !called("load_working_context")) return { kind: "call", tool: "load_working_context", args: { ...load } };
+  // The text's next step on a miss: "with found: false the same call on the first one or two of
+  // [other_sessions] returns where the latest sessions left off" (loadGuidance): those two, in order.
+  const loads = view.history.filter((c) => c.tool === "load_working_context");
+  const others = /with found: false the same call on the first one or two/.test(view.sessionStart) ? otherSessions(loads[0]?.answer).slice(0, 2) : [];
+  const next = others[loads.length - 1];
+  if (load && last?.tool === "load_working_context" && next !== undefined) return { kind: "call", tool: "load_working_context", args: { project: load.project, session: next } };
   if (task.edit) {
     const edits = view.history.filter((c) => c.tool === "edit");
     const refused = edits.at(-1)?.answer?.match(RECALL_ASKED);

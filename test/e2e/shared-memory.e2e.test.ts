@@ -1,13 +1,12 @@
 // Issue 34 §6, proof 3: two sessions open at once — Claude Code and Codex, one HOME, one store,
 // one opted-in repository — both recall successfully and both edit; both stop and save; the
-// next session gets what they saved. It needs the shared front of branch `mcp`
-// (notes/mcp-design.md: `install --mcp` wires `velesdb-hooks mcp --server <velesdb-memory>`, one
-// broker per store), so it stays a todo until that branch is merged:
+// next session gets what they saved. It needs the shared front of branch `mcp` (its design, issue
+// 34 §1: `install --mcp` wires `velesdb-hooks mcp --server <velesdb-memory>`, one broker per
+// store), so it stays a todo until that branch is merged:
 //
-//   ENABLING IT (the lead, after merging `mcp`): set SHARED_FRONT_MERGED to true below, run
-//   `bun test test/e2e/shared-memory.e2e.test.ts` with VELESDB_MEMORY_BIN_REAL set, and settle
-//   the one decision-dependent assertion marked "§4" (what the next session gets when both saved
-//   under the same slot). VH_E2E_SHARED_MEMORY=1 runs it before the flag is flipped.
+//   ENABLING IT (the lead, after merging `mcp`): set SHARED_FRONT_MERGED to true below and run
+//   `bun test --timeout 60000 test/e2e/shared-memory.e2e.test.ts` with VELESDB_MEMORY_BIN_REAL
+//   set. VH_E2E_SHARED_MEMORY=1 runs it before the flag is flipped.
 //
 // The negative control is the same pair wired the way install --mcp wires velesdb-memory today
 // (each host starting its own stdio server on the store): velesdb-memory admits one process per
@@ -93,7 +92,7 @@ function wire(c: E2ECase, wiring: Wiring): void {
   if (wiring === "front") {
     for (const client of ["claude", "codex"]) runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
     const entry = claudeEntry(c);
-    // notes/mcp-design.md: every client starts `velesdb-hooks mcp --server <abs velesdb-memory>`.
+    // The shared front's design (branch mcp): every client starts `velesdb-hooks mcp --server <abs velesdb-memory>`.
     if (entry?.args?.[0] !== "mcp" || !entry.args.includes(server)) {
       throw new Error(`install --mcp wired ${JSON.stringify(entry)}, not \`velesdb-hooks mcp --server ${server}\`: the shared front (branch mcp) is not in this build`);
     }
@@ -118,7 +117,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
   llm.script(claudeCase.scenario, { claude: [{ reply: meet("claude", claudeModel({ edit: { file: "notes-claude.txt", content: "claude notes\n" }, work: workOf("claude", markers.claude) }, c.workspace)) }] });
   llm.script(c.scenario, { codex: [{ reply: meet("codex", codexModel({ edit: { file: "notes-codex.txt", content: "codex notes\n" }, work: workOf("codex", markers.codex) })) }] });
   llm.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
-  // The broker the front starts outlives its sessions by an idle grace (notes/mcp-design.md): short here, so none outlives the case.
+  // The broker the front starts outlives its sessions by an idle grace (VELESDB_HOOKS_MCP_IDLE_MS, branch mcp): short here, so none outlives the case.
   const env = { VELESDB_HOOKS_MCP_IDLE_MS: "2000" };
   const [claude, codex] = await Promise.all([runClaude(claudeCase, ["-p", "write notes-claude.txt"], { env }), runCodex(c, "write notes-codex.txt", { env })]);
   const next = await runClaude(nextCase, ["-p", "continue"], { env });
@@ -142,10 +141,10 @@ const bothWorked = (p: PairRun): string[] => {
 };
 
 /**
- * §4: what the next session gets when both sessions saved under the one slot the texts name.
- * Written here as the issue states it ("the next session gets what each of them saved"); if the
- * §4 decision is otherwise (e.g. the last save wins, the other listed in other_sessions), change
- * this check to that decision and say why beside it.
+ * §4 (decided on main, docs/working-context.md): each host session saves its own slot
+ * (<session>/<host session id>), and the next session's load misses its own slot and lists both
+ * in other_sessions, most recent first; the load text then names the same call on the first one
+ * or two of them, which the obedient model makes. So what each of the two saved comes back.
  */
 const nextGetsBoth: (p: PairRun) => Check = (p) =>
   check("the next session's load carries what each session saved", (r) => {
