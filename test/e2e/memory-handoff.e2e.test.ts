@@ -7,7 +7,8 @@
 //   hooks: nothing is saved and nothing comes back. This run is every check's negative control.
 // Everything is wired by our installer (`velesdb-hooks install --client <host> --mcp`, with
 // VELESDB_MEMORY_BIN naming the real binary), in one HOME (so one store, ~/.velesdb-memory) and
-// one workspace (one .velesdb-hooks.json slot). The model is obedient-model.ts: it calls the
+// one workspace (one .velesdb-hooks.json project; each session saves its own slot, so a later
+// session finds the earlier one in other_sessions). The model is obedient-model.ts: it calls the
 // tools only when a hook text names them, with the arguments the text gives. The sessions run
 // one after another (velesdb-memory admits one process per store; two at once is proof 3,
 // shared-memory.e2e.test.ts). Eight host runs in all, one chain after the other.
