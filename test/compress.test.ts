@@ -331,7 +331,7 @@ describe("refusals leave the result untouched, each beside its control", () => {
     ["a missing binary", {}, { compiler: "/nonexistent/velesdb-memory" }, /not an executable file/],
     ["velesdb-memory not on PATH", {}, { compiler: null }, /velesdb-memory was not found on PATH/],
     ["a relative VELESDB_MEMORY_BIN", {}, { compiler: "bin/velesdb-memory" }, /neither absolute nor a bare command name/],
-    ["a failed compilation", { compiler: fake("medium") }, { compiler: fake("fails-compile") }, /exited 1: Error: "a budget of 2000 tokens fits none of the \d+ input tokens/],
+    ["a failed compilation", { compiler: fake("medium") }, { compiler: fake("fails-compile") }, /exited 1: Error: a budget of 2000 tokens fits none of the \d+ input tokens/],
     ["an answer that is not JSON", { compiler: fake("medium") }, { compiler: fake("bad-json") }, /not JSON/],
     ["an empty compilation", { compiler: fake("low") }, { compiler: fake("empty-content") }, /compilation is empty/],
     ["high at both budgets", { compiler: fake("high-then-medium") }, { compiler: fake("risk-high") }, /fidelity risk high at 2000 and 4000 tokens/],

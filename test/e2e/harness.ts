@@ -76,7 +76,7 @@ export type DoubleMode = "structured" | "empty" | "rpc-error" | "is-error" | "te
 export const DOUBLE_MODES: readonly DoubleMode[] = ["structured", "empty", "rpc-error", "is-error", "text-only", "non-json"];
 
 export interface McpOptions {
-  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.12.0 does. */
+  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.17.0 does. */
   mode?: DoubleMode;
 }
 
@@ -307,10 +307,11 @@ export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".vel
 
 /**
  * runInstaller(c, "qwen", "install") → the stdout of `velesdb-hooks <command> --client <client>`
- * run with the case's HOME and TMPDIR (plus `env`), as a user runs it; throws when it fails.
+ * (then `extra`, e.g. ["--mcp"]) run with the case's HOME and TMPDIR (plus `env`), as a user runs
+ * it; throws when it fails.
  */
-export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}): string {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client], {
+export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}, extra: readonly string[] = []): string {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client, ...extra], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, ...env },
     stdout: "pipe",
     stderr: "pipe",

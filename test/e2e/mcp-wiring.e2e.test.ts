@@ -11,7 +11,7 @@
 // - after `uninstall` the listing no longer shows it, and the user's other server is as it was.
 //
 // The launcher runs the velesdb-memory double in its default mode: it answers recall_fused as
-// velesdb-memory 0.12.0 does (`Json<RecallFusedResult>`, one text block and structuredContent;
+// velesdb-memory 0.17.0 does (`Json<RecallFusedResult>`, one text block and structuredContent;
 // see fake-velesdb-memory.mjs).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
