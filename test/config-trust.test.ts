@@ -96,6 +96,36 @@ describe("project and session are bounded identifiers", () => {
   });
 });
 
+describe("encodings editors write", () => {
+  // Windows PowerShell 5.1's `Set-Content -Encoding UTF8` and old Notepad put a UTF-8 BOM
+  // first (issue 30, item 6); the installer already reads settings with one.
+  const editRefused = () =>
+    JSON.stringify(
+      parseOneJsonAnswer(
+        runBinary(["claude", "pre-tool-use"], loadPayload("claude", "pre-tool-use.edit", { cwd: box.workspace, tool_input: { file_path: path.join(box.workspace, "a.ts") } }), {
+          env: box.env,
+          cwd: box.workspace,
+        }).stdout,
+      ),
+    ).includes('"permissionDecision":"deny"');
+  test("a UTF-8 BOM before the JSON: its project, session and enforce_learning_loop apply, no stderr line", () => {
+    const file = writeConfig(box.workspace, {});
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify({ project: "bom-app", session: "bom-slot", enforce_learning_loop: true })}\r\n`);
+    const { text, stderr } = sessionStart();
+    expect(text.startsWith('load_working_context(project="bom-app", session="bom-slot")')).toBe(true);
+    expect(stderr).toBe("");
+    expect(editRefused()).toBe(true);
+  });
+  test("control: a BOM anywhere but first is still not JSON; defaults apply with one stderr line", () => {
+    const file = writeConfig(box.workspace, {});
+    fs.writeFileSync(file, ` \uFEFF${JSON.stringify({ project: "bom-app", enforce_learning_loop: true })}`);
+    const { text, stderr } = sessionStart();
+    expect(text.startsWith('load_working_context(project="project", session="rolling")')).toBe(true);
+    oneStderrLine(stderr, /is not valid JSON: ignored/);
+    expect(editRefused()).toBe(false);
+  });
+});
+
 describe("the config file is read bounded, never through a link, never blocking", () => {
   const LIMIT = 64 * 1024;
   const padded = (bytes: number) => {
