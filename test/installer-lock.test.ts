@@ -152,6 +152,38 @@ describe("the lock: bounded wait, stale locks, clear words", () => {
     expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
     expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
   });
+  // Issue 30, item 7: a directory there made install wait the whole 60 s, then blame another velesdb-hooks.
+  const NOT_A_LOCK: ReadonlyArray<readonly [string, (at: string) => void, string, string]> = [
+    ["a directory", (at) => fs.mkdirSync(path.join(at, "inside"), { recursive: true }), "is a directory, not a lock velesdb-hooks made", "remove it (rm -r ~/.velesdb-hooks/install.lock)"],
+    ["a symlink", (at) => fs.symlinkSync("/dev/null", at), "is a symlink, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
+    ["a FIFO", (at) => expect(Bun.spawnSync(["mkfifo", at]).exitCode).toBe(0), "is not a regular file, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
+  ];
+  test.each(NOT_A_LOCK)("%s at install.lock: install and uninstall stop at once (no wait), saying what it is and what to remove; nothing changed", (_label, plant, what, remedy) => {
+    const box = newBox();
+    const refusedAtOnce = (command: string[]) => {
+      fs.mkdirSync(path.dirname(lockPath(box)), { recursive: true });
+      plant(lockPath(box));
+      const started = performance.now();
+      const run = box.run(command, { env: { VELESDB_HOOKS_LOCK_WAIT: "30" } });
+      const seconds = (performance.now() - started) / 1000;
+      expect(run.exitCode).toBe(1);
+      // The refusal's one line, then the installer's usual closing line.
+      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`refused: ~/.velesdb-hooks/install.lock ${what}`), "velesdb-hooks: nothing was changed"]);
+      expect(run.stderr).toContain(remedy);
+      expect(seconds).toBeLessThan(10);
+      expect(fs.lstatSync(lockPath(box)).isFile()).toBe(false); // not ours: left where it is
+      fs.rmSync(lockPath(box), { recursive: true });
+    };
+    refusedAtOnce(["install", "--client", "claude"]);
+    expect(fs.existsSync(box.claudeSettings)).toBe(false);
+    // Control: removed as told, install goes ahead.
+    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
+    expect(namesBinary(box, box.claudeSettings)).toBe(true);
+    refusedAtOnce(["uninstall", "--client", "claude"]);
+    expect(namesBinary(box, box.claudeSettings)).toBe(true);
+    expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
+    expect(namesBinary(box, box.claudeSettings)).toBe(false);
+  });
   test("--dry-run takes no lock (it writes nothing): it runs while a live holder waits", () => {
     const box = newBox();
     plantLock(box, { pid: process.pid, started: startTime(process.pid) });
