@@ -19,6 +19,7 @@ import type { InstallerClient, McpFile, McpSpec } from "./clients/client.ts";
 import { isJsonObject, sameJson, type JsonObject } from "./entries.ts";
 import { addProperty, DEFAULT_STYLE, detectStyle, duplicateKey, parseJsonc, removeAt, replaceAt, type TextStyle } from "./jsonc-edit.ts";
 import type { ManifestRecord } from "./manifest.ts";
+import { mcpUrlProblem } from "./mcp-url.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
 import { readUserFile, type WritableFile } from "./registry.ts";
 
@@ -41,8 +42,8 @@ export type McpSource = { readonly kind: "stdio"; readonly command: string } | {
  */
 export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
   if (url !== undefined) {
-    const parsed = parseHttpUrl(url);
-    return parsed ? { ok: true, source: { kind: "url", url } } : { ok: false, problem: `--mcp-url needs an http:// or https:// URL, such as ${UPSTREAM_DAEMON_URL}` };
+    const problem = mcpUrlProblem(url, UPSTREAM_DAEMON_URL);
+    return problem === undefined ? { ok: true, source: { kind: "url", url } } : { ok: false, problem };
   }
   const found = resolveCompiler(env);
   if (found.ok) return { ok: true, source: { kind: "stdio", command: found.path } };
@@ -184,6 +185,9 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
   let found = false;
   const places: string[] = [];
   const seen = new Set<string>();
+  // A file that cannot be read is what to fix first: `install --mcp` refuses it for the same reason (issue 30).
+  const unreadable: string[] = [];
+  const readable: string[] = [];
   for (const spot of client.mcp.files) {
     const resolved = spot.path(ctx);
     if (!resolved.ok) {
@@ -197,13 +201,16 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     seen.add(seenKey);
     // The project's .mcp.json sits under the cwd, a name the repository chooses: quoted when odd.
     const where = shown(ctx, resolved.path);
-    places.push(spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`);
+    const place = spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`;
+    places.push(place);
     const read = cache.get(resolved.path) ?? readMcpFile(resolved.path, spot.format, tree);
     cache.set(resolved.path, read);
     if (read.kind === "refused") {
       lines.push(`${name}: MCP servers cannot be checked: ${where} ${read.problem}`);
+      unreadable.push(`${where} (it ${read.problem})`);
       continue;
     }
+    readable.push(place);
     const server = findServer(read.value, keys);
     if (!server) continue;
     found = true;
@@ -215,11 +222,13 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
   const repairs: string[] = [];
   let drifted = false;
   if (!found) {
-    lines.push(`${name}: MCP server velesdb-memory missing (looked in ${places.join(", ")})${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`);
+    const looked = unreadable.length > 0 ? `not found in the files that could be read (${readable.join(", ") || "none"})` : `missing (looked in ${places.join(", ")})`;
+    lines.push(`${name}: MCP server velesdb-memory ${looked}${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`);
   }
   if (hooksHere && !usable) {
     drifted = true;
-    repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
+    if (unreadable.length > 0) repairs.push(`fix ${[...new Set(unreadable)].join(" and ")} or move it aside, then ${mcpInstallCommand(client)}`);
+    else repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
   }
   return { lines, drifted, repairs };
 }
