@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -13,7 +14,6 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const IS_ROOT = process.getuid?.() === 0;
 const ANOTHER_UID = 4242;
 
 const sessionStart = (host: "claude" | "codex" | "dsh" = "claude", overrides: Record<string, unknown> = {}) => {
@@ -32,7 +32,7 @@ const oneStderrLine = (stderr: string, pattern: RegExp) => {
 
 describe("a config file counts only when the current user or root owns it (git's safe.directory rule)", () => {
   // chown to another uid needs root; CI runs the suite as root in its container.
-  test.skipIf(!IS_ROOT)("another user's file is skipped with one stderr line, and the walk goes on to the parent's", () => {
+  testIf(IS_ROOT, "root")("another user's file is skipped with one stderr line, and the walk goes on to the parent's", () => {
     writeConfig(path.dirname(box.workspace), { project: "parent-owned-by-me" });
     const planted = writeConfig(box.workspace, { project: "planted", enforce_learning_loop: true });
     fs.chownSync(planted, ANOTHER_UID, ANOTHER_UID);
@@ -46,7 +46,7 @@ describe("a config file counts only when the current user or root owns it (git's
     expect(honoured.stderr).toBe("");
   });
 
-  test.skipIf(!IS_ROOT)("another user's file cannot opt a repository into the guard", () => {
+  testIf(IS_ROOT, "root")("another user's file cannot opt a repository into the guard", () => {
     const planted = writeConfig(box.workspace, { enforce_learning_loop: true });
     const edit = () =>
       parseOneJsonAnswer(
