@@ -19,7 +19,10 @@ const failure = (requirement: string) => () => {
  */
 export function testIf(ok: boolean, requirement: string): typeof test {
   if (ok) return test;
-  if (!IN_CI) return test.skip;
+  if (!IN_CI) {
+    warnOnce(requirement);
+    return test.skip;
+  }
   const fail = failure(requirement);
   const failing = ((name: string, _fn: unknown, options?: number) => test(name, fail, options)) as unknown as typeof test;
   (failing as { each: unknown }).each = (rows: readonly unknown[]) => (name: string, _fn: unknown, options?: number) => test.each(rows as unknown[][])(name, fail, options);
@@ -34,6 +37,13 @@ export function testIf(ok: boolean, requirement: string): typeof test {
 export function missing(ok: boolean, requirement: string): boolean {
   if (ok) return false;
   if (IN_CI) failure(requirement)();
-  console.warn(`skipped: this case needs ${requirement} (with CI=true it fails)`);
+  warnOnce(requirement);
   return true;
+}
+
+const warned = new Set<string>();
+function warnOnce(requirement: string): void {
+  if (warned.has(requirement)) return;
+  warned.add(requirement);
+  console.warn(`skipped: cases that need ${requirement} (with CI=true they fail)`);
 }
