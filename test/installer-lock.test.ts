@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { makeInstallSandbox, type InstallSandbox, type Run } from "./support/install-sandbox.ts";
+import { seeded } from "./support/seeded.ts";
 
 const boxes: InstallSandbox[] = [];
 afterEach(() => {
@@ -42,18 +43,6 @@ const recordedPaths = (box: InstallSandbox): string[] => {
   return (JSON.parse(fs.readFileSync(manifest, "utf8")) as { files: Array<{ path: string }> }).files.map((f) => f.path).sort();
 };
 const namesBinary = (box: InstallSandbox, file: string): boolean => fs.existsSync(file) && fs.readFileSync(file, "utf8").includes(box.stableBinary);
-
-/** A seeded generator (mulberry32), so a failing mix can be run again. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const allOk = (runs: readonly Run[]): void => {
   const failed = runs.filter((run) => run.exitCode !== 0);

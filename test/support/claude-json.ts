@@ -1,24 +1,13 @@
 // A long-lived Claude Code's ~/.claude.json, for the installer's size and race tests (issue 30,
 // items 2 and 8): a trial found 41 MB and 60 MB files in real homes. The shape is Claude Code's
-// own global config — every field name below occurs in the claude-code 2.1 binary installed by
+// own global config — every field name below occurs in the claude-code 2.1.328 binary installed by
 // scripts/install-e2e-hosts.ts (test/e2e/node_modules/@anthropic-ai/claude-code-linux-x64) —:
 // a few account and tip fields at the top, then `projects`, one entry per working directory the
 // user ever started Claude in, each with its prompt `history` (up to 100 entries, some with
 // pasted text: logs, diffs, code) and its last session's counters. Claude writes it with
-// two-space indentation and no trailing newline. Content is drawn from a seeded generator, so
-// a size always gives the same bytes and no two lines repeat.
-
-/** A seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// two-space indentation and no trailing newline. Its content (prompts, pasted logs and
+// code) is drawn from a seeded generator, so a size always gives the same bytes.
+import { seeded } from "./seeded.ts";
 
 const WORDS = (
   "the a to of in and for with on is it this that test fix add remove update refactor function file error build install " +
