@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -14,7 +15,6 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const IS_ROOT = process.getuid?.() === 0;
 const ANOTHER_UID = 4242;
 
 const sessionStart = (host: "claude" | "codex" | "dsh" = "claude", overrides: Record<string, unknown> = {}) => {
@@ -33,7 +33,7 @@ const oneStderrLine = (stderr: string, pattern: RegExp) => {
 
 describe("a config file counts only when the current user or root owns it (git's safe.directory rule)", () => {
   // chown to another uid needs root; CI runs the suite as root in its container.
-  test.skipIf(!IS_ROOT)("another user's file is skipped with one stderr line, and the walk goes on to the parent's", () => {
+  testIf(IS_ROOT, "root")("another user's file is skipped with one stderr line, and the walk goes on to the parent's", () => {
     writeConfig(path.dirname(box.workspace), { project: "parent-owned-by-me" });
     const planted = writeConfig(box.workspace, { project: "planted", enforce_learning_loop: true });
     fs.chownSync(planted, ANOTHER_UID, ANOTHER_UID);
@@ -47,7 +47,7 @@ describe("a config file counts only when the current user or root owns it (git's
     expect(honoured.stderr).toBe("");
   });
 
-  test.skipIf(!IS_ROOT)("another user's file cannot opt a repository into the guard", () => {
+  testIf(IS_ROOT, "root")("another user's file cannot opt a repository into the guard", () => {
     const planted = writeConfig(box.workspace, { enforce_learning_loop: true });
     const edit = () =>
       parseOneJsonAnswer(
@@ -104,6 +104,36 @@ describe("project and session are ids velesdb-memory 0.17.0 saves under (non-bla
     const { text } = sessionStart("codex", { source: "compact", transcript_path: `/t/${"x".repeat(20_000)}.jsonl` });
     expect(text.length).toBeLessThanOrEqual(9000);
     expect(text).toContain(`load_working_context(project="${"p".repeat(256)}", session="${"s".repeat(200)}/`);
+  });
+});
+
+describe("encodings editors write", () => {
+  // Windows PowerShell 5.1's `Set-Content -Encoding UTF8` and old Notepad put a UTF-8 BOM
+  // first (issue 30, item 6); the installer already reads settings with one.
+  const editRefused = () =>
+    JSON.stringify(
+      parseOneJsonAnswer(
+        runBinary(["claude", "pre-tool-use"], loadPayload("claude", "pre-tool-use.edit", { cwd: box.workspace, tool_input: { file_path: path.join(box.workspace, "a.ts") } }), {
+          env: box.env,
+          cwd: box.workspace,
+        }).stdout,
+      ),
+    ).includes('"permissionDecision":"deny"');
+  test("a UTF-8 BOM before the JSON: its project, session and enforce_learning_loop apply, no stderr line", () => {
+    const file = writeConfig(box.workspace, {});
+    fs.writeFileSync(file, `\uFEFF${JSON.stringify({ project: "bom-app", session: "bom-slot", enforce_learning_loop: true })}\r\n`);
+    const { text, stderr } = sessionStart();
+    expect(text.startsWith('load_working_context(project="bom-app", session="bom-slot")')).toBe(true);
+    expect(stderr).toBe("");
+    expect(editRefused()).toBe(true);
+  });
+  test("control: a BOM anywhere but first is still not JSON; defaults apply with one stderr line", () => {
+    const file = writeConfig(box.workspace, {});
+    fs.writeFileSync(file, ` \uFEFF${JSON.stringify({ project: "bom-app", enforce_learning_loop: true })}`);
+    const { text, stderr } = sessionStart();
+    expect(text.startsWith('load_working_context(project="project", session="rolling")')).toBe(true);
+    oneStderrLine(stderr, /is not valid JSON: ignored/);
+    expect(editRefused()).toBe(false);
   });
 });
 

@@ -32,6 +32,7 @@ import {
 import { FAKE_COMPILER, isInside, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
 import { FIXTURES, loadPayload, runBinary } from "./support/hook-runner.ts";
 import { checkpointTargets } from "./support/learning.ts";
+import { testIf } from "./support/requires.ts";
 
 let box: FuzzSandbox;
 beforeEach(() => {
@@ -116,7 +117,7 @@ function probesFor(row: FailureRow, fault: Fault): Array<{ column: Column; runs:
 describe.each(FAILURE_TABLE.filter((row) => FAULTS[row.id]).map((row) => [row.id, row] as const))("fault %s", (id, row) => {
   const fault = FAULTS[id]!;
   const skip = NAMESPACE_ROWS.has(id) && namespaceProblem !== null;
-  test.skipIf(skip)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
+  testIf(!skip, `a mount namespace (${namespaceProblem})`)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
     fault.setup?.();
     const envs = fault.env?.() ?? [baseEnv()];
     const before = snapshot(box.root, [box.stateDir]);

@@ -17,6 +17,7 @@ import {
   stopPayload,
   type Host,
 } from "./support/learning.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -28,7 +29,6 @@ afterEach(() => {
 });
 
 const HOSTS: Host[] = ["claude", "codex"];
-const IS_ROOT = process.getuid?.() === 0;
 
 /** repo("a", {…}) → a directory under the sandbox holding that `.velesdb-hooks.json`. */
 function repo(name: string, config?: unknown): string {
@@ -387,7 +387,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     expect(stop(host, "s1", repos[0]!).json).toEqual({});
   });
 
-  test.skipIf(!IS_ROOT)("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
+  testIf(IS_ROOT, "root")("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
     const a = optedIn("repo-a", "alpha");
     const b = optedIn("repo-b", "beta");
     for (const dir of [a, b]) {

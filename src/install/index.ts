@@ -20,6 +20,7 @@ import { runDoctor } from "./doctor.ts";
 import { acquireInstallerLock } from "./lock.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { resolveMcpSource, type McpSource } from "./mcp.ts";
+import { shownArgument } from "./mcp-url.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 import { probeAll, probeIsOff, serverLines } from "./server-report.ts";
@@ -66,7 +67,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
     const arg = args[i]!;
     const valued = VALUE_FLAGS.find((f) => arg.startsWith(`${f}=`));
     const [flag, inline] = valued ? [valued, arg.slice(valued.length + 1)] : [arg, undefined];
-    if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${JSON.stringify(arg)} (options: ${[...allowed].join(", ")})` };
+    if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${shownArgument(arg)} (options: ${[...allowed].join(", ")})` };
     if (flag === "--dry-run") dryRun = true;
     else if (flag === "--strict") strict = true;
     else if (flag === "--mcp") mcp = { ...mcp };
@@ -84,7 +85,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
       if (value === undefined || value === "") return { ok: false, problem: `--client needs a value: ${CLIENT_NAMES.join(", ")} or all` };
       if (value === "all") clients = [...CLIENT_NAMES];
       else if ((CLIENT_NAMES as readonly string[]).includes(value)) clients = [...new Set([...(clients ?? []), value as ClientName])];
-      else return { ok: false, problem: `unknown client ${JSON.stringify(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
+      else return { ok: false, problem: `unknown client ${shownArgument(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
     }
   }
   const configurable = CLIENTS.filter((client) => client.configFile !== undefined);

@@ -6,7 +6,7 @@
 //   uninstall ∘ install is the identity on everything that is not ours;
 // - an inserted child copies the indentation of its neighbours (or of its container plus the
 //   file's indentation unit), so what we add looks like what was there.
-import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, type JSONPath, type Node, type ParseError } from "jsonc-parser";
+import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, visit, type JSONPath, type Node, type ParseError, type ParseErrorCode } from "jsonc-parser";
 
 // jsonc-parser's SyntaxKind is an ambient const enum, which isolated modules cannot read.
 const COMMA_TOKEN = 5;
@@ -55,6 +55,20 @@ export function parseJsonc(text: string): ParsedJsonc {
     return { ok: false, line, column, code: printParseErrorCode(first.error) };
   }
   return { ok: true, root };
+}
+
+/**
+ * checkJsoncSyntax(text) → what parseJsonc says about the text, without its syntax tree: a tree
+ * of a 41 MB ~/.claude.json held gigabytes (issue 30, item 8); this pass holds no more than the
+ * token it reads. The same nesting bound, the same first error, line and column.
+ */
+export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<ParsedJsonc, { ok: false }> {
+  const tooDeep = nestingTooDeepAt(text);
+  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
+  let first: { error: ParseErrorCode; offset: number } | undefined;
+  visit(text, { onError: (error, offset) => void (first ??= { error, offset }) }, PARSE_OPTIONS);
+  if (!first) return { ok: true };
+  return { ok: false, ...lineAndColumn(text, first.offset), code: printParseErrorCode(first.error) };
 }
 
 /** nestingTooDeepAt(text) → the offset of the first `{` or `[` beyond MAX_NESTING levels (strings and comments skipped), else undefined. */

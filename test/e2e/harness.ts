@@ -430,7 +430,9 @@ export function runProcess(argv: string[], env: Record<string, string>, cwd: str
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       killGroup(); // leftovers of the host (MCP servers, hooks) die with the run
-      resolve({ exitCode: code, signal, timedOut, stdout, stderr, durationMs: Date.now() - started });
+      // Judged by the time measured too: a late event loop may handle the exit before a due timer (issue 30).
+      const durationMs = Date.now() - started;
+      resolve({ exitCode: code, signal, timedOut: timedOut || durationMs > timeoutMs, stdout, stderr, durationMs });
     });
   });
 }
