@@ -9,7 +9,7 @@
 // output through untouched, with one stderr line where something was refused.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compileText, probeCompiler, readRisk, resolveCompiler, COMPILE_TIMEOUT_MS, type Risk } from "./compiler.ts";
+import { compileText, probeCompiler, readRisk, resolveCompiler, tokenCountsProblem, COMPILE_TIMEOUT_MS, type Risk } from "./compiler.ts";
 import { estimateTokens, missingSignal, shapeOutput } from "./compress-shape.ts";
 import type { CommandOutput, Compression, CompressionSettings } from "./compress-gates.ts";
 import { pass } from "./decision.ts";
@@ -84,6 +84,8 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
     if (!compiled.ok) return untouched(`compression refused: ${compiled.problem}`);
     const risk = readRisk(compiled.answer.risk);
     if (!risk.ok) return untouched(`compression refused: ${risk.problem}`);
+    const counts = tokenCountsProblem(compiled.answer);
+    if (counts) return untouched(`compression refused: ${counts}`);
     const content = compiled.answer.content;
     if (typeof content !== "string" || content === "") return untouched("compression refused: the compilation is empty");
     // The fidelity rule: every signal line, verbatim, in what the model will read.

@@ -323,6 +323,35 @@ export function realOutputs(): Promise<CorpusItem[]> {
   return cached;
 }
 
+/**
+ * realOutput("pytest") → the one item whose name starts so, made alone (tests that need one real
+ * output do not wait for the whole corpus); it throws when its tool is missing, so a test that
+ * cannot run fails rather than passing without running.
+ */
+export function realOutput(prefix: string): RealOutput {
+  const recipe = RECIPES.find((r) => r.name.startsWith(prefix));
+  if (!recipe) throw new Error(`no corpus recipe is named ${prefix}…`);
+  const dir = singleDir();
+  const file = path.join(dir, `${RECIPES.indexOf(recipe)}.json`);
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as RealOutput;
+  const item = makeItem(recipe, path.join(dir, `item${RECIPES.indexOf(recipe)}`));
+  if (!item.ok) throw new Error(`${item.name}: ${item.problem}`);
+  fs.writeFileSync(file, JSON.stringify(item.output));
+  return item.output;
+}
+
+let single: string | undefined;
+function singleDir(): string {
+  if (single) return single;
+  single = path.join(process.env.VELESDB_REAL_OUTPUTS_DIR || fs.mkdtempSync(path.join(os.tmpdir(), "velesdb-real-outputs-")), "single");
+  fs.mkdirSync(single, { recursive: true });
+  if (!process.env.VELESDB_REAL_OUTPUTS_DIR) {
+    const made = path.dirname(single);
+    process.once("exit", () => fs.rmSync(made, { recursive: true, force: true }));
+  }
+  return single;
+}
+
 function makeCorpus(): CorpusItem[] {
   const shared = process.env.VELESDB_REAL_OUTPUTS_DIR;
   const dir = shared || fs.mkdtempSync(path.join(os.tmpdir(), "velesdb-real-outputs-"));
