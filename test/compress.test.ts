@@ -492,7 +492,8 @@ describe("the compiled hook", () => {
   const updatedOutput = (answer: Record<string, unknown>) =>
     (answer.hookSpecificOutput as { hookEventName: string; updatedToolOutput: Record<string, unknown> & { stdout: string } }).updatedToolOutput;
 
-  const FIVE_MB_LOG = buildLog(78_000); // 78 000 lines of 68 bytes: 5.3 MB
+  // 5 MB of real output: a `find` listing of 2400 generated files (test/support/real-outputs.ts), 65 times over.
+  const FIVE_MB_LOG = realOutput("find").stdout.repeat(65);
 
   test("positive control: 5 MB through a capable compiler ships, in Claude's shape", () => {
     const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("medium")));
@@ -502,7 +503,7 @@ describe("the compiled hook", () => {
     expect(result.stderr).toBe("");
   });
 
-  test("a 2 MB result of every kind of character: the compiler gets its exact UTF-8, the archive its exact JSON", () => {
+  test("a 2 MB result of every kind of character: the compiler gets its lines as exact UTF-8, the archive its exact JSON", () => {
     const record = path.join(sb.root, "record");
     fs.mkdirSync(record);
     const stdout = `${"naïve 😀 \"quoted\" \\ tab\t\u001b[31mred\u001b[0m € \u2028 done\n".repeat(40_000)}`;
@@ -512,7 +513,10 @@ describe("the compiled hook", () => {
     const shippedOutput = updatedOutput(result.answer).stdout;
     expect(shippedOutput).toStartWith("RECORDED");
     const compile = recordedCalls(record).find((c) => c.args.includes("--query"));
-    expect(compile!.stdin.equals(Buffer.from(stdout, "utf8"))).toBe(true);
+    // The view's lines are the output's own, byte for byte (the folded run's first and last, and the stderr line).
+    const line = stdout.slice(0, stdout.indexOf("\n"));
+    expect(compile!.stdin.toString("utf8").split("\n")).toEqual(expect.arrayContaining([line, "[stderr]", "warn"]));
+    expect(compile!.stdin.includes(Buffer.from(line, "utf8"))).toBe(true);
     expect(fs.readFileSync(archiveOf(shippedOutput), "utf8")).toBe(JSON.stringify(payload.tool_response));
   });
 

@@ -89,8 +89,8 @@ export interface CommandOutput {
   /** What the archive holds (as JSON): the host's own result object, so nothing of it is lost. */
   readonly original: Record<string, unknown>;
   /**
-   * When this hook must have answered, in ms of performance.now() (from the process start): the
-   * host's registered timeout for the event, less a margin (src/core/host-timeouts.ts).
+   * How long compression may take, in ms from its start: the host's registered timeout for the
+   * event, less a margin (src/core/host-timeouts.ts).
    */
   readonly deadlineMs: number;
 }

@@ -38,7 +38,9 @@ const untouched = (problem?: string): Compression => ({ kind: "untouched", decis
  * net gain.
  */
 export async function compressOutput(input: HookInput, output: CommandOutput, settings: CompressionSettings): Promise<Compression> {
-  const timeLeft = (bound: number): number => Math.min(bound, output.deadlineMs - performance.now());
+  // From here: the hook's start-up before this point (tens of ms) is inside the deadline's margin.
+  const deadlineAt = performance.now() + output.deadlineMs;
+  const timeLeft = (bound: number): number => Math.min(bound, deadlineAt - performance.now());
 
   // Read: the host's saved file (whole, bounded, and only when it is the host's own), else the inline text.
   let stdout: string;
@@ -71,9 +73,13 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
   const budgets = settings.budgetMax > first ? [first, settings.budgetMax] : [first];
   const query = output.command ? `${output.toolName} output of ${output.command.slice(0, 200)}` : `${output.toolName} output`;
   let problem = "no compilation";
-  let shipped: { content: string; risk: Risk; signal: number } | undefined;
+  let shipped: { content: string; risk: Risk; signal: number; originalTokens: number } | undefined;
+  // What parsing the payload left is garbage; collecting it before the shaping's own lines and
+  // numbers are made keeps the peak lower (as before the archive below).
+  if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
   for (const budget of budgets) {
     const shaped = shapeOutput(text, Math.floor(budget * VIEW_SHARE_OF_BUDGET));
+    if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
     if (!shaped.ok) {
       problem = shaped.problem;
       continue;
@@ -91,7 +97,7 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
     // The fidelity rule: every signal line, verbatim, in what the model will read.
     const missing = missingSignal(content, shaped.view.signal);
     if (missing.length === 0) {
-      shipped = { content, risk: risk.risk, signal: shaped.view.signal.length };
+      shipped = { content, risk: risk.risk, signal: shaped.view.signal.length, originalTokens: shaped.view.originalTokens };
       break;
     }
     problem = `the compilation at ${budget} tokens left out ${missing.length} of ${shaped.view.signal.length} signal lines`;
@@ -108,7 +114,7 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
   if (!archived.ok) return untouched(`compression refused: ${archived.problem}`);
 
   // Net gain, in compile-stdin's own token estimate: the original against the view and footer.
-  const tokensIn = Math.ceil(estimateTokens(text));
+  const tokensIn = shipped.originalTokens;
   const draft = (tokensOut: number): string =>
     FOOTER_SEPARATOR +
     compressionFooter({ tokensIn, tokensOut, tokensSaved: tokensIn - tokensOut, risk: shipped.risk, bytesCompiled: bytes, signalLines: shipped.signal, archivePath: archived.path });

@@ -15,9 +15,9 @@ export const POST_TOOL_USE_TIMEOUT_S = {
 export type CompressingHost = keyof typeof POST_TOOL_USE_TIMEOUT_S;
 
 /**
- * compressionDeadlineMs("codex") → 8333: five sixths of the registered timeout, in ms from the
- * process start. The sixth left (1.7 s of 10, 5 s of 30) covers the archive, the answer and a
- * loaded machine's start-up; the compiler is bounded by what remains before it (compress.ts).
+ * compressionDeadlineMs("codex") → 8333: five sixths of the registered timeout, in ms. The sixth
+ * left (1.7 s of 10, 5 s of 30) covers the hook's start-up, the archive, the answer and a loaded
+ * machine; the compiler is bounded by what remains before it (compress.ts).
  */
 export function compressionDeadlineMs(host: CompressingHost): number {
   return Math.floor((POST_TOOL_USE_TIMEOUT_S[host] * 1000 * 5) / 6);

@@ -368,7 +368,7 @@ function makeItem(recipe: Recipe, dir: string): CorpusItem {
   const missing = recipe.needs.find((tool) => Bun.which(tool) === null);
   if (missing) return { ok: false, name: recipe.name, problem: `${missing} is not installed` };
   fs.mkdirSync(dir, { recursive: true });
-  const version = run(recipe.version, dir);
+  const version = run([...recipe.version], dir);
   if (version.exitCode !== 0) return { ok: false, name: recipe.name, problem: `${recipe.version.join(" ")} failed: ${(version.stderr || version.stdout).trim().split("\n")[0]}` };
   const { argv, shown, env } = recipe.setup(dir);
   const result = run(argv, dir, env);
