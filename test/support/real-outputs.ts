@@ -142,6 +142,19 @@ const RECIPES: readonly Recipe[] = [
     mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
   },
   {
+    name: "node --test: 2 failures among 190 passes (TAP, under Copilot's ~20 KB inline limit)",
+    needs: ["node"],
+    version: ["node", "--version"],
+    setup(dir) {
+      const tests = range(190).map((i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`);
+      tests.splice(40, 0, `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`);
+      tests.splice(150, 0, `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`);
+      write(path.join(dir, "slug.test.mjs"), `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`);
+      return { argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"], shown: "node --test --test-reporter=tap slug.test.mjs" };
+    },
+    mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
+  },
+  {
     name: "cargo test: 2 failures among 300 passes",
     needs: ["cargo"],
     version: ["cargo", "--version"],
@@ -314,6 +327,37 @@ const RECIPES: readonly Recipe[] = [
     mustKeep: (out) => matching(out, /^\d+ upgraded, \d+ newly installed, /),
   },
 ];
+
+/**
+ * realCommand("pytest", dir) → a corpus recipe's project written into dir (a host's workspace),
+ * the shell command that runs it there, and its parser of what must survive: for the end-to-end
+ * cases, where the real host runs the tool itself. Its extra environment is written into the
+ * command. Throws when the tool is missing. `exitZero` appends `; exit 0`: Claude Code sends a
+ * command that exits non-zero to PostToolUseFailure, not PostToolUse (measured on 2.1.328:
+ * research/payloads/claude/PostToolUseFailure.Bash.json carries the output as one `error`
+ * string), so a failing run's output never reaches a PostToolUse hook there.
+ */
+export function realCommand(prefix: string, dir: string, exitZero = false): { command: string; mustKeep: (stdout: string, stderr: string) => string[] } {
+  const recipe = RECIPES.find((r) => r.name.startsWith(prefix));
+  if (!recipe) throw new Error(`no corpus recipe is named ${prefix}…`);
+  const missing = recipe.needs.find((tool) => Bun.which(tool) === null);
+  if (missing) throw new Error(`${recipe.name}: ${missing} is not installed`);
+  const { argv, env } = recipe.setup(dir);
+  // The program by its absolute path: a host's shell may start with another PATH (Codex's found
+  // the system python3, without pytest).
+  argv[0] = Bun.which(argv[0]!) ?? argv[0]!;
+  const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+  const assignments = Object.entries(env ?? {}).map(([key, value]) => `${key}=${quote(value)}`);
+  const command = [...(assignments.length ? ["env", ...assignments] : []), ...argv.map(quote)].join(" ");
+  return { command: exitZero ? `${command}; exit 0` : command, mustKeep: (out, err) => recipe.mustKeep(out, err).filter((line) => line.trim() !== "") };
+}
+
+/** mustKeepOf("pytest") → that recipe's parser of the lines a reader needs from its tool's output. */
+export function mustKeepOf(prefix: string): (stdout: string, stderr: string) => string[] {
+  const recipe = RECIPES.find((r) => r.name.startsWith(prefix));
+  if (!recipe) throw new Error(`no corpus recipe is named ${prefix}…`);
+  return (out, err) => recipe.mustKeep(out, err).filter((line) => line !== undefined && line.trim() !== "");
+}
 
 let cached: Promise<CorpusItem[]> | undefined;
 
