@@ -399,5 +399,5 @@ if (import.meta.main) {
   const ok = runBench([...LIFECYCLE_CASES, ...LEARNING_CASES]);
   console.log(ok ? "every hook within its target" : "some hook missed its target (see MISSED)");
   console.log("\nPostToolUse compression (SPEC §12):");
-  (await import("./bench-compress.ts")).runCompressionBench();
+  await (await import("./bench-compress.ts")).runCompressionBench();
 }

@@ -94,6 +94,8 @@ const COPILOT_SAVED_NAME = /^(\d{13})-copilot-tool-output-\d+-[0-9a-f]{8}-[0-9a-
 /** Copilot writes the file as the command ends, just before postToolUse: older is not this call's. */
 const SAVED_FILE_MAX_AGE_MS = 60_000;
 const CLOCK_SLACK_MS = 2_000;
+/** Between the time in its name (when Copilot made the file) and its last write, on a loaded machine. */
+const WRITE_SLACK_MS = 10_000;
 
 /**
  * copilotSavedFile(notice, payload, env) → the saved output to read when the notice names a file
@@ -123,7 +125,7 @@ export function copilotSavedFile(
   const trust = (st: import("node:fs").Stats): string => {
     if (st.nlink !== 1) return "it has more than one link";
     if (uid !== undefined && st.uid !== uid) return "it is not owned by this user";
-    if (Math.abs(st.mtimeMs - writtenAt) > CLOCK_SLACK_MS) return "it was modified after Copilot wrote it";
+    if (st.mtimeMs < writtenAt - CLOCK_SLACK_MS || st.mtimeMs > writtenAt + WRITE_SLACK_MS) return "it was modified after Copilot wrote it";
     // The notice rounds to one decimal of its unit.
     if (Math.abs(st.size - stated) > 0.05 * scale + 1) return `it holds ${st.size} bytes, not the ${size} ${unit} of the notice`;
     return "";

@@ -102,8 +102,8 @@ const recallWorked = once(async () => {
 const INLINE_RUNNER = "node --test: 2 failures among 190";
 const SAVED_RUNNER = "pytest";
 const bashTurns = (c: E2ECase): ChatTurn[] => [
-  { reply: chatTool("bash", { command: realCommand(INLINE_RUNNER, c.workspace).command, description: "run the node tests" }) },
-  { reply: chatTool("bash", { command: realCommand(SAVED_RUNNER, c.workspace).command, description: "run the python tests" }) },
+  { reply: chatTool("bash", { command: realCommand(INLINE_RUNNER, c.workspace, { bareProgram: true }).command, description: "run the node tests" }) },
+  { reply: chatTool("bash", { command: realCommand(SAVED_RUNNER, c.workspace, { bareProgram: true }).command, description: "run the python tests" }) },
   done,
 ];
 /** lostLines(result, archive, runner) → the lines the runner marks in the archived original that the model did not read. */

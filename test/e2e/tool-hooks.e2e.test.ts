@@ -177,7 +177,7 @@ describe("claude", () => {
       let parse: (stdout: string, stderr: string) => string[] = () => [];
       const run = (mode: Mode) => {
         const c = setup(`claude-compress-${runner.split(" ")[0]}`, mode, "claude", (c) => {
-          const real = realCommand(runner, c.workspace, true);
+          const real = realCommand(runner, c.workspace, { exitZero: true });
           parse = real.mustKeep;
           return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
         });
@@ -191,7 +191,7 @@ describe("claude", () => {
     let parse: (stdout: string, stderr: string) => string[] = () => [];
     const run = (compiler: string) => {
       const c = setup(`claude-no-compiler-${path.basename(compiler)}`, "hooks", "claude", (c) => {
-        const real = realCommand("node --test: 2 failures among 300", c.workspace, true);
+        const real = realCommand("node --test: 2 failures among 300", c.workspace, { exitZero: true });
         parse = real.mustKeep;
         return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
       });

@@ -50,7 +50,7 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
 
 function run(argv: string[], cwd: string, env: Record<string, string> = {}): { stdout: string; stderr: string; exitCode: number } {
-  const result = Bun.spawnSync(argv, { cwd, env: { ...process.env, ...env, NO_COLOR: "1", FORCE_COLOR: "0", TERM: "dumb" }, stdout: "pipe", stderr: "pipe", timeout: 240_000 });
+  const result = Bun.spawnSync(argv, { cwd, env: { ...process.env, ...env, NO_COLOR: "1", PY_COLORS: "0", FORCE_COLOR: "0", TERM: "dumb" }, stdout: "pipe", stderr: "pipe", timeout: 240_000 });
   return { stdout: result.stdout.toString(), stderr: result.stderr.toString(), exitCode: result.exitCode ?? -1 };
 }
 
@@ -199,7 +199,7 @@ const RECIPES: readonly Recipe[] = [
     needs: ["go"],
     version: ["go", "version"],
     setup(dir) {
-      write(path.join(dir, "go.mod"), "module example.com/shipping\n\ngo 1.21\n");
+      write(path.join(dir, "go.mod"), "module example.com/shipping\n\ngo 1.19\n"); // Debian 12's golang-go is 1.19
       write(path.join(dir, "rate.go"), "package shipping\n\nfunc Rate(kg int) int { return kg * 3 }\n");
       const tests = range(300).map((i) => `func TestRate${i}(t *testing.T) {\n\tif Rate(${i}) != ${i * 3} {\n\t\tt.Fatal("bad")\n\t}\n}`);
       tests.push('func TestRateHeavy(t *testing.T) {\n\tif got := Rate(40); got != 100 {\n\t\tt.Errorf("Rate(40) = %d, want 100", got)\n\t}\n}');
@@ -337,19 +337,26 @@ const RECIPES: readonly Recipe[] = [
  * research/payloads/claude/PostToolUseFailure.Bash.json carries the output as one `error`
  * string), so a failing run's output never reaches a PostToolUse hook there.
  */
-export function realCommand(prefix: string, dir: string, exitZero = false): { command: string; mustKeep: (stdout: string, stderr: string) => string[] } {
+export function realCommand(
+  prefix: string,
+  dir: string,
+  options: { exitZero?: boolean; bareProgram?: boolean } = {},
+): { command: string; mustKeep: (stdout: string, stderr: string) => string[] } {
   const recipe = RECIPES.find((r) => r.name.startsWith(prefix));
   if (!recipe) throw new Error(`no corpus recipe is named ${prefix}…`);
   const missing = recipe.needs.find((tool) => Bun.which(tool) === null);
   if (missing) throw new Error(`${recipe.name}: ${missing} is not installed`);
   const { argv, env } = recipe.setup(dir);
   // The program by its absolute path: a host's shell may start with another PATH (Codex's found
-  // the system python3, without pytest).
-  argv[0] = Bun.which(argv[0]!) ?? argv[0]!;
+  // the system python3, without pytest). `bareProgram` keeps the name: Copilot denies a command
+  // naming a path outside the workspace when no one is there to approve it (measured, 1.0.102).
+  if (!options.bareProgram) argv[0] = Bun.which(argv[0]!) ?? argv[0]!;
   const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
   const assignments = Object.entries(env ?? {}).map(([key, value]) => `${key}=${quote(value)}`);
-  const command = [...(assignments.length ? ["env", ...assignments] : []), ...argv.map(quote)].join(" ");
-  return { command: exitZero ? `${command}; exit 0` : command, mustKeep: (out, err) => recipe.mustKeep(out, err).filter((line) => line.trim() !== "") };
+  // As run() below: no colour, whatever terminal the host's shell has.
+  const plain = ["NO_COLOR=1", "PY_COLORS=0", "FORCE_COLOR=0", "TERM=dumb"];
+  const command = ["env", ...plain, ...assignments, ...argv.map(quote)].join(" ");
+  return { command: options.exitZero ? `${command}; exit 0` : command, mustKeep: (out, err) => recipe.mustKeep(out, err).filter((line) => line.trim() !== "") };
 }
 
 /** mustKeepOf("pytest") → that recipe's parser of the lines a reader needs from its tool's output. */
