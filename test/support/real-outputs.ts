@@ -54,6 +54,24 @@ function run(argv: string[], cwd: string, env: Record<string, string> = {}): { s
   return { stdout: result.stdout.toString(), stderr: result.stderr.toString(), exitCode: result.exitCode ?? -1 };
 }
 
+/** nodeTestRecipe(300, name) → node's test runner on `passes` passing tests and two failing ones, reporting TAP. */
+function nodeTestRecipe(passes: number, name: string): Recipe {
+  return {
+    name,
+    needs: ["node"],
+    version: ["node", "--version"],
+    setup(dir) {
+      const tests = range(passes).map((i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`);
+      tests.splice(Math.floor(passes / 4), 0, `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`);
+      tests.splice(Math.floor((passes * 3) / 4), 0, `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`);
+      write(path.join(dir, "slug.test.mjs"), `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`);
+      return { argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"], shown: "node --test --test-reporter=tap slug.test.mjs" };
+    },
+    // TAP: the `not ok` lines and the `# fail N` tally.
+    mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
+  };
+}
+
 const RECIPES: readonly Recipe[] = [
   {
     name: "pytest: 2 failures among 600 passes (-v)",
@@ -127,33 +145,8 @@ const RECIPES: readonly Recipe[] = [
     // bun's (fail) lines and its " N fail" tally (it reports on stderr).
     mustKeep: (_out, err) => [...matching(err, /^\(fail\) /), ...matching(err, /^ *\d+ fail$/)],
   },
-  {
-    name: "node --test: 2 failures among 300 passes (TAP)",
-    needs: ["node"],
-    version: ["node", "--version"],
-    setup(dir) {
-      const tests = range(300).map((i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`);
-      tests.splice(77, 0, `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`);
-      tests.splice(211, 0, `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`);
-      write(path.join(dir, "slug.test.mjs"), `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`);
-      return { argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"], shown: "node --test --test-reporter=tap slug.test.mjs" };
-    },
-    // TAP: the `not ok` lines and the `# fail N` tally.
-    mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
-  },
-  {
-    name: "node --test: 2 failures among 190 passes (TAP, under Copilot's ~20 KB inline limit)",
-    needs: ["node"],
-    version: ["node", "--version"],
-    setup(dir) {
-      const tests = range(190).map((i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`);
-      tests.splice(40, 0, `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`);
-      tests.splice(150, 0, `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`);
-      write(path.join(dir, "slug.test.mjs"), `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`);
-      return { argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"], shown: "node --test --test-reporter=tap slug.test.mjs" };
-    },
-    mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
-  },
+  nodeTestRecipe(300, "node --test: 2 failures among 300 passes (TAP)"),
+  nodeTestRecipe(190, "node --test: 2 failures among 190 passes (TAP, under Copilot's ~20 KB inline limit)"),
   {
     name: "cargo test: 2 failures among 300 passes",
     needs: ["cargo"],
