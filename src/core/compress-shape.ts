@@ -20,7 +20,8 @@ const OUTCOME_WORDS =
  * whole text (`m`: ^ is a line start), so none of them may cross a line break: [ \t], never \s.
  */
 const SIGNAL_SHAPES: readonly RegExp[] = [
-  /^[ \t]*E[ \t]{2,}\S/gm, // pytest: an assertion's explanation
+  /^[ \t]*E {3}/gm, // pytest: an assertion's explanation (a blank one too: it separates a diff)
+  /^[ \t]+\S+_test\.go:\d+: /gm, // go test: what a failing test logged
   /^not ok \d+\b/gm, // TAP (node --test, bun --reporter tap)
   /^[ \t]*--- FAIL\b/gm, // go test
   /^FAIL\b/gm, // go test's package verdict
