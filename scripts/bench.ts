@@ -417,6 +417,6 @@ if (import.meta.main) {
       : "some hook is over its guard (see MISSED)",
   );
   console.log("\nPostToolUse compression (docs/contract.md §12):");
-  (await import("./bench-compress.ts")).runCompressionBench();
+  await (await import("./bench-compress.ts")).runCompressionBench();
   if (!ok) process.exit(1);
 }

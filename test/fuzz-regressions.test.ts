@@ -95,7 +95,7 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
     fs.writeFileSync(file, LOG.repeat(2));
     const result = runBinaryTimed(["claude", "post-tool-use"], bashPayloadText(127_116, file), { env: env(), cwd: box.plain });
     expect(result.stdout).toBe("{}\n");
-    expect(result.stderr).toBe("velesdb-hooks: compression refused: the tool_response nests deeper than 10000 levels\n");
+    expect(result.stderr).toBe("velesdb-hooks: compression refused: the tool result nests deeper than 10000 levels\n");
     expect(result.cpuMs).toBeLessThan(800);
   });
 

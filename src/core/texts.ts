@@ -325,9 +325,11 @@ export interface CompressionFacts {
   readonly tokensIn: number;
   readonly tokensOut: number;
   readonly tokensSaved: number;
-  /** Only low and medium ever ship. */
-  readonly risk: "low" | "medium";
+  /** compile-stdin's own word; a high one ships only when every signal line is in the view (docs/compression.md). */
+  readonly risk: "low" | "medium" | "high";
   readonly bytesCompiled: number;
+  /** The lines the view had to keep verbatim, all of them in it. */
+  readonly signalLines: number;
   /** Our archive for inline outputs; the host's own saved file for persisted ones. */
   readonly archivePath: string;
 }
@@ -335,8 +337,9 @@ export interface CompressionFacts {
 /** compressionFooter(facts) → the paragraph that follows the compiled content. */
 export function compressionFooter(facts: CompressionFacts): string {
   return [
-    `[velesdb-hooks] The Bash output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
-      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved, fidelity risk ${facts.risk}.`,
+    `[velesdb-hooks] The command output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
+      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved; ` +
+      `its ${facts.signalLines} lines of errors, failures and summary are shown verbatim, the rest folded (compile-stdin's fidelity risk: ${facts.risk}).`,
     `The complete original output is saved at ${quoted(facts.archivePath)} and can be read from that file (in parts, if it is large).`,
   ].join("\n");
 }

@@ -127,7 +127,7 @@ describe("the velesdb-memory double", () => {
     await session(["node", FAKE_MCP, "--log", log], [init(), { notification: "notifications/initialized" }, RECALL]);
     expect(fs.readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l).method)).toEqual(["initialize", "notifications/initialized", "tools/call"]);
     const compiled = Bun.spawnSync(["node", FAKE_MCP, "compile-stdin"], { stdin: Buffer.from("a\nb\nc\n"), stdout: "pipe" });
-    expect(JSON.parse(compiled.stdout.toString()).content).toBe("E2E-COMPILED lines=3 first=a last=c");
+    expect(JSON.parse(compiled.stdout.toString()).content).toBe("E2E-COMPILED lines=3\na\nb\nc\n");
   });
 
   test("a 2026-07-28 peer, or one asking a version nobody published, is answered as 2025-11-25, with the same shapes", async () => {
