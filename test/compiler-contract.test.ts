@@ -182,7 +182,7 @@ describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
       expect(result.stderr).toBe("");
       expect(result.exitCode).toBe(0);
       const output = (result.answer.hookSpecificOutput as { updatedToolOutput?: { stdout: string } } | undefined)?.updatedToolOutput;
-      expect(output?.stdout).toMatch(/fidelity risk (low|medium)\./);
+      expect(output?.stdout).toMatch(/made by velesdb-memory compile-stdin from \d+ bytes: .*compile-stdin's fidelity risk: (low|medium|high)\)\./);
       expect(Buffer.byteLength(output!.stdout)).toBeLessThan(Buffer.byteLength(BASH_OUTPUT));
     });
 
