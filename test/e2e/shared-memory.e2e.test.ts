@@ -1,7 +1,7 @@
-// Issue 34 §6, proof 3: two sessions open at once — Claude Code and Codex, one HOME, one store,
+// Memory proof 3 (docs/real-server.md#the-memory-proofs): two sessions open at once — Claude Code and Codex, one HOME, one store,
 // one opted-in repository — both recall successfully and both edit; both stop and save; the
-// next session gets what they saved. It needs the shared front of branch `mcp` (its design, issue
-// 34 §1: `install --mcp` wires `velesdb-hooks mcp --server <velesdb-memory>`, one broker per
+// next session gets what they saved. It needs the shared front of branch `mcp` (its design,
+// docs/shared-memory.md: `install --mcp` wires `velesdb-hooks mcp --server <velesdb-memory>`, one broker per
 // store), so it stays a todo until that branch is merged:
 //
 //   ENABLING IT (the lead, after merging `mcp`): set SHARED_FRONT_MERGED to true below and run
@@ -141,7 +141,7 @@ const bothWorked = (p: PairRun): string[] => {
 };
 
 /**
- * §4 (decided on main, docs/working-context.md): each host session saves its own slot
+ * Decided on main (docs/working-context.md#the-decision-each-session-saves-its-own-slot): each host session saves its own slot
  * (<session>/<host session id>), and the next session's load misses its own slot and lists both
  * in other_sessions, most recent first; the load text then names the same call on the first one
  * or two of them, which the obedient model makes. So what each of the two saved comes back.
