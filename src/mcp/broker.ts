@@ -207,7 +207,7 @@ class Broker {
   private accept(socket: net.Socket): void {
     const connection: Connection = { socket, lines: new LineSplitter(), hello: false, greeted: false, inFlight: new Map() };
     if (this.state === "stopping") {
-      socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry" })}\n`);
+      socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
       return;
     }
     this.connections.add(connection);
@@ -253,7 +253,9 @@ class Broker {
       const clientId = idOf(message)!;
       if (message.method === "initialize") return send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
       if (message.method === "ping") return send(connection, { jsonrpc: "2.0", id: clientId, result: {} });
-      if (this.state !== "ready") return send(connection, JSON.parse(errorLine(clientId, SERVER_STOPPED, `velesdb-memory stopped: ${this.failure ?? "the broker is stopping"}; call again`)));
+      // Stopping (its server gone, or idle): the request never reached a server, so the front may
+      // send it again, to the next broker; a request that did reach one is never re-sent.
+      if (this.state !== "ready") return send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
       const brokerId = this.nextId++;
       this.pending.set(brokerId, { connection, clientId });
       connection.inFlight.set(idKey(clientId), brokerId);
@@ -321,11 +323,13 @@ class Broker {
     if (this.state === "stopping") return;
     this.state = "stopping";
     this.disarmIdle();
-    const lock = await acquireStartLock(this.options.paths.lock, 10_000);
     this.server?.close();
+    const lock = await acquireStartLock(this.options.paths.lock, 10_000);
     const st = fs.lstatSync(this.options.paths.socket, { throwIfNoEntry: false });
     if (st !== undefined && st.ino === this.socketIno) fs.unlinkSync(this.options.paths.socket);
-    for (const connection of this.connections) connection.socket.end();
+    // Each front is told to take what it still has in flight to the next broker: this one
+    // answered every request it gave its server, so nothing it says "retry" to ever ran.
+    for (const connection of this.connections) connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();

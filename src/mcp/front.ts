@@ -70,8 +70,8 @@ type Link = { ok: true; socket: net.Socket; lines: LineSplitter } | { ok: false;
 class Front {
   private link: Extract<Link, { ok: true }> | undefined;
   private connecting: Promise<Link> | undefined;
-  /** The host's requests sent to the broker and not yet answered (key → the id as the host sent it). */
-  private readonly inFlight = new Map<string, JsonRpcId>();
+  /** The host's requests sent to the broker and not yet answered (key → the id as the host sent it, and its line), in send order. */
+  private readonly inFlight = new Map<string, { readonly id: JsonRpcId; readonly line: string }>();
   private readonly stdinLines = new LineSplitter();
   /** Host lines in order: each waits for the one before it (a reconnect must not reorder them). */
   private queue: Promise<void> = Promise.resolve();
@@ -119,12 +119,13 @@ class Front {
       }
       link = reached;
     }
-    if (requestId !== undefined) this.inFlight.set(idKey(requestId), requestId);
+    if (requestId !== undefined) this.inFlight.set(idKey(requestId), { id: requestId, line });
     link.socket.write(`${line}\n`);
   }
 
   private fromBroker(line: string): void {
     const message = parseMessage(line);
+    if (message?.[HELLO_KEY] === "retry") return this.retry();
     if (message && isResponse(message)) {
       const id = idOf(message);
       if (id !== undefined) this.inFlight.delete(idKey(id));
@@ -140,8 +141,22 @@ class Front {
   private lost(cause: string): void {
     this.link = undefined;
     if (this.exiting) return;
-    for (const id of this.inFlight.values()) this.write(errorLine(id, SERVER_STOPPED, `velesdb-memory stopped: ${cause}; call again`));
+    for (const { id } of this.inFlight.values()) this.write(errorLine(id, SERVER_STOPPED, `velesdb-memory stopped: ${cause}; call again`));
     this.inFlight.clear();
+  }
+
+  /**
+   * The broker is stopping and passed no request on: it answered every request it had given its
+   * server before it stopped, in order on this one connection, so what is still in flight here
+   * never reached a server. Those lines go, in order, to the next broker.
+   */
+  private retry(): void {
+    const lines = [...this.inFlight.values()].map((entry) => entry.line);
+    this.inFlight.clear();
+    const link = this.link;
+    this.link = undefined;
+    link?.socket.destroy();
+    for (const line of lines) this.queue = this.queue.then(() => this.fromHost(line));
   }
 
   private connect(): Promise<Link> {
