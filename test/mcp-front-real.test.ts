@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readMcpStatus } from "../src/mcp/runtime.ts";
-import { alive, brokersOf, callTool, childrenOf, initialize, killTree, mcpSandbox, pidsRunning, REAL_SERVER, startClient, toolJson, until, type McpClient } from "./support/mcp-session.ts";
+import { alive, brokersOf, callTool, childrenOf, initialize, killTree, mcpSandbox, REAL_SERVER, serversOn, startClient, toolJson, until, type McpClient } from "./support/mcp-session.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";
 const skip = REAL_SERVER === undefined;
@@ -61,7 +61,6 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
 
   test("four fronts at once on one store: each initializes, lists the tools, saves, loads and recalls; one server runs", async () => {
     const box = sandbox("four");
-    const before = pidsRunning(server).length;
     const fronts = [0, 1, 2, 3].map(() => client(box.env));
     const results = await Promise.all(
       fronts.map(async (front, i) => {
@@ -86,8 +85,13 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     expect(brokersOf(box.stateDir).length).toBe(1);
     const [broker] = brokersOf(box.stateDir);
     expect(childrenOf(broker!).length).toBe(1);
-    expect(pidsRunning(server).length).toBe(before + 1);
+    expect(serversOn(server, storeOf(box.env))).toEqual(childrenOf(broker!));
     expect(readMcpStatus(box.env)).toMatchObject({ state: "running", pid: broker, store: storeOf(box.env), server });
+    // Owner-only: the directory 0700, the socket and the status file 0600.
+    const dir = path.join(box.stateDir, "mcp");
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const modes = Object.fromEntries(fs.readdirSync(dir).map((f) => [f.replace(/^m[0-9-]+/, ""), fs.lstatSync(path.join(dir, f)).mode & 0o777]));
+    expect(modes).toEqual({ ".sock": 0o600, ".status.json": 0o600, ".log": 0o600 });
   }, 90_000);
 
   test("initialize: a known protocolVersion is echoed per client, an unknown one gets the server's (as velesdb-memory itself answers)", async () => {
@@ -153,6 +157,28 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     expect(front.answers("save-2").length).toBe(1);
   }, 60_000);
 
+  test("notifications/cancelled reaches the server under the broker's id; the cancelled request gets no answer, the next one does", async () => {
+    const box = sandbox("cancel");
+    // rmcp logs each cancellation it honours ("cancelled", with the id it knows) at info.
+    const front = client({ ...box.env, VELESDB_MEMORY_LOG: "rmcp=info" });
+    await initialize(front);
+    const [broker] = brokersOf(box.stateDir);
+    const [child] = childrenOf(broker!);
+    process.kill(child!, "SIGSTOP");
+    front.send({ jsonrpc: "2.0", id: "c1", method: "tools/call", params: { name: "list_memories", arguments: {} } });
+    front.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "test" } });
+    await Bun.sleep(200);
+    process.kill(child!, "SIGCONT");
+    const after = await front.request("tools/list");
+    expect(after.result.tools.length).toBe(27);
+    await Bun.sleep(300);
+    expect(front.answers("c1")).toEqual([]);
+    const log = fs.readFileSync(fs.readdirSync(path.join(box.stateDir, "mcp")).filter((f) => f.endsWith(".log")).map((f) => path.join(box.stateDir, "mcp", f))[0]!, "utf8");
+    expect(log).not.toContain('"c1"');
+    // The server honoured it under the number the broker gave the request (rmcp: `cancelled id=N`).
+    expect(log).toMatch(/rmcp::service: cancelled id=\d+ reason="test"/);
+  }, 60_000);
+
   test("a client that disconnects mid-request leaves the others served", async () => {
     const box = sandbox("disconnect");
     const [a, b] = [client(box.env), client(box.env)];
@@ -184,7 +210,7 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     const [broker] = brokersOf(box.stateDir);
     for (const f of fronts) f.proc.kill("SIGKILL");
     killTree(broker!);
-    expect(await until(() => pidsRunning(server).every((p) => !childrenOf(broker!).includes(p)) && !alive(broker!), 5000)).toBe(true);
+    expect(await until(() => serversOn(server, storeOf(box.env)).length === 0 && !alive(broker!), 5000)).toBe(true);
     const socket = fs.readdirSync(path.join(box.stateDir, "mcp")).find((f) => f.endsWith(".sock"));
     expect(socket).toBeDefined(); // left behind by the killed broker
     const next = client(box.env);

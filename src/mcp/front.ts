@@ -201,7 +201,7 @@ class Front {
         if (value.kind !== "linked") socket.destroy();
         resolve(value);
       };
-      const timer = setTimeout(() => settle({ kind: "failed", cause: `the broker at ${this.options.paths.socket} accepted but did not answer in time` }), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => settle({ kind: "failed", cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}` }), Math.max(0, deadline - Date.now()));
       socket.once("connect", () => socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`));
       socket.on("error", (error: NodeJS.ErrnoException) => {
         settle({ kind: error.code === "ENOENT" || error.code === "ECONNREFUSED" ? "absent" : "failed", cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });

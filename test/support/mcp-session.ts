@@ -127,6 +127,17 @@ export function pidsRunning(program: string): number[] {
   });
 }
 
+/** serversOn(program, store) → the pids of `program` working in `store` (the broker starts its server there). */
+export function serversOn(program: string, store: string): number[] {
+  return pidsRunning(program).filter((pid) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/cwd`) === store;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** childrenOf(pid) → its direct children (/proc/<pid>/task/<pid>/children). */
 export function childrenOf(pid: number): number[] {
   try {
