@@ -37,9 +37,10 @@ Usage:
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
   (C: ${clientChoices()})
-  --mcp: also register the velesdb-memory MCP server (stdio) in each agent, found via
-         VELESDB_MEMORY_BIN or PATH; --mcp-url URL: register a running daemon instead
-         (e.g. https://127.0.0.1:18090/mcp). A server you configured is kept as it is;
+  --mcp: also register velesdb-memory (found via VELESDB_MEMORY_BIN or PATH) in each agent,
+         through \`velesdb-hooks mcp\`, so every session shares the one server a store allows;
+         --mcp-url URL: register a running daemon instead (reached over TCP, which
+         velesdb-memory does not authenticate). A server you configured is kept as it is;
          uninstall removes only the one install added; check fails without a server.
   velesdb-hooks mcp --server PATH                the shared velesdb-memory MCP server (stdio) install --mcp wires
   velesdb-hooks --version | --help
