@@ -119,7 +119,7 @@ export async function runInstallerCommand(command: string, args: readonly string
       let mcp: McpSource | undefined;
       if (command === "install" && parsed.options.mcp) {
         const front = stableBinaryPath(ctx);
-        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, front.path) : front;
+        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path) : front;
         if (!source.ok) {
           code = refuse(out, [source.problem]);
           break;

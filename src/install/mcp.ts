@@ -36,7 +36,7 @@ const BOM = "\uFEFF";
  * docs/shared-memory.md: one velesdb-memory per store, shared by every session), or the URL
  * of a running daemon.
  */
-export type McpSource = { readonly kind: "stdio"; readonly command: string; readonly front: string } | { readonly kind: "url"; readonly url: string };
+export type McpSource = { readonly kind: "stdio"; readonly command: string; readonly front: string | undefined } | { readonly kind: "url"; readonly url: string };
 
 /** frontArgs("/abs/velesdb-memory") → the arguments of the front's entry. */
 export const frontArgs = (server: string): string[] => ["mcp", "--server", server];
@@ -50,7 +50,12 @@ export const TCP_NOTE =
  * else the absolute path of velesdb-memory from VELESDB_MEMORY_BIN or PATH (the same lookup the
  * compression hook uses); neither → the refusal naming both ways.
  */
-export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined, front: string): { ok: true; source: McpSource } | { ok: false; problem: string } {
+/**
+ * `front` is the stable binary; undefined on Windows, where the front has no channel yet (no
+ * Unix socket; a named pipe is unproven here, docs/shared-memory.md "Windows"): there the
+ * direct velesdb-memory entry is written, one session at a time, as before.
+ */
+export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined, front: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
   if (url !== undefined) {
     const parsed = parseHttpUrl(url);
     return parsed ? { ok: true, source: { kind: "url", url } } : { ok: false, problem: `--mcp-url needs an http:// or https:// URL, such as ${UPSTREAM_DAEMON_URL}` };
@@ -74,7 +79,8 @@ function parseHttpUrl(text: string): URL | undefined {
 
 /** describeSource(ctx, source) → "stdio ~/bin/velesdb-memory" / "HTTP https://127.0.0.1:18090/mcp" for install's report. */
 export function describeSource(ctx: InstallerContext, source: McpSource): string {
-  return source.kind === "stdio" ? `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}` : `HTTP ${safeUrl(source.url)}`;
+  if (source.kind === "url") return `HTTP ${safeUrl(source.url)}`;
+  return source.front === undefined ? `stdio ${shown(ctx, source.command)}, one session at a time on Windows` : `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}`;
 }
 
 /** safeUrl("https://u:p@h:1/mcp?token=x") → `"https://h:1/mcp"` (query and credentials dropped, quoted). */
@@ -316,7 +322,7 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   }
 
   if (!source) return { ok: true, edit: none };
-  const wanted = source.kind === "stdio" ? spec.stdio(source.front, frontArgs(source.command)) : spec.url(source.url);
+  const wanted = source.kind === "url" ? spec.url(source.url) : source.front === undefined ? spec.stdio(source.command, []) : spec.stdio(source.front, frontArgs(source.command));
   const what = describeSource(ctx, source);
   if (found && !ours) return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
   if (found && ours) {

@@ -36,6 +36,9 @@ export async function runMcpCommand(args: readonly string[]): Promise<number> {
     else return usage(`unexpected argument ${JSON.stringify(args[i])}`);
   }
   if (server === undefined || !path.isAbsolute(server)) return usage("needs --server with the absolute path of velesdb-memory");
+  // No Unix socket on Windows, and a named pipe is unproven (docs/shared-memory.md "Windows"):
+  // install --mcp wires velesdb-memory directly there, so only a hand-made entry gets here.
+  if (process.platform === "win32") return failLine("the shared front does not run on Windows yet; register velesdb-memory itself (install --mcp does)");
   const store = resolveStore(process.env, process.cwd());
   if (!store.ok) return failLine(store.problem);
   const paths = mcpRuntimePaths({ ...process.env, VELESDB_MEMORY_PATH: store.store }, process.cwd());
