@@ -70,6 +70,19 @@ describe("the front's refusals", () => {
     expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
+  test("a regular file planted at the socket's name is refused and left as it is: the broker's cause reaches the front at once", () => {
+    const box = sandbox("planted");
+    const paths = mcpRuntimePaths(box.env, box.env.HOME);
+    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.dirname(paths.dir), 0o700);
+    fs.writeFileSync(paths.socket, "not a socket");
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(`velesdb-hooks mcp: ${paths.socket} exists and is not a socket of ours; remove it\n`);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(fs.readFileSync(paths.socket, "utf8")).toBe("not a socket");
+  });
+
   test.skipIf(!isRoot)("a private directory owned by another user is refused (never used, never repaired)", () => {
     const box = sandbox("foreign");
     fs.mkdirSync(path.join(box.stateDir, "mcp"), { recursive: true, mode: 0o700 });

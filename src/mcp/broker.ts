@@ -59,8 +59,9 @@ export async function runBroker(options: BrokerOptions): Promise<number> {
   const { paths } = options;
   const dir = openRuntimeDirectory(paths.dir);
   if (!dir.ok) return fail(dir.problem);
+  const refuse = (problem: string): number => failed(options, problem);
   const lock = await acquireStartLock(paths.lock, options.startMs);
-  if (!lock.ok) return fail(lock.problem);
+  if (!lock.ok) return refuse(lock.problem);
   // Under the start lock: a live broker keeps the socket (this one was started by a front that
   // raced another); a dead one's socket is replaced; anything else at that name is refused.
   if (await socketAnswers(paths.socket, 1000)) {
@@ -71,20 +72,31 @@ export async function runBroker(options: BrokerOptions): Promise<number> {
   if (existing !== undefined) {
     if (!isSocketOfOurs(paths.socket)) {
       lock.release();
-      return fail(`${paths.socket} exists and is not a socket of ours; remove it`);
+      return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
     }
     fs.unlinkSync(paths.socket);
   }
   const broker = new Broker(options);
   const listening = await broker.listen();
   lock.release();
-  if (!listening.ok) return fail(listening.problem);
+  if (!listening.ok) return refuse(listening.problem);
   return broker.run();
 }
 
 function fail(problem: string): number {
   process.stderr.write(`velesdb-hooks mcp broker: ${problem}\n`);
   return 1;
+}
+
+/** failed(options, problem) → 1, the cause also in the status file, where the waiting front reads it. */
+function failed(options: BrokerOptions, problem: string): number {
+  writeStatus(options, "failed", problem);
+  return fail(problem);
+}
+
+function writeStatus(options: BrokerOptions, state: McpStatusRecord["state"], cause: string): void {
+  const record: McpStatusRecord = { state, pid: process.pid, server: options.server, store: options.store, cause, at: new Date().toISOString() };
+  writePrivateFile(options.paths.status, `${JSON.stringify(record)}\n`);
 }
 
 class Broker {
@@ -347,8 +359,7 @@ class Broker {
   }
 
   private writeStatus(state: McpStatusRecord["state"], cause: string): void {
-    const record: McpStatusRecord = { state, pid: process.pid, server: this.options.server, store: this.options.store, cause, at: new Date().toISOString() };
-    writePrivateFile(this.options.paths.status, `${JSON.stringify(record)}\n`);
+    writeStatus(this.options, state, cause);
   }
 }
 

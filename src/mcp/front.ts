@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { errorLine, idKey, idOf, isRequest, isResponse, LineSplitter, parseMessage, SERVER_STOPPED, type JsonRpcId } from "./lines.ts";
-import { mcpRuntimePaths, resolveStore, type McpRuntimePaths } from "./runtime.ts";
+import { mcpRuntimePaths, readMcpStatus, resolveStore, type McpRuntimePaths } from "./runtime.ts";
 import { HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
 
 const EXIT_FAILED = 1;
@@ -79,12 +79,15 @@ class Front {
   /** Host lines in order: each waits for the one before it (a reconnect must not reorder them). */
   private queue: Promise<void> = Promise.resolve();
   private exiting = false;
+  private startedAt = 0;
 
   constructor(private readonly options: FrontOptions) {}
 
   async run(): Promise<number> {
     const first = await this.connect();
     if (!first.ok) return failLine(first.cause);
+    // The host went away (EPIPE on its pipe): nothing is left to answer; leave quietly, no trace.
+    process.stdout.on("error", () => process.exit(0));
     return new Promise((resolve) => {
       process.stdin.on("data", (chunk: Buffer) => {
         for (const event of this.stdinLines.push(chunk)) {
@@ -172,6 +175,7 @@ class Front {
   /** reach() → a greeted link to the broker, starting one (once) when nothing answers, within the start bound. */
   private async reach(): Promise<Link> {
     const deadline = Date.now() + this.options.startMs;
+    this.startedAt = Date.now();
     let started = false;
     let last = "no broker answered";
     while (Date.now() < deadline) {
@@ -187,6 +191,9 @@ class Front {
         const spawned = this.startBroker();
         if (spawned !== undefined) return { ok: false, cause: spawned };
       }
+      // A broker that failed before it could listen says why in the status file only.
+      const status = started ? readMcpStatus({ ...process.env, VELESDB_MEMORY_PATH: this.options.store }) : undefined;
+      if (status?.state === "failed" && Date.parse(status.at) >= this.startedAt - 1000) return { ok: false, cause: status.cause };
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
     return { ok: false, cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (${last}); its log: ${this.options.paths.log}` };
