@@ -1,4 +1,4 @@
-// bun scripts/bench-compress.ts → the PostToolUse compression figures of SPEC §12, measured on
+// bun scripts/bench-compress.ts → the PostToolUse compression figures of docs/contract.md §12, measured on
 // the compiled hook against an empty program compiled with the same flags (the floor):
 //   (a) pass-through of a small Bash result: median wall time as a ratio of the floor (≤ 1.5×);
 //   (b) a 5 MB Bash result through the realistic compiler fixture: the hook's own overhead

@@ -1,5 +1,5 @@
 // bun run bench → for every hook, the compiled binary's median CPU time, wall time and peak RSS
-// over repeated runs, as ratios to two floors compiled with the same flags (SPEC §12): the empty
+// over repeated runs, as ratios to two floors compiled with the same flags (docs/contract.md §12): the empty
 // program, and the I/O floor (scripts/bench/io-floor.ts: stdin, parse, realpath, the config
 // walk, one marker read, one record written by rename, one answer — what no guard can skip).
 // Ratios of CPU time (user + system of the whole process, from wait4), not of wall time: on a
@@ -25,7 +25,7 @@ export interface BenchCase {
   /** Prepares state before each run (e.g. removes a marker so the path measured is the same). */
   readonly before?: (ws: BenchWorkspace) => void;
   readonly env?: (ws: BenchWorkspace) => Record<string, string>;
-  /** The SPEC's target for this hook, as a ratio of the I/O floor's time. */
+  /** The contract's target for this hook (docs/contract.md §12), as a ratio of the I/O floor's time. */
   readonly targetRatio?: number;
 }
 
@@ -363,7 +363,8 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
         hookRss.push(runOnce(programs.hook, c.args, c.payload(ws), env, ws.repo, true).rssKb ?? Number.NaN);
       }
     }
-    // "Spread included" (issue 22): the upper quartile of the per-run ratios must be within target.
+    // "Spread included" (docs/performance/2026-12-02-io-floor.md): the upper quartile of the
+    // per-run ratios must be within target.
     const upperRatio = quantile(hookTimes.map((t, i) => t / ioTimes[i]!), 0.75);
     const within = c.targetRatio === undefined || upperRatio <= c.targetRatio;
     allWithinTarget &&= within;
@@ -398,6 +399,6 @@ function printTable(rows: string[][]): void {
 if (import.meta.main) {
   const ok = runBench([...LIFECYCLE_CASES, ...LEARNING_CASES]);
   console.log(ok ? "every hook within its target" : "some hook missed its target (see MISSED)");
-  console.log("\nPostToolUse compression (SPEC §12):");
+  console.log("\nPostToolUse compression (docs/contract.md §12):");
   (await import("./bench-compress.ts")).runCompressionBench();
 }

@@ -115,7 +115,8 @@ function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
 /**
  * writeAnswer(answer) → its exit code, after stdout and stderr were written. A host ignores a
  * cut JSON answer, so when stdout fails and the answer has an exit-code form (a deny), that
- * form is given instead: otherwise the refused edit would go through (issue 12). A stdout on
+ * form is given instead: otherwise the refused edit would go through
+ * (docs/decisions.md#hook-input-and-answers). A stdout on
  * /dev/null counts as failed: nobody can read a deny written there.
  */
 function writeAnswer(answer: HookAnswer): number {
@@ -131,7 +132,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     writeFully(2, diagnosticLine(`internal error: ${error instanceof Error ? error.message : String(error)}`));
     // An installer command that failed must say so to a script (install.sh once read a stack
-    // overflow as a successful install, issue 19); a hook that got here passes, its host's
+    // overflow as a successful install, docs/decisions.md#installer-second-trial-from-outside); a
+    // hook that got here passes, its host's
     // way of carrying on.
     const command = process.argv[2] ?? "";
     process.exit(INSTALLER_COMMANDS.has(command) || command === MCP_COMMAND ? EXIT_INTERNAL_ERROR : 0);

@@ -1,5 +1,5 @@
 // The compile-stdin contract: every test double of `velesdb-memory compile-stdin` answers in the
-// wire of the real one, and the real one passes the gates our product applies (SPEC §7, §8).
+// wire of the real one, and the real one passes the gates our product applies (docs/contract.md §7, §8).
 //
 // The wire (WIRE below) was measured on velesdb-memory 0.12.0 built from
 // github:cyberlife-coder/VelesDB at 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5 (the subcommand is
@@ -39,7 +39,7 @@ const answerShape: Shape = {
 };
 const errorShape = (stderr: RegExp): Shape => ({ kind: "error", exitCode: 1, stdout: "", stderrLines: 1, stderr });
 
-/** A Bash-like output well over SPEC §8's 12 000-byte floor. */
+/** A Bash-like output well over docs/contract.md §8's 12 000-byte floor. */
 const BASH_OUTPUT = realisticLog(40_000);
 const NINE_MIB = "x".repeat(9 * 1024 * 1024);
 
@@ -170,7 +170,7 @@ describe.skipIf(!REAL)("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () =
     expect(probeProblem(outcome)).toBeNull();
   });
 
-  test("a Bash-sized compilation passes the risk and token gates of SPEC §8", async () => {
+  test("a Bash-sized compilation passes the risk and token gates of docs/contract.md §8", async () => {
     const compiled = await compileText(REAL!, BASH_OUTPUT, 2000, "Bash output", callEnv(), 30_000);
     if (!compiled.ok) throw new Error(compiled.problem);
     expect(readRisk(compiled.answer.risk)).toMatchObject({ ok: true });

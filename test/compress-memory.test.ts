@@ -1,8 +1,10 @@
-// Issue 22 §3: compressing a large Bash result must not hold the payload many times over. The
+// docs/performance/2026-12-02-compression-memory.md: compressing a large Bash result must not hold
+// the payload many times over. The
 // figure is the bench's (scripts/bench-compress.ts): the hook's peak RSS from GNU time, minus
 // the peak RSS of an empty program compiled with the same flags, divided by the payload size.
 // Memory, unlike time, barely moves with machine load (±0.2× here over many runs), so a bound
-// can sit in a test: the hook before issue 22 §3 measured 6.9–7.0× at 5 MB, after the in-place
+// can sit in a test: the hook before that work (docs/performance/2026-12-02-compression-memory.md)
+// measured 6.9–7.0× at 5 MB, after the in-place
 // parse 4.6–5.5×, and now 3.9–4.1× (the output kept as bytes, the watchdog on Bun.spawn, the
 // archive before the compilation). The page cache moves it too (up to ~0.5×: bench-compress.ts
 // says how), so the bound is loose; the bench prints the exact figures, this only catches a bad
@@ -15,7 +17,7 @@ import { compileBinary, ROOT } from "../scripts/build.ts";
 import { bashPayload, fake, hookCommand, PLAIN_PATH, realisticLog } from "./support/compress-fixtures.ts";
 
 const GNU_TIME = "/usr/bin/time";
-/** Generous: above the 3.9–4.1× measured (just built), below the 5.5–6.9× of the code before issue 22's changes. */
+/** Generous: above the 3.9–4.1× measured (just built), below the 5.5–6.9× of the code before that work. */
 const MAX_RATIO_AT_5_MB = 5.2;
 
 let root: string;

@@ -1,4 +1,4 @@
-// PostToolUse compression (SPEC §7, §8). The rule is tested as a function against the fake
+// PostToolUse compression (docs/contract.md §7, §8). The rule is tested as a function against the fake
 // compilers in fixtures/compilers (real processes, no mocks), then as the compiled binary where
 // the process boundary matters: hangs, grandchildren, 5 MB payloads, bunfig/.env autoload.
 // Every refusal runs beside its positive control: the same setup with one thing changed ships.
@@ -214,7 +214,7 @@ describe("the archive", () => {
     expect(JSON.parse(fs.readFileSync(path.join(archiveDir(), "velesdb-output.fresh"), "utf8"))).toEqual({ stdout: "original\n" });
   });
 
-  // Issue 12 item 8: inside a safe state directory, only a link, a non-directory or another
+  // docs/decisions.md#compression: inside a safe state directory, only a link, a non-directory or another
   // user's directory refuses; a looser mode on our own directory is repaired, not refused forever.
   const IS_ROOT = process.getuid?.() === 0;
   test.each([
@@ -559,7 +559,7 @@ describe("the compiled hook", () => {
   });
 });
 
-describe("nestedDeeperThan: the level count that spares JSON.stringify a stack overflow (issue 22)", () => {
+describe("nestedDeeperThan: the level count that spares JSON.stringify a stack overflow (docs/decisions.md#compression)", () => {
   const nested = (depth: number) => JSON.parse(`${"[".repeat(depth)}1${"]".repeat(depth)}`) as unknown;
   test("counts containers, not scalars: exactly at the limit is not deeper", () => {
     expect(nestedDeeperThan({ a: nested(9) }, 10)).toBe(false);
@@ -574,7 +574,7 @@ describe("nestedDeeperThan: the level count that spares JSON.stringify a stack o
   });
 });
 
-describe("archivePieces: the archive written a slice of the output at a time is JSON.stringify's text exactly (issue 22)", () => {
+describe("archivePieces: the archive written a slice of the output at a time is JSON.stringify's text exactly (docs/performance/2026-12-02-compression-memory.md)", () => {
   const join = (original: Record<string, unknown>) => [...archivePieces(original)()].join("");
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],

@@ -215,7 +215,7 @@ describe("state, config and shell", () => {
   });
 });
 
-describe("repository-controlled strings are printed quoted (issue 12, item 7)", () => {
+describe("repository-controlled strings are printed quoted (docs/decisions.md#installer)", () => {
   // ESC [ 2 J clears the screen; U+009B is the one-byte CSI of C1 terminals; BEL rings.
   const HOSTILE = ["x\u001b[2Jy", "a\u009b31mb", "bell\u0007"];
   test.each(HOSTILE.map((value) => [JSON.stringify(value), value]))("%s as the repository directory's name and as the config's session", (_label, value) => {
@@ -234,7 +234,7 @@ describe("repository-controlled strings are printed quoted (issue 12, item 7)", 
   });
 });
 
-describe("the login-shell probe never outlives its limit (issue 12, item 16)", () => {
+describe("the login-shell probe never outlives its limit (docs/decisions.md#installer)", () => {
   const pidFile = () => path.join(box.root, "probe.pid");
   const gone = (pid: number): boolean => {
     try {

@@ -1,4 +1,4 @@
-// The DeepSeek harness bridge profile (SPEC §4.4) against the compiled binary. The bridge
+// The DeepSeek harness bridge profile (docs/contract.md §4.4) against the compiled binary. The bridge
 // never sets `stop_hook_active` and has no continuation cap, so the Stop rows here are the
 // loop-safety proof: once per session, never on a state location that cannot be written.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -27,11 +27,11 @@ const steers = (answer: Record<string, unknown>) => answer.decision === "block";
 test("SessionStart: load guidance as additionalContext", () => {
   writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
   const answer = run("session-start", fixture("session-start.startup"));
-  expect(additionalContextOf(answer)).toContain('load_working_context(project="dsh-app", session="slot")');
+  expect(additionalContextOf(answer)).toContain('mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/');
 });
 
 describe("guard", () => {
-  // Issue 12 item 9, the text host's side: only text that parses as a recall result unlocks.
+  // docs/decisions.md#the-learning-loop, the text host's side: only text that parses as a recall result unlocks.
   test.each([
     ["a bare ok", "ok"],
     ["null", null],
@@ -122,7 +122,8 @@ describe("Stop", () => {
   });
 });
 
-// Issue 12 item 1: `.velesdb-hooks` is repository content (git commits symlinks). The state
+// docs/decisions.md#state-of-the-deepseek-harness: `.velesdb-hooks` is repository content (git
+// commits symlinks). The state
 // directory below the workspace is created one component at a time without following links;
 // anything hostile there makes state unavailable, with one stderr line and nothing written.
 describe("a repository-controlled .velesdb-hooks is never followed", () => {

@@ -1,8 +1,8 @@
-// Issue 9, fault injection: every row of the failure table (test/support/failure-table.ts) is a
+// Fault injection (docs/failure-modes.md): every row of the failure table (test/support/failure-table.ts) is a
 // fault injected here into the compiled binary, and every cell's promise is checked across the
 // hosts of its column; each row also proves nothing outside the state directory changed and the
-// session can still end. The same table generates README's "What happens when things go wrong",
-// and the last test fails when README's block differs from it.
+// session can still end. The same table generates docs/failure-modes.md, and the last test
+// fails when that page's block differs from it.
 // Rows that need a full or read-only filesystem run inside a private mount namespace
 // (`unshare -m`, tmpfs with size=); where that is not permitted they are skipped, saying why.
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
@@ -12,7 +12,7 @@ import { stopDecision } from "../src/core/checkpoint.ts";
 import { recordRecallEvidence } from "../src/core/evidence.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { claude } from "../src/hosts/claude.ts";
-import { readmeWithTable, README } from "../scripts/failure-table.ts";
+import { FAILURE_PAGE, pageWithTable } from "../scripts/failure-table.ts";
 import { COLUMNS, FAILURE_TABLE, type Column, type FailureRow } from "./support/failure-table.ts";
 import {
   cellProblems,
@@ -265,10 +265,10 @@ test("positive control: without a fault, the same probes get guidance, reminders
   }
 });
 
-test("README's failure table is generated from test/support/failure-table.ts (bun scripts/failure-table.ts)", () => {
-  const readme = fs.readFileSync(README, "utf8");
-  expect(readme).toBe(readmeWithTable(readme));
-  expect(readme).toContain("## What happens when things go wrong");
+test("docs/failure-modes.md's failure table is generated from test/support/failure-table.ts (bun scripts/failure-table.ts)", () => {
+  const page = fs.readFileSync(FAILURE_PAGE, "utf8");
+  expect(page).toBe(pageWithTable(page));
+  expect(page).toContain("# When things go wrong");
   // Every row has its fault here; a row added to the table without one fails this test.
   const covered = new Set([...Object.keys(FAULTS), "record-vanishes", "unknown-entry"]);
   expect(FAILURE_TABLE.map((r) => r.id).filter((id) => !covered.has(id))).toEqual([]);

@@ -1,4 +1,4 @@
-// Installer defects found by trials from outside (issue 12, items 2–4, 6, 18–21), each through
+// Installer defects found by trials from outside (docs/decisions.md#installer), each through
 // the compiled binary in a fake home, each next to the control that proves the setup works.
 // The suite runs as root here, so "another user" is a file chowned to an unused uid, and "a
 // file system that refuses the write" is an immutable file or directory (chattr +i).

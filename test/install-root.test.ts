@@ -1,4 +1,4 @@
-// Root installing into another user's home (issue 19, items 1, 2 and 9): `sudo` keeping HOME,
+// Root installing into another user's home (docs/decisions.md#installer): `sudo` keeping HOME,
 // a provisioning script. The suite runs as root; "the user" is an unprivileged uid that owns
 // the home and everything in it (their links included: lchown), and "root's files" sit in a
 // root-only directory (0700) beside the home. Each refusal has its control: the same link,

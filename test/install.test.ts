@@ -1,4 +1,4 @@
-// The installer end to end (SPEC §9), through the compiled binary in a fake home with real
+// The installer end to end (docs/contract.md §9), through the compiled binary in a fake home with real
 // files and permissions. What users complain about in hook installers — other hooks clobbered
 // or duplicated, hooks that silently never fire, drift nobody notices — each has a row here,
 // and each negative sits next to the positive control that proves the same setup works.
@@ -147,7 +147,7 @@ describe("bash reference entries and idempotence", () => {
     ok(["install"]);
     expect(read(box.claudeSettings)).toContain('"hooks"');
     ok(["uninstall"]);
-    // Install created both files and they hold nothing else: they go (issue 12, item 19).
+    // Install created both files and they hold nothing else: they go (docs/decisions.md#installer).
     expect(fs.existsSync(box.claudeSettings)).toBe(false);
     expect(fs.existsSync(box.codexHooks)).toBe(false);
     expect(fs.existsSync(box.stableBinary)).toBe(false);
@@ -183,7 +183,7 @@ describe("file modes and backups", () => {
     ok(["install", "--client", "claude"]);
     expect(modeOf(box.claudeSettings)).toBe(mode);
     expect(read(`${box.claudeSettings}.velesdb-backup`)).toBe(CLAUDE_FIXTURES[0]!.text);
-    // The backup holds what the file held, so it gets what the file had (issue 12, item 2).
+    // The backup holds what the file held, so it gets what the file had (docs/decisions.md#installer).
     expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(mode);
   });
 
@@ -404,7 +404,7 @@ describe("environment", () => {
     fs.mkdirSync(claudeDir, { recursive: true });
     fs.mkdirSync(codexDir, { recursive: true });
     const env = { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexDir };
-    // The user's MCP servers where each agent reads them under these variables (issue 18).
+    // The user's MCP servers where each agent reads them under these variables (docs/mcp-server.md).
     fs.writeFileSync(path.join(claudeDir, ".claude.json"), USER_MCP_FILES.claude![1]);
     fs.writeFileSync(path.join(codexDir, "config.toml"), USER_MCP_TOML);
     ok(["install"], env);

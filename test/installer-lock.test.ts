@@ -1,4 +1,4 @@
-// Concurrent installer commands (issue 19, items 3 and 4): install and uninstall read the
+// Concurrent installer commands (docs/decisions.md#installer-second-trial-from-outside): install and uninstall read the
 // record of files at their start and write it at their end, and uninstall decides the binary
 // is unused before it deletes it; run at once, they lost each other's records and left entries
 // naming a deleted binary. One lock on the installer's tree serialises them. Everything runs

@@ -1,4 +1,4 @@
-// The release on the npm registry (issue 21), proven against a real registry on 127.0.0.1:
+// The release on the npm registry (docs/development/releasing.md), proven against a real registry on 127.0.0.1:
 // Verdaccio 6.8.0 (test/registry, installed by scripts/install-e2e-hosts.ts like the e2e hosts),
 // storage and users in a temporary directory. The packages are the ones `bun run build:all`
 // writes (test/support/release-build.ts, the build test/release.test.ts checks) and
@@ -189,7 +189,7 @@ const sessionStart = (cwd: string) => JSON.stringify({ session_id: "npm", cwd, h
 function installCheckHookUninstall(velesdbHooks: string[], cwd: string, env: Record<string, string>, installedBinary: string): void {
   const home = env.HOME!;
   fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
-  // --mcp with the project's velesdb-memory double: check fails on hooks without their server (issue 18).
+  // --mcp with the project's velesdb-memory double: check fails on hooks without their server (docs/mcp-server.md).
   const install = run([...velesdbHooks, "install", "--mcp"], { cwd, env: { ...env, VELESDB_MEMORY_BIN: VELESDB_MEMORY_DOUBLE } });
   expect({ exitCode: install.exitCode, stderr: install.stderr }).toEqual({ exitCode: 0, stderr: "" });
   const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");

@@ -1,4 +1,4 @@
-// Hostile state (SPEC §3.3, §10): the state directory lives in a shared temp directory, so a
+// Hostile state (docs/contract.md §3.3, §10): the state directory lives in a shared temp directory, so a
 // link, a foreign owner or loose permissions must make it "unsafe" — never followed, never
 // written through — and a linked marker is never evidence. Each hostile row has a healthy
 // twin proving the same hook does use state when it is safe.
@@ -23,8 +23,8 @@ const stopRun = (host: "claude" | "codex", overrides: Record<string, unknown> = 
   });
 const stop = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) => parseOneJsonAnswer(stopRun(host, overrides).stdout);
 /**
- * What a Stop in this (not opted-in) workspace says about broken state: no continuation since
- * issue 12, so the stderr line, plus Claude's systemMessage (the line the user sees).
+ * What a Stop in this (not opted-in) workspace says about broken state: no continuation
+ * (docs/decisions.md#the-learning-loop), so the stderr line, plus Claude's systemMessage (the line the user sees).
  */
 function stateProblem(host: "claude" | "codex", overrides: Record<string, unknown> = {}): string {
   const run = stopRun(host, overrides);
@@ -155,7 +155,7 @@ function cksumOf(text: string): string {
   return `${out[0]}-${out[1]}`;
 }
 
-describe("openStateStore: one lstat of an existing state directory (issue 22)", () => {
+describe("openStateStore: one lstat of an existing state directory (docs/performance/2026-12-02-io-floor.md)", () => {
   test("an existing private directory is inspected once; a missing one is created and inspected", () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-state-lstat-")));
     const dir = path.join(root, "state");

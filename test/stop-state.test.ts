@@ -1,4 +1,4 @@
-// Issue 12 item 11: Stop with unusable state. "This notice does not repeat" was untrue: every
+// Stop with unusable state (docs/decisions.md#the-learning-loop). "This notice does not repeat" was untrue: every
 // first Stop of every user turn continued again, an extra paid model turn each time. Now:
 // - a repository that is not opted in gets no continuation: a pass, one stderr line, and on
 //   Claude one systemMessage line the user sees;

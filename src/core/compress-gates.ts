@@ -1,15 +1,16 @@
-// The gates of Bash compression that read nothing but the payload and the environment (SPEC §8,
+// The gates of Bash compression that read nothing but the payload and the environment (docs/contract.md §8,
 // gates 2–5 for an inline output): the allowlist, the Bash shape, the nesting, the knobs and the
 // size. They live apart from compress.ts so a host can run them before loading it: most Bash
 // results are small, and their PostToolUse stops here without evaluating the compressor, the
-// watchdog and the compiler client (issue 22: with the recall-evidence chunk no longer loaded
+// watchdog and the compiler client (docs/performance/2026-12-02-io-floor.md: with the
+// recall-evidence chunk no longer loaded
 // for Bash either, a small result's hook went from 10.5 to 9.1 ms of CPU).
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { Utf8Literal } from "./json-bytes.ts";
 import { isPlainObject, stringField } from "./payload.ts";
 
-/** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
+/** The numeric knobs of docs/contract.md §8 and their maxima; defaults are in readSettings. */
 export const KNOBS = {
   minBytes: { name: "VELESDB_HOOK_MIN_BYTES", max: 1e9 },
   probeTimeout: { name: "VELESDB_HOOK_PROBE_TIMEOUT", max: 60 },
@@ -113,7 +114,7 @@ export function bashOutputGates(input: HookInput): BashGates {
   if (nestedDeeperThan(response, MAX_NESTING)) return decided(pass(`compression refused: the tool_response nests deeper than ${MAX_NESTING} levels`));
 
   // The knobs, read once and never evaluated: an invalid value turns compression off for this
-  // call (SPEC §8), before any file is read or process spawned.
+  // call (docs/contract.md §8), before any file is read or process spawned.
   const knobs = readSettings(input.env);
   if (!knobs.ok) return decided(pass(knobs.problem));
   const settings = knobs.settings;

@@ -1,4 +1,4 @@
-// Claude PostToolUse compression (SPEC §8, gates 2–12; gate 1, recall evidence, runs before
+// Claude PostToolUse compression (docs/contract.md §8, gates 2–12; gate 1, recall evidence, runs before
 // this; gates 2–5, which read only the payload, are compress-gates.ts). An oversized Bash
 // result is replaced by a compiled view before it enters the transcript, with the complete
 // original archived and named in a footer.
@@ -125,7 +125,8 @@ export async function compressBashOutput(input: HookInput, gates: BashGates = ba
   const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
   const toolResponse = { ...kept, stdout: content + footer };
   // An inline output's archive already proved the object serialises. A persisted output's did
-  // not: a field nested too deep for JSON.stringify would make the encoder throw (issue 9).
+  // not: a field nested too deep for JSON.stringify would make the encoder throw
+  // (docs/development/testing.md#deep-fuzzing).
   const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
   if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
   return { kind: "replaceOutput", toolResponse };
@@ -144,7 +145,8 @@ function serialisationProblem(value: unknown): string {
 /**
  * writeArchiveSafely(stateDir, original) → writeArchive's result, never a throw: a failure is
  * gate 10's refusal, given in its turn after the compilation's gates. (It once ran in a
- * setImmediate callback, where a throw killed the hook: the fuzzer (issue 9) sent a Bash result
+ * setImmediate callback, where a throw killed the hook: the fuzzer
+ * (docs/development/testing.md#deep-fuzzing) sent a Bash result
  * with a field nested 100 000 deep, which JSON.stringify cannot write back.)
  */
 function writeArchiveSafely(stateDir: string, original: Record<string, unknown>): ArchiveResult {
@@ -253,7 +255,8 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
  * archivePieces(original) → a generator of the archive's JSON text, piece by piece: exactly
  * JSON.stringify(original), but the output (stdout, nearly all of a large result) is escaped a
  * slice at a time. Serialising it whole held the JSON string and its UTF-8 copy at once, two
- * more full copies of the output at the hook's peak (issue 22: 6.3× a 5 MB payload in RSS).
+ * more full copies of the output at the hook's peak
+ * (docs/performance/2026-12-02-compression-memory.md: 6.3× a 5 MB payload in RSS).
  */
 export function archivePieces(original: Record<string, unknown>): () => Generator<string> {
   const stdout = original.stdout;

@@ -1,4 +1,4 @@
-// Recall evidence (SPEC §6.2): after a successful velesdb-memory recall, write the marker that
+// Recall evidence (docs/contract.md §6.2): after a successful velesdb-memory recall, write the marker that
 // unlocks edits for one (session, repository). Which repository is the hard part: a refused
 // edit may have queued a repository other than the cwd's (pending-recall), and the recall that
 // follows must unlock exactly that one — never a neighbour with the same project name, never
@@ -38,7 +38,7 @@ export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
     const chosen = choosePendingRoot(pending.records, verdict.scope, cwdIdentity.enforceLearningLoop ? cwdIdentity.root : "", cwdIdentity.root === "");
     if (chosen !== undefined) {
       // Consume first, mark second: if a record cannot be removed, nothing is marked and the
-      // queue stays as it is for inspection (SPEC §6.2 point 3).
+      // queue stays as it is for inspection (docs/contract.md §6.2 point 3).
       for (const stored of pending.records) {
         if (stored.record.root === chosen && !removeRecordFile(stored.file)) {
           return `recall not recorded: storage: pending record ${stored.file} cannot be removed; left for inspection`;

@@ -1,5 +1,5 @@
 // runWithWatchdog(command, args, stdin, { timeoutMs, maxStdoutBytes }) → one outcome, always.
-// Every call to `velesdb-memory compile-stdin` goes through here (SPEC §7). Why not the
+// Every call to `velesdb-memory compile-stdin` goes through here (docs/contract.md §7). Why not the
 // `timeout` binary: it is absent from stock macOS and Windows, and it only kills its direct
 // child. Why this much care: a velesdb-memory released before compile-stdin ignores the
 // subcommand and starts its MCP server on the piped stdin, i.e. never returns; without a
@@ -14,7 +14,8 @@
 // - nothing throws: a spawn failure, a bad bound, an overflow are outcomes like any other.
 // Bun.spawn, not node:child_process: the Node module loads its stream and event machinery into
 // the hook, which raised the peak RSS of every compression (a 20 KB result compressed: 25.0 →
-// 23.5 MB in the bench; issue 22 measures the 5 MB ratio with that fixed cost in it). `detached`
+// 23.5 MB in the bench; docs/performance/2026-12-02-compression-memory.md measures the 5 MB ratio
+// with that fixed cost in it). `detached`
 // is setsid(2) there.
 
 export interface WatchdogOptions {
@@ -147,7 +148,7 @@ class Run {
       return;
     }
     this.child = child;
-    // The deadline exists before a single stdin byte is written (SPEC §7).
+    // The deadline exists before a single stdin byte is written (docs/contract.md §7).
     this.armDeadline();
     void this.readToEnd(child.stdout, (chunk) => this.onStdout(chunk), () => this.onStdoutEnd());
     void this.readToEnd(child.stderr, (chunk) => this.onStderr(chunk), () => {});

@@ -1,4 +1,4 @@
-// Claude Code (measured on 2.1.328; SPEC §4.1). Quirks that shape this encoder:
+// Claude Code (measured on 2.1.328; docs/contract.md §4.1). Quirks that shape this encoder:
 // - `hookEventName` is mandatory inside hookSpecificOutput; without it the host drops the
 //   whole answer silently.
 // - Stop continues without an error through hookSpecificOutput.additionalContext; the host
@@ -9,12 +9,12 @@
 //   command line instead of the reason.
 //
 // Rules are imported inside each event (with literal paths, so the release build splits them
-// into chunks): a hook loads only the code of its own event (SPEC §12).
+// into chunks): a hook loads only the code of its own event (docs/contract.md §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { compressBashThroughGates } from "../core/compress-gates.ts";
 import { objectField, stringField, type Payload } from "../core/payload.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -24,7 +24,7 @@ const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   NotebookEdit: "notebook_path",
 };
 
-/** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (SPEC §6.1). */
+/** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (docs/contract.md §6.1). */
 async function claudePreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const field = tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
@@ -38,9 +38,10 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
 const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
 
 /**
- * PostToolUse: recall evidence (SPEC §8 gate 1), then Bash compression. Bash is Claude's own
+ * PostToolUse: recall evidence (docs/contract.md §8 gate 1), then Bash compression. Bash is Claude's own
  * tool, never a velesdb-memory recall, so it is no evidence; the many small Bash results stop at
- * the payload-only gates, before the compressor is loaded (issue 22: 10.5 → ~9 ms of CPU).
+ * the payload-only gates, before the compressor is loaded (docs/performance/2026-12-02-io-floor.md:
+ * 10.5 → ~9 ms of CPU).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
   if (input.payload.tool_name === "Bash") return compressBashThroughGates(input);
@@ -83,7 +84,7 @@ export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boole
 }
 
 export const claude: HostModule = {
-  profile: tempStateProfile("claude", ""),
+  profile: tempStateProfile("claude", "", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

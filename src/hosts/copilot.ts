@@ -36,7 +36,7 @@
 //   compression compiles the inline output or that file's content, archives it in our state
 //   (never pointing at Copilot's file), and keeps the `<shellId …>` footer with its exit code.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
@@ -86,7 +86,7 @@ async function copilotPreToolUse(input: HookInput): Promise<Decision> {
 const COPILOT_SHELL_FOOTER = /\n<shellId: [^\n]*>\s*$/;
 const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \([^)\n]*\)\. Saved to: ([^\n]+)\n/;
 
-/** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (SPEC §8). */
+/** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (docs/contract.md §8). */
 async function compressCopilotBash(input: HookInput): Promise<Decision> {
   const result = objectField(input.payload, "toolResult") ?? {};
   // Copilot's result type is a word ("success", "failure", …); a result of another shape is not
@@ -125,7 +125,7 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const copilot: HostModule = {
-  profile: { ...tempStateProfile("copilot", "copilot-"), sessionIdField: "sessionId" },
+  profile: { ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`), sessionIdField: "sessionId" },
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },

@@ -32,7 +32,7 @@
 //   `[Process exited with code N]`; that string is PostToolUse's `tool_response`.
 //   PreCompact exists but was not measured: not registered.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
@@ -63,7 +63,7 @@ function encodeDroidAnswer(wireName: string, decision: Decision): HookAnswer {
 }
 
 export const droid: HostModule = {
-  profile: tempStateProfile("droid", "droid-"),
+  profile: tempStateProfile("droid", "droid-", (tool) => `velesdb-memory___${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

@@ -94,7 +94,7 @@ async function opencodePostToolUse(input: HookInput): Promise<Decision> {
   return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
 }
 
-/** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (SPEC §8). */
+/** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (docs/contract.md §8). */
 async function compressOpencodeBash(input: HookInput): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response) || typeof response.output !== "string") return pass("bash output is not {output: string}; left as is");
@@ -107,7 +107,7 @@ async function compressOpencodeBash(input: HookInput): Promise<Decision> {
 }
 
 export const opencode: HostModule = {
-  profile: tempStateProfile("opencode", "opencode-"),
+  profile: tempStateProfile("opencode", "opencode-", (tool) => `velesdb-memory_${tool}`),
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "experimental.chat.system.transform" },

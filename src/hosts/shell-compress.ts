@@ -1,6 +1,6 @@
 // Bash compression for hosts whose shell result is not Claude's `{stdout, stderr, interrupted,
 // isImage}` object (Copilot's one string with a footer, OpenCode's `output`). The gates,
-// watchdog, archive and footer are Claude's own (src/core/compress.ts, SPEC §7–8): each host
+// watchdog, archive and footer are Claude's own (src/core/compress.ts, docs/contract.md §7, §8): each host
 // hands over the text the model would read (or the file its host saved the whole output to),
 // and puts the compiled view back in its own shape. The allowlist knob still speaks of `Bash`,
 // as the one shell tool whose output shape is verified on every host that compresses.

@@ -1,4 +1,4 @@
-// Minimal text edits on a JSON-with-comments registry (SPEC §9 "Formatting"). A user's
+// Minimal text edits on a JSON-with-comments registry (docs/contract.md §9 "Formatting"). A user's
 // settings file carries their comments, key order and indentation; rewriting it from a parsed
 // value would destroy all three, so every change here is one splice of the original text,
 // located with jsonc-parser's syntax tree and scanner. Two properties are kept on purpose:
@@ -21,7 +21,8 @@ const CLOSE_BRACKET_TOKEN = 4;
 
 /**
  * How deep a registry may nest objects and arrays. jsonc-parser's tree and our walks over it
- * recurse per level, and a settings.json nested 200 000 deep overflowed the stack (issue 19:
+ * recurse per level, and a settings.json nested 200 000 deep overflowed the stack
+ * (docs/decisions.md#installer-second-trial-from-outside:
  * `install` printed an internal error and exited 0). Real settings nest a handful of levels.
  */
 export const MAX_NESTING = 512;
@@ -72,7 +73,7 @@ function nestingTooDeepAt(text: string): number | undefined {
  * duplicateKey(text, root, ["hooks"]) → the first key that appears twice on a path we read or
  * write — a watched top-level key, or any key anywhere below one — with the line of its second
  * occurrence; undefined when there is none. Hosts keep the last occurrence and jsonc-parser's
- * tree edits the first, so an edit there would change nothing a host reads (issue 12: each
+ * tree edits the first, so an edit there would change nothing a host reads (docs/decisions.md#installer: each
  * install appended another set, and uninstall removed the binary the leftovers still ran).
  */
 export function duplicateKey(text: string, root: Node | undefined, watched: readonly string[]): { readonly key: string; readonly line: number } | undefined {

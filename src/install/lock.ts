@@ -1,4 +1,5 @@
-// One lock for the installer's tree (issue 19, items 3 and 4). install and uninstall read the
+// One lock for the installer's tree (docs/decisions.md#installer-second-trial-from-outside).
+// install and uninstall read the
 // record of files at their start and write it at their end, and uninstall decides that nothing
 // names the binary before it deletes it: two of them at once lost each other's records (three
 // installs kept 1 of 3 records in 8 of 8 runs) or left Gemini entries naming a binary just

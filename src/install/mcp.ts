@@ -1,4 +1,4 @@
-// The velesdb-memory MCP server the hooks point at (issue 18). Every hook tells the agent to
+// The velesdb-memory MCP server the hooks point at (docs/mcp-server.md). Every hook tells the agent to
 // call velesdb-memory tools, and in opted-in repositories the guard refuses edits until one of
 // them answered: hooks installed where the agent has no such server lock the user out for the
 // whole session. So check/doctor look for the server wherever each agent reads it (the
@@ -21,8 +21,9 @@ import { addProperty, DEFAULT_STYLE, detectStyle, duplicateKey, parseJsonc, remo
 import type { ManifestRecord } from "./manifest.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
 import { readUserFile, type WritableFile } from "./registry.ts";
+import { serverSpec, type ServerSpec } from "./server-probe.ts";
 
-/** The name install writes; the recall rule (SPEC §6.2) accepts both spellings. */
+/** The name install writes; the recall rule (docs/contract.md §6.2) accepts both spellings. */
 export const MCP_SERVER_NAME = "velesdb-memory";
 export const MCP_SERVER_NAMES = [MCP_SERVER_NAME, "velesdb_memory"] as const;
 /** Upstream's daemon (scripts/install-memory-daemon.sh, VelesDB 92b0086): the example in messages. */
@@ -189,6 +190,14 @@ export interface McpReport {
   readonly lines: string[];
   readonly drifted: boolean;
   readonly repairs: string[];
+  /** Each usable entry as the agent would start it, for the probe of check/doctor (server-report.ts). */
+  readonly servers: ServerTarget[];
+}
+
+/** One configured server to start: where it was found ("in ~/.claude.json (local scope)") and what runs. */
+export interface ServerTarget {
+  readonly where: string;
+  readonly spec: ServerSpec;
 }
 
 /** mcpInstallCommand(ctx, client) → the repair line's command. */
@@ -202,8 +211,9 @@ export const mcpInstallCommand = (client: InstallerClient): string =>
  */
 export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: string, hooksHere: boolean): McpReport {
   const name = client.name;
-  if (!client.mcp) return { lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [], drifted: false, repairs: [] };
+  if (!client.mcp) return { lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [], drifted: false, repairs: [], servers: [] };
   const lines: string[] = [];
+  const servers: ServerTarget[] = [];
   const cache = new Map<string, McpRead>();
   let usable = false;
   let found = false;
@@ -235,7 +245,12 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     const described = describeServer(ctx, server.entry);
     const approval = spot.needsApproval ? " (used once approved in a session)" : "";
     usable ||= described.usable;
-    lines.push(`${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${where}${spot.label === path.basename(resolved.path) ? "" : ` (${spot.label})`}${approval}: ${described.text}`);
+    const foundIn = `${where}${spot.label === path.basename(resolved.path) ? "" : ` (${spot.label})`}`;
+    lines.push(`${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${foundIn}${approval}: ${described.text}`);
+    // Agents start every server, a user-level one too, in the session's directory (where a
+    // repository's velesdb-memory.toml is read): the probe starts it where check runs.
+    const spec = described.usable ? serverSpec(server.entry, ctx.cwd) : undefined;
+    if (spec) servers.push({ where: foundIn, spec });
   }
   const repairs: string[] = [];
   let drifted = false;
@@ -246,7 +261,7 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     drifted = true;
     repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
   }
-  return { lines, drifted, repairs };
+  return { lines, drifted, repairs, servers };
 }
 
 // ---------------------------------------------------------------------------------------------

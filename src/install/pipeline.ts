@@ -1,4 +1,4 @@
-// install and uninstall as one pipeline over the client table (SPEC §9), knowing no client by
+// install and uninstall as one pipeline over the client table (docs/contract.md §9), knowing no client by
 // name:
 // 1. read every file a selected client owns (its registry, its sections) and the manifest of
 //    what earlier installs wrote (manifest.ts);
@@ -153,7 +153,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
  * (what follows "which"), or undefined. In one's own home the record leads nowhere one could
  * not go anyway. For root in another user's home the record is that user's word (the file is
  * theirs by design), so it is obeyed only for a file that user owns, reached through that
- * user's links, and named like a file the client writes (issue 19, item 2).
+ * user's links, and named like a file the client writes (docs/decisions.md#installer).
  */
 function recordProblem(ctx: InstallerContext, client: InstallerClient, recorded: string): string | undefined {
   const owner = foreignHomeOwner(ctx.home);
@@ -192,7 +192,7 @@ function planTarget(
   const spot = target.withSections ? client.mcp?.files[0] : undefined;
   const spotPath = spot?.path(ctx);
   if (mode === "install" && mcp && !client.mcp) notes.push(`${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`);
-  // Hooks without the server they point at lock opted-in edits (issue 18): install without
+  // Hooks without the server they point at lock opted-in edits (docs/mcp-server.md): install without
   // --mcp says so at once, with the command that wires it, rather than leaving it to check.
   if (mode === "install" && !mcp && client.mcp && target.withSections && mcpReport(ctx, client, tree, true).drifted) {
     notes.push(`${client.name}: note: no usable velesdb-memory MCP server where this agent reads one; the hooks ask for its tools. Add it: ${mcpInstallCommand(client)}`);

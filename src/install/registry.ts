@@ -1,5 +1,5 @@
 // A client's registry (settings.json, hooks.json) under the user-settings write policy of
-// STYLE point 8: read, merge at hook granularity, write back — never replace the `hooks`
+// docs/contract.md §9: read, merge at hook granularity, write back — never replace the `hooks`
 // object, never touch an entry that is not ours, keep the file's mode, follow a symlinked
 // registry to its target, write by temp + fsync + rename, and refuse (before anything changes)
 // whatever cannot be merged safely. Users' top complaints about hook installers are clobbered
@@ -19,7 +19,8 @@ export const BACKUP_SUFFIX = ".velesdb-backup";
 /**
  * The most the installer reads of any file it did not write itself (a registry, Codex's
  * config.toml, a rules file, a backup, its own record): hosts' settings are kilobytes, and a
- * bound keeps a link to a huge or endless file from costing more (issue 19).
+ * bound keeps a link to a huge or endless file from costing more
+ * (docs/decisions.md#installer-second-trial-from-outside).
  */
 export const MAX_READ_BYTES = 16 << 20;
 /** The top-level key every client's registry files its hooks under. */
@@ -47,7 +48,7 @@ export type WritableFile =
       readonly owner: Owner;
     };
 
-/** A file's owner and group, kept across a rewrite (issue 12: `sudo install` took users' settings away from them). */
+/** A file's owner and group, kept across a rewrite (docs/decisions.md#installer: `sudo install` took users' settings away from them). */
 export interface Owner {
   readonly uid: number;
   readonly gid: number;
@@ -412,7 +413,7 @@ export interface Undo {
 
 /**
  * backupPath(file) → `<target>.velesdb-backup`: beside the bytes it copies, so behind a link it
- * sits in the target's directory, which already guards the original (issue 19: a backup of a
+ * sits in the target's directory, which already guards the original (docs/decisions.md#installer: a backup of a
  * file in a root-only directory once landed in the directory of the user who made the link).
  */
 export const backupPath = (file: Extract<WritableFile, { kind: "present" }>): string => `${file.target}${BACKUP_SUFFIX}`;
@@ -510,7 +511,7 @@ function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Own
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 /**
- * A seam for the race test of issue 19 item 9: code in the same process may set it to act
+ * A seam for the race test (docs/decisions.md#installer): code in the same process may set it to act
  * between a directory's creation and its hand-over. Nothing outside the process (no variable,
  * no file) can set it, so a production run never pauses there.
  */
@@ -520,7 +521,7 @@ export const RACE_TEST_HOOKS: { afterMkdir?: (dir: string) => void } = {};
  * makeDirectories(dir, owner, mode) → the directories it created (outermost first), each with
  * that mode (0700 by default) and owned like the file will be. Root hands each one over through
  * a descriptor (handOver), never by its name: chown by name follows a link that the user
- * swapped in for the new directory (issue 19, item 9).
+ * swapped in for the new directory (docs/decisions.md#installer).
  */
 export function makeDirectories(dir: string, owner: Owner, mode = 0o700): string[] {
   const missing: string[] = [];

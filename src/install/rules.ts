@@ -1,6 +1,7 @@
 // A marked section of ours in a user's text file (a client's `sections`; today Windsurf's
-// global rules file, SPEC §4.3, the only channel that reaches Cascade's model in every
-// session). The file belongs to the user, so it gets the registry's write policy (STYLE point 8): backup, private temp file +
+// global rules file, docs/contract.md §4.3, the only channel that reaches Cascade's model in every
+// session). The file belongs to the user, so it gets the registry's write policy
+// (docs/contract.md §9): backup, private temp file +
 // fsync + rename, mode kept, a symlink written at its target, refusal before any change — and
 // its content is never printed.
 //

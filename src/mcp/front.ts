@@ -79,7 +79,8 @@ class Front {
   /** Host lines in order: each waits for the one before it (a reconnect must not reorder them). */
   private queue: Promise<void> = Promise.resolve();
   private exiting = false;
-  private startedAt = 0;
+  /** When this front last started a broker: only a failure written since then is that broker's. */
+  private spawnedAt = Number.POSITIVE_INFINITY;
 
   constructor(private readonly options: FrontOptions) {}
 
@@ -175,7 +176,6 @@ class Front {
   /** reach() → a greeted link to the broker, starting one (once) when nothing answers, within the start bound. */
   private async reach(): Promise<Link> {
     const deadline = Date.now() + this.options.startMs;
-    this.startedAt = Date.now();
     let started = false;
     let last = "no broker answered";
     while (Date.now() < deadline) {
@@ -188,12 +188,13 @@ class Front {
       last = attempt.cause;
       if (attempt.kind === "absent" && !started) {
         started = true;
+        this.spawnedAt = Date.now();
         const spawned = this.startBroker();
         if (spawned !== undefined) return { ok: false, cause: spawned };
       }
       // A broker that failed before it could listen says why in the status file only.
       const status = started ? readMcpStatus({ ...process.env, VELESDB_MEMORY_PATH: this.options.store }) : undefined;
-      if (status?.state === "failed" && Date.parse(status.at) >= this.startedAt - 1000) return { ok: false, cause: status.cause };
+      if (status?.state === "failed" && Date.parse(status.at) >= this.spawnedAt) return { ok: false, cause: status.cause };
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
     return { ok: false, cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (${last}); its log: ${this.options.paths.log}` };

@@ -16,8 +16,8 @@ import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking 
 import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
 
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const DENIED = "Denied by preToolUse hook: ";
 const HOST_SLOTS = 4;
 

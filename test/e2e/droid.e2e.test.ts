@@ -22,8 +22,8 @@ const DROID_BIN = HOST_BINS.droid;
 /** Droid names a custom model `custom:<model>-<index>`. */
 const MODEL = "custom:mock-model-0";
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;

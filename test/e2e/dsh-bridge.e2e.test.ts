@@ -33,8 +33,8 @@ import {
 } from "./dsh-harness.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..", "..");
-const LOAD = `load_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const OPTED_IN = { ...DSH_PROJECT, enforce_learning_loop: true };
 const RECALL_TOOL = "mcp__velesdb-memory__recall_fused";
 const STOPS = 20;

@@ -50,7 +50,7 @@
 // list is `text-only` or `non-json`; a list mixing those with `structured`/`empty` is refused
 // (no server publishes outputSchema and then answers without structuredContent).
 //
-// compile-stdin [--budget N] [--query Q] (SPEC §7) is run directly as VELESDB_MEMORY_BIN by the
+// compile-stdin [--budget N] [--query Q] (docs/contract.md §7) is run directly as VELESDB_MEMORY_BIN by the
 // PostToolUse hook (the harness makes this file executable). Its "compiled view" is one line
 // naming the input's line count, first and last line, so a test can tell it compiled the
 // complete original. Its wire is velesdb-memory 0.12.0's (see compileStdin).

@@ -34,8 +34,8 @@ import {
 import { geminiCall, geminiText, startMockGemini, type GeminiTurn, type MockGemini } from "./mock-gemini.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let mock: MockGemini;
 const cases: GeminiCase[] = [];

@@ -50,7 +50,7 @@ export const NODE_CACHE_ENV: Record<string, string> = RUN_DIR ? { NODE_COMPILE_C
 export type Host = "claude" | "codex";
 export type HookEventArg = "session-start" | "stop" | "pre-compact" | "pre-tool-use" | "post-tool-use";
 
-/** The events each host gets from our installer (SPEC §4). */
+/** The events each host gets from our installer (docs/contract.md §4). */
 export const WIRED_EVENTS: Record<Host, HookEventArg[]> = {
   claude: ["session-start", "stop", "pre-compact", "pre-tool-use", "post-tool-use"],
   codex: ["session-start", "stop", "pre-tool-use", "post-tool-use"],
@@ -379,7 +379,7 @@ export function baseEnv(c: E2ECase): Record<string, string> {
     all_proxy: proxy,
     NO_PROXY: "127.0.0.1,localhost",
     no_proxy: "127.0.0.1,localhost",
-    // Our SessionStart freshness probe (SPEC §5.1) asks this URL: the mock answers 404, i.e. silence.
+    // Our SessionStart freshness probe (docs/contract.md §5.1) asks this URL: the mock answers 404, i.e. silence.
     VELESDB_MCP_URL: `http://127.0.0.1:${c.mock.port}/s/${encodeURIComponent(c.scenario)}/mcp`,
     HOME: c.home,
     TMPDIR: c.tmp,

@@ -27,8 +27,8 @@ import {
 } from "./harness.ts";
 import { codexText, text, type Scenario } from "./mock-llm.ts";
 
-const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 const suite = e2eSuite();
 

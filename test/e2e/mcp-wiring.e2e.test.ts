@@ -1,4 +1,5 @@
-// Issue 18 end to end: `install --mcp` wires the velesdb-memory MCP server into each real host,
+// The MCP server end to end (docs/mcp-server.md): `install --mcp` wires the velesdb-memory MCP
+// server into each real host,
 // so that a plain session — no --mcp-config, no extra flag — can recall through it and the
 // guard then lets an edit of an opted-in repository through. For Claude Code, Codex, Gemini
 // CLI, Qwen Code and Copilot CLI:

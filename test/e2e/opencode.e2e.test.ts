@@ -19,8 +19,8 @@ import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolR
 
 const OPENCODE_BIN = HOST_BINS.opencode;
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm; // the trap proxy, and the URL our session-start freshness probe asks
 let chat: MockOpenAiChat;

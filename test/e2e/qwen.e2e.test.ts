@@ -22,8 +22,8 @@ import { E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.
 import { chatText, chatTool, messagesOf, messageText, type ChatRequest, type ChatTurn } from "./mock-openai-chat.ts";
 import { installFor, qwenSuite, runQwen, settingsPath } from "./qwen-harness.ts";
 
-const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const REFUSAL = "velesdb-hooks refused this edit";
 const RECALL = "mcp__velesdb-memory__recall_fused";

@@ -70,7 +70,7 @@ export function makeFuzzSandbox(label: string, options: SandboxOptions = {}): Fu
 }
 
 /**
- * resolvedCwd(payload, processCwd) → the directory the hook will treat as cwd (SPEC §3.1): the
+ * resolvedCwd(payload, processCwd) → the directory the hook will treat as cwd (docs/contract.md §3.1): the
  * payload's non-empty string cwd without NUL, resolved against the process cwd; else the process
  * cwd. Written independently of src/core/payload.ts: it is the oracle, not the code under test.
  */

@@ -32,7 +32,7 @@ let counter = 0;
 export function startClient(server: string, env: Record<string, string>, extraArgs: readonly string[] = []): McpClient {
   const proc = Bun.spawn([HOOKS_BINARY, "mcp", "--server", server, ...extraArgs], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: env.HOME ?? os.tmpdir() });
   const received: Message[] = [];
-  const waiters: Array<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void }> = [];
+  const waiters: Array<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void; fail: (e: Error) => void }> = [];
   let stderr = "";
   void (async () => {
     const decoder = new TextDecoder();
@@ -58,6 +58,10 @@ export function startClient(server: string, env: Record<string, string>, extraAr
   void (async () => {
     for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += new TextDecoder().decode(chunk);
   })();
+  // A front that exits fails every wait at once, with what it said, instead of at the timeout.
+  void proc.exited.then((code) => {
+    for (const waiter of waiters.splice(0)) waiter.fail(new Error(`velesdb-hooks mcp exited ${code}: ${stderr}`));
+  });
   const stdin = proc.stdin as import("bun").FileSink;
   const client: McpClient = {
     proc,
@@ -77,7 +81,7 @@ export function startClient(server: string, env: Record<string, string>, extraAr
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve: (m: Message) => (clearTimeout(timer), resolve(m)) };
+        const waiter = { predicate, resolve: (m: Message) => (clearTimeout(timer), resolve(m)), fail: (e: Error) => (clearTimeout(timer), reject(e)) };
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(waiter), 1);
           reject(new Error(`no matching message within ${ms} ms; received ${JSON.stringify(received).slice(0, 400)}; stderr ${stderr}`));

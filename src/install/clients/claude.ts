@@ -1,4 +1,4 @@
-// Claude Code (SPEC §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
+// Claude Code (docs/contract.md §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";

@@ -1,4 +1,4 @@
-// Codex CLI (SPEC §4.2): $CODEX_HOME/hooks.json (default ~/.codex), grouped handlers. Codex
+// Codex CLI (docs/contract.md §4.2): $CODEX_HOME/hooks.json (default ~/.codex), grouped handlers. Codex
 // runs `command` through the session shell, so the path is POSIX-quoted; on Windows it runs
 // `commandWindows` in PowerShell instead. No version in argv: the entry's bytes are its trust
 // identity. Codex also runs hooks defined in config.toml [hooks] (we never edit that file, we

@@ -1,4 +1,4 @@
-// DeepSeek harness (SPEC §4.4): a Codex-format hooks.json the bridge plugin reads from its
+// DeepSeek harness (docs/contract.md §4.4): a Codex-format hooks.json the bridge plugin reads from its
 // `configPath`, at a path the user chooses (`--config`, default ~/.dsh/velesdb-hooks.json).
 // The bridge runs every command with `bash -c`, on every platform, so the path is always
 // POSIX-quoted and there is no commandWindows. install never edits the harness config; it

@@ -6,7 +6,7 @@
 // - It imports only `node:child_process`: importing `@opencode-ai/plugin` would depend on the
 //   `npm install` OpenCode runs in its config directory, which stalls offline.
 // - Every spawn is synchronous and bounded (10 s, killed after); a binary that is missing,
-//   crashes, hangs or answers something unreadable changes nothing (SPEC §10: hosts let the
+//   crashes, hangs or answers something unreadable changes nothing (docs/contract.md §10: hosts let the
 //   tool run when a hook cannot), except that an exit 2 is a refusal whose reason is stderr.
 // - Only the tools a rule reads are sent (edit tools before, bash and velesdb-memory MCP tools
 //   after), as the matchers of the other hosts' registries do; bash's `metadata.output` (a

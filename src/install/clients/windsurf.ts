@@ -1,4 +1,4 @@
-// Windsurf Cascade (SPEC §4.3): ~/.codeium/windsurf/hooks.json, `{"command": …, "show_output":
+// Windsurf Cascade (docs/contract.md §4.3): ~/.codeium/windsurf/hooks.json, `{"command": …, "show_output":
 // false}` in a flat list per event, plus a section of the global rules file — the only channel
 // that reaches Cascade's model in every session (hook stdout reaches neither the model nor the
 // user). Cascade runs `command` through a shell, so the path is POSIX-quoted. On Windows the
