@@ -40,6 +40,22 @@ beforeAll(() => {
 const working = (goal: string) => ({ goal });
 const storeOf = (env: Record<string, string>) => path.join(env.HOME!, ".velesdb-memory");
 
+/**
+ * rememberWhileStopped(name, id, fact) → a front whose `remember` (id) is surely in flight: the
+ * server is stopped (SIGSTOP) before the request is sent, so whatever dies next, it never ran.
+ */
+async function rememberWhileStopped(name: string, id: string, fact: string) {
+  const box = sandbox(name);
+  const front = client(box.env);
+  await initialize(front);
+  const [broker] = brokersOf(box.stateDir);
+  const [child] = childrenOf(broker!);
+  process.kill(child!, "SIGSTOP");
+  front.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "remember", arguments: { fact } } });
+  await Bun.sleep(300);
+  return { box, front, broker: broker!, child: child! };
+}
+
 describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp", () => {
   test("negative control: two plain velesdb-memory processes on one store, the second exits with the lock message", async () => {
     const box = sandbox("plain");
@@ -115,36 +131,21 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
   }, 60_000);
 
   test("the broker killed mid-request: one error for the request, none re-sent (the fact is not in the store), the next request reaches a fresh broker", async () => {
-    const box = sandbox("broker-death");
-    const front = client(box.env);
-    await initialize(front);
-    const [broker] = brokersOf(box.stateDir);
-    const [child] = childrenOf(broker!);
-    // The server is stopped first, so the request is surely in flight when the broker dies.
-    process.kill(child!, "SIGSTOP");
-    front.send({ jsonrpc: "2.0", id: "save-1", method: "tools/call", params: { name: "remember", arguments: { fact: "counted fact 41" } } });
-    await Bun.sleep(300);
-    killTree(broker!);
+    const { box, front, broker, child } = await rememberWhileStopped("broker-death", "save-1", "counted fact 41");
+    killTree(broker);
     const answer = await front.waitFor((m) => m.id === "save-1");
     expect(answer.error.message).toContain("velesdb-memory stopped");
-    expect(await until(() => !alive(broker!) && !alive(child!), 5000)).toBe(true);
+    expect(await until(() => !alive(broker) && !alive(child), 5000)).toBe(true);
     const listed = await callTool(front, "list_memories", { limit: 50 });
     expect(JSON.stringify(toolJson(listed))).not.toContain("counted fact 41");
     await Bun.sleep(300);
     expect(front.answers("save-1").length).toBe(1);
-    expect(brokersOf(box.stateDir)).not.toContain(broker!);
+    expect(brokersOf(box.stateDir)).not.toContain(broker);
   }, 60_000);
 
   test("the server killed mid-request: the broker answers one error, the front adds none, the next save applies once", async () => {
-    const box = sandbox("child-death");
-    const front = client(box.env);
-    await initialize(front);
-    const [broker] = brokersOf(box.stateDir);
-    const [child] = childrenOf(broker!);
-    process.kill(child!, "SIGSTOP");
-    front.send({ jsonrpc: "2.0", id: "save-2", method: "tools/call", params: { name: "remember", arguments: { fact: "counted fact 42" } } });
-    await Bun.sleep(300);
-    process.kill(child!, "SIGKILL");
+    const { box, front, child } = await rememberWhileStopped("child-death", "save-2", "counted fact 42");
+    process.kill(child, "SIGKILL");
     const answer = await front.waitFor((m) => m.id === "save-2");
     expect(answer.error.message).toContain("velesdb-memory stopped");
     expect(readMcpStatus(box.env).state).not.toBe("running");
