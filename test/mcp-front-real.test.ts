@@ -130,6 +130,22 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     expect(saved.result ?? saved.error).toBeDefined();
   }, 60_000);
 
+  test("the server's bytes pass as they are: a u64 id keeps every digit (a JSON round trip would round it)", async () => {
+    const box = sandbox("bytes");
+    const front = client(box.env);
+    await initialize(front);
+    await callTool(front, "remember", { fact: "exact digits", metadata: { project: "p" } });
+    const recalled = await callTool(front, "recall_fused", { query: "exact digits", k: 1 }, "exact");
+    expect(recalled.result.isError).not.toBe(true);
+    const line = front.rawLines().find((l) => l.includes('"id":"exact"'))!;
+    const idStr = /\\"id_str\\":\\"(\d+)\\"/.exec(line)?.[1];
+    expect(idStr).toBeDefined();
+    // The id as a JSON number in structuredContent, digit for digit the id_str.
+    expect(line).toContain(`"id":${idStr}`);
+    // Positive control: this id is past 2^53, where a round trip through a JS number changes it.
+    expect(String(Number(idStr))).not.toBe(idStr);
+  }, 60_000);
+
   test("the broker killed mid-request: one error for the request, none re-sent (the fact is not in the store), the next request reaches a fresh broker", async () => {
     const { box, front, broker, child } = await rememberWhileStopped("broker-death", "save-1", "counted fact 41");
     killTree(broker);

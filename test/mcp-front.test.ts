@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LineSplitter, MAX_LINE_BYTES } from "../src/mcp/lines.ts";
+import { LineSplitter, MAX_LINE_BYTES, withTopLevelId } from "../src/mcp/lines.ts";
 import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/mcp/runtime.ts";
 import { HOOKS_BINARY, mcpSandbox, startClient } from "./support/mcp-session.ts";
 
@@ -157,5 +157,17 @@ describe("line framing", () => {
     const under = new LineSplitter().push(Buffer.concat([Buffer.alloc(MAX_LINE_BYTES, 0x61), Buffer.from("\n")]));
     expect(under.length).toBe(1);
     expect(under[0]!.kind).toBe("line");
+  });
+});
+
+describe("ids rewritten in the bytes", () => {
+  test("only the top-level id changes; every other byte (a u64 number, a nested id, escaped quotes) stays", () => {
+    const line = '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"memories":[{"id":16439525647125867986,"text":"say \\"id\\":1"}]}}}';
+    expect(withTopLevelId(line, "c-1")).toBe(line.replace('"id":7', '"id":"c-1"'));
+    expect(withTopLevelId('{ "id" : "abc" , "method":"x"}', 12)).toBe('{ "id" : 12 , "method":"x"}');
+    expect(withTopLevelId('{"params":{"id":1},"method":"x","id":2}', 9)).toBe('{"params":{"id":1},"method":"x","id":9}');
+    expect(withTopLevelId('{"method":"x","params":{"id":1}}', 9)).toBeUndefined();
+    // Positive control: a JSON round trip does change the u64.
+    expect(JSON.stringify(JSON.parse(line))).not.toBe(line);
   });
 });

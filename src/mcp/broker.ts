@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { writePrivateFile } from "../core/state.ts";
-import { errorLine, idKey, idOf, isNotification, isRequest, isResponse, LineSplitter, METHOD_NOT_FOUND, oneLine, parseMessage, PARSE_ERROR, SERVER_STOPPED, type JsonRpcId, type JsonRpcMessage } from "./lines.ts";
+import { errorLine, idKey, idOf, withTopLevelId, isNotification, isRequest, isResponse, LineSplitter, METHOD_NOT_FOUND, oneLine, parseMessage, PARSE_ERROR, SERVER_STOPPED, type JsonRpcId, type JsonRpcMessage } from "./lines.ts";
 import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
 import { acquireStartLock, HELLO_KEY, openRuntimeDirectory, socketAnswers, type Hello } from "./channel.ts";
 
@@ -185,13 +185,13 @@ class Broker {
       if (!pending) return; // cancelled, or its client is gone
       this.pending.delete(id as number);
       pending.connection.inFlight.delete(idKey(pending.clientId));
-      send(pending.connection, { ...message, id: pending.clientId });
+      sendLine(pending.connection, withTopLevelId(line, pending.clientId) ?? JSON.stringify({ ...message, id: pending.clientId }));
       return;
     }
     if (isRequest(message)) return this.toChildLine(errorLine(idOf(message)!, METHOD_NOT_FOUND, "velesdb-hooks' broker routes no server request to a client"));
     // A notification: progress and cancellations would name a broker id no client knows.
     if (message.method === "notifications/progress" || message.method === "notifications/cancelled") return;
-    for (const connection of this.connections) if (connection.greeted) send(connection, message);
+    for (const connection of this.connections) if (connection.greeted) sendLine(connection, line);
   }
 
   private toChildLine(line: string): void {
@@ -271,7 +271,7 @@ class Broker {
       const brokerId = this.nextId++;
       this.pending.set(brokerId, { connection, clientId });
       connection.inFlight.set(idKey(clientId), brokerId);
-      return this.toChild({ ...message, id: brokerId });
+      return this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
     }
     if (isNotification(message)) {
       // The broker's own notifications/initialized went once; each client's would repeat it.
@@ -285,7 +285,7 @@ class Broker {
         this.pending.delete(brokerId);
         return this.toChild({ ...message, params: { ...params, requestId: brokerId } });
       }
-      return this.toChild(message);
+      return this.toChildLine(line);
     }
     // A response to a server request: none is ever routed to a client (see the header).
   }
@@ -364,5 +364,10 @@ class Broker {
 }
 
 function send(connection: Connection, message: JsonRpcMessage): void {
-  if (!connection.socket.destroyed) connection.socket.write(`${JSON.stringify(message)}\n`);
+  sendLine(connection, JSON.stringify(message));
+}
+
+/** sendLine(connection, line): the server's bytes as they came (see withTopLevelId). */
+function sendLine(connection: Connection, line: string): void {
+  if (!connection.socket.destroyed) connection.socket.write(`${line}\n`);
 }

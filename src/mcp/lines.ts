@@ -72,6 +72,55 @@ export const isResponse = (m: JsonRpcMessage): boolean => typeof m.method !== "s
 /** idKey(7) / idKey("7") → distinct map keys: a number and a string id are different requests. */
 export const idKey = (id: JsonRpcId): string => JSON.stringify(id);
 
+/**
+ * withTopLevelId('{"jsonrpc":"2.0","id":7,"result":…}', 3) → the same bytes with only the
+ * top-level id replaced; undefined when the line has none. Messages are never re-serialised:
+ * velesdb-memory sends u64 ids as JSON numbers (`"id":16439525647125867986`, beside `id_str`),
+ * which a JSON.parse/stringify round trip rounds — and a client comparing a tool's text with its
+ * structuredContent then sees two different answers (measured: Copilot CLI 1.0.102 then hands
+ * both to its hooks, and the recall no longer reads as one).
+ */
+export function withTopLevelId(line: string, id: JsonRpcId): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') {
+      const end = stringEnd(line, i);
+      if (end < 0) return undefined;
+      if (depth === 1 && line.slice(i, end + 1) === '"id"') {
+        let colon = end + 1;
+        while (/\s/.test(line[colon] ?? "")) colon++;
+        if (line[colon] === ":") {
+          let start = colon + 1;
+          while (/\s/.test(line[start] ?? "")) start++;
+          const valueEnd = line[start] === '"' ? stringEnd(line, start) + 1 : scalarEnd(line, start);
+          if (valueEnd <= start) return undefined;
+          return line.slice(0, start) + JSON.stringify(id) + line.slice(valueEnd);
+        }
+      }
+      i = end;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return undefined;
+}
+
+/** stringEnd(text, at) → the index of the quote closing the string opened at `at`, or -1. */
+function stringEnd(text: string, at: number): number {
+  for (let i = at + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
+
+/** scalarEnd(text, at) → the index just after a number, true, false or null starting at `at`. */
+function scalarEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && !/[\s,}\]]/.test(text[i]!)) i++;
+  return i;
+}
+
 /** JSON-RPC 2.0 §5.1: -32000..-32099 are the implementation's own server errors. */
 export const SERVER_STOPPED = -32000;
 export const PARSE_ERROR = -32700;

@@ -19,6 +19,8 @@ export interface McpClient {
   sendLine(line: string): void;
   /** request(method, params) → the answer with that id (a fresh id unless given). */
   request(method: string, params?: object, id?: string | number): Promise<Message>;
+  /** rawLines() → every line the front wrote, as bytes came (JSON.parse rounds u64 numbers). */
+  rawLines(): string[];
   /** answers(id) → every answer received so far for that id. */
   answers(id: string | number): Message[];
   /** waitFor(predicate, ms) → the first message that matches, received or to come. */
@@ -32,6 +34,7 @@ let counter = 0;
 export function startClient(server: string, env: Record<string, string>, extraArgs: readonly string[] = []): McpClient {
   const proc = Bun.spawn([HOOKS_BINARY, "mcp", "--server", server, ...extraArgs], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: env.HOME ?? os.tmpdir() });
   const received: Message[] = [];
+  const raw: string[] = [];
   const waiters: Array<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void; fail: (e: Error) => void }> = [];
   let stderr = "";
   void (async () => {
@@ -44,6 +47,7 @@ export function startClient(server: string, env: Record<string, string>, extraAr
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         if (line.trim() === "") continue;
+        raw.push(line);
         const message = JSON.parse(line) as Message;
         received.push(message);
         for (const waiter of [...waiters]) {
@@ -76,6 +80,7 @@ export function startClient(server: string, env: Record<string, string>, extraAr
       client.send({ jsonrpc: "2.0", id: requestId, method, ...(params ? { params } : {}) });
       return answer;
     },
+    rawLines: () => [...raw],
     answers: (id) => received.filter((m) => m.id === id && m.method === undefined),
     waitFor: (predicate, ms = 30_000) => {
       const found = received.find(predicate);
