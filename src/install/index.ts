@@ -19,7 +19,7 @@ import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClie
 import { runDoctor } from "./doctor.ts";
 import { acquireInstallerLock } from "./lock.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import { resolveMcpSource, type McpSource } from "./mcp.ts";
+import { resolveMcpSource, TCP_NOTE, type McpSource } from "./mcp.ts";
 import { shownArgument } from "./mcp-url.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
@@ -121,12 +121,14 @@ export async function runInstallerCommand(command: string, args: readonly string
     case "uninstall": {
       let mcp: McpSource | undefined;
       if (command === "install" && parsed.options.mcp) {
-        const source = resolveMcpSource(ctx.env, parsed.options.mcp.url);
+        const front = stableBinaryPath(ctx);
+        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path) : front;
         if (!source.ok) {
           code = refuse(out, [source.problem]);
           break;
         }
         mcp = source.source;
+        if (mcp.kind === "url") out.line(TCP_NOTE);
       }
       const pipelineOptions = {
         dryRun: parsed.options.dryRun,
