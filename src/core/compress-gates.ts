@@ -9,6 +9,7 @@ import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { Utf8Literal } from "./json-bytes.ts";
 import { isPlainObject, stringField } from "./payload.ts";
+import { noteCompression } from "./stats-note.ts";
 
 /** The numeric knobs of docs/contract.md §8 and their maxima; defaults are in readSettings. */
 export const KNOBS = {
@@ -137,8 +138,8 @@ export function bashOutputGates(input: HookInput): BashGates {
  */
 export async function compressBashThroughGates(input: HookInput): Promise<Decision> {
   const gates = bashOutputGates(input);
-  if (gates.kind === "decided") return gates.decision;
-  return (await import("./compress.ts")).compressBashOutput(input, gates);
+  if (gates.kind === "decided") return noteCompression(input, gates.decision);
+  return noteCompression(input, await (await import("./compress.ts")).compressBashOutput(input, gates));
 }
 
 /**

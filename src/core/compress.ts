@@ -15,6 +15,7 @@ import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 import { compressionFooter } from "./texts.ts";
 import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
@@ -129,6 +130,7 @@ export async function compressBashOutput(input: HookInput, gates: BashGates = ba
   // (docs/development/testing.md#deep-fuzzing).
   const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
   if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
+  noteStat("compression", { outcome: "replaced", bytesIn: bytes, bytesOut: Buffer.byteLength(toolResponse.stdout, "utf8"), tokensSaved: counts.tokens.tokensSaved });
   return { kind: "replaceOutput", toolResponse };
 }
 

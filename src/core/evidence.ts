@@ -8,6 +8,7 @@ import { resolveProjectIdentity } from "./identity.ts";
 import { classifyRecall, isVelesdbRecallToolName, type RecallResponseForm, type RecallScope } from "./recall.ts";
 import { listRecords, PENDING_RECALL, RECALL, removeRecordFile, type StoredRecord } from "./records.ts";
 import { markerPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 
 export interface ToolCall {
   readonly toolName: unknown;
@@ -23,6 +24,7 @@ export interface ToolCall {
 export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   if (typeof call.toolName !== "string" || !isVelesdbRecallToolName(call.toolName)) return "";
   const verdict = classifyRecall(call.toolName, call.toolInput, call.toolResponse, call.form);
+  noteStat("recall", verdict.successful ? "ok" : "failed");
   if (!verdict.successful) return `recall not counted: ${verdict.why}`;
   const sessionId = input.sessionId;
   if (sessionId === undefined) return `recall not recorded: the payload has no ${input.host.sessionIdField}`;

@@ -11,6 +11,7 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { addRecord, LEARNING_DIRTY, PENDING_RECALL, RECALL, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, repositoryIdentity, type StateStore } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 import { guardRefusal, type GuardProblem } from "./texts.ts";
 
 
@@ -52,6 +53,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     else unlocked.push(item);
   }
   if (problems.length > 0) return deny(problems);
+  noteStat("guard", "allowed");
 
   // Every target is unlocked: queue each repository for the next Stop checkpoint. One file per
   // repository, so concurrent edits never lose each other; if one cannot be written the edit
@@ -140,5 +142,6 @@ function slotOf(item: GuardedTarget) {
 
 function deny(problems: readonly GuardProblem[]): Decision {
   const causes = [...new Set(problems.map((p) => p.cause))].join(", ");
+  noteStat("guard", "refused");
   return { kind: "deny", reason: guardRefusal(problems), note: `edit refused (${causes})` };
 }

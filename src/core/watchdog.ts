@@ -17,6 +17,7 @@
 // 23.5 MB in the bench; docs/performance/2026-12-02-compression-memory.md measures the 5 MB ratio
 // with that fixed cost in it). `detached`
 // is setsid(2) there.
+import { noteStat } from "./stats-note.ts";
 
 export interface WatchdogOptions {
   /** Deadline from spawn, in milliseconds (finite, ≥ 0). */
@@ -175,6 +176,7 @@ class Run {
     const check = deadlineCheck(this.startedAt, performance.now(), this.options.timeoutMs);
     if (check.expired) {
       this.timedOut = true;
+      noteStat("timeout", true);
       this.terminate();
       return;
     }
