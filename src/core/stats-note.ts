@@ -80,35 +80,45 @@ export function noteDecision(decision: Decision, error?: "error"): Decision {
  */
 export function noteCompression(input: { readonly payload: Record<string, unknown>; readonly env: NodeJS.ProcessEnv }, decision: Decision): Decision {
   if (decision.kind === "replaceOutput") facts.compression ??= { outcome: "replaced" };
-  else facts.compression = { outcome: "passed", reason: passReason(input, decision.note ?? "") };
+  else if (decision.note) facts.compression = { outcome: "passed", reason: notedPassReason(decision.note) };
+  else {
+    // A pass without a note is one of the quiet gates (compress-gates.ts): not on the
+    // allowlist, an image, or below the size threshold, the common case.
+    const allowlist = input.env.VELESDB_HOOK_COMPRESS_TOOLS;
+    const response = input.payload.tool_response as Record<string, unknown> | null | undefined;
+    const reason =
+      input.payload.tool_name !== "Bash" || (allowlist !== undefined && !allowlist.split(/[\s,]+/).includes("Bash"))
+        ? "not-allowlisted"
+        : typeof response === "object" && response?.isImage === true
+          ? "image"
+          : "below-threshold";
+    facts.compression = { outcome: "passed", reason };
+  }
   return decision;
 }
 
-// First match wins; each pattern is the start of one of our own notes.
-const PASS_REASONS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/compression off: state unavailable/, "state-unavailable"],
-  [/compression off: /, "no-compiler"],
-  [/VELESDB_HOOK_\w+=.* compression is off/, "bad-setting"],
-  [/compression refused: fidelity risk/, "fidelity-risk"],
-  [/compression refused: saving/, "too-little-gain"],
-  [/compression refused: no time left/, "deadline"],
-  [/compression refused: the compilation is empty/, "empty-compilation"],
-  [/compression refused: the original cannot be archived|compression refused: archive/, "archive-failed"],
-  [/compression refused: (the tool_response nests|the tool_response cannot be serialised)/, "shape"],
-  [/compression refused: /, "compiler-failed"],
-  [/tool_response|persistedOutputPath|persisted output|saved output/, "shape"],
-];
-
-function passReason(input: { readonly payload: Record<string, unknown>; readonly env: NodeJS.ProcessEnv }, note: string): string {
-  for (const [pattern, reason] of PASS_REASONS) if (pattern.test(note)) return reason;
-  if (note !== "") return "other";
-  // A pass without a note is one of the quiet gates (compress-gates.ts): not on the allowlist,
-  // an image, or below the size threshold, the common case.
-  const allowlist = input.env.VELESDB_HOOK_COMPRESS_TOOLS ?? "Bash";
-  if (input.payload.tool_name !== "Bash" || !allowlist.split(/[\s,]+/).includes("Bash")) return "not-allowlisted";
-  const response = input.payload.tool_response;
-  if (response !== null && typeof response === "object" && (response as Record<string, unknown>).isImage === true) return "image";
-  return "below-threshold";
+/**
+ * notedPassReason("compression refused: fidelity risk high …") → "fidelity-risk". The table is
+ * built only when a pass has a note: regular expressions made at module evaluation cost every
+ * hook their heap, and the commonest hooks sit just under the engine's warm-up threshold
+ * (README: "The warm-up thread, counted").
+ */
+function notedPassReason(note: string): string {
+  const reasons: ReadonlyArray<readonly [RegExp, string]> = [
+    [/compression off: state unavailable/, "state-unavailable"],
+    [/compression off: /, "no-compiler"],
+    [/VELESDB_HOOK_\w+=.* compression is off/, "bad-setting"],
+    [/compression refused: fidelity risk/, "fidelity-risk"],
+    [/compression refused: saving/, "too-little-gain"],
+    [/compression refused: no time left/, "deadline"],
+    [/compression refused: the compilation is empty/, "empty-compilation"],
+    [/compression refused: the original cannot be archived|compression refused: archive/, "archive-failed"],
+    [/compression refused: (the tool_response nests|the tool_response cannot be serialised)/, "shape"],
+    [/compression refused: /, "compiler-failed"],
+    [/tool_response|persistedOutputPath|persisted output|saved output/, "shape"],
+  ];
+  for (const [pattern, reason] of reasons) if (pattern.test(note)) return reason;
+  return "other";
 }
 
 /** resetNotedFacts(): for unit tests, which run many calls in one process. */

@@ -12,12 +12,11 @@
 // - It is bounded: a day's file stops growing at MAX_DAY_BYTES, and the day files older than
 //   KEEP_DAYS are removed when a new day's file is started (the only time a listing is paid).
 // - Counts, names and durations only (src/core/stats-note.ts): never a payload, a command, an
-//   output or a path. The session is kept as its cksum, only to follow one session's refusal
+//   output or a path. The session is kept as a hash, only to follow one session's refusal
 //   to its recall and its edit.
 // Best effort and silent: a stats problem never changes an answer or prints a line.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { posixCksum } from "./cksum.ts";
 import { notedFacts, type HookFacts } from "./stats-note.ts";
 import { defaultStateDirectory, openStateStore } from "./state.ts";
 
@@ -29,7 +28,12 @@ export const KEEP_DAYS = 30;
 /** No record line is longer: well under PIPE_BUF (4096), so one write(2) is one whole line. */
 export const MAX_LINE_BYTES = 1024;
 const MAX_PROJECT_CHARS = 120;
-export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+const IS_WINDOWS = process.platform === "win32";
+// The file type bits of st_mode (a link is neither a directory nor a regular file): read off
+// the mode rather than through Stats' methods, each of which is one more function run.
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
 
 /** The record as stored: short keys, every field but v, t, h, e and ms optional. */
 export interface StatsRecord {
@@ -42,7 +46,7 @@ export interface StatsRecord {
   readonly ms: number;
   readonly d?: string;
   readonly p?: string;
-  /** cksum of the host session id. */
+  /** A hash of the host session id (sessionKey). */
   readonly s?: string;
   readonly err?: 1;
   readonly to?: 1;
@@ -57,95 +61,112 @@ export interface StatsRecord {
   readonly tk?: number;
 }
 
-/** statsEnabled(env) → false only for VELESDB_HOOK_STATS=off. */
-export function statsEnabled(env: NodeJS.ProcessEnv): boolean {
-  return env.VELESDB_HOOK_STATS !== "off";
-}
-
-/** statsDirectory(env) → `<private state directory>/stats`, the one place every host's records go. */
-export function statsDirectory(env: NodeJS.ProcessEnv): string {
-  return path.join(defaultStateDirectory(env), STATS_DIRECTORY);
-}
-
-/** utcDay(ms) → "2026-12-02": the day file a record made at `ms` goes to. */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** recordLine(facts, nowMs, durationMs) → the line to append (newline included). */
+/**
+ * recordLine(facts, nowMs, durationMs) → the line to append (newline included). One object
+ * literal whose absent facts are undefined, which JSON.stringify leaves out: the smallest code
+ * for the hot path (see appendLine on why that matters).
+ */
 export function recordLine(facts: Readonly<HookFacts>, nowMs: number, durationMs: number): string {
   const c = facts.compression;
+  // The session id's 32-bit FNV-1a in base 36: enough to follow one session's records; the id
+  // itself is never written. In place, not a function (see appendHookRecord on why).
+  let session: string | undefined;
+  if (facts.session !== undefined) {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < facts.session.length; i++) hash = Math.imul(hash ^ facts.session.charCodeAt(i), 0x01000193);
+    session = (hash >>> 0).toString(36);
+  }
   const record: StatsRecord = {
     v: 1,
     t: Math.floor(nowMs / 1000),
     h: facts.host ?? "unknown",
     e: facts.event ?? "unknown",
     ms: Math.round(durationMs * 100) / 100,
-    ...(facts.decision ? { d: facts.decision } : {}),
-    ...(facts.project !== undefined ? { p: facts.project.slice(0, MAX_PROJECT_CHARS) } : {}),
-    ...(facts.session !== undefined ? { s: posixCksum(facts.session) } : {}),
-    ...(facts.error ? { err: 1 as const } : {}),
-    ...(facts.timeout ? { to: 1 as const } : {}),
-    ...(facts.answerLost ? { lost: 1 as const } : {}),
-    ...(facts.guard ? { g: facts.guard } : {}),
-    ...(facts.recall ? { r: facts.recall } : {}),
-    ...(facts.checkpoint !== undefined ? { ck: facts.checkpoint } : {}),
-    ...(c ? { c: c.outcome } : {}),
-    ...(c?.reason ? { why: c.reason } : {}),
-    ...(c?.bytesIn !== undefined ? { bi: c.bytesIn } : {}),
-    ...(c?.bytesOut !== undefined ? { bo: c.bytesOut } : {}),
-    ...(c?.tokensSaved !== undefined ? { tk: c.tokensSaved } : {}),
+    d: facts.decision,
+    p: facts.project?.slice(0, MAX_PROJECT_CHARS),
+    s: session,
+    err: facts.error ? 1 : undefined,
+    to: facts.timeout ? 1 : undefined,
+    lost: facts.answerLost ? 1 : undefined,
+    g: facts.guard,
+    r: facts.recall,
+    ck: facts.checkpoint,
+    c: c?.outcome,
+    why: c?.reason,
+    bi: c?.bytesIn,
+    bo: c?.bytesOut,
+    tk: c?.tokensSaved,
   };
   const line = `${JSON.stringify(record)}\n`;
   // Only a project name can make a line long (120 characters, each up to 6 bytes escaped).
-  return Buffer.byteLength(line, "utf8") <= MAX_LINE_BYTES ? line : `${JSON.stringify({ ...record, p: "(name too long)" })}\n`;
+  return line.length * 3 <= MAX_LINE_BYTES || new TextEncoder().encode(line).length <= MAX_LINE_BYTES ? line : `${JSON.stringify({ ...record, p: "(name too long)" })}\n`;
 }
 
 /**
- * appendHookRecord(env) → true when this hook call's record was appended. Never
- * throws. `nowMs` and `durationMs` are the caller's clock (the entry: Date.now() and
- * performance.now(), whose origin is the process start).
+ * appendHookRecord(env) → true when this hook call's record was appended. Never throws.
+ * `nowMs` and `durationMs` are the caller's clock (the entry: Date.now() and performance.now(),
+ * whose origin is the process start).
+ *
+ * Few functions on purpose, with the state directory's checks (ours, 0700, not a link; state.ts)
+ * made on one lstat and the file types read off st_mode: each function run costs the heap its
+ * compiled form, and the commonest hooks sit just under the size at which the engine starts its
+ * block warm-up thread (~0.8 ms of CPU; README, "The warm-up thread, counted"; docs/stats.md
+ * has what this costs). Inside a safe state directory nobody else can
+ * plant anything, so the stats directory needs only to be a directory and the file is opened
+ * O_NOFOLLOW. Only a missing state directory goes through openStateStore, which creates it.
  */
-export function appendHookRecord(env: NodeJS.ProcessEnv, nowMs = Date.now(), durationMs = performance.now()): boolean {
-  if (!statsEnabled(env)) return false;
+export function appendHookRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; readonly durationMs?: number }): boolean {
+  // Off is answered here, before the engine links writeRecord's body (it links a function whole
+  // on its first call, however early the call returns).
+  return env.VELESDB_HOOK_STATS !== "off" && writeRecord(env, clock);
+}
+
+function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; readonly durationMs?: number }): boolean {
   try {
-    return appendLine(env, recordLine(notedFacts(), nowMs, durationMs), utcDay(nowMs), nowMs);
+    const nowMs = clock?.nowMs ?? Date.now();
+    const durationMs = clock?.durationMs ?? performance.now();
+    const stateDir = defaultStateDirectory(env);
+    if (!path.isAbsolute(stateDir)) return false;
+    const state = fs.lstatSync(stateDir, { throwIfNoEntry: false });
+    if (state === undefined) {
+      if (!openStateStore(stateDir).safe) return false;
+    } else if ((state.mode & S_IFMT) !== S_IFDIR || (!IS_WINDOWS && (state.uid !== process.getuid!() || (state.mode & 0o777) !== 0o700))) {
+      return false;
+    }
+    const dir = `${stateDir}${path.sep}${STATS_DIRECTORY}`;
+    const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (st === undefined) fs.mkdirSync(dir, { mode: 0o700 });
+    else if ((st.mode & S_IFMT) !== S_IFDIR) return false;
+    const file = `${dir}${path.sep}${new Date(nowMs).toISOString().slice(0, 10)}.jsonl`;
+    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      const opened = fs.fstatSync(fd);
+      if ((opened.mode & S_IFMT) !== S_IFREG || opened.size >= MAX_DAY_BYTES) return false;
+      // One write of the whole line: O_APPEND makes it land at the end, in one piece.
+      const bytes = new TextEncoder().encode(recordLine(notedFacts(), nowMs, durationMs));
+      if (fs.writeSync(fd, bytes) !== bytes.length) return false;
+      // The first record of a day starts the day's file: the one moment old days are pruned.
+      if (opened.size === 0) pruneOldDays(dir, nowMs);
+      return true;
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return false;
   }
 }
 
-function appendLine(env: NodeJS.ProcessEnv, line: string, day: string, nowMs: number): boolean {
-  // The state directory's own checks (ours, 0700, not a link): inside it nobody else can plant
-  // anything, so the stats directory needs only to be a real directory, and the file O_NOFOLLOW.
-  const store = openStateStore(defaultStateDirectory(env));
-  if (!store.safe) return false;
-  const dir = path.join(store.dir, STATS_DIRECTORY);
-  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
-  if (st === undefined) fs.mkdirSync(dir, { mode: 0o700 });
-  else if (!st.isDirectory() || st.isSymbolicLink()) return false;
-  const file = path.join(dir, `${day}.jsonl`);
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
-  try {
-    const opened = fs.fstatSync(fd);
-    if (!opened.isFile() || opened.size >= MAX_DAY_BYTES) return false;
-    // One write of the whole line: O_APPEND makes it land at the end, in one piece.
-    const bytes = Buffer.from(line, "utf8");
-    if (fs.writeSync(fd, bytes) !== bytes.length) return false;
-    // The first record of a day starts the day's file: the one moment old days are pruned.
-    if (opened.size === 0) pruneOldDays(dir, nowMs);
-    return true;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** pruneOldDays(dir, now) → how many day files older than KEEP_DAYS were removed; other names are left alone. */
+/**
+ * pruneOldDays(dir, now) → how many day files older than KEEP_DAYS were removed; any other name
+ * is left alone. Its pattern is made here, not at module level: this module is evaluated by
+ * every hook, and a regular expression made there costs every one of them its heap.
+ */
 export function pruneOldDays(dir: string, nowMs: number, keepDays = KEEP_DAYS): number {
-  const oldest = utcDay(nowMs - (keepDays - 1) * 86_400_000);
+  const oldest = new Date(nowMs - (keepDays - 1) * 86_400_000).toISOString().slice(0, 10);
+  const dayFile = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
   let removed = 0;
   for (const name of fs.readdirSync(dir)) {
-    const day = DAY_FILE.exec(name)?.[1];
+    const day = dayFile.exec(name)?.[1];
     if (day === undefined || day >= oldest) continue;
     try {
       fs.unlinkSync(path.join(dir, name));

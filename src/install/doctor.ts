@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
 import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
 import { defaultStateDirectory } from "../core/state.ts";
+import { statsLocationLine } from "../stats/files.ts";
 import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
@@ -69,6 +70,7 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
   }
 
   out.line(`state:     ${stateDirectoryReport(ctx)}`);
+  out.line(`stats:     ${statsLocationLine(ctx.env)}`);
   out.line(`config:    ${projectConfigReport(ctx)}`);
   out.line(`shell:     ${shell}`);
   return 0;

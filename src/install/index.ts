@@ -21,6 +21,7 @@ import { installerContext, ourTree, shown, stableBinaryPath, type InstallerConte
 import { resolveMcpSource, type McpSource } from "./mcp.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
+import { statsKeptLine } from "../stats/files.ts";
 
 const EXIT_USAGE = 64;
 
@@ -132,6 +133,9 @@ export async function runInstallerCommand(command: string, args: readonly string
         ...(mcp ? { mcp } : {}),
       };
       code = (command === "install" ? install : uninstall)(ctx, clients, pipelineOptions, out);
+      // The stats records are the user's history: uninstall leaves them, and says where (docs/stats.md).
+      const statsKept = command === "uninstall" ? statsKeptLine(ctx.env) : undefined;
+      if (statsKept) out.line(statsKept);
       break;
     }
     case "check":

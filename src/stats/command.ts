@@ -4,10 +4,10 @@
 // no hook evaluates the aggregation or the screen.
 import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
-import { KEEP_DAYS, statsEnabled, utcDay } from "../core/stats-record.ts";
+import { KEEP_DAYS } from "../core/stats-record.ts";
 import type { StatsRecord } from "../core/stats-record.ts";
 import { parseRecordLine, summarise } from "./aggregate.ts";
-import { humanBytes, readDayFile, removeDayFiles, statsLocation } from "./files.ts";
+import { humanBytes, readDayFile, removeDayFiles, statsEnabled, statsLocation, utcDay } from "./files.ts";
 import { renderSummary } from "./render.ts";
 
 const EXIT_USAGE = 64;
@@ -91,7 +91,7 @@ export async function runStatsCommand(args: readonly string[], env: NodeJS.Proce
     }
   }
   const summary = summarise(records, { today, days: options.days, project: options.project, unreadableLines });
-  const off = statsEnabled(env) ? "" : " (recording is off: VELESDB_HOOK_STATS=off)";
+  const off = statsEnabled(env) ? "" : "; recording is off (VELESDB_HOOK_STATS=off)";
   if (options.json) {
     return say(JSON.stringify({ recordsDirectory: location.dir, recording: statsEnabled(env), keepDays: KEEP_DAYS, ...summary }, null, 2));
   }

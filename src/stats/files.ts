@@ -6,7 +6,20 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { defaultStateDirectory, readPrivateFile } from "../core/state.ts";
-import { DAY_FILE, KEEP_DAYS, MAX_DAY_BYTES, STATS_DIRECTORY, statsEnabled } from "../core/stats-record.ts";
+import { KEEP_DAYS, MAX_DAY_BYTES, STATS_DIRECTORY } from "../core/stats-record.ts";
+
+/** The name of a day's file of records: `<UTC day>.jsonl` (src/core/stats-record.ts). */
+export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+
+/** statsEnabled(env) → false only for VELESDB_HOOK_STATS=off, the one value the hooks obey. */
+export function statsEnabled(env: NodeJS.ProcessEnv): boolean {
+  return env.VELESDB_HOOK_STATS !== "off";
+}
+
+/** utcDay(ms) → "2026-12-02": the day file a record made at `ms` goes to. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
 
 export interface DayFile {
   readonly day: string;
