@@ -6,12 +6,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resetNotedFacts } from "../src/core/stats-note.ts";
+import { notedFacts, noteDecision, noteHook, resetNotedFacts } from "../src/core/stats-note.ts";
 import { appendHookRecord, KEEP_DAYS, MAX_DAY_BYTES, MAX_LINE_BYTES, recordLine, type StatsRecord } from "../src/core/stats-record.ts";
 import { parseRecordLine, percentile, summarise } from "../src/stats/aggregate.ts";
 import { parseStatsArgs } from "../src/stats/command.ts";
 import { renderSummary } from "../src/stats/render.ts";
-import { bashPayload, realisticLog } from "./support/compress-fixtures.ts";
+import { bashPayload, fake, realisticLog } from "./support/compress-fixtures.ts";
 import { loadPayload, makeSandbox, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 import { editPayload, recallPayload, stopPayload } from "./support/learning.ts";
 
@@ -198,6 +198,15 @@ describe("the record file", () => {
     expect(fs.readFileSync(dayFile(), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
   });
 
+  test("a rule that threw is recorded as an error, with the kind of answer its failure policy gave", () => {
+    noteHook("claude", "PreToolUse", "s1");
+    noteDecision({ kind: "deny", reason: "internal error" }, "error");
+    expect(parseRecordLine(recordLine(notedFacts(), NOW, 1))).toMatchObject({ h: "claude", e: "PreToolUse", d: "deny", err: 1 });
+    resetNotedFacts();
+    noteDecision({ kind: "pass" });
+    expect(parseRecordLine(recordLine(notedFacts(), NOW, 1))!.err).toBeUndefined();
+  });
+
   test("a record line stays under its bound whatever the project name", () => {
     const project = "ß\u2028\"\\😀".repeat(40);
     const line = recordLine({ host: "claude", event: "PreToolUse", project, session: "s".repeat(500), guard: "refused" }, NOW, 1);
@@ -295,6 +304,16 @@ describe("the compiled binary", () => {
     // Negative control: without a compiler the same output passes, and says why.
     run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-compress" }), { PATH: "/nonexistent" });
     expect(records().at(-1)).toMatchObject({ c: "passed", why: "no-compiler" });
+  });
+
+  test("a compiler that hangs: the watchdog's deadline is counted as a timeout, the output as passed (no-compiler)", () => {
+    const log = realisticLog(40_000);
+    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-hang" }), { VELESDB_MEMORY_BIN: fake("hangs"), VELESDB_HOOK_PROBE_TIMEOUT: "1" });
+    expect(records().at(-1)).toMatchObject({ c: "passed", why: "no-compiler", to: 1 });
+    expect(JSON.parse(stats(["--json"]).stdout).totals.timeouts).toBe(1);
+    // Control: a compiler that answers at once is no timeout.
+    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-low" }), { VELESDB_MEMORY_BIN: fake("low") });
+    expect(records().at(-1)!.to).toBeUndefined();
   });
 
   test("VELESDB_HOOK_STATS=off: the hooks answer the same and record nothing; the control records", () => {
