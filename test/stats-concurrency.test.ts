@@ -1,4 +1,4 @@
-// Concurrent hooks lose no stats record and tear none (issue 32, docs/stats.md): 200 real hook
+// Concurrent hooks lose no stats record and tear none (docs/stats.md): 200 real hook
 // processes of the compiled binary started at once, every one appending to the same day's file
 // (src/core/stats-record.ts: O_APPEND, one write(2) per line). Afterwards the file holds exactly
 // one whole, parseable line per process, each session's record once. The negative control shows

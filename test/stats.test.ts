@@ -1,4 +1,4 @@
-// `velesdb-hooks stats` and the record each hook call appends (issue 32, docs/stats.md): the
+// `velesdb-hooks stats` and the record each hook call appends (docs/stats.md): the
 // aggregation on fixed records, the record file's bounds (size, age) and safety (an unsafe state
 // directory, a planted link), VELESDB_HOOK_STATS=off beside its positive control, and then the
 // compiled binary: a learning-loop session hook by hook, what `stats` and `stats --json` say

@@ -101,7 +101,7 @@ export function noteCompression(input: { readonly payload: Record<string, unknow
  * notedPassReason("compression refused: fidelity risk high …") → "fidelity-risk". The table is
  * built only when a pass has a note: regular expressions made at module evaluation cost every
  * hook their heap, and the commonest hooks sit just under the engine's warm-up threshold
- * (README: "The warm-up thread, counted").
+ * (docs/performance/2026-12-02-io-floor.md, "The warm-up thread, counted").
  */
 function notedPassReason(note: string): string {
   const reasons: ReadonlyArray<readonly [RegExp, string]> = [

@@ -1,7 +1,7 @@
-// The stats record (issue 32, docs/stats.md): one line of JSON appended per hook call to
+// The stats record (docs/stats.md): one line of JSON appended per hook call to
 // `<private state directory>/stats/<UTC day>.jsonl`, read back by `velesdb-hooks stats`.
 // Why this shape:
-// - Hooks run concurrently (a model may issue 50 edits at once), so each record is one write(2)
+// - Hooks run concurrently (a model may send 50 edits at once), so each record is one write(2)
 //   of one whole line to a file opened O_APPEND: the kernel places every such write at the end
 //   atomically, so no line is lost or cut into another. A line stays far below PIPE_BUF (4096,
 //   the size POSIX promises atomic for pipes; regular files on Linux take the inode lock for
@@ -110,7 +110,7 @@ export function recordLine(facts: Readonly<HookFacts>, nowMs: number, durationMs
  * Few functions on purpose, with the state directory's checks (ours, 0700, not a link; state.ts)
  * made on one lstat and the file types read off st_mode: each function run costs the heap its
  * compiled form, and the commonest hooks sit just under the size at which the engine starts its
- * block warm-up thread (~0.8 ms of CPU; README, "The warm-up thread, counted"; docs/stats.md
+ * block warm-up thread (~0.8 ms of CPU; docs/performance/2026-12-02-io-floor.md; docs/stats.md
  * has what this costs). Inside a safe state directory nobody else can
  * plant anything, so the stats directory needs only to be a directory and the file is opened
  * O_NOFOLLOW. Only a missing state directory goes through openStateStore, which creates it.

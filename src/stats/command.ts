@@ -1,4 +1,4 @@
-// `velesdb-hooks stats [--days N] [--project P] [--json] [--reset]` (issue 32, docs/stats.md):
+// `velesdb-hooks stats [--days N] [--project P] [--json] [--reset]` (docs/stats.md):
 // what the hooks did for the user, read from the records every hook call appends
 // (src/core/stats-record.ts). Loaded only for this command (src/cli.ts imports it lazily), so
 // no hook evaluates the aggregation or the screen.

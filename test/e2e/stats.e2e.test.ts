@@ -1,4 +1,4 @@
-// `velesdb-hooks stats` after a real Claude Code session (issue 32, docs/stats.md): hooks
+// `velesdb-hooks stats` after a real Claude Code session (docs/stats.md): hooks
 // registered by our installer, the scripted model makes a Write (refused by the guard), a
 // velesdb-memory recall_fused (the double), the same Write (allowed), a Bash command whose
 // ~28 KB build log PostToolUse compresses, then ends its turn: Stop asks for the learning
