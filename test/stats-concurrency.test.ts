@@ -7,7 +7,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { recordLine, MAX_LINE_BYTES } from "../src/core/stats-record.ts";
+import { sessionKey } from "../src/core/stats-note.ts";
+import { MAX_LINE_BYTES } from "../src/core/stats-record.ts";
 import { parseRecordLine } from "../src/stats/aggregate.ts";
 import { BINARY, loadPayload, makeSandbox, type Sandbox } from "./support/hook-runner.ts";
 
@@ -33,8 +34,6 @@ function hookCall(i: number): { args: string[]; payload: Record<string, unknown>
   }
 }
 
-const sessionKeyOf = (session: string) => parseRecordLine(recordLine({ session }, 0, 0))!.s!;
-
 test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none torn`, async () => {
   // Created first, so no hook races another to create the directories (that race is the
   // state store's, tested in test/state.test.ts); every one of them appends to one file.
@@ -57,7 +56,7 @@ test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none t
   const records = lines.map((line) => parseRecordLine(line));
   expect(records.filter((r) => r === undefined)).toHaveLength(0);
   expect(Math.max(...lines.map((l) => Buffer.byteLength(l) + 1))).toBeLessThanOrEqual(MAX_LINE_BYTES);
-  const expected = Array.from({ length: HOOKS }, (_, i) => sessionKeyOf(`concurrent-${i}`)).sort();
+  const expected = Array.from({ length: HOOKS }, (_, i) => sessionKey(`concurrent-${i}`)).sort();
   expect(records.map((r) => r!.s!).sort()).toEqual(expected);
   expect(records.filter((r) => r!.e === "Stop" && r!.h === "codex")).toHaveLength(HOOKS / 4);
 }, 120_000);

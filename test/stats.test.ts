@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { notedFacts, noteDecision, noteHook, resetNotedFacts } from "../src/core/stats-note.ts";
-import { appendHookRecord, KEEP_DAYS, MAX_DAY_BYTES, MAX_LINE_BYTES, recordLine, type StatsRecord } from "../src/core/stats-record.ts";
+import { noted, noteDecision, noteHook, noteProject, noteStat, resetNoted, type StatsRecord } from "../src/core/stats-note.ts";
+import { appendHookRecord, KEEP_DAYS, MAX_DAY_BYTES, MAX_LINE_BYTES, recordLine } from "../src/core/stats-record.ts";
 import { parseRecordLine, percentile, summarise } from "../src/stats/aggregate.ts";
 import { parseStatsArgs } from "../src/stats/command.ts";
 import { renderSummary } from "../src/stats/render.ts";
@@ -99,9 +99,10 @@ describe("aggregation", () => {
   });
 
   test("a torn or foreign line is no record", () => {
-    const line = recordLine({ host: "claude", event: "Stop", decision: "pass" }, NOW, 8.123);
+    const line = recordLine({ v: 1, t: 0, h: "claude", e: "Stop", ms: 0, d: "pass" }, NOW, 8.123);
     expect(parseRecordLine(line.trim())).toMatchObject({ v: 1, h: "claude", e: "Stop", d: "pass", ms: 8.12 });
-    for (const bad of [line.slice(0, 20), "{}", "[1]", '{"v":2,"t":1,"h":"x","e":"y","ms":1}', "not json"]) expect(parseRecordLine(bad)).toBeUndefined();
+    const forged = ['{"v":1,"t":1,"h":"\u001b[31mx","e":"y","ms":1}', '{"v":1,"t":1,"h":"x","e":"y","ms":"1"}', '{"v":1,"t":1,"h":"x","e":"y","ms":1,"tk":"9"}'];
+    for (const bad of [line.slice(0, 20), "{}", "[1]", '{"v":2,"t":1,"h":"x","e":"y","ms":1}', "not json", ...forged]) expect(parseRecordLine(bad)).toBeUndefined();
   });
 
   test("the screen: totals, hook time and a chart, no escape code unless colour is asked for", () => {
@@ -132,7 +133,7 @@ describe("the record file", () => {
   beforeEach(() => {
     box = makeSandbox("stats-file");
     env = box.env;
-    resetNotedFacts();
+    resetNoted();
   });
   afterEach(() => box.cleanup());
 
@@ -201,21 +202,31 @@ describe("the record file", () => {
   test("a rule that threw is recorded as an error, with the kind of answer its failure policy gave", () => {
     noteHook("claude", "PreToolUse", "s1");
     noteDecision({ kind: "deny", reason: "internal error" }, "error");
-    expect(parseRecordLine(recordLine(notedFacts(), NOW, 1))).toMatchObject({ h: "claude", e: "PreToolUse", d: "deny", err: 1 });
-    resetNotedFacts();
+    expect(parseRecordLine(recordLine(noted, NOW, 1))).toMatchObject({ h: "claude", e: "PreToolUse", d: "deny", err: 1 });
+    resetNoted();
     noteDecision({ kind: "pass" });
-    expect(parseRecordLine(recordLine(notedFacts(), NOW, 1))!.err).toBeUndefined();
+    expect(parseRecordLine(recordLine(noted, NOW, 1))!.err).toBeUndefined();
   });
 
-  test("a record line stays under its bound whatever the project name", () => {
-    const project = "ß\u2028\"\\😀".repeat(40);
-    const line = recordLine({ host: "claude", event: "PreToolUse", project, session: "s".repeat(500), guard: "refused" }, NOW, 1);
+  test("a record line stays under its bound whatever the project name, and holds every fact", () => {
+    noteHook("windsurf", "post_mcp_tool_use", "s".repeat(5000));
+    noteProject({ project: "\u0001\"\\\u2028".repeat(200) });
+    noteDecision({ kind: "summariserInstructions", text: "x" }, "error");
+    noteStat("guard", "refused");
+    noteStat("recall", "failed");
+    noteStat("checkpoint", "asked");
+    noteStat("timeout", true);
+    noteStat("answerLost", true);
+    noteStat("compression", { outcome: "replaced", bytesIn: 1e9, bytesOut: 1e9, tokensSaved: 1e9 });
+    const line = recordLine(noted, NOW * 1000, 1e9);
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_LINE_BYTES);
     expect(line.endsWith("\n") && line.indexOf("\n") === line.length - 1).toBe(true);
-    const parsed = parseRecordLine(line)!;
-    expect(parsed.p!.length).toBeLessThanOrEqual(120);
+    const parsed = JSON.parse(line);
+    expect(parsed.p.length).toBe(120);
     expect(parsed.s).toMatch(/^[0-9a-z]{1,7}$/);
+    expect(Object.keys(parsed).sort()).toEqual(["bi", "bo", "c", "ck", "d", "e", "err", "g", "h", "lost", "ms", "p", "r", "s", "t", "tk", "to", "v"]);
   });
+
 });
 
 describe("the compiled binary", () => {

@@ -11,13 +11,13 @@
 //   beyond the state directory's lstat (lstat the stats directory, open, fstat, write+close).
 // - It is bounded: a day's file stops growing at MAX_DAY_BYTES, and the day files older than
 //   KEEP_DAYS are removed when a new day's file is started (the only time a listing is paid).
-// - Counts, names and durations only (src/core/stats-note.ts): never a payload, a command, an
+// - Counts, names and durations only (src/core/stats-note.ts, which holds the record's shape): never a payload, a command, an
 //   output or a path. The session is kept as a hash, only to follow one session's refusal
 //   to its recall and its edit.
 // Best effort and silent: a stats problem never changes an answer or prints a line.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { notedFacts, type HookFacts } from "./stats-note.ts";
+import { noted, type StatsRecord } from "./stats-note.ts";
 import { defaultStateDirectory, openStateStore } from "./state.ts";
 
 export const STATS_DIRECTORY = "stats";
@@ -25,9 +25,12 @@ export const STATS_DIRECTORY = "stats";
 export const MAX_DAY_BYTES = 2 * 1024 * 1024;
 /** Day files older than this many days are removed when a new day's file is created. */
 export const KEEP_DAYS = 30;
-/** No record line is longer: well under PIPE_BUF (4096), so one write(2) is one whole line. */
+/**
+ * No record line is longer: well under PIPE_BUF (4096), so one write(2) is one whole line.
+ * Only the project name is free text, cut at 120 characters (stats-note.ts), each at most 6
+ * bytes once escaped: 720 bytes, everything else under 300 (test/stats.test.ts).
+ */
 export const MAX_LINE_BYTES = 1024;
-const MAX_PROJECT_CHARS = 120;
 const IS_WINDOWS = process.platform === "win32";
 // The file type bits of st_mode (a link is neither a directory nor a regular file): read off
 // the mode rather than through Stats' methods, each of which is one more function run.
@@ -35,71 +38,11 @@ const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 
-/** The record as stored: short keys, every field but v, t, h, e and ms optional. */
-export interface StatsRecord {
-  readonly v: 1;
-  /** Seconds since the epoch, when the answer was written. */
-  readonly t: number;
-  readonly h: string;
-  readonly e: string;
-  /** The hook's own time in ms: from process start to the answer written. */
-  readonly ms: number;
-  readonly d?: string;
-  readonly p?: string;
-  /** A hash of the host session id (sessionKey). */
-  readonly s?: string;
-  readonly err?: 1;
-  readonly to?: 1;
-  readonly lost?: 1;
-  readonly g?: "refused" | "allowed";
-  readonly r?: "ok" | "failed";
-  readonly ck?: "asked" | "sent";
-  readonly c?: "replaced" | "passed";
-  readonly why?: string;
-  readonly bi?: number;
-  readonly bo?: number;
-  readonly tk?: number;
-}
-
-/**
- * recordLine(facts, nowMs, durationMs) → the line to append (newline included). One object
- * literal whose absent facts are undefined, which JSON.stringify leaves out: the smallest code
- * for the hot path (see appendLine on why that matters).
- */
-export function recordLine(facts: Readonly<HookFacts>, nowMs: number, durationMs: number): string {
-  const c = facts.compression;
-  // The session id's 32-bit FNV-1a in base 36: enough to follow one session's records; the id
-  // itself is never written. In place, not a function (see appendHookRecord on why).
-  let session: string | undefined;
-  if (facts.session !== undefined) {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < facts.session.length; i++) hash = Math.imul(hash ^ facts.session.charCodeAt(i), 0x01000193);
-    session = (hash >>> 0).toString(36);
-  }
-  const record: StatsRecord = {
-    v: 1,
-    t: Math.floor(nowMs / 1000),
-    h: facts.host ?? "unknown",
-    e: facts.event ?? "unknown",
-    ms: Math.round(durationMs * 100) / 100,
-    d: facts.decision,
-    p: facts.project?.slice(0, MAX_PROJECT_CHARS),
-    s: session,
-    err: facts.error ? 1 : undefined,
-    to: facts.timeout ? 1 : undefined,
-    lost: facts.answerLost ? 1 : undefined,
-    g: facts.guard,
-    r: facts.recall,
-    ck: facts.checkpoint,
-    c: c?.outcome,
-    why: c?.reason,
-    bi: c?.bytesIn,
-    bo: c?.bytesOut,
-    tk: c?.tokensSaved,
-  };
-  const line = `${JSON.stringify(record)}\n`;
-  // Only a project name can make a line long (120 characters, each up to 6 bytes escaped).
-  return line.length * 3 <= MAX_LINE_BYTES || new TextEncoder().encode(line).length <= MAX_LINE_BYTES ? line : `${JSON.stringify({ ...record, p: "(name too long)" })}\n`;
+/** recordLine(record, nowMs, durationMs) → the line to append (newline included), its time and duration set. */
+export function recordLine(record: Partial<StatsRecord> & { t: number; ms: number }, nowMs: number, durationMs: number): string {
+  record.t = Math.floor(nowMs / 1000);
+  record.ms = Math.round(durationMs * 100) / 100;
+  return `${JSON.stringify(record)}\n`;
 }
 
 /**
@@ -143,7 +86,7 @@ function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; r
       const opened = fs.fstatSync(fd);
       if ((opened.mode & S_IFMT) !== S_IFREG || opened.size >= MAX_DAY_BYTES) return false;
       // One write of the whole line: O_APPEND makes it land at the end, in one piece.
-      const bytes = new TextEncoder().encode(recordLine(notedFacts(), nowMs, durationMs));
+      const bytes = new TextEncoder().encode(recordLine(noted, nowMs, durationMs));
       if (fs.writeSync(fd, bytes) !== bytes.length) return false;
       // The first record of a day starts the day's file: the one moment old days are pruned.
       if (opened.size === 0) pruneOldDays(dir, nowMs);

@@ -2,7 +2,7 @@
 // one row per host, project and day, each hook's own time, the guard's loop followed session by
 // session, and one row per day for the chart. Pure: records in, a summary out, so each count is
 // tested with fixed records (test/stats.test.ts).
-import type { StatsRecord } from "../core/stats-record.ts";
+import type { StatsRecord } from "../core/stats-note.ts";
 
 export interface Counts {
   hookCalls: number;
@@ -84,6 +84,8 @@ export function emptyCounts(): Counts {
   };
 }
 
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+
 /** parseRecordLine(line) → the record when the line is one we write, else undefined. */
 export function parseRecordLine(line: string): StatsRecord | undefined {
   let value: unknown;
@@ -94,7 +96,14 @@ export function parseRecordLine(line: string): StatsRecord | undefined {
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const r = value as Record<string, unknown>;
-  if (r.v !== 1 || typeof r.t !== "number" || typeof r.h !== "string" || typeof r.e !== "string" || typeof r.ms !== "number") return undefined;
+  if (r.v !== 1 || !Number.isFinite(r.t) || !Number.isFinite(r.ms)) return undefined;
+  // Names are printed on the screen: only the plain names our hooks write pass, so a line
+  // that holds anything else (escape sequences included) is no record.
+  for (const key of ["h", "e", "d", "s", "g", "r", "ck", "c", "why"]) {
+    if ((key === "h" || key === "e" || r[key] !== undefined) && !(typeof r[key] === "string" && PLAIN_NAME.test(r[key] as string))) return undefined;
+  }
+  for (const key of ["bi", "bo", "tk"]) if (r[key] !== undefined && !Number.isFinite(r[key])) return undefined;
+  if (r.p !== undefined && typeof r.p !== "string") return undefined;
   return r as unknown as StatsRecord;
 }
 

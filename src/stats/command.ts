@@ -5,7 +5,7 @@
 import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { KEEP_DAYS } from "../core/stats-record.ts";
-import type { StatsRecord } from "../core/stats-record.ts";
+import type { StatsRecord } from "../core/stats-note.ts";
 import { parseRecordLine, summarise } from "./aggregate.ts";
 import { humanBytes, readDayFile, removeDayFiles, statsEnabled, statsLocation, utcDay } from "./files.ts";
 import { renderSummary } from "./render.ts";

@@ -89,10 +89,10 @@ export function removeDayFiles(location: StatsLocation & { state: "ok" }): { fil
   return { files, bytes };
 }
 
-/** humanBytes(41_234) → "40.3 KB". */
+/** humanBytes(41_234) → "40.3 KB" (doctor's sizes too). */
 export function humanBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB"];
+  const units = ["KB", "MB", "GB", "TB"];
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
