@@ -359,3 +359,23 @@ describe("the compiled binary", () => {
     expect([bad.exitCode, bad.stdout, bad.stderr]).toEqual([64, "", "velesdb-hooks: --days needs a whole number of days from 1 to 366\n"]);
   });
 });
+
+test("no hook evaluates the stats command: it is a lazy chunk of its own, reached only by `stats`", async () => {
+  const built = await Bun.build({ entrypoints: [path.join(import.meta.dir, "..", "src", "cli.ts")], target: "bun", format: "esm", splitting: true, metafile: true });
+  expect(built.success).toBe(true);
+  const outputs = built.metafile!.outputs as Record<string, { imports: Array<{ path: string; kind: string }>; inputs: Record<string, unknown>; entryPoint?: string }>;
+  const key = (p: string) => Object.keys(outputs).find((name) => path.posix.basename(name) === path.posix.basename(p))!;
+  const eager = new Set<string>();
+  const queue = [Object.keys(outputs).find((name) => outputs[name]!.entryPoint?.endsWith("src/cli.ts"))!];
+  while (queue.length > 0) {
+    const chunk = queue.pop()!;
+    if (eager.has(chunk)) continue;
+    eager.add(chunk);
+    for (const to of outputs[chunk]!.imports) if (to.kind === "import-statement") queue.push(key(to.path));
+  }
+  const eagerSources = [...eager].flatMap((chunk) => Object.keys(outputs[chunk]!.inputs));
+  expect(eagerSources).toContain("src/core/stats-record.ts");
+  expect(eagerSources.filter((source) => source.startsWith("src/stats/"))).toEqual([]);
+  // Positive control: the command's modules are in the build, behind the dynamic import.
+  expect(Object.values(outputs).flatMap((o) => Object.keys(o.inputs))).toContain("src/stats/command.ts");
+});
