@@ -86,8 +86,11 @@ function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; r
       const opened = fs.fstatSync(fd);
       if ((opened.mode & S_IFMT) !== S_IFREG || opened.size >= MAX_DAY_BYTES) return false;
       // One write of the whole line: O_APPEND makes it land at the end, in one piece.
-      const bytes = new TextEncoder().encode(recordLine(noted, nowMs, durationMs));
-      if (fs.writeSync(fd, bytes) !== bytes.length) return false;
+      // Written as a string (encoded natively); a line is ASCII unless the project name is not,
+      // and only then is its UTF-8 length counted to check the write was whole.
+      const line = recordLine(noted, nowMs, durationMs);
+      const written = fs.writeSync(fd, line);
+      if (written !== line.length && written !== Buffer.byteLength(line, "utf8")) return false;
       // The first record of a day starts the day's file: the one moment old days are pruned
       // (not in a stats directory this call created: it holds nothing older). The bench's first
       // Stop, which starts from no state directory at all, paid the listing in every run.
