@@ -34,24 +34,27 @@ function hookCall(i: number): { args: string[]; payload: Record<string, unknown>
   }
 }
 
-test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none torn`, async () => {
-  // Created first, so no hook races another to create the directories (that race is the
-  // state store's, tested in test/state.test.ts); every one of them appends to one file.
-  fs.mkdirSync(path.join(box.stateDir, "stats"), { recursive: true, mode: 0o700 });
-  fs.chmodSync(box.stateDir, 0o700);
+/** runAtOnce(n) → the n hooks started together, once all have exited; then every record in the one day file. */
+async function runAtOnce(n: number): Promise<string[]> {
   const env = { ...box.env, VELESDB_HOOK_FRESHNESS: "off" };
-  const runs = Array.from({ length: HOOKS }, (_, i) => {
+  const runs = Array.from({ length: n }, (_, i) => {
     const { args, payload } = hookCall(i);
     return Bun.spawn([BINARY, ...args], { stdin: new Blob([JSON.stringify(payload)]), env, cwd: box.root, stdout: "pipe", stderr: "pipe" });
   });
   const codes = await Promise.all(runs.map((p) => p.exited));
   expect(codes.filter((c) => c !== 0)).toEqual([]);
-
   const files = fs.readdirSync(path.join(box.stateDir, "stats"));
   expect(files).toHaveLength(1);
   const text = fs.readFileSync(path.join(box.stateDir, "stats", files[0]!), "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  const lines = text.split("\n").slice(0, -1);
+  return text.split("\n").slice(0, -1);
+}
+
+test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none torn`, async () => {
+  // Created first, so every hook appends to an existing file (the creation race is the next test's).
+  fs.mkdirSync(path.join(box.stateDir, "stats"), { recursive: true, mode: 0o700 });
+  fs.chmodSync(box.stateDir, 0o700);
+  const lines = await runAtOnce(HOOKS);
   expect(lines).toHaveLength(HOOKS);
   const records = lines.map((line) => parseRecordLine(line));
   expect(records.filter((r) => r === undefined)).toHaveLength(0);
@@ -59,6 +62,12 @@ test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none t
   const expected = Array.from({ length: HOOKS }, (_, i) => sessionKey(`concurrent-${i}`)).sort();
   expect(records.map((r) => r!.s!).sort()).toEqual(expected);
   expect(records.filter((r) => r!.e === "Stop" && r!.h === "codex")).toHaveLength(HOOKS / 4);
+}, 120_000);
+
+test("40 hook processes at once on no state directory at all: they race to create it, and none loses its record", async () => {
+  expect(fs.existsSync(box.stateDir)).toBe(false);
+  const lines = await runAtOnce(40);
+  expect(lines.map((line) => parseRecordLine(line)?.s).sort()).toEqual(Array.from({ length: 40 }, (_, i) => sessionKey(`concurrent-${i}`)).sort());
 }, 120_000);
 
 test("negative control: the same lines written back whole by as many processes lose records", async () => {

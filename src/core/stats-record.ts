@@ -11,9 +11,9 @@
 //   beyond the state directory's lstat (lstat the stats directory, open, fstat, write+close).
 // - It is bounded: a day's file stops growing at MAX_DAY_BYTES, and the day files older than
 //   KEEP_DAYS are removed when a new day's file is started (the only time a listing is paid).
-// - Counts, names and durations only (src/core/stats-note.ts, which holds the record's shape): never a payload, a command, an
-//   output or a path. The session is kept as a hash, only to follow one session's refusal
-//   to its recall and its edit.
+// - Counts, names and durations only (src/core/stats-note.ts, which holds the record's shape):
+//   never a payload, a command, an output or a path. The session is kept as a hash, only to
+//   follow one session's refusal to its recall and its edit.
 // Best effort and silent: a stats problem never changes an answer or prints a line.
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -54,9 +54,9 @@ export function recordLine(record: Partial<StatsRecord> & { t: number; ms: numbe
  * made on one lstat and the file types read off st_mode: each function run costs the heap its
  * compiled form, and the commonest hooks sit just under the size at which the engine starts its
  * block warm-up thread (~0.8 ms of CPU; docs/performance/2026-12-02-io-floor.md; docs/stats.md
- * has what this costs). Inside a safe state directory nobody else can
- * plant anything, so the stats directory needs only to be a directory and the file is opened
- * O_NOFOLLOW. Only a missing state directory goes through openStateStore, which creates it.
+ * has what this costs). Inside a safe state directory no other user can plant anything, so the
+ * stats directory needs only to be a directory (not a link), and the file is opened O_NOFOLLOW.
+ * Only a missing state directory goes through openStateStore, which creates it.
  */
 export function appendHookRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; readonly durationMs?: number }): boolean {
   // Off is answered here, before the engine links writeRecord's body (it links a function whole
@@ -78,8 +78,15 @@ function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; r
     }
     const dir = `${stateDir}${path.sep}${STATS_DIRECTORY}`;
     const st = fs.lstatSync(dir, { throwIfNoEntry: false });
-    if (st === undefined) fs.mkdirSync(dir, { mode: 0o700 });
-    else if ((st.mode & S_IFMT) !== S_IFDIR) return false;
+    if (st === undefined) {
+      // Hooks started at once on a new state directory race to create this one: losing the
+      // race is no failure, once what won is a directory.
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 });
+      } catch {
+        if (((fs.lstatSync(dir, { throwIfNoEntry: false })?.mode ?? 0) & S_IFMT) !== S_IFDIR) return false;
+      }
+    } else if ((st.mode & S_IFMT) !== S_IFDIR) return false;
     const file = `${dir}${path.sep}${new Date(nowMs).toISOString().slice(0, 10)}.jsonl`;
     const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
     try {
