@@ -22,8 +22,8 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const LOAD = 'load_working_context(project="cur-app", session="slot")';
-const SAVE = 'save_working_context(project="cur-app", session="slot")';
+const LOAD = 'load_working_context(project="cur-app", session="slot/';
+const SAVE = 'save_working_context(project="cur-app", session="slot/';
 
 /** A Cursor fixture with its /e2e paths moved into this sandbox's workspace. */
 function cursorPayload(name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -128,7 +128,7 @@ export function referenceProblems(text: string, markdownDir?: string): string[] 
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       const [file, anchor] = target.split("#", 2) as [string, string | undefined];
       const rel = file === "" ? undefined : path.posix.normalize(path.posix.join(markdownDir, file));
-      if (rel !== undefined && rel.startsWith("..")) {
+      if (rel?.startsWith("..")) {
         problems.push(`link ${target} leaves the repository`);
         continue;
       }

@@ -141,8 +141,8 @@ describe("compiler probe", () => {
   });
 
   test("capable", () => {
-    // The probe's answer exactly as velesdb-memory 0.12.0 (VelesDB 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5,
-    // crates/velesdb-memory/src/main.rs compile_stdin_json) printed it for PROBE_CORPUS.
+    // The probe's answer exactly as velesdb-memory 0.17.0 (crates.io; VelesDB a9eeabad,
+    // src/daemon_commands.rs run_compile_stdin) printed it for PROBE_CORPUS, as 0.12.0 did.
     const bin = fake(
       "velesdb-memory",
       `cat >/dev/null\nprintf '%s\\n' '{"content":"velesdb-hooks capability probe: one line of ordinary text.\\n","tokens_in":19,"tokens_out":19,"tokens_saved":0,"risk":"low"}'`,

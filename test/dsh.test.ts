@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, missing, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -15,7 +16,6 @@ afterEach(() => {
   box.cleanup();
 });
 
-const IS_ROOT = process.getuid?.() === 0;
 const run = (event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) => {
   const result = runBinary(["dsh", event], payload, { env: { ...box.env, ...env }, cwd: box.workspace });
   expect(result.exitCode).toBe(0);
@@ -27,7 +27,7 @@ const steers = (answer: Record<string, unknown>) => answer.decision === "block";
 test("SessionStart: load guidance as additionalContext", () => {
   writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
   const answer = run("session-start", fixture("session-start.startup"));
-  expect(additionalContextOf(answer)).toContain('load_working_context(project="dsh-app", session="slot")');
+  expect(additionalContextOf(answer)).toContain('mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/');
 });
 
 describe("guard", () => {
@@ -106,7 +106,7 @@ describe("Stop", () => {
     expect(steers(run("stop", fixture("stop")))).toBe(true);
   });
 
-  test.skipIf(!IS_ROOT)("a workspace nobody can write into (immutable) never steers", () => {
+  testIf(IS_ROOT, "root")("a workspace nobody can write into (immutable) never steers", () => {
     expect(Bun.spawnSync(["chattr", "+i", box.workspace]).exitCode).toBe(0);
     for (let i = 0; i < 5; i++) expect(steers(run("stop", fixture("stop")))).toBe(false);
     Bun.spawnSync(["chattr", "-i", box.workspace]);
@@ -162,7 +162,7 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
   ];
 
   test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {
-    if (needsRoot && !IS_ROOT) return;
+    if (needsRoot && missing(IS_ROOT, "root")) return;
     const watched = plant();
     const before = { watched: tree(watched), workspace: tree(box.workspace) };
     for (let i = 0; i < 3; i++) {

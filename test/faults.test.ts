@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { stopDecision } from "../src/core/checkpoint.ts";
+import type { Decision } from "../src/core/decision.ts";
 import { recordRecallEvidence } from "../src/core/evidence.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { claude } from "../src/hosts/claude.ts";
@@ -31,6 +32,7 @@ import {
 import { FAKE_COMPILER, isInside, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
 import { FIXTURES, loadPayload, runBinary } from "./support/hook-runner.ts";
 import { checkpointTargets } from "./support/learning.ts";
+import { testIf } from "./support/requires.ts";
 
 let box: FuzzSandbox;
 beforeEach(() => {
@@ -115,7 +117,7 @@ function probesFor(row: FailureRow, fault: Fault): Array<{ column: Column; runs:
 describe.each(FAILURE_TABLE.filter((row) => FAULTS[row.id]).map((row) => [row.id, row] as const))("fault %s", (id, row) => {
   const fault = FAULTS[id]!;
   const skip = NAMESPACE_ROWS.has(id) && namespaceProblem !== null;
-  test.skipIf(skip)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
+  testIf(!skip, `a mount namespace (${namespaceProblem})`)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
     fault.setup?.();
     const envs = fault.env?.() ?? [baseEnv()];
     const before = snapshot(box.root, [box.stateDir]);
@@ -191,7 +193,7 @@ describe("fault record-vanishes", () => {
       expect(edit.stdout).toBe("{}\n");
     }
     const vanish = vanishOneListed("learning-dirty");
-    let decision;
+    let decision: Decision;
     try {
       decision = stopDecision(createHookInput(loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }), "", claude.profile, env()));
     } finally {

@@ -98,7 +98,7 @@ describe("entries and the plugin row", () => {
       expect(run.exitCode).toBe(0);
       const answer = JSON.parse(run.stdout.toString());
       expect(answer.hookSpecificOutput.hookEventName).toBe("SessionStart");
-      expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="atlas", session="main")');
+      expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="atlas", session="main/');
     }
     // Control: the same path without the quoting does not run our binary.
     const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} dsh session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: workspace });

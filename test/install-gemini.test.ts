@@ -81,7 +81,7 @@ describe("entries", () => {
     const command = String(hooksOf().SessionStart![0]!.hooks[0]!.command);
     const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main/s1\\")');
     const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} gemini session-start`);
     expect(unquoted.exitCode).not.toBe(0);
   });

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PLANTED_SECRET } from "./support/install-fixtures.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
@@ -154,7 +155,7 @@ const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
   ["opencode", ".config/opencode/opencode.json"],
   ["droid", ".factory/mcp.json"],
 ];
-test.skipIf(process.getuid?.() !== 0).each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
+testIf(IS_ROOT, "root").each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
   const file = path.join(box.home, relative);
   const text = CASES.find((c) => c.client === client)?.userText ?? JSON_USER;
   write(file, text, 0o600);

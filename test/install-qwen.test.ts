@@ -83,7 +83,7 @@ describe("entries", () => {
     const command = parsed().hooks.SessionStart![0]!.hooks[0]!.command;
     const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main/s1\\")');
     // Control: the same path without the quoting does not even start the binary.
     const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} qwen session-start`);
     expect(unquoted.stdout).not.toContain("load_working_context");

@@ -185,7 +185,7 @@ describe("the rules section", () => {
     ok(["install", ...W]);
     const current = read(box.windsurfRules);
     // An older release wrote other words; the user added a line after the section since.
-    const older = current.replace(windsurfRulesGuidance().split("\n")[0]!, "An older sentence.") + "after\n";
+    const older = `${current.replace(windsurfRulesGuidance().split("\n")[0]!, "An older sentence.")}after\n`;
     write(box.windsurfRules, older);
     const drift = box.run(["check", ...W]);
     expect(drift.exitCode).toBe(1);

@@ -2,6 +2,7 @@
 // files and permissions. What users complain about in hook installers — other hooks clobbered
 // or duplicated, hooks that silently never fire, drift nobody notices — each has a row here,
 // and each negative sits next to the positive control that proves the same setup works.
+import { POST_TOOL_USE_TIMEOUT_S } from "../src/core/host-timeouts.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -70,6 +71,8 @@ describe("entries", () => {
     ]);
     expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$");
     expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(30);
+    // The timeout compression keeps its deadline inside (test/compress-deadline.test.ts).
+    expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(POST_TOOL_USE_TIMEOUT_S.claude);
     expect(hooks.SessionStart![0]!.matcher).toBeUndefined();
   });
 
@@ -86,6 +89,7 @@ describe("entries", () => {
       statusMessage: "velesdb-memory: checking recall before this edit",
     });
     expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$");
+    expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(POST_TOOL_USE_TIMEOUT_S.codex);
   });
 
   test("the binary lands at its stable path, executable and identical to the running one", () => {

@@ -17,6 +17,7 @@ import {
   stopPayload,
   type Host,
 } from "./support/learning.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -28,7 +29,6 @@ afterEach(() => {
 });
 
 const HOSTS: Host[] = ["claude", "codex"];
-const IS_ROOT = process.getuid?.() === 0;
 
 /** repo("a", {…}) → a directory under the sandbox holding that `.velesdb-hooks.json`. */
 function repo(name: string, config?: unknown): string {
@@ -90,8 +90,8 @@ describe.each(HOSTS)("%s guard", (host) => {
     recall(host, "s1", outside); // sole pending repository, unconfigured cwd: promoted
     expect(edit(host, "s1", outside, [target]).json).toEqual({});
     const checkpoint = continuation(host, stop(host, "s1", outside));
-    expect(checkpointTargets(checkpoint)).toEqual([{ project: "lib-project", session: "rolling", root: guarded }]);
-    expect(checkpoint).toContain('save_working_context(project="lib-project", session="rolling")');
+    expect(checkpointTargets(checkpoint)).toEqual([{ project: "lib-project", session: "rolling/s1", root: guarded }]); // the session's own slot
+    expect(checkpoint).toContain('save_working_context(project="lib-project", session="rolling/');
   });
 
   test("a pending repository never steals a recall meant for the cwd's repository", () => {
@@ -347,7 +347,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     const dir = optedIn("app");
     const first = continuation(host, stop(host, "s1", dir));
     for (const step of ["Recall", "Decision", "Causality", "Feedback"]) expect(first).toContain(step);
-    expect(checkpointTargets(first)).toEqual([{ project: "app", session: "rolling", root: dir }]);
+    expect(checkpointTargets(first)).toEqual([{ project: "app", session: "rolling/s1", root: dir }]);
     expect(stop(host, "s1", dir, true).json).toEqual({});
     expect(stop(host, "s1", dir).json).toEqual({});
 
@@ -363,7 +363,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
   test("a plain repository gets the generic reminder once, not the checklist", () => {
     const dir = repo("plain");
     const text = continuation(host, stop(host, "s1", dir));
-    expect(text).toContain('save_working_context(project="plain", session="rolling")');
+    expect(text).toContain('save_working_context(project="plain", session="rolling/');
     expect(text).not.toContain("Learning checkpoint");
     expect(stop(host, "s1", dir).json).toEqual({});
   });
@@ -387,7 +387,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     expect(stop(host, "s1", repos[0]!).json).toEqual({});
   });
 
-  test.skipIf(!IS_ROOT)("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
+  testIf(IS_ROOT, "root")("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
     const a = optedIn("repo-a", "alpha");
     const b = optedIn("repo-b", "beta");
     for (const dir of [a, b]) {
@@ -424,7 +424,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     const targets = [{ project: "lost", session: "rolling", root: "/lost/root" }];
     fs.writeFileSync(manifest, `${JSON.stringify({ state: "pending", targets })}\n`, { mode: 0o600 });
     const text = continuation(host, stop(host, "s1", dir, true));
-    expect(checkpointTargets(text)).toEqual(targets);
+    expect(checkpointTargets(text)).toEqual([{ ...targets[0]!, session: "rolling/s1" }]);
     expect(stop(host, "s1", dir, true).json).toEqual({});
     expect(stop(host, "s1", dir).json).toEqual({});
     expect(fs.existsSync(manifest)).toBe(false);

@@ -54,9 +54,9 @@ describe("classifyRecall: the captured payloads", () => {
     expect(classifyRecall(name, input, response, form).successful).toBe(successful);
   });
 
-  // velesdb-memory 0.12.0's real answer (the test double's, test/e2e/velesdb-memory-wire.json) as
-  // each host handed it to the hook, recorded through the recall matrix
-  // (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured).
+  // velesdb-memory's real answer (the test double's, test/e2e/velesdb-memory-wire.json; 0.17.0
+  // answers recall_fused byte for byte as 0.12.0 did) as each host handed it to the hook,
+  // recorded through the recall matrix (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured).
   const velesdb = (host: string) => loadPayload(host, "post-tool-use.recall-fused").tool_response;
   const answerText = velesdb("dsh") as string;
   const realRows: Row[] = [

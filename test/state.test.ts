@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { openStateStore } from "../src/core/state.ts";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -15,7 +16,6 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const IS_ROOT = process.getuid?.() === 0;
 const stopRun = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) =>
   runBinary([host, "stop"], loadPayload(host, "stop.first", { cwd: box.workspace, session_id: "hostile", ...overrides }), {
     env: box.env,
@@ -125,7 +125,7 @@ describe("linked or foreign markers", () => {
     expect(fs.statSync(marker).isDirectory()).toBe(true);
   });
 
-  test.skipIf(!IS_ROOT)("a marker owned by another user is not evidence", () => {
+  testIf(IS_ROOT, "root")("a marker owned by another user is not evidence", () => {
     fs.mkdirSync(box.stateDir, { mode: 0o700 });
     const marker = path.join(box.stateDir, `stop-${cksumOf("hostile")}.marker`);
     fs.writeFileSync(marker, "1\n", { mode: 0o600 });

@@ -31,9 +31,8 @@ describe("load guidance", () => {
     ["the exact load call", 'load_working_context(project="veles", session="rolling")'],
     ["the return shape", "{found, working, other_sessions}"],
     ["what working holds", "working holds the saved state"],
-    ["what found: false means", "found: false means nothing is saved under that exact project and session pair"],
-    ["other_sessions, filled on hits too", "(it is filled on hits too)"],
-    ["the mistyped-session hint", "mistyped session id"],
+    ["other_sessions, most recent first, filled on hits too", "other_sessions lists the project's other saved slots, most recent first (filled on hits too)"],
+    ["what found: false leads to (each session saves its own slot)", "each session of this repository saves its own, so with found: false the same call on the first one or two of them"],
     ["the feedback loop", "feedback(id, true|false)"],
     ["id_str", "id_str"],
   ])("names %s", (_label, fragment) => expect(text).toContain(fragment));

@@ -13,7 +13,7 @@ import { tryClaim } from "./claim.ts";
 import type { Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
-import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
+import { genericStopDecision, memorySlot, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
@@ -114,7 +114,7 @@ function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore
       if (!written.ok) return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
       writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
       noteStat("checkpoint", "sent");
-      return { kind: "continue", text: learningCheckpoint([{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
+      return { kind: "continue", text: checkpointText(input, [{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
     }
   }
   return genericStopDecision(input, identity);
@@ -138,7 +138,12 @@ function deliver(
     return stateFailure(input, identity, stateDir, "write", delivered.cause, manifestFile, delivered.problem);
   }
   noteStat("checkpoint", "sent");
-  return { kind: "continue", text: learningCheckpoint(targets, warning || undefined), note: warning || input.inputProblem };
+  return { kind: "continue", text: checkpointText(input, targets, warning || undefined), note: warning || input.inputProblem };
+}
+
+/** checkpointText → the checklist with each repository's save in this session's own slot, tools as the host names them. */
+function checkpointText(input: HookInput, targets: readonly { readonly project: string; readonly session: string; readonly root: string }[], warning?: string): string {
+  return learningCheckpoint(targets.map((t) => ({ ...memorySlot(input, t), root: t.root })), warning, input.host.mcpTool);
 }
 
 function stateFailure(
@@ -153,7 +158,7 @@ function stateFailure(
   const failure: StateFailure = { access, cause, path, problem, stateDir };
   const decision = stopOnStateFailure(input, identity, failure);
   if (decision.kind !== "continue") return decision;
-  return { ...decision, text: checkpointStateNotice(identity, failure) };
+  return { ...decision, text: checkpointStateNotice(memorySlot(input, identity), failure) };
 }
 
 function manifestJson(manifest: Manifest): string {

@@ -184,6 +184,20 @@ export interface TokenCounts {
   readonly tokensSaved: number;
 }
 
+/**
+ * tokenCountsProblem(answer) → why the answer's counts are not compile-stdin's (non-negative
+ * integers, tokens_saved = tokens_in − tokens_out, saturating at 0: compiler.rs), or "". Read
+ * strictly though the hook prices the saving itself: an answer that breaks its own arithmetic is
+ * not one we recognise. The view is sized to fit, so out may equal in.
+ */
+export function tokenCountsProblem(answer: CompilerAnswer): string {
+  const { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensSaved } = answer;
+  const count = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  if (!count(tokensIn) || !count(tokensOut) || !count(tokensSaved)) return "token counts are not non-negative integers";
+  if (tokensSaved !== Math.max(0, tokensIn - tokensOut)) return `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}`;
+  return "";
+}
+
 /** readTokens(answer) → the counts when they are non-negative integers with saved = in − out and out < in. */
 export function readTokens(answer: CompilerAnswer): { ok: true; tokens: TokenCounts } | { ok: false; problem: string } {
   const { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensSaved } = answer;

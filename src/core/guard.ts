@@ -42,7 +42,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     if (!identity.enforceLearningLoop) continue;
     if (!guarded.has(identity.root)) guarded.set(identity.root, { target: start.target, repository: recordOf(identity) });
   }
-  if (guarded.size === 0) return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  if (guarded.size === 0) return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 
   const sessionId = input.sessionId;
   const store = input.state();
@@ -52,7 +52,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     if (problem) problems.push(problem);
     else unlocked.push(item);
   }
-  if (problems.length > 0) return deny(problems);
+  if (problems.length > 0) return deny(problems, input);
   noteStat("guard", "allowed");
 
   // Every target is unlocked: queue each repository for the next Stop checkpoint. One file per
@@ -63,7 +63,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     const written = addRecord(store as StateStore & { safe: true }, input.kind(LEARNING_DIRTY), sessionId!, item.repository);
     if (!written.ok) problems.push({ cause: written.cause, target: item.target, path: written.path, problem: written.problem, repository: slotOf(item) });
   }
-  return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 }
 
 function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: string | undefined, item: GuardedTarget): GuardProblem | undefined {
@@ -140,8 +140,8 @@ function slotOf(item: GuardedTarget) {
   return { project: item.repository.project, session: item.repository.session, root: item.repository.root };
 }
 
-function deny(problems: readonly GuardProblem[]): Decision {
+function deny(problems: readonly GuardProblem[], input: HookInput): Decision {
   const causes = [...new Set(problems.map((p) => p.cause))].join(", ");
   noteStat("guard", "refused");
-  return { kind: "deny", reason: guardRefusal(problems), note: `edit refused (${causes})` };
+  return { kind: "deny", reason: guardRefusal(problems, input.host.mcpTool), note: `edit refused (${causes})` };
 }

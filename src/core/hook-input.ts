@@ -3,6 +3,7 @@
 // hook that never needs state (a non-edit tool at PreToolUse) never touches the filesystem.
 import { openStateStore, type StateStore } from "./state.ts";
 import { payloadCwd, payloadSessionId, type Payload } from "./payload.ts";
+import type { ToolNamer } from "./texts.ts";
 
 /** The per-host facts the shared rules need; each host module declares one. */
 export interface HostProfile {
@@ -23,6 +24,11 @@ export interface HostProfile {
    * the guard records no edit queue: nothing would ever read or empty it.
    */
   readonly checkpointsEdits: boolean;
+  /**
+   * mcpTool("recall_fused") → the name this host's model sees for a velesdb-memory tool
+   * (measured per host, src/hosts/<host>.ts); every hook text names tools through it.
+   */
+  readonly mcpTool: ToolNamer;
   /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
   onStateCreated?(store: { readonly dir: string; readonly createdDirectories: readonly string[] }, env: NodeJS.ProcessEnv): void;
 }

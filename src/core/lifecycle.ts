@@ -4,7 +4,7 @@
 // or a block — with one exception written into the Stop rule: it must let the session end.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
+import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
 import {
@@ -15,8 +15,17 @@ import {
   stateUnavailableUserLine,
   summariserInstructions,
   windsurfPromptReminder,
+  type MemorySlot,
   type StateFailure,
 } from "./texts.ts";
+
+/**
+ * memorySlot(input, identity) → the working-context slot this host session loads and saves
+ * (its own: identity.ts sessionSlot), with the tools named as this host names them.
+ */
+export function memorySlot(input: HookInput, identity: { readonly project: string; readonly session: string }): MemorySlot {
+  return { project: identity.project, session: sessionSlot(identity.session, input.sessionId), tool: input.host.mcpTool };
+}
 
 /**
  * SessionStart (docs/contract.md §5.1): the load guidance, plus the post-compaction note on
@@ -32,7 +41,7 @@ export async function sessionStartDecision(input: HookInput): Promise<Decision> 
   // evaluate the probe's code (docs/contract.md §12).
   const { freshnessNotice } = await import("./freshness.ts");
   const freshness = await freshnessNotice(input.env);
-  const text = loadGuidance(identity, compaction);
+  const text = loadGuidance(memorySlot(input, identity), compaction);
   return { kind: "addContext", text: freshness ? `${text}\n${freshness}` : text, note: input.inputProblem };
 }
 
@@ -56,7 +65,7 @@ export function preCompactDecision(input: HookInput): Decision {
   const userHasInstructions = (stringField(input.payload, "custom_instructions") ?? "").trim() !== "";
   return {
     kind: "summariserInstructions",
-    text: summariserInstructions(identity, stringField(input.payload, "transcript_path"), userHasInstructions),
+    text: summariserInstructions(memorySlot(input, identity), stringField(input.payload, "transcript_path"), userHasInstructions),
     note: input.inputProblem,
   };
 }
@@ -67,7 +76,9 @@ export function preCompactDecision(input: HookInput): Decision {
  * advisory, and a repeated reminder costs a few lines where a lost one costs the session.
  */
 export function promptReminderDecision(input: HookInput): Decision {
-  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(resolveProjectIdentity(input.cwd)), note: input.inputProblem };
+  // The rules file (the channel that reaches Cascade) names the configured slot: so does this.
+  const identity = resolveProjectIdentity(input.cwd);
+  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder({ project: identity.project, session: identity.session, tool: input.host.mcpTool }), note: input.inputProblem };
   if (input.sessionId === undefined) return reminder;
   const store = input.state();
   if (!store.safe) return reminder;
@@ -87,7 +98,7 @@ export function genericStopDecision(input: HookInput, identity: ProjectIdentity 
   if (seen.state !== "absent") return stopOnStateFailure(input, identity, { access: "read", cause: seen.state, path: seen.path, problem: seen.problem, stateDir: store.dir });
   const written = writePrivateFile(marker, "1\n");
   if (!written.ok) return stopOnStateFailure(input, identity, { access: "write", cause: written.cause, path: marker, problem: written.problem, stateDir: store.dir });
-  return { kind: "continue", text: saveGuidance(identity), note: input.inputProblem };
+  return { kind: "continue", text: saveGuidance(memorySlot(input, identity)), note: input.inputProblem };
 }
 
 /**
@@ -102,7 +113,7 @@ export function stopOnStateFailure(input: HookInput, identity: ProjectIdentity, 
   const note = `state unavailable: ${stateFailureDetail(failure)}`;
   if (!identity.enforceLearningLoop) return { kind: "pass", note, userMessage: stateUnavailableUserLine(failure) };
   if (input.host.stopFlagUnreliable || input.payload.stop_hook_active === true) return pass(note);
-  return { kind: "continue", text: stateUnavailableNotice(identity, failure), note };
+  return { kind: "continue", text: stateUnavailableNotice(memorySlot(input, identity), failure), note };
 }
 
 /** The host session id, or `unknown-session` for lifecycle hooks (docs/contract.md §3.1). */

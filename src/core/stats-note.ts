@@ -113,36 +113,36 @@ export function noteDecision(decision: Decision, error?: "error"): Decision {
 }
 
 /**
- * noteCompression(input, decision) → decision, with what the compression gates and compressor
- * made of one shell output noted: replaced (compress.ts noted the sizes), or passed and why,
- * named from a fixed list. The reason is read from the pass's note, which is ours (compress.ts,
+ * noteCompression(env, "Bash", compression) → compression, with what became of one command
+ * output noted: replaced (compress.ts noted the sizes and the saving), or passed and why, named
+ * from a fixed list. The reason is read from the pass's note, which is ours (compress.ts,
  * compress-gates.ts, compiler.ts), and only a name is kept: a note may hold a path.
  */
-export function noteCompression(input: { readonly payload: Record<string, unknown>; readonly env: NodeJS.ProcessEnv }, decision: Decision): Decision {
-  if (decision.kind === "replaceOutput") {
+export function noteCompression<C extends { readonly kind: "compiled" } | { readonly kind: "untouched"; readonly decision: Decision }>(
+  env: NodeJS.ProcessEnv,
+  toolName: string,
+  compression: C,
+): C {
+  if (compression.kind === "compiled") {
     noted.c ??= "replaced";
-    return decision;
+    return compression;
   }
+  const note = (compression as { readonly decision: Decision }).decision.note;
   noted.c = "passed";
   noted.bi = noted.bo = noted.tk = undefined;
-  if (decision.note) noted.why = notedPassReason(decision.note);
-  else {
-    // A pass without a note is one of the quiet gates (compress-gates.ts): not on the
-    // allowlist, an image, or below the size threshold, the common case.
-    const allowlist = input.env.VELESDB_HOOK_COMPRESS_TOOLS;
-    const response = input.payload.tool_response as Record<string, unknown> | null | undefined;
-    noted.why =
-      input.payload.tool_name !== "Bash" || (allowlist !== undefined && !allowlist.split(/[\s,]+/).includes("Bash"))
-        ? "not-allowlisted"
-        : typeof response === "object" && response?.isImage === true
-          ? "image"
-          : "below-threshold";
-  }
-  return decision;
+  // A pass without a note is one of the quiet gates (compress-gates.ts): not on the allowlist,
+  // or below the size threshold, the common case.
+  const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS;
+  noted.why = note
+    ? notedPassReason(note)
+    : toolName !== "Bash" || (allowlist !== undefined && !allowlist.split(/[\s,]+/).includes("Bash"))
+      ? "not-allowlisted"
+      : "below-threshold";
+  return compression;
 }
 
 /**
- * notedPassReason("compression refused: fidelity risk high …") → "fidelity-risk". The table is
+ * notedPassReason("compression refused: saving 40 tokens …") → "too-little-gain". The table is
  * built only when a pass has a note: regular expressions made at module evaluation cost every
  * hook their heap, and the commonest hooks sit just under the engine's warm-up threshold
  * (docs/performance/2026-12-02-io-floor.md, "The warm-up thread, counted").
@@ -152,14 +152,14 @@ function notedPassReason(note: string): string {
     [/compression off: state unavailable/, "state-unavailable"],
     [/compression off: /, "no-compiler"],
     [/VELESDB_HOOK_\w+=.* compression is off/, "bad-setting"],
-    [/compression refused: fidelity risk/, "fidelity-risk"],
-    [/compression refused: saving/, "too-little-gain"],
     [/compression refused: no time left/, "deadline"],
+    [/compression refused: saving/, "too-little-gain"],
     [/compression refused: the compilation is empty/, "empty-compilation"],
-    [/compression refused: the original cannot be archived|compression refused: archive/, "archive-failed"],
-    [/compression refused: (the tool_response nests|the tool_response cannot be serialised)/, "shape"],
+    [/compression refused: .*(signal lines|fidelity risk)/, "signal-lost"],
+    [/compression refused: (the original cannot be archived|archive|no free archive)/, "archive-failed"],
+    [/compression refused: (the tool result nests|.*cannot be serialised)/, "shape"],
     [/compression refused: /, "compiler-failed"],
-    [/tool_response|persistedOutputPath|persisted output|saved output/, "shape"],
+    [/saved output|persisted output|tool_response|tool result/, "shape"],
   ];
   for (const [pattern, reason] of reasons) if (pattern.test(note)) return reason;
   return "other";

@@ -8,7 +8,18 @@
 export interface MemorySlot {
   readonly project: string;
   readonly session: string;
+  /**
+   * How this host shows velesdb-memory's tools to its model (HostProfile.mcpTool): a host's
+   * tool search finds `mcp__velesdb-memory__load_working_context`, not the bare name
+   * (docs/working-context.md#tool-names-the-hosts-tool-search-finds). Bare when absent (the installer's Windsurf rules, which no host prefixes).
+   */
+  readonly tool?: ToolNamer;
 }
+
+/** toolName("recall_fused") → that tool as one host names it: `mcp__velesdb-memory__recall_fused`. */
+export type ToolNamer = (tool: string) => string;
+const bare: ToolNamer = (tool) => tool;
+const namer = (slot: { readonly tool?: ToolNamer } | undefined): ToolNamer => slot?.tool ?? bare;
 
 /**
  * readerJson(value) → JSON.stringify(value) with DEL, the C1 controls (U+0085 is a line break,
@@ -23,16 +34,16 @@ export const readerJson = (value: unknown): string =>
 
 const quoted = (value: string): string => readerJson(value);
 
-/** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`. */
+/** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`, in the host's tool name. */
 export const loadCall = (slot: MemorySlot): string =>
-  `load_working_context(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
+  `${namer(slot)("load_working_context")}(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
 
-/** saveCall({project:"p",session:"s"}) → `save_working_context(project="p", session="s")`. */
+/** saveCall({project:"p",session:"s"}) → `save_working_context(project="p", session="s")`, in the host's tool name. */
 export const saveCall = (slot: MemorySlot): string =>
-  `save_working_context(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
+  `${namer(slot)("save_working_context")}(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
 
-const FEEDBACK_LOOP =
-  "Each recalled memory carries an id_str; feedback(id, true|false) with that id_str tells " +
+const feedbackLoop = (tool: ToolNamer): string =>
+  `Each recalled memory carries an id_str; ${tool("feedback")}(id, true|false) with that id_str tells ` +
   "velesdb-memory whether the memory helped (true) or misled (false), and later recalls rank by it.";
 
 export interface CompactionNote {
@@ -48,10 +59,11 @@ export interface CompactionNote {
  * so whatever follows may be cut, never the call.
  */
 export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
+  const tool = namer(slot);
   const lines = [
-    `${loadCall(slot)} returns this repository's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
-    "found: false means nothing is saved under that exact project and session pair; other_sessions lists the session slots that do exist for the project (it is filled on hits too), so a near-identical name there usually means a mistyped session id.",
-    `recall_fused finds earlier decisions and incidents about a code area before it changes. ${FEEDBACK_LOOP}`,
+    `${loadCall(slot)} returns this session's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
+    "other_sessions lists the project's other saved slots, most recent first (filled on hits too): each session of this repository saves its own, so with found: false the same call on the first one or two of them returns where the latest sessions left off.",
+    `${tool("recall_fused")} finds earlier decisions and incidents about a code area before it changes. ${feedbackLoop(tool)}`,
   ];
   if (compaction) lines.push(compactionNote(slot, compaction));
   return lines.join("\n");
@@ -64,7 +76,7 @@ function compactionNote(slot: MemorySlot, compaction: CompactionNote): string {
     `${saveCall(slot)} now records what survived, so the next session starts from it.`,
   ];
   if (compaction.transcriptPath) {
-    parts.push(`compile_transcript on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`);
+    parts.push(`${namer(slot)("compile_transcript")} on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`);
   }
   return parts.join(" ");
 }
@@ -73,16 +85,17 @@ function compactionNote(slot: MemorySlot, compaction: CompactionNote): string {
 export function saveGuidance(slot: MemorySlot): string {
   return [
     `Before this session ends, ${saveCall(slot)} stores the working state for the next session: the goal, the decisions taken and why, the facts verified, and the actions still pending.`,
-    FEEDBACK_LOOP,
+    feedbackLoop(namer(slot)),
     "This reminder comes once per session; after the save (or when nothing changed), stopping is fine.",
   ].join("\n");
 }
 
 /** Claude PreCompact stdout: appended by the host to the summariser's instructions (docs/contract.md §5.3). */
 export function summariserInstructions(slot: MemorySlot, transcriptPath?: string, userHasInstructions = false): string {
+  const compile = namer(slot)("compile_transcript");
   const recovery = transcriptPath
-    ? ` If detail is missing, compile_transcript on ${quoted(transcriptPath)} recovers it from the full transcript.`
-    : " If detail is missing, compile_transcript on this session's transcript file recovers it.";
+    ? ` If detail is missing, ${compile} on ${quoted(transcriptPath)} recovers it from the full transcript.`
+    : ` If detail is missing, ${compile} on this session's transcript file recovers it.`;
   const lines = [
     "Keep these verbatim in the summary: the goal, the constraints, the verified facts, the decisions and their reasons, exact values (numbers, identifiers, versions, error codes), file paths, and the pending actions.",
     `End the summary with this line for the agent that continues: "Working context: ${saveCall(slot)} saves the state above.${recovery}"`,
@@ -168,7 +181,7 @@ export function windsurfRulesGuidance(): string {
     'At the start of a conversation, load_working_context(project="<project>", session="<session>") returns {found, working, other_sessions}: with found: true, working holds the goal, decisions, verified facts and pending actions; found: false means nothing is saved under that exact pair, and other_sessions (filled on hits too) shows the slots that exist, which reveals a mistyped session id.',
     "In a repository whose `.velesdb-hooks.json` sets enforce_learning_loop, the first edit is refused until a velesdb-memory recall_fused about the code area returns a successful result in the same conversation.",
     'Before the conversation ends, save_working_context(project="<project>", session="<session>") stores the goal, decisions with their reasons, verified facts and pending actions for the next one.',
-    FEEDBACK_LOOP,
+    feedbackLoop(bare),
   ].join("\n");
 }
 
@@ -206,23 +219,23 @@ export type GuardProblem =
 const UNLOCK_RULE =
   "Only a successful result unlocks: a recall that timed out, failed or returned an error leaves the edit refused.";
 
-function recallCallFor(repository: RepositorySlot | undefined): string {
+function recallCallFor(repository: RepositorySlot | undefined, tool: ToolNamer): string {
   return repository
-    ? `a velesdb-memory recall_fused about this code area with filter {"project": ${quoted(repository.project)}}, run from this session`
-    : "a velesdb-memory recall_fused about this code area, run from this session";
+    ? `a velesdb-memory ${tool("recall_fused")} about this code area with filter {"project": ${quoted(repository.project)}}, run from this session`
+    : `a velesdb-memory ${tool("recall_fused")} about this code area, run from this session`;
 }
 
-function describeProblem(problem: GuardProblem): string {
+function describeProblem(problem: GuardProblem, tool: ToolNamer): string {
   switch (problem.cause) {
     case "recall":
       return (
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)} (project ${quoted(problem.repository.project)}), which requires a recall before its first edit, ` +
-        `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository))} unlocks edits there for the rest of the session.`
+        `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository, tool))} unlocks edits there for the rest of the session.`
       );
     case "session":
       return (
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)}, which requires a recall before its first edit, but this edit arrived without a session id, ` +
-        `so no recall can be bound to it (velesdb-hooks needs the host's session_id). ${capitalise(recallCallFor(problem.repository))} unlocks edits once the host sends one.`
+        `so no recall can be bound to it (velesdb-hooks needs the host's session_id). ${capitalise(recallCallFor(problem.repository, tool))} unlocks edits once the host sends one.`
       );
     case "symlink":
       return (
@@ -232,14 +245,14 @@ function describeProblem(problem: GuardProblem): string {
     default:
       return (
         `velesdb-hooks cannot verify recall evidence for ${quoted(problem.target)} (${problem.cause}: ${quoted(problem.path)} ${problem.problem}). ` +
-        `Its state is never trusted while it looks like this; removing or repairing ${quoted(problem.path)} and then ${recallCallFor(problem.repository)} unlocks the edit.`
+        `Its state is never trusted while it looks like this; removing or repairing ${quoted(problem.path)} and then ${recallCallFor(problem.repository, tool)} unlocks the edit.`
       );
   }
 }
 
-/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule. */
-export function guardRefusal(problems: readonly GuardProblem[]): string {
-  const lines = problems.map((problem) => `- ${describeProblem(problem)}`);
+/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule; tools named as the host names them. */
+export function guardRefusal(problems: readonly GuardProblem[], tool: ToolNamer = bare): string {
+  const lines = problems.map((problem) => `- ${describeProblem(problem, tool)}`);
   return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
 }
 
@@ -257,16 +270,16 @@ export function guardInternalErrorRefusal(root: string): string {
  * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
  * the model to guess which call that was (docs/decisions.md#the-learning-loop).
  */
-export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
+export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string, tool: ToolNamer = bare): string {
   const manifest = readerJson(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
-  const saves = uniqueSlots(targets).map((slot) => `- ${saveCall(slot)}`);
+  const saves = uniqueSlots(targets).map((slot) => `- ${saveCall({ ...slot, tool })}`);
   const lines = [
     `Learning checkpoint for the repositories edited since the last checkpoint: ${manifest}`,
-    "1. Recall: recall_fused over the code areas this batch changed returns the earlier decisions, incidents and patterns they touch.",
-    "2. Decision: remember keeps each non-trivial decision of this batch together with its reason; a decision kept without its reason cannot be weighed later.",
-    "3. Causality: relate links each decision to the cause that prompted it, and each incident to its root cause; these links are what why answers from in a later session.",
-    `4. Feedback: feedback(id, true|false), with the id_str a recalled memory carried, marks whether that memory helped (true) or misled (false).`,
-    "After the four stages, save_working_context keeps the working context of each listed project:",
+    `1. Recall: ${tool("recall_fused")} over the code areas this batch changed returns the earlier decisions, incidents and patterns they touch.`,
+    `2. Decision: ${tool("remember")} keeps each non-trivial decision of this batch together with its reason; a decision kept without its reason cannot be weighed later.`,
+    `3. Causality: ${tool("relate")} links each decision to the cause that prompted it, and each incident to its root cause; these links are what ${tool("why")} answers from in a later session.`,
+    `4. Feedback: ${tool("feedback")}(id, true|false), with the id_str a recalled memory carried, marks whether that memory helped (true) or misled (false).`,
+    `After the four stages, ${tool("save_working_context")} keeps the working context of each listed project:`,
     ...saves,
   ];
   if (warning) lines.push(`Warning: ${warning}`);
@@ -312,9 +325,11 @@ export interface CompressionFacts {
   readonly tokensIn: number;
   readonly tokensOut: number;
   readonly tokensSaved: number;
-  /** Only low and medium ever ship. */
-  readonly risk: "low" | "medium";
+  /** compile-stdin's own word; a high one ships only when every signal line is in the view (docs/compression.md). */
+  readonly risk: "low" | "medium" | "high";
   readonly bytesCompiled: number;
+  /** The lines the view had to keep verbatim, all of them in it. */
+  readonly signalLines: number;
   /** Our archive for inline outputs; the host's own saved file for persisted ones. */
   readonly archivePath: string;
 }
@@ -322,8 +337,9 @@ export interface CompressionFacts {
 /** compressionFooter(facts) → the paragraph that follows the compiled content. */
 export function compressionFooter(facts: CompressionFacts): string {
   return [
-    `[velesdb-hooks] The Bash output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
-      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved, fidelity risk ${facts.risk}.`,
+    `[velesdb-hooks] The command output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
+      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved; ` +
+      `its ${facts.signalLines} lines of errors, failures and summary are shown verbatim, the rest folded (compile-stdin's fidelity risk: ${facts.risk}).`,
     `The complete original output is saved at ${quoted(facts.archivePath)} and can be read from that file (in parts, if it is large).`,
   ].join("\n");
 }

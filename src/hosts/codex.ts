@@ -70,14 +70,21 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
   const output = input.payload.tool_response;
   if (input.payload.tool_name !== "Bash" || typeof output !== "string") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, { text: output });
+  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: output,
+    original: { stdout: output },
+    deadlineMs: compressionDeadlineMs("codex"),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { text: compressed.text }, note: compressed.note };
 }
 
 export const codex: HostModule = {
-  profile: tempStateProfile("codex", "codex-"),
+  profile: tempStateProfile("codex", "codex-", (tool) => `mcp__velesdb_memory__${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

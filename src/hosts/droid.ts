@@ -63,7 +63,7 @@ function encodeDroidAnswer(wireName: string, decision: Decision): HookAnswer {
 }
 
 export const droid: HostModule = {
-  profile: tempStateProfile("droid", "droid-"),
+  profile: tempStateProfile("droid", "droid-", (tool) => `velesdb-memory___${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

@@ -17,7 +17,7 @@ import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import { createExclusiveFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
-import { SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
+import { claudeStyleToolName, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
@@ -44,6 +44,9 @@ export const dsh: HostModule = {
   profile: {
     name: "dsh",
     statePrefix: "dsh-",
+    // The bridge hands the harness's MCP tools over as `mcp__<server>__<tool>` (its PostToolUse
+    // tool_name, fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/e2e/dsh-bridge.e2e.test.ts).
+    mcpTool: claudeStyleToolName,
     stateDirectory: (env, cwd) => {
       const override = env.VELESDB_HOOKS_STATE_DIR;
       return override !== undefined && override !== "" ? override : path.join(cwd, WORKSPACE_STATE_DIR, "state");

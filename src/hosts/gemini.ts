@@ -115,7 +115,7 @@ async function geminiAfterTool(input: HookInput): Promise<Decision> {
 }
 
 export const gemini: HostModule = {
-  profile: tempStateProfile("gemini", "gemini-"),
+  profile: tempStateProfile("gemini", "gemini-", (tool) => `mcp_velesdb-memory_${tool}`),
   payloadNamesEvent: true,
   // Gemini denies the tool on any exit code but 0 and 1 when the answer is not JSON: a usage
   // error (a stale registration) must not refuse every matched tool.

@@ -8,6 +8,10 @@ import type { HookInput, HostProfile } from "../core/hook-input.ts";
 import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
+import type { ToolNamer } from "../core/texts.ts";
+
+/** `mcp__velesdb-memory__<tool>`: Claude Code's form (and Qwen Code's, the DeepSeek bridge's), for the server name install writes. */
+export const claudeStyleToolName: ToolNamer = (tool) => `mcp__velesdb-memory__${tool}`;
 
 export interface HookEvent {
   /** The event name the host sends in `hook_event_name` and registers under. */
@@ -67,10 +71,11 @@ export const STOP_EVENT: HookEvent = {
  * directory (the bash reference's location), whose payload names the session in `session_id`,
  * and whose Stop sets `stop_hook_active` on a continuation.
  */
-export function tempStateProfile(name: string, statePrefix: string): HostProfile {
+export function tempStateProfile(name: string, statePrefix: string, mcpTool: ToolNamer): HostProfile {
   return {
     name,
     statePrefix,
+    mcpTool,
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: false,
     sessionIdField: "session_id",

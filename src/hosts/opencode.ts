@@ -100,14 +100,23 @@ async function compressOpencodeBash(input: HookInput): Promise<Decision> {
   if (!isPlainObject(response) || typeof response.output !== "string") return pass("bash output is not {output: string}; left as is");
   const metadata = objectField(response, "metadata") ?? {};
   const savedPath = metadata.truncated === true ? stringField(metadata, "outputPath") : undefined;
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, { text: response.output, savedPath });
+  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: response.output,
+    // OpenCode's file is in its data directory and kept: it is the archive the footer names.
+    saved: savedPath === undefined ? undefined : { path: savedPath, temporary: false },
+    original: { stdout: response.output },
+    deadlineMs: compressionDeadlineMs("opencode"),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
 }
 
 export const opencode: HostModule = {
-  profile: tempStateProfile("opencode", "opencode-"),
+  profile: tempStateProfile("opencode", "opencode-", (tool) => `velesdb-memory_${tool}`),
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "experimental.chat.system.transform" },

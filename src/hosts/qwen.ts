@@ -28,7 +28,7 @@
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   edit: "file_path",
@@ -68,7 +68,7 @@ async function qwenPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const qwen: HostModule = {
-  profile: tempStateProfile("qwen", "qwen-"),
+  profile: tempStateProfile("qwen", "qwen-", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

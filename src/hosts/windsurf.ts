@@ -54,6 +54,9 @@ export const windsurf: HostModule = {
   profile: {
     name: "windsurf",
     statePrefix: "windsurf-",
+    // Not measured (no Cascade runs here): its hook payload names server and tool apart
+    // (mcp_server_name, mcp_tool_name), so the bare tool name is what we can stand behind.
+    mcpTool: (tool) => tool,
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: true,
     sessionIdField: "trajectory_id",

@@ -6,7 +6,7 @@
 //   uninstall ∘ install is the identity on everything that is not ours;
 // - an inserted child copies the indentation of its neighbours (or of its container plus the
 //   file's indentation unit), so what we add looks like what was there.
-import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, type JSONPath, type Node, type ParseError } from "jsonc-parser";
+import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, visit, type JSONPath, type Node, type ParseError, type ParseErrorCode } from "jsonc-parser";
 
 // jsonc-parser's SyntaxKind is an ambient const enum, which isolated modules cannot read.
 const COMMA_TOKEN = 5;
@@ -55,6 +55,20 @@ export function parseJsonc(text: string): ParsedJsonc {
     return { ok: false, line, column, code: printParseErrorCode(first.error) };
   }
   return { ok: true, root };
+}
+
+/**
+ * checkJsoncSyntax(text) → what parseJsonc says about the text, without its syntax tree: a tree
+ * of a 41 MB ~/.claude.json held gigabytes (issue 30, item 8); this pass holds no more than the
+ * token it reads. The same nesting bound, the same first error, line and column.
+ */
+export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<ParsedJsonc, { ok: false }> {
+  const tooDeep = nestingTooDeepAt(text);
+  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
+  let first: { error: ParseErrorCode; offset: number } | undefined;
+  visit(text, { onError: (error, offset) => void (first ??= { error, offset }) }, PARSE_OPTIONS);
+  if (!first) return { ok: true };
+  return { ok: false, ...lineAndColumn(text, first.offset), code: printParseErrorCode(first.error) };
 }
 
 /** nestingTooDeepAt(text) → the offset of the first `{` or `[` beyond MAX_NESTING levels (strings and comments skipped), else undefined. */
@@ -166,7 +180,7 @@ export function nodeAt(text: string, jsonPath: JSONPath): Node | undefined {
  */
 export function removeAt(text: string, jsonPath: JSONPath): string {
   const node = nodeAt(text, jsonPath);
-  if (!node || !node.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
+  if (!node?.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
   const child = node.parent.type === "property" ? node.parent : node;
   const container = child.parent;
   if (!container?.children) throw new Error(`no container at ${JSON.stringify(jsonPath)}`);
@@ -206,14 +220,14 @@ export function removeAt(text: string, jsonPath: JSONPath): string {
 /** appendToArray(text, ["hooks","Stop"], value, style) → text with `value` as the array's last element. */
 export function appendToArray(text: string, arrayPath: JSONPath, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   return appendChild(text, array, (indent) => render(value, indent, style), JSON.stringify(value), style);
 }
 
 /** addProperty(text, ["hooks"], "Stop", value, style) → text with `"Stop": value` as the object's last property. */
 export function addProperty(text: string, objectPath: JSONPath, key: string, value: unknown, style: TextStyle): string {
   const object = objectPath.length === 0 ? parseTree(text, [], PARSE_OPTIONS) : nodeAt(text, objectPath);
-  if (!object || object.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
+  if (object?.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
   const name = JSON.stringify(key);
   const inline = `${name}${style.compact ? ":" : ": "}${JSON.stringify(value)}`;
   return appendChild(text, object, (indent) => `${name}: ${render(value, indent, style)}`, inline, style);
@@ -238,7 +252,7 @@ export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, styl
  */
 export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   const next = array.children?.[index];
   if (!next) return appendToArray(text, arrayPath, value, style);
   if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);

@@ -215,7 +215,7 @@ function planTarget(
     hooksAfter = planned.hooksAfter;
   }
   if (mcpActive && !shared) {
-    const read = readMcpFile(mcpPath, spot.format, tree);
+    const read = readMcpFile(mcpPath, spot.format, tree, [spot.servers(ctx)]);
     if (read.kind === "refused") return { ok: false, problem: `${shown(ctx, read.path)} ${read.problem}` };
     const edit = mcpEdit(read.kind === "present" ? read.file.text : "", read.kind === "absent", true);
     if (!edit.ok) return { ok: false, problem: `${shown(ctx, mcpPath)} ${edit.problem}` };

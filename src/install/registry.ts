@@ -446,10 +446,6 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     fs.rmSync(file.target);
     return { target: file.target, before };
   }
-  // Another program may rewrite the file between our read and our rename (Claude Code rewrites
-  // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
-  // from older bytes. The window left is the few microseconds up to the rename.
-  if (!sameBytes(file.target, file.text)) throw Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
   let undo: Undo = { target: file.target, before };
   if (backup) {
     const backup = backupPath(file);
@@ -457,7 +453,12 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     writeAtomically(backup, file.text, backupMode(file.mode), file.owner);
   }
   try {
-    writeAtomically(file.target, text, file.mode, file.owner);
+    // Another program may rewrite the file between our read and our rename (Claude Code rewrites
+    // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
+    // from older bytes. The check runs once the backup and the new bytes are on disk, just
+    // before the rename (issue 30, item 2: checked before them, a rewrite landing during the
+    // milliseconds of the backup and the fsyncs was undone in 3 of 3 trials).
+    writeAtomically(file.target, text, file.mode, file.owner, () => confirmUnchanged(file.target, file.text));
   } catch (error) {
     // The target is as it was (the rename never happened); only the backup changed.
     try {
@@ -473,11 +474,36 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
 /** The error code of a write refused because the file changed after it was read (shown as the reason). */
 export const CHANGED_MEANWHILE = "it changed while velesdb-hooks was editing it; run the command again";
 
-function sameBytes(file: string, text: string): boolean {
+/**
+ * confirmUnchanged(file, text) → a check to run just before the rename: throws CHANGED_MEANWHILE
+ * when the file no longer holds `text`. The bytes are compared first (a read of the whole file,
+ * tens of milliseconds at 60 MB), pinned by the file's identity before and after that read; the
+ * check returned compares only that identity again (one stat), so what a rewriter can still slip
+ * in unseen is what lands between that stat and the rename: the platform offers no
+ * compare-and-rename, and this is the smallest window it leaves (docs/hardening.md, measured).
+ */
+function confirmUnchanged(file: string, text: string): () => void {
+  const changed = () => Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
+  const pinned = identityOf(file);
+  let same = false;
   try {
-    return fs.readFileSync(file, "utf8") === text;
+    same = pinned !== undefined && fs.readFileSync(file, "utf8") === text && identityOf(file) === pinned;
   } catch {
-    return false;
+    same = false;
+  }
+  if (!same) throw changed();
+  return () => {
+    if (identityOf(file) !== pinned) throw changed();
+  };
+}
+
+/** identityOf(file) → device, inode, size and change times in nanoseconds: a rename over it or a write into it changes one of them. */
+function identityOf(file: string): string | undefined {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return undefined;
   }
 }
 
@@ -582,9 +608,11 @@ function tempBeside(target: string): string {
  * writeAtomically(target, content, mode, owner?): a new file created O_EXCL|O_NOFOLLOW beside
  * the target, given `owner` (when that is not us and we may: root) and `mode`, written,
  * fsynced, renamed over the target (which replaces a link at that name rather than writing
- * through it), then the directory is fsynced.
+ * through it), then the directory is fsynced. `beforeRename`, when given, runs once the bytes are
+ * on disk and returns the last check, which runs immediately before the rename; either may throw
+ * to leave the target as it is.
  */
-export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner): void {
+export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner, beforeRename?: () => () => void): void {
   const dir = path.dirname(target);
   const temp = tempBeside(target);
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
@@ -601,6 +629,9 @@ export function writeAtomically(target: string, content: string | Uint8Array, mo
   }
   fs.closeSync(fd);
   try {
+    // The slow part of the caller's check first, then its last step and the rename back to back.
+    const lastCheck = beforeRename?.();
+    lastCheck?.();
     fs.renameSync(temp, target);
   } catch (error) {
     fs.rmSync(temp, { force: true });

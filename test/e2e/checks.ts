@@ -96,6 +96,21 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
+/**
+ * toolAnswerTexts(requests) → the tool answers the model had received by the session's last
+ * request (Claude tool_result, Codex function_call_output / custom_tool_call_output, Gemini
+ * functionResponse), as JSON text with the backslashes dropped: each host nests the server's
+ * JSON text in its own JSON a different number of times, so `"found":true` reads the same in all.
+ */
+export function toolAnswerTexts(requests: readonly { body: any }[]): string[] {
+  const last = requests.at(-1)?.body;
+  const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+  const claude = list(last?.messages).flatMap((m: any) => list(m?.content)).filter((b: any) => b?.type === "tool_result").map((b: any) => b.content);
+  const codex = list(last?.input).filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output").map((i: any) => i.output);
+  const gemini = list(last?.contents).flatMap((c: any) => list(c?.parts)).filter((p: any) => p?.functionResponse).map((p: any) => p.functionResponse.response);
+  return [...claude, ...codex, ...gemini].map((a) => JSON.stringify(a).replace(/\\/g, ""));
+}
+
 // ---- Shared runs ----------------------------------------------------------------------------
 
 /**

@@ -277,7 +277,7 @@ export class FakeBash {
         spec.signal?.removeEventListener("abort", onAbort);
         killGroup(); // nothing a hook left behind outlives it
         this.running.delete(pid);
-        if (this.running.size === 0) this.waiters.splice(0).forEach((w) => w());
+        if (this.running.size === 0) for (const w of this.waiters.splice(0)) w();
       };
       child.stdout!.setEncoding("utf8").on("data", (d: string) => {
         if (stdout.length < spec.stdoutMaxBytes) stdout += d;
@@ -568,6 +568,7 @@ export interface DshCaseOptions {
    * Runs after the case directories and .velesdb-hooks.json exist, before the bridge is applied;
    * returns extra variables of the harness process (hooks inherit them).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a case that sets no variable is a block with no return, which a `| undefined` return type refuses
   prepare?: (dirs: { root: string; home: string; workspace: string }) => Record<string, string> | void;
 }
 

@@ -18,7 +18,7 @@
 // - Codex Stop decision:block: a new user message item "<hook_prompt …>REASON</hook_prompt>".
 // - Codex SessionStart(source:"compact") after auto-compaction: a developer item in the first
 //   request after the compaction request.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -76,7 +76,7 @@ export type DoubleMode = "structured" | "empty" | "rpc-error" | "is-error" | "te
 export const DOUBLE_MODES: readonly DoubleMode[] = ["structured", "empty", "rpc-error", "is-error", "text-only", "non-json"];
 
 export interface McpOptions {
-  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.12.0 does. */
+  /** How the double answers the recall tools; default "structured", as velesdb-memory 0.17.0 does. */
   mode?: DoubleMode;
 }
 
@@ -307,10 +307,11 @@ export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".vel
 
 /**
  * runInstaller(c, "qwen", "install") → the stdout of `velesdb-hooks <command> --client <client>`
- * run with the case's HOME and TMPDIR (plus `env`), as a user runs it; throws when it fails.
+ * (then `extra`, e.g. ["--mcp"]) run with the case's HOME and TMPDIR (plus `env`), as a user runs
+ * it; throws when it fails.
  */
-export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}): string {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client], {
+export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}, extra: readonly string[] = []): string {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client, ...extra], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -330,11 +331,11 @@ export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions =
   if (host === "claude") return;
   const tail: string[] = [];
   for (const [wire, groups] of Object.entries(hooks)) {
-    groups.forEach((group, g) =>
+    groups.forEach((group, g) => {
       group.hooks.forEach((handler, h) => {
         tail.push(`[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`, "");
-      }),
-    );
+      });
+    });
   }
   c.codexConfigTail = (options.codexTrust ?? "trust-state") === "trust-state" ? tail : [];
   c.codexTrustMode = options.codexTrust ?? "trust-state";
@@ -429,7 +430,9 @@ export function runProcess(argv: string[], env: Record<string, string>, cwd: str
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       killGroup(); // leftovers of the host (MCP servers, hooks) die with the run
-      resolve({ exitCode: code, signal, timedOut, stdout, stderr, durationMs: Date.now() - started });
+      // Judged by the time measured too: a late event loop may handle the exit before a due timer (issue 30).
+      const durationMs = Date.now() - started;
+      resolve({ exitCode: code, signal, timedOut: timedOut || durationMs > timeoutMs, stdout, stderr, durationMs });
     });
   });
 }

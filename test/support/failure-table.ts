@@ -183,10 +183,10 @@ export const TABLE_END = "<!-- failure-table:end -->";
 
 /** renderFailureTable() → the docs/failure-modes.md block between the markers (markers excluded). */
 export function renderFailureTable(): string {
-  const escape = (text: string) => text.replace(/\|/g, "\\|");
+  const escapePipes = (text: string) => text.replace(/\|/g, "\\|");
   const header = `| Situation | ${COLUMNS.map(([, title]) => title).join(" | ")} |`;
   const rule = `|${" --- |".repeat(COLUMNS.length + 1)}`;
-  const rows = FAILURE_TABLE.map((row) => `| ${escape(row.situation)} | ${COLUMNS.map(([col]) => escape(row.cells[col]?.text ?? "—")).join(" | ")} |`);
+  const rows = FAILURE_TABLE.map((row) => `| ${escapePipes(row.situation)} | ${COLUMNS.map(([col]) => escapePipes(row.cells[col]?.text ?? "—")).join(" | ")} |`);
   return [
     "<!-- Generated from test/support/failure-table.ts by `bun scripts/failure-table.ts`; test/faults.test.ts injects each row and fails when this block differs. -->",
     "",

@@ -379,12 +379,14 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
   const problems: string[] = [];
-  const { stdout: _s, persistedOutputPath: persisted, persistedOutputSize: _z, ...kept } = original;
-  const { stdout: newStdout, ...keptOut } = out;
+  const { stdout: _s, stderr: oldStderr, persistedOutputPath: persisted, persistedOutputSize: _z, ...kept } = original;
+  const { stdout: newStdout, stderr: newStderr, ...keptOut } = out;
   // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
-  // as the stdout of Claude's shape (src/hosts/shell-compress.ts).
+  // as its stdout (src/hosts/opencode.ts).
   if (entry.host === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
+  // Claude's stderr moves into the view (the model read both streams): emptied, never dropped with its key.
+  if (typeof oldStderr === "string" && newStderr !== "") problems.push("the replacement's stderr is not emptied (the view holds it)");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];
   const archive = JSON.parse(match[1]!) as string;

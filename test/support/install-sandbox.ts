@@ -120,6 +120,9 @@ export function makeInstallSandbox(label: string, options: { homeName?: string; 
     LANG: "C.UTF-8",
     SHELL: "/bin/sh",
     VELESDB_HOOK_FRESHNESS: "off",
+    // USER_MCP_COMMAND (/bin/sh) is a stand-in that answers nothing: the suites about servers
+    // that are started (test/server-probe.test.ts) turn the probe back on.
+    VELESDB_HOOKS_SERVER_PROBE: "off",
   };
   const merged = (extra?: Record<string, string | undefined>): Record<string, string> => {
     const result: Record<string, string> = { ...env };

@@ -65,7 +65,7 @@ async function jsonHook(who: Profile, host: Host, event: string, payload: Record
   return parseOneJsonAnswer(run.stdout);
 }
 
-const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling")`;
+const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling`; // then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot)
 const contextOf = (answer: Record<string, unknown>) =>
   String((answer.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext ?? "");
 

@@ -84,6 +84,13 @@ export interface SectionSpec {
   readonly comment?: "html" | "line";
   /** A short note inside the begin marker telling a reader what the section is. */
   markerNote(): string;
+  /**
+   * The section is the whole file (OpenCode's plugin module): a file at that path holding no
+   * section of ours is the user's, never appended to (issue 30: appended to a user's module,
+   * both failed to load). Its value says what such a file is to its host, for the refusal.
+   * Absent: a section appended to the user's text (Windsurf's rules).
+   */
+  readonly ownFile?: string;
 }
 
 /** What check/doctor know about a client's registry when its `report` is asked. */

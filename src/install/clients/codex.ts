@@ -4,6 +4,7 @@
 // identity. Codex also runs hooks defined in config.toml [hooks] (we never edit that file, we
 // report them) and skips any entry the user has not trusted in /hooks, without a word — so
 // check, doctor and install all say where trust is missing.
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as path from "node:path";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
@@ -28,7 +29,7 @@ const ROWS: readonly Registration[] = [
     timeout: 10,
     statusMessage: "velesdb-memory: checking recall before this edit",
   },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: 10, statusMessage: "velesdb-memory: noting the recall" },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.codex, statusMessage: "velesdb-memory: noting the recall" },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));

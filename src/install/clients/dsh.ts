@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
+import type { Registration, RegistryClient } from "./client.ts";
 import { codex, CODEX_RECALL_TOOLS } from "./codex.ts";
 
 // Its own file tools — its shell `bash` is not an edit, and tool_input never carries a path,

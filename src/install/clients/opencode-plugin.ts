@@ -14,8 +14,10 @@
 // - OpenCode has no cap on continuations: the plugin marks the idle that follows a
 //   continuation it started as `stop_hook_active`, and the Stop rule passes on it.
 
-/** The timeout each hook call gets, in milliseconds. */
-export const OPENCODE_HOOK_TIMEOUT_MS = 10_000;
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
+
+/** The timeout each hook call gets, in milliseconds (compression keeps its deadline inside it). */
+export const OPENCODE_HOOK_TIMEOUT_MS = POST_TOOL_USE_TIMEOUT_S.opencode * 1000;
 
 /** opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string literal. */
 export function opencodePluginBody(binaryPath: string): string {

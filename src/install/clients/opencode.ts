@@ -48,6 +48,7 @@ export const opencode: InstallerClient = {
       body: opencodePluginBody,
       comment: "line",
       markerNote: () => "written by `velesdb-hooks install --client opencode`; `velesdb-hooks uninstall` deletes this file",
+      ownFile: "OpenCode loads it as a plugin of yours",
     },
   ],
   alsoNamesBinary(ctx, stable) {

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
+import type { Registration, RegistryClient } from "./client.ts";
 
 // No matchers and no timeout field; the hooks themselves filter (post_mcp_tool_use looks at
 // the server and tool names).
