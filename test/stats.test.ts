@@ -50,7 +50,7 @@ describe("aggregation", () => {
     rec({ e: "PostToolUse", c: "replaced", bi: 61_174, bo: 576, tk: 18_380, s: "A", p: "alpha" }),
     rec({ e: "PostToolUse", c: "passed", why: "below-threshold" }),
     rec({ e: "PostToolUse", c: "passed", why: "below-threshold" }),
-    rec({ e: "PostToolUse", c: "passed", why: "fidelity-risk", to: 1 }),
+    rec({ e: "PostToolUse", c: "passed", why: "signal-lost", to: 1 }),
     rec({ e: "PreToolUse", d: "deny", err: 1, p: "alpha" }),
     // Yesterday, and 8 days ago (outside a 7-day window).
     rec({ t: Math.floor((NOW - DAY_MS) / 1000), p: "alpha" }),
@@ -66,7 +66,7 @@ describe("aggregation", () => {
     expect([t.recallsSuccessful, t.recallsFailed]).toEqual([2, 1]);
     expect([t.checkpointsAsked, t.checkpointsDelivered, t.answersLost]).toEqual([3, 1, 1]);
     expect([t.outputsReplaced, t.bytesBefore - t.bytesAfter, t.tokensSaved]).toEqual([1, 60_598, 18_380]);
-    expect(t.passedByReason).toEqual({ "below-threshold": 2, "fidelity-risk": 1 });
+    expect(t.passedByReason).toEqual({ "below-threshold": 2, "signal-lost": 1 });
     expect([t.errors, t.timeouts]).toEqual([1, 1]);
   });
 
@@ -108,7 +108,7 @@ describe("aggregation", () => {
   test("the screen: totals, hook time and a chart, no escape code unless colour is asked for", () => {
     const plain = renderSummary(summary, { colour: false, where: "/state/stats" });
     expect(plain).toContain("guard        3 edits refused in 3 sessions: 1 then recalled and edited, 1 recalled without editing, 1 never recalled");
-    expect(plain).toContain("compression  1 output replaced, 3 passed through (2 below-threshold, 1 fidelity-risk); 60 598 bytes and 18 380 tokens");
+    expect(plain).toContain("compression  1 output replaced, 3 passed through (2 below-threshold, 1 signal-lost); 60 598 bytes and 18 380 tokens");
     expect(plain).toContain("checkpoints  3 asked at Stop, 1 delivered");
     expect(plain).toMatch(/^ {2}12-02 #{30} +18 {2}3 \/ 2 \/ 1 \/ 18\.4k$/m);
     expect(plain).not.toContain("\u001b[");
