@@ -106,6 +106,9 @@ class Broker {
   private child: ChildProcess | undefined;
   private childOut = new LineSplitter();
   private stderrTail: string[] = [];
+  /** The server's stderr after its last newline: a line can arrive in two chunks. */
+  private stderrPartial = "";
+  private spawnFailed = false;
   private initResult: JsonRpcMessage | undefined;
   private state: "starting" | "ready" | "stopping" = "starting";
   private failure: string | undefined;
@@ -150,16 +153,25 @@ class Broker {
     // always set, so no config file can move the store either (the environment wins over it).
     const child = spawn(server, [], { cwd: store, env: { ...env, VELESDB_MEMORY_PATH: store }, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
-    child.on("error", (error) => this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+    child.on("error", (error) => {
+      this.spawnFailed = true;
+      this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+    });
     child.stdout!.on("data", (chunk: Buffer) => {
       for (const event of this.childOut.push(chunk)) if (event.kind === "line") this.fromChild(event.text);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
-      const lines = chunk.toString("utf8").split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
+      const text = this.stderrPartial + chunk.toString("utf8");
+      const cut = text.lastIndexOf("\n");
+      this.stderrPartial = text.slice(cut + 1).slice(-4096);
+      const lines = text.slice(0, cut + 1).split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
       this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
     });
-    child.on("exit", (code, signal) => this.childExited(code, signal));
+    // "close", not "exit": exit can come before the last stderr chunk is read, and that chunk
+    // holds the server's own `Error:` line, the cause a user needs (seen under load in
+    // test/memory-down.test.ts: only an earlier warning had arrived).
+    child.on("close", (code, signal) => this.childExited(code, signal));
     child.stdin!.on("error", () => {}); // EPIPE once it died: its exit event says what happened
     this.toChild({ jsonrpc: "2.0", id: BROKER_INIT_ID, method: "initialize", params: { protocolVersion: BROKER_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "velesdb-hooks-broker", version: "1" } } });
     setTimeout(() => {
@@ -307,7 +319,14 @@ class Broker {
 
   private childExited(code: number | null, signal: string | null): void {
     if (this.state === "stopping") return; // stop() ended it
-    const said = this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ?? this.stderrTail.at(-1);
+    // A server that never started: the "error" handler has decided, and the broker stays to tell
+    // the clients that reach it (it exits when idle, as always).
+    if (this.spawnFailed) return;
+    if (this.stderrPartial.trim() !== "") this.stderrTail = [...this.stderrTail, this.stderrPartial].slice(-5);
+    const said =
+      this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ??
+      [...this.stderrTail].reverse().find((l) => /^(\[velesdb-memory\] )?Error:/.test(l)) ??
+      this.stderrTail.at(-1);
     const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
     this.childFailed(said ? oneLine(said) : `velesdb-memory ${how}`);
     // Every request in flight gets exactly one answer, never a re-send: a save must not apply twice.
