@@ -27,6 +27,8 @@ export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "20
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
 /** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
+/** How long a new broker waits for its first client before it counts as idle. */
+const FIRST_CLIENT_GRACE_MS = 10_000;
 const STARTUP_NOTICE = /Using the offline 'hash' embedder|setting\(s\) from /;
 
 export interface BrokerOptions {
@@ -137,7 +139,11 @@ class Broker {
     return new Promise((resolve) => {
       this.finished = resolve;
       this.startChild();
-      this.armIdle();
+      // The front that started this broker connects only once it listens; until a first client
+      // has come, the idle grace is at least FIRST_CLIENT_GRACE_MS. Otherwise a grace of 0 (what
+      // check's probe sets) stopped the broker before its own front reached it, and the probe
+      // read "velesdb-memory exited (code 0)" (seen on every cold `check` of the npm test).
+      this.armIdle(Math.max(this.options.idleMs, FIRST_CLIENT_GRACE_MS));
     });
   }
 
@@ -338,10 +344,10 @@ class Broker {
     void this.stop(1);
   }
 
-  private armIdle(): void {
+  private armIdle(graceMs: number = this.options.idleMs): void {
     this.disarmIdle();
     if (this.connections.size > 0 || this.state === "stopping") return;
-    this.idleTimer = setTimeout(() => void this.stop(0), this.options.idleMs);
+    this.idleTimer = setTimeout(() => void this.stop(0), graceMs);
   }
 
   private disarmIdle(): void {
