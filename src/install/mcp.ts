@@ -23,7 +23,8 @@ import { narrowJsonc, widen } from "./json-narrow.ts";
 import { mcpUrlProblem } from "./mcp-url.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
 import { readUserFile, type WritableFile } from "./registry.ts";
-import { serverSpec, type ServerSpec } from "./server-probe.ts";
+import type { ServerSpec } from "./server-conversation.ts";
+import { serverSpec } from "./server-probe.ts";
 
 /** The name install writes; the recall rule (docs/contract.md §6.2) accepts both spellings. */
 export const MCP_SERVER_NAME = "velesdb-memory";

@@ -5,7 +5,8 @@
 // first one's lock), so the whole report waits one bound at most.
 import type { InstallerContext } from "./paths.ts";
 import type { ServerTarget } from "./mcp.ts";
-import { probeServer, specKey, type Embedder, type ProbeResult } from "./server-probe.ts";
+import type { Embedder, ProbeResult } from "./server-conversation.ts";
+import { probeServer, specKey } from "./server-probe.ts";
 
 /** VELESDB_HOOKS_SERVER_PROBE=off: check and doctor read the entries but start nothing. */
 export const probeIsOff = (env: NodeJS.ProcessEnv): boolean => (env.VELESDB_HOOKS_SERVER_PROBE ?? "").toLowerCase() === "off";
