@@ -22,7 +22,7 @@ import type { ManifestRecord } from "./manifest.ts";
 import { narrowJsonc, widen } from "./json-narrow.ts";
 import { mcpUrlProblem } from "./mcp-url.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
-import { readUserFile, type WritableFile } from "./registry.ts";
+import { readUserFile, type WritableFile } from "./safe-read.ts";
 import type { ServerSpec } from "./server-conversation.ts";
 import { serverSpec } from "./server-probe.ts";
 

@@ -11,7 +11,8 @@ import { readManifest } from "./manifest.ts";
 import { mcpReport, type ServerTarget } from "./mcp.ts";
 import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
-import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
+import { judgeRegistry, type RegistryVerdict } from "./owned-entries.ts";
+import { readRegistry } from "./registry-file.ts";
 import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
 
 /** Collects stdout lines and stderr lines; written once at the end. */

@@ -35,9 +35,8 @@
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
 import * as path from "node:path";
-import type { JsonObject } from "../entries.ts";
+import type { JsonObject, OwnedEntry } from "../entries.ts";
 import type { InstallerContext, Resolved } from "../paths.ts";
-import type { OwnedEntry } from "../registry.ts";
 
 export interface Registration {
   /** The key under `hooks` in the client's registry, exactly as the host spells it. */
