@@ -7,7 +7,9 @@ import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
 import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
-import { readPayloadFromStdin, stringField } from "./core/payload.ts";
+import { payloadSessionId, readPayloadFromStdin, stringField } from "./core/payload.ts";
+import { noteDecision, noteHook, noteStat } from "./core/stats-note.ts";
+import { appendHookRecord } from "./core/stats-record.ts";
 import { HOST_LOADERS } from "./hosts/loaders.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
 import { VERSION } from "./version.ts";
@@ -16,6 +18,7 @@ const EXIT_USAGE = 64;
 /** An installer command that threw: the installer's one failure code. */
 const EXIT_INTERNAL_ERROR = 1;
 const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
+const MCP_COMMAND = "mcp";
 
 /**
  * The --help text, built only when asked for. Every list in it is read from its table (the
@@ -35,11 +38,15 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
+  velesdb-hooks stats     [--days N] [--project P] [--json] [--reset]
+                                                what the hooks did, per project and day (docs/stats.md)
   (C: ${clientChoices()})
-  --mcp: also register the velesdb-memory MCP server (stdio) in each agent, found via
-         VELESDB_MEMORY_BIN or PATH; --mcp-url URL: register a running daemon instead
-         (e.g. https://127.0.0.1:18090/mcp). A server you configured is kept as it is;
+  --mcp: also register velesdb-memory (found via VELESDB_MEMORY_BIN or PATH) in each agent,
+         through \`velesdb-hooks mcp\`, so every session shares the one server a store allows;
+         --mcp-url URL: register a running daemon instead (reached over TCP, which
+         velesdb-memory does not authenticate). A server you configured is kept as it is;
          uninstall removes only the one install added; check fails without a server.
+  velesdb-hooks mcp --server PATH                the shared velesdb-memory MCP server (stdio) install --mcp wires
   velesdb-hooks --version | --help
 
 Hosts and events:
@@ -56,6 +63,13 @@ async function main(argv: readonly string[]): Promise<number> {
   // The bare name is someone at a terminal, not a host (hosts always pass host and event):
   // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
   if (first === undefined) return writeAnswer({ stdout: "", stderr: await usage(), exitCode: EXIT_USAGE });
+  // The shared-memory front (src/mcp/front.ts): a long-lived MCP server, never a hook, so its
+  // code is evaluated only here.
+  if (first === MCP_COMMAND) {
+    const front = await import("./mcp/front.ts");
+    return front.runMcpCommand(argv.slice(1));
+  }
+  if (first === "stats") return (await import("./stats/command.ts")).runStatsCommand(argv.slice(1));
   if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
@@ -70,7 +84,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
   if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
-  return writeAnswer(await runHook(host, second!, event));
+  const exitCode = writeAnswer(await runHook(host, second!, event));
+  // One stats record per hook call, once its answer is out (src/core/stats-record.ts).
+  appendHookRecord(process.env);
+  return exitCode;
 }
 
 /** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
@@ -80,6 +97,7 @@ export async function runHook(registered: HostModule, eventName: string, registe
   // it gets its own rules and answer shapes, never answers spelled for a host it is not.
   const host = (await registered.callerOf?.(reading.payload, process.env)) ?? registered;
   const event = host.events[eventName] ?? registeredEvent;
+  noteHook(host.profile.name, event.wireName, payloadSessionId(reading.payload, host.profile.sessionIdField));
   // Nothing was parsed, so no rule can know what the host asked: every hook passes.
   if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
@@ -90,12 +108,12 @@ export async function runHook(registered: HostModule, eventName: string, registe
     return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
   }
   try {
-    return host.encode(event.wireName, withReportedProblems(await event.run(input)));
+    return host.encode(event.wireName, noteDecision(withReportedProblems(await event.run(input))));
   } catch (error) {
     // The event's own failure policy decides (src/hosts/*.ts, beside the event).
     const reason = error instanceof Error ? error.message : String(error);
     const { failureDecision } = await import("./core/failure.ts");
-    return host.encode(event.wireName, await failureDecision(event.failure, input, reason));
+    return host.encode(event.wireName, noteDecision(await failureDecision(event.failure, input, reason), "error"));
   }
 }
 
@@ -112,7 +130,9 @@ function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
  */
 function writeAnswer(answer: HookAnswer): number {
   const fallback = answer.ifStdoutFails;
-  if (fallback === undefined) writeFully(1, answer.stdout);
+  if (fallback === undefined) {
+    if (!writeFully(1, answer.stdout)) noteStat("answerLost", true);
+  }
   else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
   writeFully(2, answer.stderr);
   return answer.exitCode;
@@ -126,6 +146,7 @@ main(process.argv.slice(2)).then(
     // overflow as a successful install, docs/decisions.md#installer-second-trial-from-outside); a
     // hook that got here passes, its host's
     // way of carrying on.
-    process.exit(INSTALLER_COMMANDS.has(process.argv[2] ?? "") ? EXIT_INTERNAL_ERROR : 0);
+    const command = process.argv[2] ?? "";
+    process.exit(INSTALLER_COMMANDS.has(command) || command === MCP_COMMAND ? EXIT_INTERNAL_ERROR : 0);
   },
 );

@@ -54,7 +54,10 @@ describe("8. a 41 MiB ~/.claude.json", () => {
       expect(installed.rss).toBeLessThan(12 * original.length);
       const after = fs.readFileSync(claudeJson(), "utf8");
       const added = insertedText(original, after);
-      expect(JSON.parse(`{${added.replace(/^\s*,/, "")}}`)).toEqual({ "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } });
+      expect(JSON.parse(`{${added.replace(/^\s*,/, "")}}`)).toEqual({
+        // The shared front (docs/shared-memory.md): the stable binary, told where the server is.
+        "velesdb-memory": { type: "stdio", command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"), args: ["mcp", "--server", server], env: {} },
+      });
       // Control: the same bound holds for uninstall, and uninstall gives the original bytes back.
       const removed = peakRss([snapshotBinary(), "uninstall", "--client", "claude"], box.env, box.home);
       expect(removed.exitCode).toBe(0);

@@ -157,6 +157,14 @@ test("each event evaluates its own rules only", () => {
   expect(eagerSourcesOf("src/hosts/claude.ts")).toContain("src/core/compress-gates.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
+  // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:
+  // no hook evaluates them; the guard reads the broker's status through src/mcp/runtime.ts alone.
+  const shared = ["src/mcp/front.ts", "src/mcp/broker.ts", "src/mcp/channel.ts", "src/mcp/lines.ts"];
+  for (const rule of ["src/core/guard.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"]) expect(notFor(rule, shared)).toEqual([]);
+  expect(sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => shared.includes(source) || source === "src/mcp/runtime.ts")).toEqual([]);
+  // Positive control: the front's own chunk evaluates the channel and the framing.
+  expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]));
+  expect(eagerSourcesOf("src/core/guard.ts")).toContain("src/mcp/runtime.ts");
 });
 
 /**

@@ -6,8 +6,10 @@
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity } from "./identity.ts";
 import { classifyRecall, isVelesdbRecallToolName, type RecallResponseForm, type RecallScope } from "./recall.ts";
+import { recordMemoryDown, transportFailureOf } from "./memory-down.ts";
 import { listRecords, PENDING_RECALL, RECALL, removeRecordFile, type StoredRecord } from "./records.ts";
 import { markerPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 
 export interface ToolCall {
   readonly toolName: unknown;
@@ -23,7 +25,8 @@ export interface ToolCall {
 export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   if (typeof call.toolName !== "string" || !isVelesdbRecallToolName(call.toolName)) return "";
   const verdict = classifyRecall(call.toolName, call.toolInput, call.toolResponse, call.form);
-  if (!verdict.successful) return `recall not counted: ${verdict.why}`;
+  noteStat("recall", verdict.successful ? "ok" : "failed");
+  if (!verdict.successful) return `recall not counted: ${verdict.why}${noteMemoryDown(input, call.toolResponse)}`;
   const sessionId = input.sessionId;
   if (sessionId === undefined) return `recall not recorded: the payload has no ${input.host.sessionIdField}`;
   const store = input.state();
@@ -75,6 +78,17 @@ export function choosePendingRoot(
     return all.length === 1 ? all[0] : undefined;
   }
   return undefined;
+}
+
+/** noteMemoryDown(input, response) → "" or "; …" after a recall that failed in transport: the session's memory-down marker (src/core/memory-down.ts). */
+function noteMemoryDown(input: HookInput, response: unknown): string {
+  const cause = transportFailureOf(response);
+  const sessionId = input.sessionId;
+  if (cause === undefined || sessionId === undefined) return "";
+  const store = input.state();
+  if (!store.safe) return "";
+  const problem = recordMemoryDown(input, store, sessionId, cause);
+  return problem ? `; ${problem}` : "; velesdb-memory did not answer (transport)";
 }
 
 function markRecall(input: HookInput, store: StateStore & { safe: true }, sessionId: string, root: string): string {

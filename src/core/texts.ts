@@ -212,6 +212,8 @@ export interface RepositorySlot extends MemorySlot {
 
 export type GuardProblem =
   | { readonly cause: "recall"; readonly target: string; readonly repository: RepositorySlot }
+  /** No recall can succeed: velesdb-memory is known not to answer (src/core/memory-down.ts); `why` is one line. */
+  | { readonly cause: "memory-down"; readonly target: string; readonly repository: RepositorySlot; readonly why: string }
   | { readonly cause: "session"; readonly target: string; readonly repository: RepositorySlot }
   | { readonly cause: "symlink"; readonly target: string; readonly resolved: string }
   | { readonly cause: "storage" | "linked" | "malformed"; readonly target: string; readonly path: string; readonly problem: string; readonly repository?: RepositorySlot };
@@ -232,6 +234,11 @@ function describeProblem(problem: GuardProblem, tool: ToolNamer): string {
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)} (project ${quoted(problem.repository.project)}), which requires a recall before its first edit, ` +
         `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository, tool))} unlocks edits there for the rest of the session.`
       );
+    case "memory-down":
+      return (
+        `velesdb-memory is not answering in this session (${oneLineCause(problem.why)}), so no recall can unlock ${quoted(problem.target)} in repository ${quoted(problem.repository.root)}; \`velesdb-hooks doctor\` shows why. ` +
+        `Tell the user; while it stays down, retrying this edit lets it through without a recall (the user is told each time), and once the server answers again ${recallCallFor(problem.repository, tool)} is asked for as usual.`
+      );
     case "session":
       return (
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)}, which requires a recall before its first edit, but this edit arrived without a session id, ` +
@@ -250,10 +257,22 @@ function describeProblem(problem: GuardProblem, tool: ToolNamer): string {
   }
 }
 
-/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule; tools named as the host names them. */
+/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule (not when the server is down: no recall can run); tools named as the host names them. */
 export function guardRefusal(problems: readonly GuardProblem[], tool: ToolNamer = bare): string {
   const lines = problems.map((problem) => `- ${describeProblem(problem, tool)}`);
-  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
+  const rule = problems.every((problem) => problem.cause === "memory-down") ? [] : [UNLOCK_RULE];
+  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, ...rule, "The edit can be retried unchanged afterwards."].join("\n");
+}
+
+/** The note of an edit let through while velesdb-memory is down (the user's channel, and stderr). */
+export function memoryDownPassNote(cause: string): string {
+  return `edit allowed without a recall: velesdb-memory is not answering (${oneLineCause(cause)}); run velesdb-hooks doctor`;
+}
+
+/** A cause read from a status file or a tool result, as one printable line of at most 300 characters. */
+function oneLineCause(cause: string): string {
+  const line = cause.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
 /** The refusal when the guard itself failed in an opted-in repository (src/core/failure.ts). */

@@ -19,11 +19,12 @@ import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClie
 import { runDoctor } from "./doctor.ts";
 import { acquireInstallerLock } from "./lock.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import { resolveMcpSource, type McpSource } from "./mcp.ts";
+import { resolveMcpSource, TCP_NOTE, type McpSource } from "./mcp.ts";
 import { shownArgument } from "./mcp-url.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 import { probeAll, probeIsOff, serverLines } from "./server-report.ts";
+import { statsKeptLine } from "../stats/files.ts";
 
 const EXIT_USAGE = 64;
 
@@ -121,12 +122,14 @@ export async function runInstallerCommand(command: string, args: readonly string
     case "uninstall": {
       let mcp: McpSource | undefined;
       if (command === "install" && parsed.options.mcp) {
-        const source = resolveMcpSource(ctx.env, parsed.options.mcp.url);
+        const front = stableBinaryPath(ctx);
+        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path) : front;
         if (!source.ok) {
           code = refuse(out, [source.problem]);
           break;
         }
         mcp = source.source;
+        if (mcp.kind === "url") out.line(TCP_NOTE);
       }
       const pipelineOptions = {
         dryRun: parsed.options.dryRun,
@@ -135,6 +138,9 @@ export async function runInstallerCommand(command: string, args: readonly string
         ...(mcp ? { mcp } : {}),
       };
       code = (command === "install" ? install : uninstall)(ctx, clients, pipelineOptions, out);
+      // The stats records are the user's history: uninstall leaves them, and says where (docs/stats.md).
+      const statsKept = command === "uninstall" ? statsKeptLine(ctx.env) : undefined;
+      if (statsKept) out.line(statsKept);
       break;
     }
     case "check":

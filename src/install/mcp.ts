@@ -35,24 +35,40 @@ export const UPSTREAM_DAEMON_URL = "https://127.0.0.1:18090/mcp";
 export const MAX_MCP_FILE_BYTES = 64 * 1024 * 1024;
 const BOM = "\uFEFF";
 
-/** What install registers: the stdio command, or the URL of a running daemon. */
-export type McpSource = { readonly kind: "stdio"; readonly command: string } | { readonly kind: "url"; readonly url: string };
+/**
+ * What install registers: the shared front (`front mcp --server command`, src/mcp/front.ts,
+ * docs/shared-memory.md: one velesdb-memory per store, shared by every session), or the URL
+ * of a running daemon.
+ */
+export type McpSource = { readonly kind: "stdio"; readonly command: string; readonly front: string | undefined } | { readonly kind: "url"; readonly url: string };
+
+/** frontArgs("/abs/velesdb-memory") → the arguments of the front's entry. */
+export const frontArgs = (server: string): string[] => ["mcp", "--server", server];
+
+/** The line install prints for --mcp-url: what a TCP daemon means for who can reach the memory. */
+export const TCP_NOTE =
+  "note: with --mcp-url the memory is reached over TCP, and velesdb-memory's HTTP transport authenticates no one: any local user or process that can reach that port reads and writes it (install --mcp shares one server through an owner-only socket instead)";
 
 /**
  * resolveMcpSource(env, url) → what `install --mcp` registers: `--mcp-url URL` (http or https),
  * else the absolute path of velesdb-memory from VELESDB_MEMORY_BIN or PATH (the same lookup the
  * compression hook uses); neither → the refusal naming both ways.
  */
-export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
+/**
+ * `front` is the stable binary; undefined on Windows, where the front has no channel yet (no
+ * Unix socket; a named pipe is unproven here, docs/shared-memory.md "Windows"): there the
+ * direct velesdb-memory entry is written, one session at a time, as before.
+ */
+export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined, front: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
   if (url !== undefined) {
     const problem = mcpUrlProblem(url, UPSTREAM_DAEMON_URL);
     return problem === undefined ? { ok: true, source: { kind: "url", url } } : { ok: false, problem };
   }
   const found = resolveCompiler(env);
-  if (found.ok) return { ok: true, source: { kind: "stdio", command: found.path } };
+  if (found.ok) return { ok: true, source: { kind: "stdio", command: found.path, front } };
   return {
     ok: false,
-    problem: `install --mcp found no velesdb-memory to register (${found.problem}): put velesdb-memory on PATH or set VELESDB_MEMORY_BIN to its absolute path, or give the URL of a running daemon with --mcp-url URL (upstream's default: ${UPSTREAM_DAEMON_URL})`,
+    problem: `install --mcp found no velesdb-memory to register (${found.problem}): install it with \`cargo install velesdb-memory\` (or put it on PATH, or set VELESDB_MEMORY_BIN to its absolute path), then run install --mcp again`,
   };
 }
 
@@ -67,7 +83,8 @@ function parseHttpUrl(text: string): URL | undefined {
 
 /** describeSource(ctx, source) → "stdio ~/bin/velesdb-memory" / "HTTP https://127.0.0.1:18090/mcp" for install's report. */
 export function describeSource(ctx: InstallerContext, source: McpSource): string {
-  return source.kind === "stdio" ? `stdio ${shown(ctx, source.command)}` : `HTTP ${safeUrl(source.url)}`;
+  if (source.kind === "url") return `HTTP ${safeUrl(source.url)}`;
+  return source.front === undefined ? `stdio ${shown(ctx, source.command)}, one session at a time on Windows` : `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}`;
 }
 
 /** safeUrl("https://u:p@h:1/mcp?token=x") → `"https://h:1/mcp"` (query and credentials dropped, quoted). */
@@ -160,6 +177,14 @@ export function describeServer(ctx: InstallerContext, entry: unknown): { usable:
   const command = programOf(entry);
   if (command === undefined) return { usable: false, text: `has neither a command nor a URL${tail}` };
   const where = shown(ctx, command);
+  const server = frontServerOf(entry);
+  if (server !== undefined) {
+    // The shared front: usable when both it and the server it runs are executable files.
+    const front = path.isAbsolute(command) && isExecutableFile(command);
+    const runs = path.isAbsolute(server) && isExecutableFile(server);
+    const text = `stdio ${where} mcp (the shared front) running ${shown(ctx, server)}${front ? "" : `; ${where} is missing or not executable`}${runs ? "" : `; ${shown(ctx, server)} is missing or not executable`}${tail}`;
+    return { usable: front && runs, text };
+  }
   if (path.isAbsolute(command)) {
     return isExecutableFile(command) ? { usable: true, text: `stdio ${where} (an executable file)${tail}` } : { usable: false, text: `stdio ${where}, which is missing or not executable${tail}` };
   }
@@ -347,7 +372,7 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
   }
 
   if (!source) return { ok: true, edit: none };
-  const wanted = source.kind === "stdio" ? spec.stdio(source.command) : spec.url(source.url);
+  const wanted = source.kind === "url" ? spec.url(source.url) : source.front === undefined ? spec.stdio(source.command, []) : spec.stdio(source.front, frontArgs(source.command));
   const what = describeSource(ctx, source);
   if (found && !ours) return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
   if (found && ours) {
@@ -399,7 +424,18 @@ function isOurShape(spec: McpSpec, entry: unknown): boolean {
   const url = [entry.url, entry.httpUrl, entry.serverUrl].find((u) => typeof u === "string") as string | undefined;
   if (url !== undefined && sameJson(entry, spec.url(url))) return true;
   const command = programOf(entry);
-  return command !== undefined && sameJson(entry, spec.stdio(command));
+  if (command === undefined) return false;
+  // The direct entry of an earlier install (upgraded to the front), or the front's own.
+  if (sameJson(entry, spec.stdio(command, []))) return true;
+  const server = frontServerOf(entry);
+  return server !== undefined && sameJson(entry, spec.stdio(command, frontArgs(server)));
+}
+
+/** frontServerOf(entry) → X when the entry's arguments are exactly `mcp --server X` (the front install writes). */
+function frontServerOf(entry: JsonObject): string | undefined {
+  const args = Array.isArray(entry.command) ? entry.command.slice(1) : entry.args;
+  if (!Array.isArray(args) || args.length !== 3 || args[0] !== "mcp" || args[1] !== "--server") return undefined;
+  return typeof args[2] === "string" && args[2] !== "" ? args[2] : undefined;
 }
 
 /**

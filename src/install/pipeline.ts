@@ -30,7 +30,7 @@ import { readRegistry } from "./registry-file.ts";
 import type { WritableFile } from "./safe-read.ts";
 import { backupPath, undoWrite, writeUserFile, type Undo } from "./user-file-write.ts";
 import type { Output } from "./report.ts";
-import { mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
+import { MAX_MCP_FILE_BYTES, mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";
@@ -510,7 +510,12 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (registryPath?.ok) candidates.push({ client, path: registryPath.path });
   }
   for (const record of records) {
-    if (record.kind === "mcp") continue; // a server entry runs velesdb-memory, not our binary
+    // A server entry of ours runs the shared front, this very binary (src/mcp/front.ts); an
+    // earlier install's direct entry ran velesdb-memory, and names no stable path of ours.
+    if (record.kind === "mcp") {
+      if (reach(record.path) !== undefined || mcpFileNames(record.path, stable)) candidates.push({ client: undefined, path: record.path });
+      continue;
+    }
     const client = CLIENTS.find((c) => c.name === record.client);
     if (client?.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
     candidates.push({ client, path: record.path });
@@ -536,6 +541,16 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (other !== undefined) users.push(shown(ctx, other));
   }
   return users;
+}
+
+/** mcpFileNames(file, stable) → the MCP file still holds the stable path (as JSON or TOML spell it); unreadable: true, the binary is kept. */
+function mcpFileNames(file: string, stable: string): boolean {
+  try {
+    if (fs.statSync(file).size > MAX_MCP_FILE_BYTES) return true;
+    return fs.readFileSync(file, "utf8").includes(JSON.stringify(stable).slice(1, -1));
+  } catch (error) {
+    return errorCode(error) !== "ENOENT";
+  }
 }
 
 function registryNames(client: InstallerClient, registryPath: string, stable: string, tree: string, ctx: InstallerContext): boolean {

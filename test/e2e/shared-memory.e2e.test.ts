@@ -1,18 +1,13 @@
-// Issue 34 §6, proof 3: two sessions open at once — Claude Code and Codex, one HOME, one store,
-// one opted-in repository — both recall successfully and both edit; both stop and save; the
-// next session gets what they saved. It needs the shared front of branch `mcp` (its design, issue
-// 34 §1: `install --mcp` wires `velesdb-hooks mcp --server <velesdb-memory>`, one broker per
-// store), so it stays a todo until that branch is merged:
+// The shared memory, proof 3 (docs/shared-memory.md): two sessions open at once — Claude Code
+// and Codex, one HOME, one store, one opted-in repository — both recall successfully and both
+// edit; both stop and save; the next session gets what they saved. `install --mcp` wires each
+// host to `velesdb-hooks mcp --server <velesdb-memory>`, one broker per store.
 //
-//   ENABLING IT (the lead, after merging `mcp`): set SHARED_FRONT_MERGED to true below and run
-//   `bun test --timeout 60000 test/e2e/shared-memory.e2e.test.ts` with VELESDB_MEMORY_BIN_REAL
-//   set. VH_E2E_SHARED_MEMORY=1 runs it before the flag is flipped.
-//
-// The negative control is the same pair wired the way install --mcp wires velesdb-memory today
-// (each host starting its own stdio server on the store): velesdb-memory admits one process per
-// store, so one of the two has no memory tools — its recall fails, our guard keeps its edit
-// refused. The model is obedient-model.ts (it loads, edits, recalls only when our guard's
-// refusal names the recall, saves when the Stop text asks).
+// The negative control is the same pair wired the way install --mcp wired velesdb-memory before
+// the front (each host starting its own stdio server on the store): velesdb-memory admits one
+// process per store, so one of the two has no memory tools — its recall fails, our guard keeps
+// its edit refused. The model is obedient-model.ts (it loads, edits, recalls only when our
+// guard's refusal names the recall, saves when the Stop text asks).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,16 +17,12 @@ import { createCase, E2E_PROJECT, HOOKS_BIN, registerHooks, removeCase, runClaud
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, type Work } from "./obedient-model.ts";
 
-/** Flipped by the lead once branch `mcp` (the shared front) is merged. */
-const SHARED_FRONT_MERGED = false;
-const ENABLED = SHARED_FRONT_MERGED || process.env.VH_E2E_SHARED_MEMORY === "1";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
 let llm: MockLlm;
 const cases: E2ECase[] = [];
 beforeAll(async () => {
-  if (!ENABLED) return;
   if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
   llm = await startMockLlm();
 });
@@ -152,12 +143,8 @@ const nextGetsBoth: (p: PairRun) => Check = (p) =>
     return [p.markers.claude, p.markers.codex].filter((m) => !answers.includes(m)).map((m) => `the next session's answers lack ${m}`);
   });
 
-describeWithReal("proof 3: two sessions at once on one store (needs the shared front of branch mcp)", () => {
-  const name = "Claude and Codex at once in an opted-in repository: both recall, both edit, both save; the next session gets both; wired directly (today's install --mcp), one of them cannot";
-  if (!ENABLED) {
-    test.todo(name);
-    return;
-  }
+describeWithReal("proof 3: two sessions at once on one store, through the shared front", () => {
+  const name = "Claude and Codex at once in an opted-in repository: both recall, both edit, both save; the next session gets both; wired directly (each host its own velesdb-memory), one of them cannot";
   test(name, async () => {
     // One pair after the other: each velesdb-memory holds ~465 MB (docs/real-server.md).
     const front = await runPair("front");

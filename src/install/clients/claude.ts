@@ -47,7 +47,7 @@ export const claude: RegistryClient = {
       { label: "the project's .mcp.json", path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }), format: "json", servers: () => ["mcpServers"], needsApproval: true },
     ],
     // The shapes `claude mcp add` writes.
-    stdio: (command) => ({ type: "stdio", command, args: [], env: {} }),
+    stdio: (command, args) => ({ type: "stdio", command, args: [...args], env: {} }),
     url: (url) => ({ type: "http", url }),
   },
 };

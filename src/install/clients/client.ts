@@ -134,8 +134,13 @@ export interface McpFile {
 export interface McpSpec {
   /** Where the agent reads servers; install writes into the first (user level). */
   readonly files: readonly [McpFile, ...McpFile[]];
-  /** stdio("/usr/local/bin/velesdb-memory") → the server entry that runs it (no arguments: stdio is its default transport). */
-  stdio(command: string): JsonObject;
+  /**
+   * stdio("~/.velesdb-hooks/bin/velesdb-hooks", ["mcp", "--server", "/abs/velesdb-memory"]) → the
+   * entry that runs the shared front (src/mcp/front.ts); with no arguments, the direct
+   * velesdb-memory entry an earlier install wrote (stdio is its default transport), which is
+   * still recognised as ours so install can upgrade it.
+   */
+  stdio(command: string, args: readonly string[]): JsonObject;
   /** url("https://127.0.0.1:18090/mcp") → the entry for the HTTP daemon. */
   url(url: string): JsonObject;
 }

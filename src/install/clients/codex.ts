@@ -85,7 +85,9 @@ export const codex: RegistryClient = {
   // `[mcp_servers.<name>]` + `command = "…"` (or `url = "…"`), and so do we.
   mcp: {
     files: [{ label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] }],
-    stdio: (command) => ({ command }),
+    // Without arguments: the direct entry earlier installs wrote (`command` alone, as above);
+    // the shared front's entry adds its `args` array.
+    stdio: (command, args) => (args.length > 0 ? { command, args: [...args] } : { command }),
     url: (url) => ({ url }),
   },
 

@@ -55,7 +55,7 @@ export const copilot: RegistryClient = {
   // says which of the server's tools Copilot offers (["*"]: all).
   mcp: {
     files: [{ label: "mcp-config.json", path: fileInHome(home, "mcp-config.json"), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ type: "local", command, args: [], tools: ["*"] }),
+    stdio: (command, args) => ({ type: "local", command, args: [...args], tools: ["*"] }),
     url: (url) => ({ type: "http", url, tools: ["*"] }),
   },
   report(ctx, facts) {

@@ -38,7 +38,7 @@ export const opencode: InstallerClient = {
   home,
   mcp: {
     files: [globalConfig("opencode.json"), globalConfig("opencode.jsonc"), globalConfig("config.json"), projectConfig("opencode.json"), projectConfig("opencode.jsonc")],
-    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    stdio: (command, args) => ({ type: "local", command: [command, ...args], enabled: true }),
     url: (url) => ({ type: "remote", url, enabled: true }),
   },
   sections: [

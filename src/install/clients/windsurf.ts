@@ -36,7 +36,7 @@ export const windsurf: RegistryClient = {
   // (`serverUrl` for HTTP). Not measured: Windsurf does not run here.
   mcp: {
     files: [{ label: "mcp_config.json", path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ command, args: [] }),
+    stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ serverUrl: url }),
   },
   // ~/.codeium/windsurf/memories/global_rules.md, the rules file Cascade reads in every workspace.
