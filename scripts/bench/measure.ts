@@ -1,6 +1,7 @@
-// What both benches share (scripts/bench.ts, scripts/bench-compress.ts): the statistics their
-// tables print and the page-cache state each program is measured in. Kept apart so that the
-// compression bench, which bench.ts loads after its own table, needs nothing back from bench.ts.
+// What the benches share (scripts/bench.ts, scripts/bench-compress.ts, scripts/bench/stats-ab.ts):
+// the statistics their tables print and the page-cache state each program is measured in. Kept
+// apart so that the compression bench, which bench.ts loads after its own table, needs nothing
+// back from bench.ts.
 import * as fs from "node:fs";
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
