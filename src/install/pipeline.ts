@@ -30,7 +30,10 @@ import { readRegistry } from "./registry-file.ts";
 import type { WritableFile } from "./safe-read.ts";
 import { backupPath, undoWrite, writeUserFile, type Undo } from "./user-file-write.ts";
 import type { Output } from "./report.ts";
-import { MAX_MCP_FILE_BYTES, mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
+import { MAX_MCP_FILE_BYTES, type McpSource } from "./mcp.ts";
+import { mcpInstallCommand, mcpReport } from "./mcp-check.ts";
+import { planMcpEdit } from "./mcp-edit.ts";
+import { readMcpFile } from "./mcp-read.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";

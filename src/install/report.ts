@@ -8,7 +8,7 @@ import type { BinaryState } from "./binary.ts";
 import { primaryPath, type InstallerClient, type SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
-import { mcpReport, type ServerTarget } from "./mcp.ts";
+import { mcpReport, type ServerTarget } from "./mcp-check.ts";
 import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
 import { judgeRegistry, type RegistryVerdict } from "./owned-entries.ts";

@@ -25,7 +25,7 @@
 //    can still run our binary after uninstall (Codex config.toml), so the binary is kept;
 //    `alsoReads` lists such files, so root in another user's home checks their links first.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
-// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp.ts
+// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp*.ts
 //    does the rest: check/doctor look for a velesdb-memory server there, `install --mcp` /
 //    `--mcp-url` add one to `mcp.files[0]`, uninstall takes it out again). `files` lists every
 //    place the agent reads servers from, the one install writes first; `stdio(command)` and
