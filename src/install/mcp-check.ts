@@ -42,7 +42,7 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
   let found = false;
   const places: string[] = [];
   const seen = new Set<string>();
-  // A file that cannot be read is what to fix first: `install --mcp` refuses it for the same reason (issue 30).
+  // A file that cannot be read is what to fix first: `install --mcp` refuses it for the same reason (docs/hardening.md §8).
   const unreadable: string[] = [];
   const readable: string[] = [];
   for (const spot of client.mcp.files) {

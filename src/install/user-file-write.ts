@@ -64,7 +64,7 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     // Another program may rewrite the file between our read and our rename (Claude Code rewrites
     // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
     // from older bytes. The check runs once the backup and the new bytes are on disk, just
-    // before the rename (issue 30, item 2: checked before them, a rewrite landing during the
+    // before the rename (docs/hardening.md §2: checked before them, a rewrite landing during the
     // milliseconds of the backup and the fsyncs was undone in 3 of 3 trials).
     writeAtomically(file.target, text, file.mode, file.owner, () => confirmUnchanged(file.target, file.text));
   } catch (error) {
