@@ -38,7 +38,7 @@
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import * as path from "node:path";
-import type { SavedOutput } from "../core/compress-gates.ts";
+import type { SavedOutput } from "../core/compress.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";

@@ -11,7 +11,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { tryClaim, type ClaimOwner } from "../core/claim.ts";
-import { errorCode, makeDirectories, ownerOfNearest } from "./registry.ts";
+import { errorCode } from "../core/state.ts";
+import { makeDirectories } from "./atomic-write.ts";
+import { ownerOfNearest } from "./file-owner.ts";
 
 export const LOCK_NAME = "install.lock";
 /** How long a command waits for another one by default: far above one install (≈1 s with a first copy of the binary). */

@@ -215,7 +215,12 @@ class Front {
       const timer = setTimeout(() => settle({ kind: "failed", cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}` }), Math.max(0, deadline - Date.now()));
       socket.once("connect", () => socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`));
       socket.on("error", (error: NodeJS.ErrnoException) => {
-        settle({ kind: error.code === "ENOENT" || error.code === "ECONNREFUSED" ? "absent" : "failed", cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
+        // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
+        // next attempt reaches its successor (seen as ECONNRESET in test/mcp-front-real.test.ts's
+        // two-fronts race under load).
+        const code = error.code ?? "";
+        const kind = code === "ENOENT" || code === "ECONNREFUSED" ? "absent" : code === "ECONNRESET" || code === "EPIPE" ? "retry" : "failed";
+        settle({ kind, cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
       });
       socket.on("close", () => {
         if (!settled) settle({ kind: "retry", cause: "the broker closed the connection while starting" });
