@@ -109,7 +109,7 @@ describe("project and session are ids velesdb-memory 0.17.0 saves under (non-bla
 
 describe("encodings editors write", () => {
   // Windows PowerShell 5.1's `Set-Content -Encoding UTF8` and old Notepad put a UTF-8 BOM
-  // first (issue 30, item 6); the installer already reads settings with one.
+  // first (docs/hardening.md §6); the installer already reads settings with one.
   const editRefused = () =>
     JSON.stringify(
       parseOneJsonAnswer(

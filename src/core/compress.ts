@@ -119,7 +119,7 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
   if (!probe.capable) return untouched(`compression off: ${probe.problem}`);
 
   // Shape, compile, verify; once more at the ceiling when the budget was too tight for the signal.
-  // A saved output (the host cut it for being large) starts at the persisted budget (SPEC §8).
+  // A saved output (the host cut it for being large) starts at the persisted budget (docs/contract.md §8).
   const first = output.saved === undefined ? settings.budget : Math.min(settings.budget, settings.persistedBudget);
   const budgets = settings.budgetMax > first ? [first, settings.budgetMax] : [first];
   const query = output.command ? `${output.toolName} output of ${output.command.slice(0, 200)}` : `${output.toolName} output`;

@@ -99,7 +99,7 @@ const WRITE_SLACK_MS = 10_000;
 
 /**
  * copilotSavedFile(notice, payload, env) → the saved output to read when the notice names a file
- * Copilot itself wrote for this call, else why not (issue 30 item 4: an output that merely began
+ * Copilot itself wrote for this call, else why not (docs/compression.md#copilots-saved-output: an output that merely began
  * with the notice made the hook read, compile and archive any file it named). Copilot's file is in
  * its temporary directory (the TMPDIR it gave us), named as it names them with a time within the
  * last minute, and, checked on the opened file: a regular file with one link, owned by this user,

@@ -64,7 +64,7 @@ export function acquireInstallerLock(tree: string, waitMs = DEFAULT_WAIT_MS, sho
 
 /**
  * notALock(lockPath, shown) → the refusal when something other than a regular file sits at the
- * lock's name. Our claims are regular files; a directory there (issue 30, item 7) can never be
+ * lock's name. Our claims are regular files; a directory there (docs/hardening.md §7) can never be
  * released, so waiting for it only cost the full bound before blaming "another velesdb-hooks".
  * A link or a FIFO is not ours either: named, never followed, never removed by us.
  */

@@ -1,5 +1,5 @@
 // The broker: one detached process per store that runs the one velesdb-memory the store allows
-// and shares it among every `velesdb-hooks mcp` front (issue 34 §1, docs/shared-memory.md).
+// and shares it among every `velesdb-hooks mcp` front (docs/shared-memory.md).
 // Measured facts of velesdb-memory 0.17.0 it is built on:
 // - a second server on one store exits at start with "[velesdb-memory] another velesdb-memory
 //   process holds <store> — kill it (pkill velesdb-memory) or point VELESDB_MEMORY_PATH

@@ -1,5 +1,5 @@
 // `velesdb-hooks mcp --server <path>`: the stdio MCP server every agent is wired to by
-// `install --mcp` (issue 34 §1, docs/shared-memory.md). It is a pipe to the broker of its store,
+// `install --mcp` (docs/shared-memory.md). It is a pipe to the broker of its store,
 // starting that broker (detached: its own session, so a host killing its MCP process tree does
 // not take memory from the other sessions) when none answers. A host must never hang on it:
 // the start is bounded (VELESDB_HOOKS_MCP_START_MS, default 15 s: Codex gives an MCP server 10 s

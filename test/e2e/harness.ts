@@ -418,7 +418,7 @@ export function runProcess(argv: string[], env: Record<string, string>, cwd: str
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       killGroup(); // leftovers of the host (MCP servers, hooks) die with the run
-      // Judged by the time measured too: a late event loop may handle the exit before a due timer (issue 30).
+      // Judged by the time measured too: a late event loop may handle the exit before a due timer (docs/hardening.md#tests-that-could-not-fail).
       const durationMs = Date.now() - started;
       resolve({ exitCode: code, signal, timedOut: timedOut || durationMs > timeoutMs, stdout, stderr, durationMs });
     });

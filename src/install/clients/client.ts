@@ -85,7 +85,7 @@ export interface SectionSpec {
   markerNote(): string;
   /**
    * The section is the whole file (OpenCode's plugin module): a file at that path holding no
-   * section of ours is the user's, never appended to (issue 30: appended to a user's module,
+   * section of ours is the user's, never appended to (docs/hardening.md §3: appended to a user's module,
    * both failed to load). Its value says what such a file is to its host, for the refusal.
    * Absent: a section appended to the user's text (Windsurf's rules).
    */
