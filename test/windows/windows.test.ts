@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { packageVersion } from "../../scripts/build.ts";
+import { sessionSlot } from "../../src/core/identity.ts";
 import { loadPayload, parseOneJsonAnswer } from "../support/hook-runner.ts";
 import { checkpointTargets, continuation, editPayload, isDeny, recallPayload, stopPayload } from "../support/learning.ts";
 import { bashWords, findWineToolchain, powershellCallWords, startWineWorld, windowsCommandLine, type WineRun, type WineWorld } from "./support/wine.ts";
@@ -233,7 +234,8 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       const checkpoint = host === "gemini" ? (answer.decision === "deny" ? String(answer.reason) : undefined) : continuation(host === "dsh" ? "codex" : host, { json: answer, stderr: "", exitCode: 0 });
       expect(checkpoint).toContain("Recall");
       // The repository is named once, by its canonical spelling, whatever spelling the edit used.
-      expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: "rolling", root: loop }]);
+      // The slot is this host session's own, as on Linux (test/learning.test.ts; docs/working-context.md).
+      expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: sessionSlot("rolling", session), root: loop }]);
       expect(await stop()).toEqual({});
     });
   });
@@ -243,7 +245,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     let project: string;
     const stable = () => `${who.dir}\\.velesdb-hooks\\bin\\velesdb-hooks.exe`;
     const registry = (relative: string) => JSON.parse(fs.readFileSync(world.onLinux(`${who.dir}\\${relative}`), "utf8"));
-    const installer = (exe: string, args: string[]) => world.run(windowsCommandLine([exe, ...args]), { env: who.env, cwd: who.dir });
+    const installer = (exe: string, args: string[], env: Record<string, string> = {}) => world.run(windowsCommandLine([exe, ...args]), { env: { ...who.env, ...env }, cwd: who.dir });
 
     beforeAll(() => {
       if (!toolchain.ok) return;
@@ -317,9 +319,17 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     });
 
     test("check by the installed binary: every client in step", async () => {
-      const run = await installer(stable(), ["check"]);
-      expect(run.exitCode).toBe(0);
+      // USER_FILES name a daemon at 127.0.0.1:18090 that nobody runs here, and check starts each
+      // configured server (docs/doctor.md). This case is about the entries and the binary on
+      // Windows, so the probe is off; test/server-probe.test.ts proves the probe itself.
+      const run = await installer(stable(), ["check"], { VELESDB_HOOKS_SERVER_PROBE: "off" });
+      expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toMatchObject({ exitCode: 0 });
       for (const client of CLIENTS) expect(run.stdout).toMatch(new RegExp(`^${client}: entries in step`, "m"));
+      // The servers were read, not started (dsh's live in the harness's own config).
+      for (const client of CLIENTS.filter((c) => c !== "dsh")) expect(run.stdout).toContain(`${client}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`);
+      // Control: with the probe on, the same check fails on the daemon nobody runs.
+      const probed = await installer(stable(), ["check"]);
+      expect({ exitCode: probed.exitCode, stdout: probed.stdout }).toMatchObject({ exitCode: 1, stdout: expect.stringContaining("claude: MCP server in ~\\.claude.json (user scope) does not answer") });
     });
 
     test("a second install changes no byte under the profile", async () => {
