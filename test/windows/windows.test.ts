@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { packageVersion } from "../../scripts/build.ts";
 import { sessionSlot } from "../../src/core/identity.ts";
+import { HOSTS } from "../../src/hosts/index.ts";
 import { loadPayload, parseOneJsonAnswer } from "../support/hook-runner.ts";
 import { checkpointTargets, continuation, editPayload, isDeny, recallPayload, stopPayload } from "../support/learning.ts";
 import { bashWords, findWineToolchain, powershellCallWords, startWineWorld, windowsCommandLine, type WineRun, type WineWorld } from "./support/wine.ts";
@@ -66,7 +67,8 @@ async function jsonHook(who: Profile, host: Host, event: string, payload: Record
   return parseOneJsonAnswer(run.stdout);
 }
 
-const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling`; // then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot)
+/** loadCall("claude", "app") → the start of the load call as that host's model sees the tool (HostProfile.mcpTool); then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot). */
+const loadCall = (host: Host, project: string) => `${HOSTS[host].profile.mcpTool("load_working_context")}(project="${project}", session="rolling`;
 const contextOf = (answer: Record<string, unknown>) =>
   String((answer.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext ?? "");
 
@@ -133,13 +135,13 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       ["gemini", "session-start", "forward slashes and another letter case", (r: string) => slashes(lower(`${r}\\src`))],
     ] as const)("%s %s: cwd with %s names the repository's project", async (host, event, _form, spell) => {
       const answer = await jsonHook(who, host, event, loadPayload(host, "session-start.startup", { cwd: spell(root) }));
-      expect(contextOf(answer)).toContain(loadCall("win-repo"));
+      expect(contextOf(answer)).toContain(loadCall(host, "win-repo"));
     });
 
     test("windsurf pre-user-prompt (no cwd in the payload): the process's working directory, in another case, names the project", async () => {
       const run = await hook(who, "windsurf", "pre-user-prompt", loadPayload("windsurf", "pre-user-prompt"), lower(`${root}\\src`));
       expect(run.exitCode).toBe(0);
-      expect(run.stdout).toContain(loadCall("win-repo"));
+      expect(run.stdout).toContain(loadCall("windsurf", "win-repo"));
     });
 
     test("codex apply_patch with a relative backslash target is judged by the repository under the cwd; control: a plain repository passes", async () => {
@@ -153,7 +155,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     test("control: a directory outside the repository gets its own name as project", async () => {
       const outside = repo("Elsewhere");
       const answer = await jsonHook(who, "claude", "session-start", loadPayload("claude", "session-start.startup", { cwd: outside }));
-      expect(contextOf(answer)).toContain(loadCall("Elsewhere"));
+      expect(contextOf(answer)).toContain(loadCall("claude", "Elsewhere"));
     });
   });
 
@@ -315,7 +317,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       expect(run.exitCode).toBe(0);
       // Windsurf's reminder is plain text; the others answer one JSON object.
       const said = client === "windsurf" ? run.stdout : contextOf(parseOneJsonAnswer(run.stdout));
-      expect(said).toContain(loadCall("installed"));
+      expect(said).toContain(loadCall(client, "installed"));
     });
 
     test("check by the installed binary: every client in step", async () => {
