@@ -15,6 +15,18 @@ const none = (stdout: string, stderr = "", exitCode: 0 | 2 = 0): HookAnswer => (
 const exitTwo = (reason: string): HookAnswer => ({ stdout: "", stderr: `${reason}\n`, exitCode: 2 });
 const jsonDeny = (json: string, reason: string, stderr = ""): HookAnswer => ({ ...none(json, stderr), ifStdoutFails: exitTwo(reason) });
 
+// OpenCode's answers are what its plugin reads (src/install/clients/opencode-plugin.ts).
+const OPENCODE_ROWS: readonly Row[] = [
+  ["pass", "session.idle", { kind: "pass" }, none("{}\n")],
+  ["pass with a user message: no channel, stderr only", "session.idle", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
+  ["addContext is the system text the plugin pushes", "experimental.chat.system.transform", { kind: "addContext", text: "load" }, none('{"system":"load"}\n')],
+  ["continue is the prompt the plugin sends", "session.idle", { kind: "continue", text: "save" }, none('{"prompt":"save"}\n')],
+  ["deny is the message the plugin throws", "tool.execute.before", { kind: "deny", reason: REASON }, jsonDeny(`{"deny":${JSON.stringify(REASON)}}\n`, REASON)],
+  ["replaceOutput is bash's output", "tool.execute.after", { kind: "replaceOutput", toolResponse: { output: "compiled" } }, none('{"output":"compiled"}\n')],
+  ["replaceOutput without an output string is a pass", "tool.execute.after", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+  ["summariserInstructions are compaction context", "experimental.session.compacting", { kind: "summariserInstructions", text: "keep it" }, none('{"context":"keep it"}\n')],
+];
+
 // Every kind once, plus the variants a host spells differently (notes, userMessage, PreCompact's
 // silent pass, Codex's empty-reason deny, its context cut).
 const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
@@ -123,16 +135,9 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
     ["summariserInstructions map to a pass", "Stop", { kind: "summariserInstructions", text: "keep it" }, none("")],
   ],
-  opencode: [
-    ["pass", "session.idle", { kind: "pass" }, none("{}\n")],
-    ["pass with a user message: no channel, stderr only", "session.idle", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
-    ["addContext is the system text the plugin pushes", "experimental.chat.system.transform", { kind: "addContext", text: "load" }, none('{"system":"load"}\n')],
-    ["continue is the prompt the plugin sends", "session.idle", { kind: "continue", text: "save" }, none('{"prompt":"save"}\n')],
-    ["deny is the message the plugin throws", "tool.execute.before", { kind: "deny", reason: REASON }, jsonDeny(`{"deny":${JSON.stringify(REASON)}}\n`, REASON)],
-    ["replaceOutput is bash's output", "tool.execute.after", { kind: "replaceOutput", toolResponse: { output: "compiled" } }, none('{"output":"compiled"}\n')],
-    ["replaceOutput without an output string is a pass", "tool.execute.after", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
-    ["summariserInstructions are compaction context", "experimental.session.compacting", { kind: "summariserInstructions", text: "keep it" }, none('{"context":"keep it"}\n')],
-  ],
+  opencode: OPENCODE_ROWS,
+  // Kilo Code is OpenCode's fork, answered through the same plugin (src/hosts/kilo.ts).
+  kilo: OPENCODE_ROWS,
   qwen: [
     ["pass", "Stop", { kind: "pass" }, none("{}\n")],
     ["pass with a user message: no measured channel, stderr only", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],

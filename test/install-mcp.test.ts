@@ -12,7 +12,7 @@ import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbo
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
 beforeEach(() => {
-  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid"], mcp: false });
+  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid", "kilo"], mcp: false });
   fs.mkdirSync(path.join(box.home, ".qwen"));
   server = path.join(box.root, "bin", "velesdb-memory");
   write(server, "#!/bin/sh\nexit 0\n", 0o755);
@@ -63,6 +63,17 @@ const CASES: readonly ClientCase[] = [
     file: ".config/opencode/opencode.json",
     key: "mcp",
     userText: `{\n  // mine\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
+    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    url: (url) => ({ type: "remote", url, enabled: true }),
+    userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
+  },
+  // Kilo Code 7.7.7 reads OpenCode's entry shape from kilo.json (`kilo mcp list` lists it:
+  // test/e2e/mcp-wiring.e2e.test.ts).
+  {
+    client: "kilo",
+    file: ".config/kilo/kilo.json",
+    key: "mcp",
+    userText: `{\n  // mine\n  "$schema": "https://app.kilo.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
     stdio: (command) => ({ type: "local", command: [command], enabled: true }),
     url: (url) => ({ type: "remote", url, enabled: true }),
     userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
@@ -153,6 +164,7 @@ const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
   ["claude", ".claude.json"],
   ["opencode", ".config/opencode/opencode.json"],
   ["droid", ".factory/mcp.json"],
+  ["kilo", ".config/kilo/kilo.json"],
 ];
 test.skipIf(process.getuid?.() !== 0).each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
   const file = path.join(box.home, relative);

@@ -7,6 +7,7 @@ import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
+import { kilo } from "./kilo.ts";
 import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
@@ -21,6 +22,7 @@ export const HOSTS = {
   qwen,
   opencode,
   droid,
+  kilo,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

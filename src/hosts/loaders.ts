@@ -15,4 +15,5 @@ export const HOST_LOADERS: Readonly<Record<string, () => Promise<HostModule>>> =
   qwen: async () => (await import("./qwen.ts")).qwen,
   opencode: async () => (await import("./opencode.ts")).opencode,
   droid: async () => (await import("./droid.ts")).droid,
+  kilo: async () => (await import("./kilo.ts")).kilo,
 };

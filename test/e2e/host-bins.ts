@@ -34,6 +34,8 @@ export const HOST_BINS = {
   opencode: inHosts("opencode-linux-x64", "bin", "opencode"),
   /** Factory Droid's platform package, run directly (the @factory/cli loader wants an unpublished platform version). */
   droid: inHosts("@factory", "cli-linux-x64", "bin", "droid"),
+  /** Kilo Code's platform package, run directly (@kilocode/cli 7.8.1 pins platform packages this registry lacks). */
+  kilo: inHosts("@kilocode", "cli-linux-x64", "bin", "kilo"),
 } as const;
 
 /**

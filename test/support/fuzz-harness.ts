@@ -76,7 +76,7 @@ export function fuzzSettings(env: NodeJS.ProcessEnv = process.env): FuzzSettings
  */
 export function coverageFloors(entry: Entry): Record<string, number> {
   const floors: Record<string, number> = { "input:object": 1, "input:json-not-object": 1, "input:text": 1, "input:bytes": 1, "input:deep": 1 };
-  if (entry.host !== "windsurf") floors["input:payload-cwd"] = 1;
+  if (entry.dialect !== "windsurf") floors["input:payload-cwd"] = 1;
   switch (entry.hookClass) {
     case "lifecycle":
       floors["answer:context"] = 1;
@@ -95,7 +95,7 @@ export function coverageFloors(entry: Entry): Record<string, number> {
     case "posttooluse":
       floors["answer:pass"] = 1;
       // Only Claude's Bash results are compressed (SPEC §7): both archive forms are checked there.
-      if (entry.host === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
+      if (entry.dialect === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
       break;
   }
   return floors;
@@ -192,7 +192,7 @@ async function runCaseIn(box: FuzzSandbox, before: Snapshot, entry: Entry, c: Fu
   const cwd = resolvedCwd(payload, processCwd);
   const env = { ...box.env };
   const excluded = [box.stateDir];
-  if (entry.host === "dsh") {
+  if (entry.dialect === "dsh") {
     // The DeepSeek bridge keeps state in `<cwd>/.velesdb-hooks/`. A cwd outside the sandbox
     // would put it on this machine: there, the state goes to the sandbox through the override.
     if (isInside(cwd, box.root)) excluded.push(path.join(cwd, ".velesdb-hooks"));
@@ -270,11 +270,11 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   };
   const tool = str(payload, "tool_name");
   let targets: string[];
-  switch (entry.host) {
+  switch (entry.dialect) {
     case "claude":
     case "droid":
     case "qwen": {
-      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : entry.host === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
+      const table = entry.dialect === "claude" ? CLAUDE_TARGET_FIELD : entry.dialect === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];
@@ -374,7 +374,7 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   if (answer.kind === "pass") return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
   if (answer.kind !== "replace" || !answer.replacement) return [`PostToolUse answered ${answer.kind}`];
   // Copilot's result is `toolResult`, the other hosts' `tool_response`.
-  if (entry.host === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
+  if (entry.dialect === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
   const original = payload.tool_response;
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
@@ -383,7 +383,7 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   const { stdout: newStdout, ...keptOut } = out;
   // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
   // as the stdout of Claude's shape (src/hosts/shell-compress.ts).
-  if (entry.host === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
+  if (entry.dialect === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];

@@ -48,7 +48,7 @@ const templateCache = new Map<string, Record<string, unknown>[]>();
 export function templates(entry: Entry): Record<string, unknown>[] {
   const cached = templateCache.get(entry.id);
   if (cached) return cached;
-  const dir = path.join(FIXTURES, "payloads", entry.host);
+  const dir = path.join(FIXTURES, "payloads", entry.dialect);
   const files = fs.readdirSync(dir).filter((f) => f === `${entry.event}.json` || (f.startsWith(`${entry.event}.`) && f.endsWith(".json")));
   if (files.length === 0) throw new Error(`no fixture payload for ${entry.id}`);
   const loaded = files.sort().map((f) => intoSandbox(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))) as Record<string, unknown>);
@@ -206,7 +206,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
   const session = fc.option(fc.constantFrom(...SESSIONS), { nil: undefined, freq: 4 });
   const withSession = (fields: fc.Arbitrary<Record<string, unknown>>, key = "session_id") =>
     fc.tuple(fields, session).map(([f, s]) => (s === undefined ? { ...f, [`@DROP@${key}`]: true } : { ...f, [key]: s }));
-  switch (`${entry.host}/${entry.wireName}`) {
+  switch (`${entry.dialect}/${entry.wireName}`) {
     case "claude/PreToolUse":
       return withSession(
         fc.record({ cwd, tool: fc.constantFrom("Edit", "Write", "NotebookEdit", "Bash", "Read", "MultiEdit"), target }).map(({ cwd, tool, target }) => ({

@@ -8,11 +8,12 @@ import { copilot } from "./copilot.ts";
 import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
+import { kilo } from "./kilo.ts";
 import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo];
 
 export type ClientName = string;
 

@@ -17,8 +17,12 @@
 /** The timeout each hook call gets, in milliseconds. */
 export const OPENCODE_HOOK_TIMEOUT_MS = 10_000;
 
-/** opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string literal. */
-export function opencodePluginBody(binaryPath: string): string {
+/**
+ * opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string
+ * literal. `host` is the first argument of every spawn: "opencode", or "kilo" for Kilo Code,
+ * the fork that loads the same plugin from its own directory (src/install/clients/kilo.ts).
+ */
+export function opencodePluginBody(binaryPath: string, host = "opencode"): string {
   return `import { spawnSync } from "node:child_process";
 
 const BINARY = ${JSON.stringify(binaryPath)};
@@ -28,7 +32,7 @@ const AFTER_TOOLS = /^(bash|velesdb[-_]memory_.+)$/;
 function ask(event, payload) {
   let run;
   try {
-    run = spawnSync(BINARY, ["opencode", event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${OPENCODE_HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
+    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${OPENCODE_HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
   } catch {
     return {};
   }
