@@ -122,6 +122,19 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput without a textResultForLlm is a pass", "postToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "preCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  codebuddy: [
+    ["pass is silence (CodeBuddy adds plain SessionStart stdout to the context)", "SessionStart", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is continue:false with the reason (CodeBuddy's documented Stop form)", "Stop", { kind: "continue", text: "save" }, none('{"continue":false,"reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON),
+    ],
+    ["replaceOutput maps to a pass (no replacement for built-in tools)", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
+    ["summariserInstructions map to a pass", "Stop", { kind: "summariserInstructions", text: "keep it" }, none("")],
+  ],
   droid: [
     ["pass is silence (Droid reads SessionStart stdout `{}` as a user message)", "SessionStart", { kind: "pass", note: "n" }, none("", "velesdb-hooks: n\n")],
     ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],

@@ -1,6 +1,7 @@
 // The host table, every host loaded: --help lists it, tests use it. `velesdb-hooks <host>
 // <event>` looks its host up in the lazy twin, src/hosts/loaders.ts, which must name the same hosts.
 import { claude } from "./claude.ts";
+import { codebuddy } from "./codebuddy.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
 import { droid } from "./droid.ts";
@@ -23,6 +24,7 @@ export const HOSTS = {
   opencode,
   droid,
   kilo,
+  codebuddy,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

@@ -36,6 +36,8 @@ export const HOST_BINS = {
   droid: inHosts("@factory", "cli-linux-x64", "bin", "droid"),
   /** Kilo Code's platform package, run directly (@kilocode/cli 7.8.1 pins platform packages this registry lacks). */
   kilo: inHosts("@kilocode", "cli-linux-x64", "bin", "kilo"),
+  /** CodeBuddy Code's Node launcher (run as `node <it>`), shipped inside @tencent-ai/agent-sdk under cli/ (its own package is not on the registry). */
+  codebuddy: inHosts("@tencent-ai", "agent-sdk", "cli", "bin", "codebuddy"),
 } as const;
 
 /**

@@ -101,7 +101,7 @@ export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: J
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" ? judgeOpencode(entry, raw.stdout) : entry.dialect === "droid" && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" ? judgeOpencode(entry, raw.stdout) : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
@@ -194,6 +194,11 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   if (entry.dialect === "claude" && keys.join(",") === "systemMessage") {
     const message = value.systemMessage;
     return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
+  }
+  // CodeBuddy's documented Stop form: {continue:false, reason}.
+  if (entry.wireName === "Stop" && entry.dialect === "codebuddy") {
+    if (keys.sort().join(",") !== "continue,reason" || value.continue !== false || !nonEmpty(value.reason)) return `codebuddy Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
+    return { kind: "continue", text: value.reason as string };
   }
   const codexDialect = entry.dialect === "codex" || entry.dialect === "dsh";
   if (entry.wireName === "Stop" && (codexDialect || entry.dialect === "qwen" || entry.dialect === "droid")) {

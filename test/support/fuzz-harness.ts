@@ -258,6 +258,7 @@ const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path
 const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
 const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
+const CODEBUDDY_TARGET_FIELD: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
 const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
@@ -272,9 +273,11 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   let targets: string[];
   switch (entry.dialect) {
     case "claude":
+    case "codebuddy":
     case "droid":
     case "qwen": {
-      const table = entry.dialect === "claude" ? CLAUDE_TARGET_FIELD : entry.dialect === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
+      const tables: Readonly<Record<string, Readonly<Record<string, string>>>> = { claude: CLAUDE_TARGET_FIELD, codebuddy: CODEBUDDY_TARGET_FIELD, droid: DROID_TARGET_FIELD };
+      const table = tables[entry.dialect] ?? QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];

@@ -333,6 +333,24 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })),
         ),
       );
+    case "codebuddy/PreToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: claudeEditInput(tool, target),
+        })),
+      );
+    case "codebuddy/PostToolUse":
+      // CodeBuddy hands the MCP content array, with no error flag even for a failed call.
+      return withSession(
+        fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: input,
+          tool_response: response,
+        })),
+      );
     case "droid/PreToolUse":
       return withSession(
         fc.record({ cwd, tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"), target }).map(({ cwd, tool, target }) => ({
@@ -386,6 +404,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "copilot/sessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
+    case "codebuddy/Stop":
     case "droid/Stop":
     case "codex/Stop":
     case "dsh/Stop":
@@ -396,6 +415,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "qwen/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
+    case "codebuddy/SessionStart":
     case "droid/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":

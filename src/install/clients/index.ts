@@ -3,6 +3,7 @@
 // detection of `install`, check, doctor and usage messages all read this table.
 import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
+import { codebuddy } from "./codebuddy.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
 import { droid } from "./droid.ts";
@@ -13,7 +14,7 @@ import { opencode } from "./opencode.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo, codebuddy];
 
 export type ClientName = string;
 
