@@ -151,6 +151,8 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
   opencode: OPENCODE_ROWS,
   // Kilo Code is OpenCode's fork, answered through the same plugin (src/hosts/kilo.ts).
   kilo: OPENCODE_ROWS,
+  // Pi's extension reads OpenCode's answers (src/hosts/pi.ts; the encoder ignores the wire name).
+  pi: OPENCODE_ROWS,
   qwen: [
     ["pass", "Stop", { kind: "pass" }, none("{}\n")],
     ["pass with a user message: no measured channel, stderr only", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],

@@ -12,7 +12,7 @@ import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbo
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
 beforeEach(() => {
-  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid", "kilo", "codebuddy"], mcp: false });
+  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid", "kilo", "codebuddy", "pi"], mcp: false });
   fs.mkdirSync(path.join(box.home, ".qwen"));
   server = path.join(box.root, "bin", "velesdb-memory");
   write(server, "#!/bin/sh\nexit 0\n", 0o755);
@@ -81,6 +81,8 @@ const CASES: readonly ClientCase[] = [
   // CodeBuddy Code 2.117.0: its user scope is the first that exists of ~/.codebuddy/.mcp.json,
   // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/install-codebuddy.test.ts).
   { client: "codebuddy", file: ".codebuddy/.mcp.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [] }), url: (url) => ({ type: "http", url }) },
+  // Pi has no MCP of its own: pi-mcp-adapter 2.11.0 reads this Pi-owned file (its README).
+  { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (url) => ({ url }) },
   // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
   { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [], disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
 ];

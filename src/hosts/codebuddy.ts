@@ -25,8 +25,8 @@
 // - A pass prints nothing: plain stdout of SessionStart is context to CodeBuddy (its docs).
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { diagnosticLine, jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { silentPassEncoder } from "./silent-pass.ts";
 
 const CODEBUDDY_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   Write: "file_path",
@@ -34,23 +34,6 @@ const CODEBUDDY_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   MultiEdit: "file_path",
   NotebookEdit: "notebook_path",
 };
-
-function encodeCodebuddyAnswer(wireName: string, decision: Decision): HookAnswer {
-  switch (decision.kind) {
-    case "pass":
-    case "replaceOutput":
-    case "summariserInstructions":
-      return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
-    case "addContext":
-      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
-    case "continue":
-      return jsonAnswer({ continue: false, reason: decision.text }, decision.note);
-    case "deny":
-      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
-    default:
-      return decision satisfies never;
-  }
-}
 
 export const codebuddy: HostModule = {
   profile: tempStateProfile("codebuddy", "codebuddy-"),
@@ -70,5 +53,5 @@ export const codebuddy: HostModule = {
       run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input),
     },
   },
-  encode: encodeCodebuddyAnswer,
+  encode: silentPassEncoder((text) => ({ continue: false, reason: text })),
 };

@@ -10,6 +10,7 @@ import { gemini } from "./gemini.ts";
 import type { HostModule } from "./host.ts";
 import { kilo } from "./kilo.ts";
 import { opencode } from "./opencode.ts";
+import { pi } from "./pi.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
@@ -25,6 +26,7 @@ export const HOSTS = {
   droid,
   kilo,
   codebuddy,
+  pi,
 } as const satisfies Record<string, HostModule>;
 
 export type HostName = keyof typeof HOSTS;

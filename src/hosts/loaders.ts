@@ -17,4 +17,5 @@ export const HOST_LOADERS: Readonly<Record<string, () => Promise<HostModule>>> =
   droid: async () => (await import("./droid.ts")).droid,
   kilo: async () => (await import("./kilo.ts")).kilo,
   codebuddy: async () => (await import("./codebuddy.ts")).codebuddy,
+  pi: async () => (await import("./pi.ts")).pi,
 };

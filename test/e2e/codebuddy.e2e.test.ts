@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
-import { doubleArgs, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { assertOffline, check, editGuardChecks, expectRecallGate, hostSlots, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
+import { doubleArgs, doubleLauncher, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const CODEBUDDY_BIN = HOST_BINS.codebuddy;
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
@@ -47,7 +47,7 @@ function writeFile(file: string, text: string): void {
 }
 
 /** setup(name, mode, …) → a case with the mock model in ~/.codebuddy/models.json, the MCP fake as a user-scope server and, in "hooks" mode, our installer run (and a spy on its binary). */
-function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } }): E2ECase {
+function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } }): E2ECase {
   const c = createCase(llm, `codebuddy-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
@@ -55,12 +55,15 @@ function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatT
   const model = { id: "mock-model", name: "mock-model", vendor: "OpenAI", apiKey: "dummy", url: `${chat.baseUrl(c.scenario)}/chat/completions`, maxInputTokens: 100000, maxOutputTokens: 4000, supportsToolCall: true, supportsImages: false };
   writeFile(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
   writeFile(path.join(dir, "settings.json"), USER_SETTINGS);
-  const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
-  writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }));
-  if (mode === "hooks") {
-    runInstaller(c, "codebuddy", "install");
-    spyOnInstalledHooks(c.home);
+  const doubleMode = options.mcp?.failing ? "is-error" : "structured";
+  if (options.mcp?.viaInstaller) {
+    // `install --mcp` writes the server into the user scope itself (it creates ~/.codebuddy/.mcp.json).
+    runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
+  } else {
+    writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }));
+    if (mode === "hooks") runInstaller(c, "codebuddy", "install");
   }
+  if (mode === "hooks") spyOnInstalledHooks(c.home);
   return c;
 }
 
@@ -127,7 +130,6 @@ async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise
 // Each run costs a Node start of a 16 MB bundle; CI has 2 cores.
 const slot = hostSlots(3);
 const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
-const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
@@ -137,21 +139,16 @@ const recallTurn: ChatTurn = { reply: chatTool("DeferExecuteTool", { toolName: "
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
 
-const refused = check("the Write was refused with our reason, and the file was not written", (r) => {
-  const p: string[] = [];
-  if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-  if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
-  return p;
-});
-const written = check("the Write after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+const guard = editGuardChecks(guardedFile, "Write");
+const { refused } = guard;
 
 /** One live session, with our hooks and without: SessionStart, a Write before any recall, then Stop. */
 const sessionPair = pairOf((mode) => runCodebuddy(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"), offline, slot);
-/** With our hooks: a recall the MCP fake fails (isError), and one it answers, each before the Write. */
+/** With our hooks and the server `install --mcp` wrote: a recall the MCP fake fails (isError), and one it answers, each before the Write. */
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     slot(async () => {
-      const r = await runCodebuddy(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing } }), "recall, then write");
+      const r = await runCodebuddy(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing, viaInstaller: true } }), "recall, then write");
       offline(r);
       return r;
     });
@@ -160,11 +157,7 @@ const recallRuns = once(() => {
 
 describe("codebuddy", () => {
   test.concurrent("SessionStart: the load guidance is a hook reminder in the first user message", async () => {
-    const context = check("the first request's user message carries the load call", (r) => {
-      const first = r.requests[0];
-      if (!first) return ["no model request"];
-      return messagesOf(first.body).some((m) => m?.role === "user" && messageText(m).includes(LOAD_CALL)) ? [] : [`no user message carries ${LOAD_CALL}`];
-    });
+    const context = userMessageInFirstRequest(LOAD_CALL);
     proves(context, await sessionPair());
   }, 300_000);
 
@@ -174,10 +167,7 @@ describe("codebuddy", () => {
 
   test.concurrent("a failed recall (MCP isError, which reaches PostToolUse like a success) keeps the Write refused; a successful one unlocks it", async () => {
     const [failed, worked] = await recallRuns();
-    expectCheck(refused, failed).toPass();
-    expectCheck(written, failed).toFail();
-    expectCheck(written, worked).toPass();
-    for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+    expectRecallGate(guard, failed, worked);
     // What CodeBuddy handed the hook: the real tool's name, the content array, no error flag.
     const recallPayload = (r: RunResult) => spied(r).find((run) => run.argv.join(" ") === "codebuddy post-tool-use")?.payload;
     const failedPayload = recallPayload(failed);

@@ -302,15 +302,28 @@ export function e2eSuite(): E2ESuite {
   return suite;
 }
 
+/**
+ * doubleLauncher(c, mode) → an executable `velesdb-memory` in the case that runs the MCP double
+ * in `mode`, logging to c.mcpLog: what `install --mcp` is given (VELESDB_MEMORY_BIN) when a test
+ * lets our installer write the host's server entry, which runs the program with no arguments.
+ */
+export function doubleLauncher(c: E2ECase, mode: DoubleMode): string {
+  const bin = path.join(c.root, "bin", "velesdb-memory");
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --mode ${mode} --log ${shellQuote(c.mcpLog)} "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
 /** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
 export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
 
 /**
  * runInstaller(c, "qwen", "install") → the stdout of `velesdb-hooks <command> --client <client>`
- * run with the case's HOME and TMPDIR (plus `env`), as a user runs it; throws when it fails.
+ * (then `args`, e.g. ["--mcp"]) run with the case's HOME and TMPDIR (plus `env`), as a user runs
+ * it; throws when it fails.
  */
-export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}): string {
-  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client], {
+export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}, args: readonly string[] = []): string {
+  const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client, ...args], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, ...env },
     stdout: "pipe",
     stderr: "pipe",

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves, type Pair } from "./checks.ts";
+import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, hostSlots, once, pairOf, proves, type Pair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import { chatText, chatTool, startMockOpenAiChat, toolResultFor, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
@@ -177,25 +177,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
   /** bashResult(r, command) → what the model was shown for the bash call running `command` (one session may run several). */
-  function bashResult(r: RunResult, command: string): string | undefined {
-    for (const q of r.requests) {
-      const messages = messagesOf(q.body);
-      for (const m of messages) {
-        for (const call of Array.isArray(m?.tool_calls) ? m.tool_calls : []) {
-          let args: { command?: unknown } = {};
-          try {
-            args = JSON.parse(String(call?.function?.arguments ?? "{}"));
-          } catch {
-            continue;
-          }
-          if (call?.function?.name !== "bash" || args.command !== command) continue;
-          const answer = messages.find((a) => a?.role === "tool" && a.tool_call_id === call.id);
-          if (answer) return messageText(answer);
-        }
-      }
-    }
-    return undefined;
-  }
+  const bashResult = (r: RunResult, command: string): string | undefined => toolResultFor(r.requests, "bash", (args) => args.command === command);
 
   /** The agent's requests (they offer tools), not OpenCode's title generator. */
   const agentRequests = (r: RunResult): LoggedRequest[] => r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
@@ -213,22 +195,9 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const INLINE_OUTPUT = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
   const inlineTurn: ChatTurn = { reply: chatTool("bash", { command: INLINE_COMMAND, description: "pad" }) };
 
-  const refused = check("the write was refused with a reason naming recall_fused, and the file was not written", (r) => {
-    const p: string[] = [];
-    if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-    if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
-    return p;
-  });
-  const written = check("the write after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
-  const inlineCompiled = check("the model reads the compiled view of the kept-whole output; the archive it names holds the complete output", (r) => {
-    const result = bashResult(r, INLINE_COMMAND);
-    if (result === undefined) return ["the bash call never answered"];
-    if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
-    const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-    if (!archive || !fs.existsSync(archive)) return ["no archive named"];
-    const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
-    return stored.trimEnd() === INLINE_OUTPUT ? [] : ["the archive does not hold the complete output"];
-  });
+  const guard = editGuardChecks(guardedFile, "write");
+  const { refused, written } = guard;
+  const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_OUTPUT);
 
   // The shared runs. Each is made once, by the first test that needs it; the tests run
   // concurrently, so the runs overlap (at most 4 at once).
@@ -280,11 +249,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
 
     test.concurrent("a failed recall (MCP isError) keeps the write refused; a successful one unlocks it", async () => {
       const [failed, { on: worked }] = await Promise.all([faultsRun(), compactPair()]);
-      expectCheck(refused, failed).toPass();
-      expectCheck(written, failed).toFail();
-      expectCheck(written, worked).toPass();
-      // The recall really reached the MCP fake in both runs (the difference is its answer).
-      for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+      expectRecallGate(guard, failed, worked);
     }, 300_000);
 
     test.concurrent("idle: one continuation carrying the save guidance, then the session stays idle", async () => {

@@ -50,6 +50,11 @@ const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
   "session.idle": "stop",
   "tool.execute.before": "guard",
   "tool.execute.after": "posttooluse",
+  // Pi (the extension's events)
+  before_agent_start: "lifecycle",
+  turn_end: "stop",
+  tool_call: "guard",
+  tool_result: "posttooluse",
 };
 
 const DIALECT_OF: Readonly<Record<string, HostName>> = { kilo: "opencode" };
@@ -101,7 +106,7 @@ export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: J
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" ? judgeOpencode(entry, raw.stdout) : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" || entry.dialect === "pi" ? judgeOpencode(entry, raw.stdout) : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 

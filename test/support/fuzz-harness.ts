@@ -260,6 +260,7 @@ const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
 const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
 const CODEBUDDY_TARGET_FIELD: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
 const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
+const PI_TARGET_FIELD: Readonly<Record<string, string>> = { write: "path", edit: "path" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
   if (entry.hookClass !== "guard") return undefined;
@@ -303,6 +304,12 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
     case "gemini": {
       if (tool !== "write_file" && tool !== "replace") return undefined;
       const target = str(payload.tool_input, "file_path");
+      targets = target === undefined ? [] : [target];
+      break;
+    }
+    case "pi": {
+      if (tool === undefined || !Object.hasOwn(PI_TARGET_FIELD, tool)) return undefined;
+      const target = str(payload.tool_input, PI_TARGET_FIELD[tool]!);
       targets = target === undefined ? [] : [target];
       break;
     }
@@ -387,6 +394,11 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
   // as the stdout of Claude's shape (src/hosts/shell-compress.ts).
   if (entry.dialect === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
+  // Pi's bash answer is the new text alone; the archive holds the one text block's output.
+  if (entry.dialect === "pi") {
+    const content = Array.isArray(original.content) ? original.content : [];
+    return opencodeReplacementViolations({ output: isObject(content[0]) ? content[0].text : undefined }, out, archiveDir, archives);
+  }
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];

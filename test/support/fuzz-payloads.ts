@@ -393,8 +393,33 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })),
         ),
       );
+    case "pi/tool_call":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("write", "edit", "bash", "read", "Write"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, content: "x\n" },
+        })),
+      );
+    case "pi/tool_result":
+      return withSession(
+        fc.oneof(
+          fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses, isError: fc.constantFrom(false, true) }).map(({ cwd, tool, input, response, isError }) => {
+            const [, server, name] = /^mcp__(.*)__(.+)$/.exec(tool) ?? [];
+            return { cwd, tool_name: "mcp", tool_input: { tool: `${server}_${name}`, args: JSON.stringify(input) }, tool_response: { server, tool: name, mcpResult: response, isError } };
+          }),
+          fc.record({ cwd, response: bashResponse }).map(({ cwd, response }) => ({
+            cwd,
+            tool_name: "bash",
+            tool_input: { command: "cargo build" },
+            tool_response: { content: [{ type: "text", text: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response }], isError: false, truncated: false },
+          })),
+        ),
+      );
+    case "pi/turn_end":
     case "opencode/session.idle":
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
+    case "pi/before_agent_start":
     case "opencode/experimental.chat.system.transform":
       return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "compact", 9) }));
     case "opencode/experimental.session.compacting":

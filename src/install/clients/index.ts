@@ -11,10 +11,11 @@ import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
 import { kilo } from "./kilo.ts";
 import { opencode } from "./opencode.ts";
+import { pi } from "./pi.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo, codebuddy];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo, codebuddy, pi];
 
 export type ClientName = string;
 

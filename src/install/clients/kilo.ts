@@ -11,15 +11,21 @@
 // model as `velesdb-memory_<tool>`. install writes kilo.json, the file Kilo's docs name.
 import * as path from "node:path";
 import type { McpFile } from "./client.ts";
-import { configMcpFile, pluginClient, projectMcpFile } from "./plugin-client.ts";
+import { opencodePluginBody } from "./opencode-plugin.ts";
+import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
 
 const legacyKilocode: McpFile = { label: "~/.kilocode/kilo.json", path: (ctx) => ({ ok: true, path: path.join(ctx.home, ".kilocode", "kilo.json") }), format: "json", servers: () => ["mcp"] };
+
+const home = xdgConfigHome("kilo");
 
 export const kilo = pluginClient({
   name: "kilo",
   title: "Kilo Code",
-  configDirName: "kilo",
-  mcpFiles: (home) => [
+  home,
+  pluginFile: ["plugin", "velesdb-hooks.js"],
+  fallbackHome: (ctx) => path.join(ctx.home, ".config", "kilo"),
+  body: (stable) => opencodePluginBody(stable, "kilo"),
+  mcpFiles: [
     configMcpFile(home, "kilo.json"),
     configMcpFile(home, "kilo.jsonc"),
     configMcpFile(home, "config.json"),

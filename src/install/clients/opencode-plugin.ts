@@ -14,8 +14,32 @@
 // - OpenCode has no cap on continuations: the plugin marks the idle that follows a
 //   continuation it started as `stop_hook_active`, and the Stop rule passes on it.
 
-/** The timeout each hook call gets, in milliseconds. */
-export const OPENCODE_HOOK_TIMEOUT_MS = 10_000;
+/** The timeout each hook call gets, in milliseconds (the plugin's and Pi's extension's). */
+export const HOOK_TIMEOUT_MS = 10_000;
+
+/**
+ * askFunctionSource("opencode") → the module's `ask(event, payload)`: one bounded synchronous
+ * spawn of `BINARY <host> <event>` and its answer as an object ({} on any failure; exit 2 a
+ * refusal whose reason is stderr). Shared with Pi's extension (pi-extension.ts).
+ */
+export function askFunctionSource(host: string): string {
+  return `function ask(event, payload) {
+  let run;
+  try {
+    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
+  } catch {
+    return {};
+  }
+  if (run.error || run.signal) return {};
+  if (run.status === 2) return { deny: String(run.stderr || "").trim() || "refused by velesdb-hooks" };
+  try {
+    const answer = JSON.parse(run.stdout);
+    return answer !== null && typeof answer === "object" && !Array.isArray(answer) ? answer : {};
+  } catch {
+    return {};
+  }
+}`;
+}
 
 /**
  * opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string
@@ -29,22 +53,7 @@ const BINARY = ${JSON.stringify(binaryPath)};
 const EDIT_TOOLS = /^(write|edit|patch|multiedit|apply_patch)$/;
 const AFTER_TOOLS = /^(bash|velesdb[-_]memory_.+)$/;
 
-function ask(event, payload) {
-  let run;
-  try {
-    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${OPENCODE_HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
-  } catch {
-    return {};
-  }
-  if (run.error || run.signal) return {};
-  if (run.status === 2) return { deny: String(run.stderr || "").trim() || "refused by velesdb-hooks" };
-  try {
-    const answer = JSON.parse(run.stdout);
-    return answer !== null && typeof answer === "object" && !Array.isArray(answer) ? answer : {};
-  } catch {
-    return {};
-  }
-}
+${askFunctionSource(host)}
 
 const text = (value) => (typeof value === "string" && value !== "" ? value : undefined);
 

@@ -7,13 +7,20 @@
 // the `mcp` table of the global config — config.json, opencode.json and opencode.jsonc in
 // OpenCode's config directory, merged — and of the project's opencode.json / opencode.jsonc.
 // Its tools reach the model as `<server>_<tool>` (`velesdb-memory_recall`), the name's `-` kept.
-import { configMcpFile, pluginClient, projectMcpFile } from "./plugin-client.ts";
+import * as path from "node:path";
+import { opencodePluginBody } from "./opencode-plugin.ts";
+import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
+
+const home = xdgConfigHome("opencode");
 
 export const opencode = pluginClient({
   name: "opencode",
   title: "OpenCode",
-  configDirName: "opencode",
-  mcpFiles: (home) => [
+  home,
+  pluginFile: ["plugin", "velesdb-hooks.js"],
+  fallbackHome: (ctx) => path.join(ctx.home, ".config", "opencode"),
+  body: (stable) => opencodePluginBody(stable, "opencode"),
+  mcpFiles: [
     configMcpFile(home, "opencode.json"),
     configMcpFile(home, "opencode.jsonc"),
     configMcpFile(home, "config.json"),
