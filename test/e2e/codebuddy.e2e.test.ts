@@ -69,9 +69,14 @@ function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatT
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The environment of a run: the case's, no login, no marketplace clone, no telemetry. */
+/**
+ * The environment of a run: the case's, no login, no marketplace clone, no telemetry (measured:
+ * reports to www.codebuddy.ai/v2/report without DISABLE_TELEMETRY), and no remote product
+ * config (the bundle's CloudProductProvider fetches <endpoint>/v3/config unless
+ * CODEBUDDY_REMOTE_CONFIG_DISABLED is set; a slow run once reached for www.codebuddy.ai).
+ */
 function codebuddyEnv(c: E2ECase): Record<string, string> {
-  return { ...baseEnv(c), CODEBUDDY_API_KEY: "dummy", CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1", DISABLE_TELEMETRY: "1" };
+  return { ...baseEnv(c), CODEBUDDY_API_KEY: "dummy", CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1", DISABLE_TELEMETRY: "1", CODEBUDDY_REMOTE_CONFIG_DISABLED: "1" };
 }
 
 /**
