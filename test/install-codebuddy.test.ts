@@ -83,6 +83,9 @@ describe("codebuddy MCP server", () => {
     ok(["install", ...C, "--mcp"]);
     expect(serverIn(path.join(dir(), ".mcp.json"))).toEqual({ type: "stdio", command: server, args: [] });
     expect(ok(["check", ...C]).stdout).toContain("codebuddy: MCP server velesdb-memory configured");
+    const doctor = ok(["doctor", ...C]).stdout;
+    expect(doctor).toContain("codebuddy");
+    expect(doctor).toContain("MCP server velesdb-memory configured");
     ok(["uninstall", ...C]);
     expect(fs.existsSync(path.join(dir(), ".mcp.json"))).toBe(false);
   });

@@ -75,6 +75,7 @@ describe("check", () => {
   test("in step after install; drift when the binary is gone, with its repair", () => {
     ok(["install", ...C]);
     expect(ok(["check", ...C]).stdout).toContain("pi: Pi extension in step");
+    expect(ok(["doctor", ...C]).stdout).toContain("Pi extension in step");
     fs.rmSync(box.stableBinary);
     const gone = box.run(["check", ...C]);
     expect(gone.exitCode).toBe(1);
