@@ -1,4 +1,4 @@
-# install.ps1: download, verify and install velesdb-hooks on Windows (SPEC §11).
+# install.ps1: download, verify and install velesdb-hooks on Windows (docs/contract.md §11).
 #
 #   irm https://github.com/<owner>/velesdb-hooks/releases/latest/download/install.ps1 | iex
 #   & ([scriptblock]::Create((irm …/install.ps1))) -Version v0.1.0 -Client claude -AddToPath
@@ -80,7 +80,7 @@ function Get-ClientArguments([string[]] $Client) {
     return , $arguments
 }
 
-# Get-StableBinary → the path `velesdb-hooks.exe install` copies itself to (SPEC §9).
+# Get-StableBinary → the path `velesdb-hooks.exe install` copies itself to (docs/contract.md §9).
 function Get-StableBinary {
     $tree = $env:VELESDB_HOOKS_HOME
     if ([string]::IsNullOrEmpty($tree)) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# install.sh: download, verify and install velesdb-hooks (SPEC §11).
+# install.sh: download, verify and install velesdb-hooks (docs/contract.md §11).
 #
 #   curl -fsSL https://github.com/<owner>/velesdb-hooks/releases/latest/download/install.sh | sh
 #   curl -fsSL …/install.sh | sh -s -- --version v0.1.0 --client claude
@@ -247,7 +247,7 @@ sums_lines() {
 # ---------------------------------------------------------------------------------------
 # Install and uninstall
 
-# stable_binary → the path `velesdb-hooks install` copies itself to (SPEC §9).
+# stable_binary → the path `velesdb-hooks install` copies itself to (docs/contract.md §9).
 stable_binary() {
 	tree=${VELESDB_HOOKS_HOME:-}
 	if [ -z "$tree" ]; then

@@ -1,4 +1,4 @@
-// bun scripts/bench-compress.ts → the PostToolUse compression figures of SPEC §12, measured on
+// bun scripts/bench-compress.ts → the PostToolUse compression figures of docs/contract.md §12, measured on
 // the compiled hook against an empty program compiled with the same flags (the floor):
 //   (a) pass-through of a small Bash result: median wall time as a ratio of the floor (≤ 1.5×);
 //   (b) a 5 MB Bash result through the realistic compiler fixture: the hook's own overhead
@@ -20,10 +20,13 @@
 // copies measured up to 1.9 MB apart). So the 5 MB run is made on fresh copies of both programs,
 // as copied, and again after dropping their cache (`dd iflag=nocache`: posix_fadvise DONTNEED);
 // both are printed. The other memory figures are of the copies read back from disk.
+//   (c) the corpus of real command outputs (scripts/bench/compress-corpus.ts), through each host's
+//       hook with the real compile-stdin named by $VELESDB_MEMORY_BIN: per item and in aggregate.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { dropPageCache, freshCopy, median } from "./bench.ts";
+import { runCorpusBench } from "./bench/compress-corpus.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";
 
@@ -59,7 +62,7 @@ function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string,
 }
 
 /** runCompressionBench() → prints the compression figures; `bun run bench` calls it after the hook table. */
-export function runCompressionBench(): void {
+export async function runCompressionBench(): Promise<void> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-bench-compress-")));
   try {
     const workspace = path.join(root, "ws");
@@ -82,7 +85,7 @@ export function runCompressionBench(): void {
     const encode = (stdout: string) => Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
 
     // (a) Pass-through: a small Bash result, under the size threshold.
-    const small = encode(Array.from({ length: 100 }, (_, i) => i + 1).join("\n") + "\n");
+    const small = encode(`${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`);
     const smallEnv = { ...baseEnv, VELESDB_MEMORY_BIN: realisticCompiler() };
     const floorMs: number[] = [];
     const smallMs: number[] = [];
@@ -181,6 +184,9 @@ export function runCompressionBench(): void {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+  // (c) The corpus of real command outputs, through every host's hook, with the real compile-stdin.
+  console.log("\nCompression on real command outputs (scripts/bench/compress-corpus.ts):");
+  await runCorpusBench();
 }
 
-if (import.meta.main) runCompressionBench();
+if (import.meta.main) await runCompressionBench();

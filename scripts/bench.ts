@@ -1,5 +1,5 @@
 // bun run bench → for every hook, the compiled binary's median CPU time, wall time and peak RSS
-// over repeated runs, as ratios to two floors compiled with the same flags (SPEC §12): the empty
+// over repeated runs, as ratios to two floors compiled with the same flags (docs/contract.md §12): the empty
 // program, and the I/O floor (scripts/bench/io-floor.ts: stdin, parse, realpath, the config
 // walk, one marker read, one record written by rename, one answer — what no guard can skip).
 // Ratios of CPU time (user + system of the whole process, from wait4), not of wall time: on a
@@ -7,6 +7,13 @@
 // it; the CPU it burns moves far less. Runs are interleaved (empty, I/O floor, hook, empty, …)
 // so a burst of load hits all alike; each ratio is the median of per-run ratios, with their
 // interquartile range as the spread.
+//
+// A guard, not a goal (docs/contract.md §12): a hook that touches state (session-start, stop,
+// pre-compact, an opted-in edit guard, a recall) may cost up to 1.5× the I/O floor, any other
+// up to 1.15×, spread included (the upper quartile of its ratios). Measured, the first sit at
+// 1.2–1.5× and the rest within ~1.15×: what is left over the floor is the engine loading and
+// running the shared rules (docs/performance/2026-12-02-io-floor.md). A hook over its bound in
+// either table is marked MISSED and the bench exits 1.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,9 +32,15 @@ export interface BenchCase {
   /** Prepares state before each run (e.g. removes a marker so the path measured is the same). */
   readonly before?: (ws: BenchWorkspace) => void;
   readonly env?: (ws: BenchWorkspace) => Record<string, string>;
-  /** The SPEC's target for this hook, as a ratio of the I/O floor's time. */
-  readonly targetRatio?: number;
+  /** Whether the hook opens the private state (docs/contract.md §12: its guard is STATE_GUARD, else STATELESS_GUARD). */
+  readonly touchesState: boolean;
 }
+
+/** The guard for a hook that touches state: the upper quartile of its CPU-time ratios to the I/O floor (docs/contract.md §12). */
+export const STATE_GUARD = 1.5;
+/** The guard for every other hook (a pass-through, a guard outside an opted-in repository). */
+export const STATELESS_GUARD = 1.15;
+export const guardOf = (c: BenchCase): number => (c.touchesState ? STATE_GUARD : STATELESS_GUARD);
 
 export interface BenchWorkspace {
   readonly root: string;
@@ -49,39 +62,39 @@ export const LIFECYCLE_CASES: BenchCase[] = [
     label: "claude session-start",
     args: ["claude", "session-start"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "startup" }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude stop (first: continue)",
     args: ["claude", "stop"],
     payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
     before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude stop (later: pass)",
     args: ["claude", "stop"],
     payload: (ws) => json({ session_id: "bench-stop-pass", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: true }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude pre-compact",
     args: ["claude", "pre-compact"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreCompact", trigger: "auto" }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "codex session-start (compact)",
     args: ["codex", "session-start"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "compact", transcript_path: "/t/r.jsonl" }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "codex stop (first: block)",
     args: ["codex", "stop"],
     payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
     before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
 ];
 
@@ -107,20 +120,20 @@ export const LEARNING_CASES: BenchCase[] = [
     },
     payload: (ws) =>
       json({ session_id: "bench-guard", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.optedIn, "src", "a.ts") } }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude pre-tool-use (refused)",
     args: ["claude", "pre-tool-use"],
     payload: (ws) =>
       json({ session_id: "bench-refused", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(ws.optedIn, "src", "b.ts") } }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude pre-tool-use (not opted in)",
     args: ["claude", "pre-tool-use"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.repo, "src", "a.ts") } }),
-    targetRatio: 1.1,
+    touchesState: false,
   },
   {
     label: "codex pre-tool-use (patch, refused)",
@@ -133,13 +146,13 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_name: "apply_patch",
         tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch" },
       }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "claude post-tool-use (recall)",
     args: ["claude", "post-tool-use"],
     payload: (ws) => json(recallMarkerFor(ws)),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   {
     label: "codex post-tool-use (recall)",
@@ -154,7 +167,7 @@ export const LEARNING_CASES: BenchCase[] = [
         // What Codex hands the hook for velesdb-memory's real answer (the recorded fixture).
         tool_response: CODEX_RECALL_RESPONSE,
       }),
-    targetRatio: 1.1,
+    touchesState: true,
   },
   // The hook agents call most: every shell command's result, nearly always under the 12 000-byte
   // compression threshold. It reads no state, so it is expected under the I/O floor.
@@ -165,7 +178,7 @@ export const LEARNING_CASES: BenchCase[] = [
       const recorded = recordedPayload("claude", "post-tool-use.bash-small");
       return json({ ...recorded, cwd: ws.repo, tool_response: { ...(recorded.tool_response as object), stdout: SMALL_SHELL_OUTPUT } });
     },
-    targetRatio: 1.1,
+    touchesState: false,
   },
   // Every other tool's result (Read, Edit, Grep, …) is recall evidence only when it is a
   // velesdb-memory recall; a Read passes.
@@ -173,13 +186,13 @@ export const LEARNING_CASES: BenchCase[] = [
     label: "claude post-tool-use (Read)",
     args: ["claude", "post-tool-use"],
     payload: (ws) => json({ ...recordedPayload("claude", "post-tool-use.read"), cwd: ws.repo }),
-    targetRatio: 1.1,
+    touchesState: false,
   },
   {
     label: "codex post-tool-use (small Bash)",
     args: ["codex", "post-tool-use"],
     payload: (ws) => json({ ...recordedPayload("codex", "post-tool-use.bash"), cwd: ws.repo, tool_response: SMALL_SHELL_OUTPUT }),
-    targetRatio: 1.1,
+    touchesState: false,
   },
 ];
 
@@ -277,7 +290,7 @@ interface Programs {
 }
 
 /**
- * runBench(cases) → prints the table twice and answers whether every hook met its target in both.
+ * runBench(cases) → prints the table twice and answers whether every hook stayed within its guard in both.
  *
  * The three programs are measured in one page-cache state, because the state moves CPU time
  * as much as the code does (measured, Linux 6.18 ext4, same binary bytes, 60 interleaved runs
@@ -340,8 +353,8 @@ function measureStraightLineStop(programs: Programs, c: BenchCase, ws: BenchWork
 }
 
 function measureTable(programs: Programs, cases: readonly BenchCase[], ws: BenchWorkspace): boolean {
-  let allWithinTarget = true;
-  const rows: string[][] = [["hook", "CPU ms", "empty CPU", "I/O CPU", "×empty (IQR)", "×I/O floor (IQR)", "wall ms", "peak RSS MB", "RSS ×empty", "target"]];
+  let allWithinGuard = true;
+  const rows: string[][] = [["hook", "CPU ms", "empty CPU", "I/O CPU", "×empty (IQR)", "×I/O floor (IQR)", "wall ms", "peak RSS MB", "RSS ×empty", "guard"]];
   for (const c of cases) {
     const env = { ...ws.env, ...(c.env?.(ws) ?? {}) };
     const hookTimes: number[] = [];
@@ -363,10 +376,11 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
         hookRss.push(runOnce(programs.hook, c.args, c.payload(ws), env, ws.repo, true).rssKb ?? Number.NaN);
       }
     }
-    // "Spread included" (issue 22): the upper quartile of the per-run ratios must be within target.
+    // "Spread included" (docs/performance/2026-12-02-io-floor.md): the upper quartile of the
+    // per-run ratios must be within the guard.
     const upperRatio = quantile(hookTimes.map((t, i) => t / ioTimes[i]!), 0.75);
-    const within = c.targetRatio === undefined || upperRatio <= c.targetRatio;
-    allWithinTarget &&= within;
+    const within = upperRatio <= guardOf(c);
+    allWithinGuard &&= within;
     const r = median(hookRss) / 1024;
     const fr = median(emptyRss) / 1024;
     rows.push([
@@ -379,12 +393,12 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
       median(hookWall).toFixed(2),
       Number.isFinite(r) ? r.toFixed(1) : "n/a",
       Number.isFinite(r / fr) ? (r / fr).toFixed(2) : "n/a",
-      c.targetRatio === undefined ? "-" : `Q3 ≤${c.targetRatio}× I/O ${within ? "ok" : "MISSED"}`,
+      `Q3 ≤${guardOf(c)}× I/O ${within ? "ok" : "MISSED"}`,
     ]);
   }
   printTable(rows);
   console.log(`\n${RUNS} interleaved runs per hook (empty, I/O floor, hook); ratios are medians of per-run CPU-time ratios with their interquartile range; RSS from ${fs.existsSync(GNU_TIME) ? "GNU time (5 runs)" : "unavailable: install Debian's `time`"}.`);
-  return allWithinTarget;
+  return allWithinGuard;
 }
 
 function printTable(rows: string[][]): void {
@@ -397,7 +411,12 @@ function printTable(rows: string[][]): void {
 
 if (import.meta.main) {
   const ok = runBench([...LIFECYCLE_CASES, ...LEARNING_CASES]);
-  console.log(ok ? "every hook within its target" : "some hook missed its target (see MISSED)");
-  console.log("\nPostToolUse compression (SPEC §12):");
-  (await import("./bench-compress.ts")).runCompressionBench();
+  console.log(
+    ok
+      ? `every hook within its guard (${STATE_GUARD}× the I/O floor if it touches state, else ${STATELESS_GUARD}×)`
+      : "some hook is over its guard (see MISSED)",
+  );
+  console.log("\nPostToolUse compression (docs/contract.md §12):");
+  await (await import("./bench-compress.ts")).runCompressionBench();
+  if (!ok) process.exit(1);
 }

@@ -95,7 +95,8 @@ const VERSION_PATTERN = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$/;
 
 /**
  * Targets built at once. Compiling is mostly I/O, packing mostly gzip on one core: two targets
- * in flight keep two cores busy (measured: the 7-target matrix on two cores, see README).
+ * in flight keep two cores busy (measured: the 7-target matrix on two
+ * cores, docs/performance/2026-12-02-suite-time.md).
  */
 const BUILD_JOBS = Math.max(1, Math.min(2, os.availableParallelism()));
 

@@ -1,4 +1,4 @@
-// bun run build → dist/velesdb-hooks for this machine, with the release flags of SPEC §11.
+// bun run build → dist/velesdb-hooks for this machine, with the release flags of docs/contract.md §11.
 // `--no-compile-autoload-dotenv` and `--no-compile-autoload-bunfig` are not optional: the
 // binary runs inside whatever repository the agent works in, and without them a `.env` or a
 // `bunfig.toml` there (whose `preload` runs code) would be loaded into every hook.
@@ -19,7 +19,8 @@ export const COMPILE_FLAGS = [
   "--splitting",
   // A hook is run-once code: at the normal tier-up thresholds the engine starts a JIT thread
   // and compiles node:fs's start-up helper in every process, ~1.2 ms of ~10 ms of CPU
-  // (BUN_JSC_reportCompileTimes=1, issue 22). Ten times the thresholds keeps every hook in the
+  // (BUN_JSC_reportCompileTimes=1, docs/performance/2026-12-02-io-floor.md). Ten times the
+  // thresholds keeps every hook in the
   // interpreter; a long compression still reaches the JIT (5 MB: same CPU time, measured).
   "--compile-jit-policy=10",
 ] as const;

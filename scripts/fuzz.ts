@@ -1,7 +1,8 @@
 // bun run fuzz -- [--seed N] [--count M] [--entry host/event]… [--shrink] [--bound-ms B]
 // bun scripts/fuzz.ts --replay dist/fuzz-failures/<entry>-seed<N>.json
 //
-// Deep exploration (issue 22): CI runs 208 payloads per entry with a pinned seed; this runs
+// Deep exploration (docs/development/testing.md#deep-fuzzing): CI runs 208 payloads per entry with
+// a pinned seed; this runs
 // 2 000 per entry by default with a random seed (printed first), and .github/workflows/fuzz.yml
 // runs it nightly with larger counts. A failure prints a regression row: paste it into
 // REGRESSION_ROWS of test/fuzz-regressions.test.ts with the fix.

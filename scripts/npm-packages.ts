@@ -8,10 +8,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { binaryName, RELEASE_TARGETS, type ReleaseTarget } from "../targets/matrix.ts";
+import { packageDescription } from "./host-names.ts";
 import { writeTarGz } from "./tar-gz.ts";
 
 export const MAIN_PACKAGE = "velesdb-hooks";
-const DESCRIPTION = "Agent hooks that make Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, Windsurf and the DeepSeek harness use their velesdb-memory MCP server: one native binary.";
+/** Every package's description: package.json's, built from the host table (scripts/host-names.ts). */
+export const DESCRIPTION = packageDescription();
 
 /** platformPackageName(target) → "velesdb-hooks-linux-arm64-musl". */
 export function platformPackageName(target: ReleaseTarget): string {

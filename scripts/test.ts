@@ -10,6 +10,9 @@
 //
 // Arguments are passed on to bun test (`npm test -- test/install.test.ts`). VH_TEST_WORKERS sets
 // the number of workers (1: one process, the files in turn, as plain `bun test` does).
+// `--tier=unit` (`npm run test:unit`) runs the fast tier instead of every file: the core, hosts
+// and installer tests against the built binary, without the suites that drive real host CLIs,
+// build or serve release assets, or run under Wine (OUTSIDE_UNIT_TIER, with why each is out).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -24,17 +27,55 @@ function workerCount(): number {
   return Math.max(3, os.availableParallelism() + 1);
 }
 
-const workers = workerCount();
-const runDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-test-run-")));
-const args = ["test", "--timeout", "60000", ...(workers > 1 ? [`--parallel=${workers}`, `--timings=${TIMINGS}`] : []), ...process.argv.slice(2)];
-const child = Bun.spawn([process.execPath, ...args], {
-  cwd: ROOT,
-  stdio: ["inherit", "inherit", "inherit"],
-  env: { ...process.env, VH_TEST_RUN_DIR: runDir },
-});
-// A signal to this runner (Ctrl-C reaches the whole process group, a CI's cancel only us) is
-// passed on to bun test, and the runner waits for it to end, so the run directory still goes.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
-const exitCode = await child.exited;
-fs.rmSync(runDir, { recursive: true, force: true });
-process.exit(exitCode);
+/**
+ * The files the unit tier leaves out, as repository paths or folders ending in "/", each with why.
+ * Every other test file is in the tier, so a new file runs there until it is named here.
+ */
+export const OUTSIDE_UNIT_TIER: ReadonlyArray<readonly [string, string]> = [
+  ["test/e2e/", "the real host CLIs against mock model APIs, and the double checked against the real velesdb-memory"],
+  ["test/e2e-host-bins.test.ts", "how the e2e suites find the host CLIs"],
+  ["test/windows/", "the windows-x64 release asset under Wine"],
+  ["test/release.test.ts", "builds and packs every release asset"],
+  ["test/npm-registry.test.ts", "publishes the npm packages to a local registry and installs them"],
+  ["test/install-sh.test.ts", "install.sh against a release asset served locally, under three shells"],
+  ["test/install-ps1.test.ts", "install.ps1 against the release build's asset names"],
+  ["test/fuzz.test.ts", "the property run, minutes of CPU; its regressions (test/fuzz-regressions.test.ts) stay in"],
+];
+
+/** unitTierFiles(root) → "./test/…" for every test file outside OUTSIDE_UNIT_TIER (the ./ makes bun test take a path, not a filter). */
+export function unitTierFiles(root: string): string[] {
+  const out = (file: string) => OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? file.startsWith(name) : file === name));
+  const files: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const child = path.posix.join(rel, entry.name);
+      if (entry.isDirectory() && entry.name !== "node_modules") walk(child);
+      else if (entry.isFile() && entry.name.endsWith(".test.ts") && !out(child)) files.push(`./${child}`);
+    }
+  };
+  walk("test");
+  return files.sort();
+}
+
+/** runTests(argv) → bun test's exit code, over the files `--tier=unit` selects or every file. */
+async function runTests(argv: readonly string[]): Promise<number> {
+  const unit = argv.includes("--tier=unit");
+  const passed = argv.filter((a) => a !== "--tier=unit");
+  const workers = workerCount();
+  const runDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-test-run-")));
+  // The unit tier starts its slowest files first from the same timings file (--update-timings merges into it).
+  const args = ["test", "--timeout", "60000", ...(workers > 1 ? [`--parallel=${workers}`, `--timings=${TIMINGS}`] : []), ...passed, ...(unit ? unitTierFiles(ROOT) : [])];
+  const child = Bun.spawn([process.execPath, ...args], {
+    cwd: ROOT,
+    stdio: ["inherit", "inherit", "inherit"],
+    env: { ...process.env, VH_TEST_RUN_DIR: runDir },
+  });
+  // A signal to this runner (Ctrl-C reaches the whole process group, a CI's cancel only us) is
+  // passed on to bun test, and the runner waits for it to end, so the run directory still goes.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+  const exitCode = await child.exited;
+  fs.rmSync(runDir, { recursive: true, force: true });
+  return exitCode;
+}
+
+if (import.meta.main) process.exit(await runTests(process.argv.slice(2)));

@@ -16,6 +16,7 @@ const EXIT_USAGE = 64;
 /** An installer command that threw: the installer's one failure code. */
 const EXIT_INTERNAL_ERROR = 1;
 const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
+const MCP_COMMAND = "mcp";
 
 /**
  * The --help text, built only when asked for. Every list in it is read from its table (the
@@ -36,10 +37,12 @@ Usage:
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
   (C: ${clientChoices()})
-  --mcp: also register the velesdb-memory MCP server (stdio) in each agent, found via
-         VELESDB_MEMORY_BIN or PATH; --mcp-url URL: register a running daemon instead
-         (e.g. https://127.0.0.1:18090/mcp). A server you configured is kept as it is;
+  --mcp: also register velesdb-memory (found via VELESDB_MEMORY_BIN or PATH) in each agent,
+         through \`velesdb-hooks mcp\`, so every session shares the one server a store allows;
+         --mcp-url URL: register a running daemon instead (reached over TCP, which
+         velesdb-memory does not authenticate). A server you configured is kept as it is;
          uninstall removes only the one install added; check fails without a server.
+  velesdb-hooks mcp --server PATH                the shared velesdb-memory MCP server (stdio) install --mcp wires
   velesdb-hooks --version | --help
 
 Hosts and events:
@@ -56,6 +59,12 @@ async function main(argv: readonly string[]): Promise<number> {
   // The bare name is someone at a terminal, not a host (hosts always pass host and event):
   // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
   if (first === undefined) return writeAnswer({ stdout: "", stderr: await usage(), exitCode: EXIT_USAGE });
+  // The shared-memory front (src/mcp/front.ts): a long-lived MCP server, never a hook, so its
+  // code is evaluated only here.
+  if (first === MCP_COMMAND) {
+    const front = await import("./mcp/front.ts");
+    return front.runMcpCommand(argv.slice(1));
+  }
   if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
@@ -106,7 +115,8 @@ function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
 /**
  * writeAnswer(answer) → its exit code, after stdout and stderr were written. A host ignores a
  * cut JSON answer, so when stdout fails and the answer has an exit-code form (a deny), that
- * form is given instead: otherwise the refused edit would go through (issue 12). A stdout on
+ * form is given instead: otherwise the refused edit would go through
+ * (docs/decisions.md#hook-input-and-answers). A stdout on
  * /dev/null counts as failed: nobody can read a deny written there.
  */
 function writeAnswer(answer: HookAnswer): number {
@@ -122,8 +132,10 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     writeFully(2, diagnosticLine(`internal error: ${error instanceof Error ? error.message : String(error)}`));
     // An installer command that failed must say so to a script (install.sh once read a stack
-    // overflow as a successful install, issue 19); a hook that got here passes, its host's
+    // overflow as a successful install, docs/decisions.md#installer-second-trial-from-outside); a
+    // hook that got here passes, its host's
     // way of carrying on.
-    process.exit(INSTALLER_COMMANDS.has(process.argv[2] ?? "") ? EXIT_INTERNAL_ERROR : 0);
+    const command = process.argv[2] ?? "";
+    process.exit(INSTALLER_COMMANDS.has(command) || command === MCP_COMMAND ? EXIT_INTERNAL_ERROR : 0);
   },
 );

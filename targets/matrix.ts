@@ -1,4 +1,4 @@
-// The release matrix (SPEC §11): one asset per OS/arch/libc, all cross-compiled on one Linux
+// The release matrix (docs/contract.md §11): one asset per OS/arch/libc, all cross-compiled on one Linux
 // machine by `bun run build:all` (scripts/build-all.ts) and verified by test/release.test.ts.
 //
 // Assets are archives named with the version: `velesdb-hooks-<version>-<id>.tar.gz` (Linux,

@@ -1,4 +1,4 @@
-// SPEC §10, first row: stdin that is not a usable object never crashes a hook, never prints a
+// docs/contract.md §10, first row: stdin that is not a usable object never crashes a hook, never prints a
 // stack trace, and gets the hook's answer for `{}` with one stderr line saying what was wrong.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -67,7 +67,7 @@ describe.each([
   });
 });
 
-// Issue 12 item 17: stdin is read up to 64 MiB; beyond that the hook passes without reading
+// docs/decisions.md#hook-input-and-answers: stdin is read up to 64 MiB; beyond that the hook passes without reading
 // (or allocating) the rest. 100 MB of invalid UTF-8 cost 3 s and 317 MB before.
 describe.skipIf(!fs.existsSync("/usr/bin/time"))("stdin above the 64 MiB cap", () => {
   const OVERSIZED = Buffer.alloc(100 * 1024 * 1024, 0xff);

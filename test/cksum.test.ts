@@ -1,5 +1,5 @@
 // posixCksum names every marker, so it must equal POSIX `cksum` byte for byte (the bash
-// reference named the same files with it). The table is written out since issue 22: this
+// reference named the same files with it). The table is written out (docs/performance/2026-12-02-io-floor.md): this
 // compares it with the system's `cksum` across the length encodings (0, 1, 2 and 3 length
 // bytes) and multi-byte UTF-8.
 import { expect, test } from "bun:test";

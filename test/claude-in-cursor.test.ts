@@ -1,4 +1,4 @@
-// Claude Code's hooks run by other hosts (issue 14): Cursor and Devin CLI run the hooks in
+// Claude Code's hooks run by other hosts (docs/hosts/claude.md): Cursor and Devin CLI run the hooks in
 // ~/.claude/settings.json with their own payloads. The `claude` entries must never crash,
 // never deny a non-edit, and never answer in a shape the caller misreads.
 //
@@ -7,7 +7,7 @@
 // input and output) and https://cursor.com/docs/reference/third-party-hooks (Claude hooks in
 // Cursor: event and tool-name mapping, Stop as a follow-up message).
 // Devin CLI rows follow its documented Claude-compatible payloads (tool names `edit`, `exec`,
-// MCP `mcp__<server>__<tool>`; environment DEVIN_PROJECT_DIR); see ../shared/research/next-hosts.md §2.12.
+// MCP `mcp__<server>__<tool>`; environment DEVIN_PROJECT_DIR); see docs/hosts/claude.md.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,8 +22,8 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const LOAD = 'load_working_context(project="cur-app", session="slot")';
-const SAVE = 'save_working_context(project="cur-app", session="slot")';
+const LOAD = 'load_working_context(project="cur-app", session="slot/';
+const SAVE = 'save_working_context(project="cur-app", session="slot/';
 
 /** A Cursor fixture with its /e2e paths moved into this sandbox's workspace. */
 function cursorPayload(name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,13 +1,14 @@
 // The compile-stdin contract: every test double of `velesdb-memory compile-stdin` answers in the
-// wire of the real one, and the real one passes the gates our product applies (SPEC §7, §8).
+// wire of the real one, and the real one passes the gates our product applies (docs/contract.md §7, §8).
 //
-// The wire (WIRE below) was measured on velesdb-memory 0.12.0 built from
-// github:cyberlife-coder/VelesDB at 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5 (the subcommand is
-// crates/velesdb-memory/src/main.rs: parse_compile_stdin_args, compile_stdin_json,
-// run_compile_stdin). The doubles are always checked against it; with
-// VELESDB_MEMORY_BIN_REAL=<path of that binary> the real one is checked against it too, and
-// through the compiled PostToolUse hook. Without it those cases skip (the binary is not a
-// dependency of this repository).
+// The wire is what crates.io velesdb-memory 0.17.0 (packaged from VelesDB a9eeabad; the
+// subcommand is src/daemon_commands.rs run_compile_stdin, flags src/cli_flags.rs) answered for
+// the cases of test/support/compile-stdin-cases.ts, captured by
+// scripts/capture-velesdb-memory-wire.ts into test/e2e/velesdb-memory-wire.json (`compileStdin`:
+// exit status, the answer's keys, a refusal's whole stderr). The doubles are always checked
+// against it; the real binary (VELESDB_MEMORY_BIN_REAL, built by .ci/run) is checked against it
+// too, and through the compiled PostToolUse hook. Without it those cases skip, and fail under
+// CI=true (test/support/real-velesdb-memory.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -15,15 +16,17 @@ import * as path from "node:path";
 import { compileText, PROBE_BUDGET, PROBE_CORPUS, probeProblem, readRisk, readTokens } from "../src/core/compiler.ts";
 import { runWithWatchdog } from "../src/core/watchdog.ts";
 import { bashPayload, fake, hookCommand, PLAIN_PATH, realisticCompiler, realisticLog, type HookCommand } from "./support/compress-fixtures.ts";
+import { BASH_OUTPUT, COMPILE_CASES, NOTHING_FITS, tokensMasked, type CompileCase, type CompileOutcome } from "./support/compile-stdin-cases.ts";
 import { makeSandbox, parseOneJsonAnswer, REPO_ROOT, type Sandbox } from "./support/hook-runner.ts";
+import { describeWithReal, realBinary } from "./support/real-velesdb-memory.ts";
 
-const REAL = process.env.VELESDB_MEMORY_BIN_REAL;
+const CAPTURED = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test", "e2e", "velesdb-memory-wire.json"), "utf8")) as { compileStdin: Record<string, CompileOutcome> }).compileStdin;
 const FAKE_MCP = path.join(REPO_ROOT, "test", "e2e", "fake-velesdb-memory.mjs");
 
 /** What one call looked like on the wire, reduced to what a caller may rely on. */
 type Shape =
   | { kind: "answer"; exitCode: 0; lines: number; trailingNewline: boolean; keys: string[]; types: string[]; riskKnown: boolean; savedIsDifference: boolean; stderr: string }
-  | { kind: "error"; exitCode: number; stdout: string; stderrLines: number; stderr: RegExp };
+  | { kind: "error"; exitCode: number; stdout: string; stderrLines: number; stderr: string };
 
 const ANSWER_KEYS = ["content", "tokens_in", "tokens_out", "tokens_saved", "risk"];
 const answerShape: Shape = {
@@ -37,48 +40,22 @@ const answerShape: Shape = {
   savedIsDifference: true,
   stderr: "",
 };
-const errorShape = (stderr: RegExp): Shape => ({ kind: "error", exitCode: 1, stdout: "", stderrLines: 1, stderr });
+const errorShape = (stderr: string): Shape => ({ kind: "error", exitCode: 1, stdout: "", stderrLines: 1, stderr });
 
-/** A Bash-like output well over SPEC §8's 12 000-byte floor. */
-const BASH_OUTPUT = realisticLog(40_000);
-const NINE_MIB = "x".repeat(9 * 1024 * 1024);
-
-interface Case {
-  readonly name: string;
-  readonly args: readonly string[];
-  readonly stdin: string | Uint8Array;
+interface Case extends CompileCase {
   readonly wire: Shape;
 }
 
-// Measured on the real binary (see the header); each line is what it did.
-const WIRE: readonly Case[] = [
-  { name: "the probe: a one-line corpus at --budget 4096", args: ["--budget", String(PROBE_BUDGET)], stdin: PROBE_CORPUS, wire: answerShape },
-  { name: "a 40 KB Bash output at --budget 2000 --query \"Bash output\"", args: ["--budget", "2000", "--query", "Bash output"], stdin: BASH_OUTPUT, wire: answerShape },
-  { name: "empty stdin", args: ["--budget", "2000", "--query", "Bash output"], stdin: "", wire: errorShape(/^Error: "compile-stdin received empty input on stdin"\n$/) },
-  { name: "whitespace only", args: ["--budget", "2000", "--query", "Bash output"], stdin: " \n\t \n", wire: errorShape(/^Error: "compile-stdin received empty input on stdin"\n$/) },
-  {
-    name: "bytes that are not UTF-8",
-    args: ["--budget", "2000", "--query", "Bash output"],
-    stdin: new Uint8Array([0x62, 0x69, 0x6e, 0xff, 0xfe, 0x00, 0x0a]),
-    wire: errorShape(/^Error: Error \{ kind: InvalidData, message: "stream did not contain valid UTF-8" \}\n$/),
-  },
-  {
-    name: "more than 8 MiB",
-    args: ["--budget", "2000", "--query", "Bash output"],
-    stdin: NINE_MIB,
-    wire: errorShape(/^Error: ContextOverLimit\("transcript of 9437184 bytes exceeds the cap of 8388608 bytes"\)\n$/),
-  },
-  { name: "an unknown flag", args: ["--nope"], stdin: "text\n", wire: errorShape(/^Error: "unknown compile-stdin flag \\"--nope\\""\n$/) },
-  { name: "--budget 0", args: ["--budget", "0"], stdin: "text\n", wire: errorShape(/^Error: "--budget must be greater than 0"\n$/) },
-  { name: "--budget that is not a number", args: ["--budget", "lots"], stdin: "text\n", wire: errorShape(/^Error: "--budget expects a positive integer, got \\"lots\\""\n$/) },
-  { name: "--budget without a value", args: ["--budget"], stdin: "text\n", wire: errorShape(/^Error: "--budget requires a value"\n$/) },
-  {
-    name: "--budget 1 on the Bash output (nothing fits)",
-    args: ["--budget", "1", "--query", "Bash output"],
-    stdin: BASH_OUTPUT,
-    wire: errorShape(/^Error: "a budget of 1 tokens fits none of the \d+ input tokens — every fragment was externalized and the compiled context is empty; raise --budget"\n$/),
-  },
-];
+/** The cases, each with what the real binary did (captured; a case the capture lacks is a failure here). */
+const WIRE: readonly Case[] = COMPILE_CASES.map((c) => {
+  const outcome = CAPTURED[c.name];
+  if (!outcome) throw new Error(`velesdb-memory-wire.json has no compile-stdin capture for ${JSON.stringify(c.name)}: run scripts/capture-velesdb-memory-wire.ts`);
+  if (outcome.exitCode === 0) {
+    if (JSON.stringify(outcome.keys) !== JSON.stringify(ANSWER_KEYS)) throw new Error(`the captured answer to ${JSON.stringify(c.name)} has keys ${JSON.stringify(outcome.keys)}`);
+    return { ...c, wire: answerShape };
+  }
+  return { ...c, wire: errorShape(tokensMasked(outcome.stderr ?? "")) };
+});
 
 /** The doubles, and the cases each one models (the sh fakes compile nothing, so no "nothing fits"). */
 interface Double {
@@ -86,7 +63,6 @@ interface Double {
   readonly command: () => string[];
   readonly skips: readonly string[];
 }
-const NOTHING_FITS = "--budget 1 on the Bash output (nothing fits)";
 const DOUBLES: readonly Double[] = [
   { name: "test/e2e/fake-velesdb-memory.mjs", command: () => ["node", FAKE_MCP], skips: [NOTHING_FITS] },
   { name: "fixtures/compilers/realistic.ts (compiled)", command: () => [realisticCompiler()], skips: [] },
@@ -112,7 +88,7 @@ const typeName = (value: unknown): string => (Number.isSafeInteger(value) ? "int
 
 /** shapeOf(run) → the run reduced to a Shape, comparable with toEqual (an error's stderr is matched separately). */
 function shapeOf(run: { exitCode: number; stdout: string; stderr: string }): Shape {
-  if (run.exitCode !== 0) return { kind: "error", exitCode: run.exitCode, stdout: run.stdout, stderrLines: run.stderr.split("\n").filter(Boolean).length, stderr: /./ };
+  if (run.exitCode !== 0) return { kind: "error", exitCode: run.exitCode, stdout: run.stdout, stderrLines: run.stderr.split("\n").filter(Boolean).length, stderr: tokensMasked(run.stderr) };
   const lines = run.stdout.split("\n").filter(Boolean);
   let parsed: Record<string, unknown> = {};
   try {
@@ -135,13 +111,7 @@ function shapeOf(run: { exitCode: number; stdout: string; stderr: string }): Sha
 }
 
 function expectWire(run: { exitCode: number; stdout: string; stderr: string }, c: Case): void {
-  const shape = shapeOf(run);
-  if (c.wire.kind === "error") {
-    expect({ ...shape, stderr: null }).toEqual({ ...c.wire, stderr: null });
-    expect(run.stderr).toMatch(c.wire.stderr);
-  } else {
-    expect(shape).toEqual(c.wire);
-  }
+  expect(shapeOf(run)).toEqual(c.wire);
 }
 
 describe.each(DOUBLES)("double %#: answers in the real wire", (double) => {
@@ -154,24 +124,28 @@ describe("negative control: the contract check can fail", () => {
   test("the sh fake that omits risk does not pass as the answer wire", () => {
     expect(shapeOf(call([fake("risk-missing")], WIRE[1]!))).not.toEqual(answerShape);
   });
+  test("a refusal in 0.12.0's Debug-quoted form does not pass as 0.17.0's", () => {
+    const empty = WIRE.find((c) => c.name === "empty stdin")!;
+    expect(shapeOf({ exitCode: 1, stdout: "", stderr: 'Error: "compile-stdin received empty input on stdin"\n' })).not.toEqual(empty.wire);
+  });
   test("an answer without its trailing newline (the old inline doctor fake) does not pass", () => {
     const shape = shapeOf({ exitCode: 0, stdout: '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}', stderr: "" });
     expect(shape).not.toEqual(answerShape);
   });
 });
 
-describe.skipIf(!REAL)("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
+describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
   test.each(WIRE.map((c) => [c.name, c] as const))("%s", (_name, c) => {
-    expectWire(call([REAL!], c), c);
+    expectWire(call([realBinary()], c), c);
   });
 
   test("the probe, read by our own code, says yes", async () => {
-    const outcome = await runWithWatchdog(REAL!, ["compile-stdin", "--budget", String(PROBE_BUDGET)], PROBE_CORPUS, { timeoutMs: 30_000, maxStdoutBytes: 1024 * 1024, env: callEnv() });
+    const outcome = await runWithWatchdog(realBinary(), ["compile-stdin", "--budget", String(PROBE_BUDGET)], PROBE_CORPUS, { timeoutMs: 30_000, maxStdoutBytes: 1024 * 1024, env: callEnv() });
     expect(probeProblem(outcome)).toBeNull();
   });
 
-  test("a Bash-sized compilation passes the risk and token gates of SPEC §8", async () => {
-    const compiled = await compileText(REAL!, BASH_OUTPUT, 2000, "Bash output", callEnv(), 30_000);
+  test("a Bash-sized compilation passes the risk and token gates of docs/contract.md §8", async () => {
+    const compiled = await compileText(realBinary(), BASH_OUTPUT, 2000, "Bash output", callEnv(), 30_000);
     if (!compiled.ok) throw new Error(compiled.problem);
     expect(readRisk(compiled.answer.risk)).toMatchObject({ ok: true });
     expect(readRisk(compiled.answer.risk)).not.toEqual({ ok: true, risk: "high" });
@@ -204,11 +178,11 @@ describe.skipIf(!REAL)("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () =
 
     test("a >12 KB Bash result reaches the model compiled by the real compiler, with the footer", () => {
       expect(Buffer.byteLength(BASH_OUTPUT)).toBeGreaterThan(12_000);
-      const result = runHook(BASH_OUTPUT, REAL!);
+      const result = runHook(BASH_OUTPUT, realBinary());
       expect(result.stderr).toBe("");
       expect(result.exitCode).toBe(0);
       const output = (result.answer.hookSpecificOutput as { updatedToolOutput?: { stdout: string } } | undefined)?.updatedToolOutput;
-      expect(output?.stdout).toMatch(/fidelity risk (low|medium)\./);
+      expect(output?.stdout).toMatch(/made by velesdb-memory compile-stdin from \d+ bytes: .*compile-stdin's fidelity risk: (low|medium|high)\)\./);
       expect(Buffer.byteLength(output!.stdout)).toBeLessThan(Buffer.byteLength(BASH_OUTPUT));
     });
 

@@ -141,8 +141,8 @@ describe("compiler probe", () => {
   });
 
   test("capable", () => {
-    // The probe's answer exactly as velesdb-memory 0.12.0 (VelesDB 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5,
-    // crates/velesdb-memory/src/main.rs compile_stdin_json) printed it for PROBE_CORPUS.
+    // The probe's answer exactly as velesdb-memory 0.17.0 (crates.io; VelesDB a9eeabad,
+    // src/daemon_commands.rs run_compile_stdin) printed it for PROBE_CORPUS, as 0.12.0 did.
     const bin = fake(
       "velesdb-memory",
       `cat >/dev/null\nprintf '%s\\n' '{"content":"velesdb-hooks capability probe: one line of ordinary text.\\n","tokens_in":19,"tokens_out":19,"tokens_saved":0,"risk":"low"}'`,
@@ -215,7 +215,7 @@ describe("state, config and shell", () => {
   });
 });
 
-describe("repository-controlled strings are printed quoted (issue 12, item 7)", () => {
+describe("repository-controlled strings are printed quoted (docs/decisions.md#installer)", () => {
   // ESC [ 2 J clears the screen; U+009B is the one-byte CSI of C1 terminals; BEL rings.
   const HOSTILE = ["x\u001b[2Jy", "a\u009b31mb", "bell\u0007"];
   test.each(HOSTILE.map((value) => [JSON.stringify(value), value]))("%s as the repository directory's name and as the config's session", (_label, value) => {
@@ -234,7 +234,7 @@ describe("repository-controlled strings are printed quoted (issue 12, item 7)", 
   });
 });
 
-describe("the login-shell probe never outlives its limit (issue 12, item 16)", () => {
+describe("the login-shell probe never outlives its limit (docs/decisions.md#installer)", () => {
   const pidFile = () => path.join(box.root, "probe.pid");
   const gone = (pid: number): boolean => {
     try {

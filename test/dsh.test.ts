@@ -1,10 +1,11 @@
-// The DeepSeek harness bridge profile (SPEC §4.4) against the compiled binary. The bridge
+// The DeepSeek harness bridge profile (docs/contract.md §4.4) against the compiled binary. The bridge
 // never sets `stop_hook_active` and has no continuation cap, so the Stop rows here are the
 // loop-safety proof: once per session, never on a state location that cannot be written.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, missing, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -15,7 +16,6 @@ afterEach(() => {
   box.cleanup();
 });
 
-const IS_ROOT = process.getuid?.() === 0;
 const run = (event: string, payload: Record<string, unknown>, env: Record<string, string> = {}) => {
   const result = runBinary(["dsh", event], payload, { env: { ...box.env, ...env }, cwd: box.workspace });
   expect(result.exitCode).toBe(0);
@@ -27,11 +27,11 @@ const steers = (answer: Record<string, unknown>) => answer.decision === "block";
 test("SessionStart: load guidance as additionalContext", () => {
   writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
   const answer = run("session-start", fixture("session-start.startup"));
-  expect(additionalContextOf(answer)).toContain('load_working_context(project="dsh-app", session="slot")');
+  expect(additionalContextOf(answer)).toContain('mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/');
 });
 
 describe("guard", () => {
-  // Issue 12 item 9, the text host's side: only text that parses as a recall result unlocks.
+  // docs/decisions.md#the-learning-loop, the text host's side: only text that parses as a recall result unlocks.
   test.each([
     ["a bare ok", "ok"],
     ["null", null],
@@ -105,7 +105,7 @@ describe("Stop", () => {
     expect(steers(run("stop", fixture("stop")))).toBe(true);
   });
 
-  test.skipIf(!IS_ROOT)("a workspace nobody can write into (immutable) never steers", () => {
+  testIf(IS_ROOT, "root")("a workspace nobody can write into (immutable) never steers", () => {
     expect(Bun.spawnSync(["chattr", "+i", box.workspace]).exitCode).toBe(0);
     for (let i = 0; i < 5; i++) expect(steers(run("stop", fixture("stop")))).toBe(false);
     Bun.spawnSync(["chattr", "-i", box.workspace]);
@@ -122,7 +122,8 @@ describe("Stop", () => {
   });
 });
 
-// Issue 12 item 1: `.velesdb-hooks` is repository content (git commits symlinks). The state
+// docs/decisions.md#state-of-the-deepseek-harness: `.velesdb-hooks` is repository content (git
+// commits symlinks). The state
 // directory below the workspace is created one component at a time without following links;
 // anything hostile there makes state unavailable, with one stderr line and nothing written.
 describe("a repository-controlled .velesdb-hooks is never followed", () => {
@@ -160,7 +161,7 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
   ];
 
   test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {
-    if (needsRoot && !IS_ROOT) return;
+    if (needsRoot && missing(IS_ROOT, "root")) return;
     const watched = plant();
     const before = { watched: tree(watched), workspace: tree(box.workspace) };
     for (let i = 0; i < 3; i++) {

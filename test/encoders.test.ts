@@ -1,4 +1,5 @@
-// Issue 12 item 26: every host × every decision kind, as exact bytes and exit code. A host that
+// Every host × every decision kind, as exact bytes and exit code
+// (docs/decisions.md#hook-input-and-answers). A host that
 // renames a field (or a refactor that drops one) breaks exactly the rows that use it. The
 // encoders are pure, so this runs in-process; the binary's writes are covered elsewhere
 // (test/unwritable-answer.test.ts for the deny fallback).

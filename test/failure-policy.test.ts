@@ -1,6 +1,6 @@
-// Issue 12 item 25: whether a rule that throws opens (passes) or closes (refuses) is a named
+// docs/decisions.md#hook-input-and-answers: whether a rule that throws opens (passes) or closes (refuses) is a named
 // field of each event, read next to the event, not an accident of where cli.ts put its catch.
-// STYLE §6: advisory hooks pass on any surprise; the edit guard refuses when it cannot verify,
+// docs/contract.md §10: advisory hooks pass on any surprise; the edit guard refuses when it cannot verify,
 // and only in repositories that opted in.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";

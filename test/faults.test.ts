@@ -1,18 +1,19 @@
-// Issue 9, fault injection: every row of the failure table (test/support/failure-table.ts) is a
+// Fault injection (docs/failure-modes.md): every row of the failure table (test/support/failure-table.ts) is a
 // fault injected here into the compiled binary, and every cell's promise is checked across the
 // hosts of its column; each row also proves nothing outside the state directory changed and the
-// session can still end. The same table generates README's "What happens when things go wrong",
-// and the last test fails when README's block differs from it.
+// session can still end. The same table generates docs/failure-modes.md, and the last test
+// fails when that page's block differs from it.
 // Rows that need a full or read-only filesystem run inside a private mount namespace
 // (`unshare -m`, tmpfs with size=); where that is not permitted they are skipped, saying why.
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { stopDecision } from "../src/core/checkpoint.ts";
+import type { Decision } from "../src/core/decision.ts";
 import { recordRecallEvidence } from "../src/core/evidence.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { claude } from "../src/hosts/claude.ts";
-import { readmeWithTable, README } from "../scripts/failure-table.ts";
+import { FAILURE_PAGE, pageWithTable } from "../scripts/failure-table.ts";
 import { COLUMNS, FAILURE_TABLE, type Column, type FailureRow } from "./support/failure-table.ts";
 import {
   cellProblems,
@@ -31,6 +32,7 @@ import {
 import { FAKE_COMPILER, isInside, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
 import { FIXTURES, loadPayload, runBinary } from "./support/hook-runner.ts";
 import { checkpointTargets } from "./support/learning.ts";
+import { testIf } from "./support/requires.ts";
 
 let box: FuzzSandbox;
 beforeEach(() => {
@@ -115,7 +117,7 @@ function probesFor(row: FailureRow, fault: Fault): Array<{ column: Column; runs:
 describe.each(FAILURE_TABLE.filter((row) => FAULTS[row.id]).map((row) => [row.id, row] as const))("fault %s", (id, row) => {
   const fault = FAULTS[id]!;
   const skip = NAMESPACE_ROWS.has(id) && namespaceProblem !== null;
-  test.skipIf(skip)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
+  testIf(!skip, `a mount namespace (${namespaceProblem})`)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
     fault.setup?.();
     const envs = fault.env?.() ?? [baseEnv()];
     const before = snapshot(box.root, [box.stateDir]);
@@ -191,7 +193,7 @@ describe("fault record-vanishes", () => {
       expect(edit.stdout).toBe("{}\n");
     }
     const vanish = vanishOneListed("learning-dirty");
-    let decision;
+    let decision: Decision;
     try {
       decision = stopDecision(createHookInput(loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }), "", claude.profile, env()));
     } finally {
@@ -265,10 +267,10 @@ test("positive control: without a fault, the same probes get guidance, reminders
   }
 });
 
-test("README's failure table is generated from test/support/failure-table.ts (bun scripts/failure-table.ts)", () => {
-  const readme = fs.readFileSync(README, "utf8");
-  expect(readme).toBe(readmeWithTable(readme));
-  expect(readme).toContain("## What happens when things go wrong");
+test("docs/failure-modes.md's failure table is generated from test/support/failure-table.ts (bun scripts/failure-table.ts)", () => {
+  const page = fs.readFileSync(FAILURE_PAGE, "utf8");
+  expect(page).toBe(pageWithTable(page));
+  expect(page).toContain("# When things go wrong");
   // Every row has its fault here; a row added to the table without one fails this test.
   const covered = new Set([...Object.keys(FAULTS), "record-vanishes", "unknown-entry"]);
   expect(FAILURE_TABLE.map((r) => r.id).filter((id) => !covered.has(id))).toEqual([]);

@@ -1,4 +1,4 @@
-// The freshness line of SessionStart (SPEC §5.1): a local daemon older than the published
+// The freshness line of SessionStart (docs/contract.md §5.1): a local daemon older than the published
 // version yields one line; everything else — equal or newer, no daemon, a hung daemon, a hung
 // or failing registry, the check turned off — yields silence, within the stated timeouts.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -135,7 +135,7 @@ describe("pure parts", () => {
     ["1.0.0", "1.0.0", 0],
     ["1.0.0-rc.1", "1.0.0", -1],
     ["v1.2.3", "1.2.3", 0],
-    // Issue 12 item 14: pre-release identifiers compare by semver precedence, not as strings.
+    // docs/decisions.md#session-start: pre-release identifiers compare by semver precedence, not as strings.
     ["1.0.0-rc.10", "1.0.0-rc.9", 1],
     ["1.0.0-rc.9", "1.0.0-rc.10", -1],
     ["1.0.0-alpha", "1.0.0-alpha.1", -1],

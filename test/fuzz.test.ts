@@ -1,12 +1,14 @@
-// Issue 9, property run: every `<host> <event>` entry of the compiled binary gets at least
-// VELESDB_FUZZ_RUNS (default 208) generated payloads — real host shapes with mutated fields,
-// arbitrary JSON, non-JSON bytes — and every answer must keep the invariants of SPEC §3.4 and
-// §10 (test/support/fuzz-harness.ts): an allowed exit code; stdout empty or exactly one answer
+// The property run (docs/development/testing.md#deep-fuzzing): every `<host> <event>` entry of
+// the compiled binary gets at least VELESDB_FUZZ_RUNS (default 208) generated payloads — real
+// host shapes with mutated fields, arbitrary JSON, non-JSON bytes — and every answer must keep
+// the invariants of docs/contract.md §3.4 and §10 (test/support/fuzz-harness.ts): an allowed exit
+// code; stdout empty or exactly one answer
 // of the host's shape; no stack trace; done within the bound; nothing written outside the state
 // directory; PostToolUse {} or a replacement whose archive holds the complete original; the
 // guard never passing an edit in the opted-in repository without a recall.
 //
-// Issue 22: this is the CI-sized run. Each entry must also reach every checked branch at least
+// docs/development/testing.md#deep-fuzzing: this is the CI-sized run. Each entry must also reach
+// every checked branch at least
 // its floor (coverageFloors: each input form, each answer that matters, both guard sides, both
 // archive forms), so the short run still exercises every invariant. Deep exploration — random
 // seeds, tens of thousands of payloads — is `bun run fuzz` and .github/workflows/fuzz.yml.

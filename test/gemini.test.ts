@@ -56,7 +56,7 @@ test("session-start: the load guidance for the workspace's identity, in hookSpec
   expect(result.exitCode).toBe(0);
   const answer = parseOneJsonAnswer(result.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
   expect(answer.hookSpecificOutput.hookEventName).toBe("SessionStart");
-  expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="gem-app", session="slot")');
+  expect(answer.hookSpecificOutput.additionalContext).toContain('mcp_velesdb-memory_load_working_context(project="gem-app", session="slot/');
 });
 
 describe("before-tool guard", () => {
@@ -119,7 +119,7 @@ test("after-agent: one checkpoint continuation naming save_working_context after
   const answer = parseOneJsonAnswer(first.stdout);
   expect(Object.keys(answer).sort()).toEqual(["decision", "reason"]);
   expect(answer.decision).toBe("deny");
-  expect(answer.reason).toContain('save_working_context(project="gem-app", session="slot")');
+  expect(answer.reason).toContain('mcp_velesdb-memory_save_working_context(project="gem-app", session="slot/g-session-1")');
   expect(run("after-agent", afterAgent(true)).stdout).toBe("{}\n");
 });
 

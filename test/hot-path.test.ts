@@ -1,4 +1,4 @@
-// SPEC §2/§12: a hook must not pay for code it does not run. The binary is built here exactly
+// docs/contract.md §2, §12: a hook must not pay for code it does not run. The binary is built here exactly
 // as the release builds it (scripts/build.ts's compileBinary and COMPILE_FLAGS: --compile
 // --minify --bytecode --splitting …), with Bun's metafile beside it, and the module graph of
 // that very build is checked:
@@ -10,9 +10,9 @@
 //   Stop, PreCompact and the edit guard never evaluate the daemon probe or the compressor;
 // - no hook makes the engine JIT-compile anything the I/O floor (scripts/bench/io-floor.ts, same
 //   flags) does not: a hot loop on the hook path (the cksum table once cost ~1–3 ms of a ~10 ms
-//   hook in compilation, issue 22) shows up in BUN_JSC_reportCompileTimes.
+//   hook in compilation, docs/performance/2026-12-02-io-floor.md) shows up in BUN_JSC_reportCompileTimes.
 // A test bundle without the release flags (the earlier version of this file) cannot see either:
-// the chunks and their import kinds exist only in the split build (issue 12).
+// the chunks and their import kinds exist only in the split build (docs/performance/2026-12-02-io-floor.md).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -150,13 +150,21 @@ test("each event evaluates its own rules only", () => {
   expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(expect.arrayContaining(["src/core/identity.ts", "src/core/records.ts"]));
   // A Bash result goes through the payload-only gates first: the host chunk that runs them (and
   // the gates themselves) evaluate neither the compressor, its watchdog and compiler client, nor
-  // the recall-evidence rule, which Bash never feeds (issue 22).
+  // the recall-evidence rule, which Bash never feeds (docs/performance/2026-12-02-io-floor.md).
   const compressor = ["src/core/compress.ts", "src/core/watchdog.ts", "src/core/compiler.ts", "src/core/evidence.ts"];
   expect(notFor("src/core/compress-gates.ts", compressor)).toEqual([]);
   expect(notFor("src/hosts/claude.ts", compressor)).toEqual([]);
   expect(eagerSourcesOf("src/hosts/claude.ts")).toContain("src/core/compress-gates.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
+  // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:
+  // no hook evaluates them; the guard reads the broker's status through src/mcp/runtime.ts alone.
+  const shared = ["src/mcp/front.ts", "src/mcp/broker.ts", "src/mcp/channel.ts", "src/mcp/lines.ts"];
+  for (const rule of ["src/core/guard.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"]) expect(notFor(rule, shared)).toEqual([]);
+  expect(sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => shared.includes(source) || source === "src/mcp/runtime.ts")).toEqual([]);
+  // Positive control: the front's own chunk evaluates the channel and the framing.
+  expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]));
+  expect(eagerSourcesOf("src/core/guard.ts")).toContain("src/mcp/runtime.ts");
 });
 
 /**

@@ -68,7 +68,7 @@ describe("entries", () => {
     write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
     const run = Bun.spawnSync(["sh", "-c", command], { stdin: Buffer.from(JSON.stringify({ sessionId: "s1", cwd: repo, source: "new" })), env: box.env, cwd: repo });
     expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.stdout.toString()).additionalContext).toContain('load_working_context(project="atlas", session="main")');
+    expect(JSON.parse(run.stdout.toString()).additionalContext).toContain('load_working_context(project="atlas", session="main/');
   });
 
   test("COPILOT_HOME moves the file; a relative COPILOT_HOME is refused", () => {

@@ -1,4 +1,4 @@
-// The DeepSeek harness client of the installer (SPEC §4.4, §9), through the compiled binary in
+// The DeepSeek harness client of the installer (docs/contract.md §4.4, §9), through the compiled binary in
 // a fake home: a Codex-format hooks.json at the path the user chooses (--config, default
 // ~/.dsh/velesdb-hooks.json) and the plugin row printed for the harness config. The bridge
 // itself runs these entries in test/e2e/dsh-bridge.e2e.test.ts; here: the file, its merge,
@@ -98,7 +98,7 @@ describe("entries and the plugin row", () => {
       expect(run.exitCode).toBe(0);
       const answer = JSON.parse(run.stdout.toString());
       expect(answer.hookSpecificOutput.hookEventName).toBe("SessionStart");
-      expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="atlas", session="main")');
+      expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="atlas", session="main/');
     }
     // Control: the same path without the quoting does not run our binary.
     const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} dsh session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: workspace });
@@ -143,7 +143,7 @@ describe("merge, idempotence, uninstall", () => {
     ok(["install", ...D, "--config", custom]);
     ok(["install"]); // claude and the default dsh file
     expect(ok(["uninstall", ...D, "--config", custom]).stdout).toContain("kept");
-    expect(fs.existsSync(custom)).toBe(false); // install created it and it held nothing else (issue 12, item 19)
+    expect(fs.existsSync(custom)).toBe(false); // install created it and it held nothing else (docs/decisions.md#installer)
     expect(Object.keys(hooksOf(box.dshHooks))).toEqual(EVENTS); // the default file is another registry
     ok(["uninstall"]);
     expect(fs.existsSync(box.stableBinary)).toBe(false);

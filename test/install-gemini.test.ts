@@ -33,7 +33,7 @@ type Group = { matcher?: string; hooks: Array<Record<string, unknown>> };
 const hooksOf = (): Record<string, Group[]> => (parseJsonc(read(settings)) as { hooks?: never }).hooks ?? {};
 
 // A user's file as people write them: a comment, their own keys, a foreign hook under an event
-// we use, and their velesdb-memory MCP server (without one, check fails: issue 18).
+// we use, and their velesdb-memory MCP server (without one, check fails: docs/mcp-server.md).
 const USER_SETTINGS = `{
   // my settings
   "model": { "name": "gemini-2.5-pro" },
@@ -81,7 +81,7 @@ describe("entries", () => {
     const command = String(hooksOf().SessionStart![0]!.hooks[0]!.command);
     const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main/s1\\")');
     const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} gemini session-start`);
     expect(unquoted.exitCode).not.toBe(0);
   });

@@ -1,4 +1,4 @@
-// Installer defects found by trials from outside (issue 12, items 2–4, 6, 18–21), each through
+// Installer defects found by trials from outside (docs/decisions.md#installer), each through
 // the compiled binary in a fake home, each next to the control that proves the setup works.
 // The suite runs as root here, so "another user" is a file chowned to an unused uid, and "a
 // file system that refuses the write" is an immutable file or directory (chattr +i).
@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { makeInstallSandbox, read, snapshotBinary, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: InstallSandbox;
 const immutable: string[] = [];
@@ -18,7 +19,6 @@ afterEach(() => {
   box.cleanup();
 });
 
-const IS_ROOT = process.getuid?.() === 0;
 const OTHER_UID = 12345;
 const OTHER_GID = 12346;
 
@@ -38,10 +38,10 @@ const makeImmutable = (p: string): void => {
   immutable.push(p);
 };
 
-const FOREIGN = JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } }, null, 2) + "\n";
+const FOREIGN = `${JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } }, null, 2)}\n`;
 
 describe("2. owner, group and mode of a user's file survive an install by root", () => {
-  test.skipIf(!IS_ROOT)("a registry owned by another user keeps its owner, group and mode; so does its backup", () => {
+  testIf(IS_ROOT, "root")("a registry owned by another user keeps its owner, group and mode; so does its backup", () => {
     write(box.claudeSettings, FOREIGN, 0o640);
     fs.chownSync(box.claudeSettings, OTHER_UID, OTHER_GID);
     ok(["install", "--client", "claude"]);
@@ -53,13 +53,13 @@ describe("2. owner, group and mode of a user's file survive an install by root",
     expect(ownerOf(box.claudeSettings)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
   });
 
-  test.skipIf(!IS_ROOT)("a registry created in another user's directory belongs to that user", () => {
+  testIf(IS_ROOT, "root")("a registry created in another user's directory belongs to that user", () => {
     fs.chownSync(path.join(box.home, ".codex"), OTHER_UID, OTHER_GID);
     ok(["install", "--client", "codex"]);
     expect(ownerOf(box.codexHooks)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o600 });
   });
 
-  test.skipIf(!IS_ROOT)("root installing into another user's home: our directory, the binary and the record of files belong to that user", () => {
+  testIf(IS_ROOT, "root")("root installing into another user's home: our directory, the binary and the record of files belong to that user", () => {
     fs.chownSync(box.home, OTHER_UID, OTHER_GID);
     ok(["install", "--client", "codex"]);
     const tree = path.join(box.home, ".velesdb-hooks");
@@ -69,7 +69,7 @@ describe("2. owner, group and mode of a user's file survive an install by root",
     expect(ownerOf(box.stableBinary).mode).toBe(0o755);
   });
 
-  test.skipIf(!IS_ROOT)("run as a user who cannot give the file back to its owner: refused before any change, naming the owner", () => {
+  testIf(IS_ROOT, "root")("run as a user who cannot give the file back to its owner: refused before any change, naming the owner", () => {
     // A world-writable registry of another uid in a directory the installing user owns: the
     // rename would succeed and the file would change hands, so only the owner check stops it.
     const runner = OTHER_UID;

@@ -1,4 +1,4 @@
-// The velesdb-memory MCP server of every client (issue 18, src/install/mcp.ts), through the
+// The velesdb-memory MCP server of every client (docs/mcp-server.md, src/install/mcp.ts), through the
 // compiled binary in a fake home: check fails on hooks without a server, install --mcp /
 // --mcp-url add one where each agent reads it, a second install changes nothing, uninstall
 // takes out only ours (the user's other servers byte for byte), a user's own entry is never
@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PLANTED_SECRET } from "./support/install-fixtures.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
@@ -19,6 +20,8 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
+/** The stable binary every entry runs: the shared front (src/mcp/front.ts). */
+const front = (): string => path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks");
 const withBin = (): Record<string, string> => ({ VELESDB_MEMORY_BIN: server });
 const ok = (args: string[], env: Record<string, string> = withBin()) => {
   const run = box.run(args, { env });
@@ -32,8 +35,8 @@ interface ClientCase {
   readonly file: string;
   /** A user's file holding another server of theirs, in the agent's format. */
   readonly userText: string;
-  /** The entry install writes for `command`, as parsed. */
-  readonly stdio: (command: string) => unknown;
+  /** The entry install writes for `command` and `args`, as parsed (no args: an earlier install's direct entry). */
+  readonly stdio: (command: string, args: string[]) => unknown;
   readonly url: (url: string) => unknown;
   /** The key of the servers table (default "mcpServers"). */
   readonly key?: string;
@@ -50,12 +53,12 @@ const JSON_USER = `{
 `;
 
 const CASES: readonly ClientCase[] = [
-  { client: "claude", file: ".claude.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [], env: {} }), url: (url) => ({ type: "http", url }) },
-  { client: "codex", file: ".codex/config.toml", userText: `# mine\n[mcp_servers.other]\ncommand = "other-server"\nenv = { TOKEN = "${PLANTED_SECRET}" }\n`, stdio: (command) => ({ command }), url: (url) => ({ url }) },
-  { client: "windsurf", file: ".codeium/windsurf/mcp_config.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (serverUrl) => ({ serverUrl }) },
-  { client: "gemini", file: ".gemini/settings.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (httpUrl) => ({ httpUrl }) },
-  { client: "qwen", file: ".qwen/settings.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (httpUrl) => ({ httpUrl }) },
-  { client: "copilot", file: ".copilot/mcp-config.json", userText: JSON_USER, stdio: (command) => ({ type: "local", command, args: [], tools: ["*"] }), url: (url) => ({ type: "http", url, tools: ["*"] }) },
+  { client: "claude", file: ".claude.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, env: {} }), url: (url) => ({ type: "http", url }) },
+  { client: "codex", file: ".codex/config.toml", userText: `# mine\n[mcp_servers.other]\ncommand = "other-server"\nenv = { TOKEN = "${PLANTED_SECRET}" }\n`, stdio: (command, args) => (args.length > 0 ? { command, args } : { command }), url: (url) => ({ url }) },
+  { client: "windsurf", file: ".codeium/windsurf/mcp_config.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (serverUrl) => ({ serverUrl }) },
+  { client: "gemini", file: ".gemini/settings.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (httpUrl) => ({ httpUrl }) },
+  { client: "qwen", file: ".qwen/settings.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (httpUrl) => ({ httpUrl }) },
+  { client: "copilot", file: ".copilot/mcp-config.json", userText: JSON_USER, stdio: (command, args) => ({ type: "local", command, args, tools: ["*"] }), url: (url) => ({ type: "http", url, tools: ["*"] }) },
   // OpenCode 1.18.33's McpLocalConfig / McpRemoteConfig (its config schema): `command` is the
   // argv array; `opencode mcp list` lists this entry (test/e2e/mcp-wiring.e2e.test.ts).
   {
@@ -63,7 +66,7 @@ const CASES: readonly ClientCase[] = [
     file: ".config/opencode/opencode.json",
     key: "mcp",
     userText: `{\n  // mine\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
-    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    stdio: (command, args) => ({ type: "local", command: [command, ...args], enabled: true }),
     url: (url) => ({ type: "remote", url, enabled: true }),
     userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
   },
@@ -84,8 +87,16 @@ const CASES: readonly ClientCase[] = [
   // Pi has no MCP of its own: pi-mcp-adapter 2.11.0 reads this Pi-owned file (its README).
   { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (url) => ({ url }) },
   // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
-  { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [], disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
+  { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
 ];
+
+/** directEntry(case, text) → the text with the front's entry rewritten to the direct entry earlier installs wrote. */
+function directEntry(c: ClientCase, text: string): string {
+  const escaped = JSON.stringify(server);
+  if (c.client === "codex") return text.replace(`command = ${JSON.stringify(front())}\nargs = ["mcp", "--server", ${escaped}]\n`, `command = ${escaped}\n`);
+  if (c.client === "opencode") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
+  return text.replace(`"command": ${JSON.stringify(front())}`, `"command": ${escaped}`).replace(/"args": \[[^\]]*"--server"[^\]]*\]/, '"args": []');
+}
 
 /** serverIn(case) → the velesdb-memory entry as the agent would read it. */
 function serverIn(c: ClientCase): unknown {
@@ -119,8 +130,8 @@ describe.each(CASES)("$client", (c) => {
     expect(serverIn(c)).toBeUndefined();
 
     const added = ok(["install", ...C, "--mcp"]);
-    expect(added.stdout).toContain(`added the velesdb-memory MCP server (stdio ${server})`);
-    expect(serverIn(c)).toEqual(c.stdio(server));
+    expect(added.stdout).toContain(`added the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp, shared by every session, running ${server})`);
+    expect(serverIn(c)).toEqual(c.stdio(front(), ["mcp", "--server", server]));
     expect(read(target())).toContain(c.client === "codex" ? "# mine" : "// mine");
     expect(modeOf(target())).toBe(0o640);
     const check = ok(["check", ...C]);
@@ -138,6 +149,28 @@ describe.each(CASES)("$client", (c) => {
     expect(removed.stdout).toContain("removed the velesdb-memory MCP server");
     expect(read(target())).toBe(c.userText);
     expect(modeOf(target())).toBe(0o640);
+  });
+
+  test("an earlier install's direct velesdb-memory entry is upgraded to the front; uninstall of either shape gives the user's file back", () => {
+    write(target(), c.userText, 0o640);
+    ok(["install", ...C, "--mcp"]);
+    // The entry as install wrote it before the front existed (command = velesdb-memory, no arguments), still recorded as ours.
+    write(target(), directEntry(c, read(target())), 0o640);
+    expect(serverIn(c)).toEqual(c.stdio(server, []));
+    const upgraded = ok(["install", ...C, "--mcp"]);
+    expect(upgraded.stdout).toContain("updated the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp");
+    expect(serverIn(c)).toEqual(c.stdio(front(), ["mcp", "--server", server]));
+    write(target(), directEntry(c, read(target())), 0o640);
+    expect(ok(["uninstall", ...C]).stdout).toContain("removed the velesdb-memory MCP server");
+    expect(read(target())).toBe(c.userText);
+    // Control: an entry of the user's with other arguments is not ours, though install's name is on it.
+    write(target(), c.userText, 0o640);
+    ok(["install", ...C, "--mcp"]);
+    const theirs = read(target()).replace('"--server"', '"--their-flag"');
+    write(target(), theirs, 0o640);
+    expect(ok(["install", ...C, "--mcp"]).stdout).toContain("configured by you; kept as it is");
+    expect(ok(["uninstall", ...C]).stdout).not.toContain("removed the velesdb-memory MCP server");
+    expect(JSON.stringify(serverIn(c))).toContain("--their-flag");
   });
 
   test("--mcp-url registers the daemon; a server of the user's, under either name, is never replaced nor removed", () => {
@@ -171,7 +204,7 @@ const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
   ["droid", ".factory/mcp.json"],
   ["kilo", ".config/kilo/kilo.json"],
 ];
-test.skipIf(process.getuid?.() !== 0).each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
+testIf(IS_ROOT, "root").each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
   const file = path.join(box.home, relative);
   const text = CASES.find((c) => c.client === client)?.userText ?? JSON_USER;
   write(file, text, 0o600);
@@ -186,12 +219,12 @@ test.skipIf(process.getuid?.() !== 0).each(OWNED_FILES)("run as root on a user's
 });
 
 describe("refusals", () => {
-  test("neither VELESDB_MEMORY_BIN nor PATH nor --mcp-url: a refusal naming both ways, exit 1, nothing changed", () => {
+  test("neither VELESDB_MEMORY_BIN nor PATH nor --mcp-url: a refusal naming the cargo install line, exit 1, nothing changed", () => {
     const before = treeDigest(box.root);
     const run = box.run(["install", "--mcp"], { env: { VELESDB_MEMORY_BIN: undefined } });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("VELESDB_MEMORY_BIN");
-    expect(run.stderr).toContain("--mcp-url URL");
+    expect(run.stderr).toContain("`cargo install velesdb-memory`");
     expect(treeDigest(box.root)).toBe(before);
     expect(box.run(["install", "--mcp-url", "ftp://x"]).exitCode).toBe(1);
     // Control: found on PATH, it installs.

@@ -75,6 +75,48 @@ describe("the plugin file", () => {
   });
 });
 
+describe("a plugin/velesdb-hooks.js that is not ours (issue 30, item 3)", () => {
+  // A user's own module at our name: appending ours to it gave
+  // "SyntaxError: Identifier 'spawnSync' has already been declared", and neither plugin loaded.
+  const USER_MODULE = 'import { spawnSync } from "node:child_process";\n\nexport const MyVelesdb = async () => ({ event: async () => { spawnSync("true"); } });\n';
+  test("install refuses it in one line naming the file and what to do; not a byte changed, it still loads; check says the same", async () => {
+    write(plugin(), USER_MODULE);
+    const before = treeDigest(box.root);
+    const run = box.run(["install", ...C]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("~/.config/opencode/plugin/velesdb-hooks.js is not ours (it holds no velesdb-hooks section; OpenCode loads it as a plugin of yours): rename it, then run install again");
+    expect(run.stderr).toContain("nothing was changed");
+    expect(treeDigest(box.root)).toBe(before);
+    expect(Object.keys((await import(plugin())) as object)).toEqual(["MyVelesdb"]);
+    const check = box.run(["check", ...C]);
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout).toContain("is not ours");
+    expect(check.stdout).toContain("repair: fix ~/.config/opencode/plugin/velesdb-hooks.js");
+    // uninstall has nothing of ours there: it leaves the file as it is.
+    expect(box.run(["uninstall", ...C]).exitCode).toBe(0);
+    expect(read(plugin())).toBe(USER_MODULE);
+  });
+  test("control: renamed as told, the user's module and ours are both there and both load", async () => {
+    write(plugin(), USER_MODULE);
+    fs.renameSync(plugin(), path.join(path.dirname(plugin()), "my-velesdb.js"));
+    ok(["install", ...C]);
+    expect(Object.keys((await import(plugin())) as object)).toEqual(["VelesdbHooks"]);
+    expect(Object.keys((await import(path.join(path.dirname(plugin()), "my-velesdb.js"))) as object)).toEqual(["MyVelesdb"]);
+  });
+  test("our own file, written by an older install (another binary path, older code), is updated in place: one module, it loads", async () => {
+    ok(["install", ...C]);
+    const current = read(plugin());
+    const older = current.replace(JSON.stringify(box.stableBinary), JSON.stringify("/old/velesdb-hooks")).replace("const text = ", "const text = /* older */ ");
+    expect(older).not.toBe(current);
+    write(plugin(), older, 0o600);
+    const updated = ok(["install", ...C]);
+    expect(updated.stdout).not.toContain("already in step");
+    expect(read(plugin())).toBe(current);
+    expect(read(plugin()).match(/import \{ spawnSync \}/g)).toHaveLength(1);
+    expect(Object.keys((await import(`${plugin()}?v=updated`)) as object)).toEqual(["VelesdbHooks"]);
+  });
+});
+
 describe("check", () => {
   test("in step after install; drift when the file is edited or the binary is gone, each with its repair", () => {
     ok(["install", ...C]);

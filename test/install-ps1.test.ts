@@ -1,4 +1,4 @@
-// install.ps1 (SPEC §11) on this Linux machine, where no PowerShell runs: its syntax is checked
+// install.ps1 (docs/contract.md §11) on this Linux machine, where no PowerShell runs: its syntax is checked
 // with a real PowerShell grammar (tree-sitter-powershell), each check next to a positive control
 // that proves the grammar catches the mistake; its shape keeps a cut-short download from
 // running anything; and what it looks for in SHA256SUMS is what the release build names. The

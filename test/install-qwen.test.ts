@@ -83,7 +83,7 @@ describe("entries", () => {
     const command = parsed().hooks.SessionStart![0]!.hooks[0]!.command;
     const run = runSessionStartThroughBash(box, command);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main\\")');
+    expect(run.stdout).toContain('load_working_context(project=\\"atlas\\", session=\\"main/s1\\")');
     // Control: the same path without the quoting does not even start the binary.
     const unquoted = runSessionStartThroughBash(box, `${box.stableBinary} qwen session-start`);
     expect(unquoted.stdout).not.toContain("load_working_context");
@@ -129,7 +129,7 @@ describe("the user's file", () => {
     ok(["install", ...Q]);
     // Qwen reformats settings on its first run (measured on 0.24.4): same data, other bytes.
     const data = JSON.parse(read(settings));
-    // With the user's velesdb-memory server (without one, check fails: issue 18).
+    // With the user's velesdb-memory server (without one, check fails: docs/mcp-server.md).
     const rewritten = `${JSON.stringify({ ...data, mcpServers: { "velesdb-memory": { command: "/bin/sh" } }, general: { checkpointing: false } }, null, 2)}\n`;
     write(settings, rewritten, 0o600);
     ok(["install", ...Q]);

@@ -1,4 +1,4 @@
-// Root installing into another user's home (issue 19, items 1, 2 and 9): `sudo` keeping HOME,
+// Root installing into another user's home (docs/decisions.md#installer): `sudo` keeping HOME,
 // a provisioning script. The suite runs as root; "the user" is an unprivileged uid that owns
 // the home and everything in it (their links included: lchown), and "root's files" sit in a
 // root-only directory (0700) beside the home. Each refusal has its control: the same link,
@@ -9,8 +9,8 @@ import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { makeDirectories, RACE_TEST_HOOKS } from "../src/install/registry.ts";
 import { makeInstallSandbox, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
-const IS_ROOT = process.getuid?.() === 0;
 const USER = { uid: 23456, gid: 23457 };
 
 let box: InstallSandbox;
@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const ROOT_SETTINGS = JSON.stringify({ model: "root's own", env: { TOKEN: "root-secret" } }, null, 2) + "\n";
+const ROOT_SETTINGS = `${JSON.stringify({ model: "root's own", env: { TOKEN: "root-secret" } }, null, 2)}\n`;
 const ROOT_RULES = "- root's own rules\n";
 
 interface LinkCase {
@@ -141,7 +141,7 @@ const CASES: readonly LinkCase[] = [
 ];
 
 describe("1. root follows the user's links only to the user's own files", () => {
-  test.skipIf(!IS_ROOT).each(CASES.map((c) => [c.name, c] as const))("%s: refused before anything changes", (_name, c) => {
+  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))("%s: refused before anything changes", (_name, c) => {
     c.setUp(rootOnly);
     const before = { home: treeDigest(box.home), root: treeDigest(rootOnly) };
     for (const command of ["install", "uninstall"]) {
@@ -156,14 +156,14 @@ describe("1. root follows the user's links only to the user's own files", () => 
     expect(treeDigest(box.home)).toBe(before.home);
   });
 
-  test.skipIf(!IS_ROOT).each(CASES.map((c) => [c.name, c] as const))("control: %s, but to the user's own copy: installs", (_name, c) => {
+  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))("control: %s, but to the user's own copy: installs", (_name, c) => {
     c.setUp(userDir);
     giveToUser(userDir);
     const run = box.run(["install", ...c.args]);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   });
 
-  test.skipIf(!IS_ROOT)("a link of root's in the user's directory is refused too: the user could have moved it there", () => {
+  testIf(IS_ROOT, "root")("a link of root's in the user's directory is refused too: the user could have moved it there", () => {
     const own = path.join(userDir, "settings.json");
     write(own, ROOT_SETTINGS, 0o600);
     giveToUser(userDir);
@@ -177,7 +177,7 @@ describe("1. root follows the user's links only to the user's own files", () => 
     expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
   });
 
-  test.skipIf(!IS_ROOT)("check and doctor read nothing through such a link either", () => {
+  testIf(IS_ROOT, "root")("check and doctor read nothing through such a link either", () => {
     // Root's file holds entries of ours in step: read through the link, check would pass.
     expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
     const inStep = read(box.claudeSettings);
@@ -199,7 +199,7 @@ describe("1. root follows the user's links only to the user's own files", () => 
     expect({ exitCode: control.exitCode, stdout: control.stdout }).toEqual({ exitCode: 0, stdout: expect.stringContaining("claude: entries in step") });
   });
 
-  test.skipIf(!IS_ROOT)("a user's link to the user's own registry: written at the target, backup beside the target, owned by the user, no more readable", () => {
+  testIf(IS_ROOT, "root")("a user's link to the user's own registry: written at the target, backup beside the target, owned by the user, no more readable", () => {
     const target = path.join(userDir, "claude-settings.json");
     write(target, ROOT_SETTINGS, 0o750);
     fs.chownSync(target, USER.uid, USER.gid);
@@ -218,7 +218,7 @@ describe("1. root follows the user's links only to the user's own files", () => 
     expect(run.stdout).toContain(`backup in ${backup}`);
   });
 
-  test.skipIf(!IS_ROOT)("a link root cannot be blamed on the user (a system link above the home, in a directory the user cannot write) is followed", () => {
+  testIf(IS_ROOT, "root")("a link root cannot be blamed on the user (a system link above the home, in a directory the user cannot write) is followed", () => {
     // /home -> /var/home (Fedora Silverblue and others): root's link in root's directory.
     const alias = path.join(box.root, "homes");
     fs.symlinkSync(box.root, alias);
@@ -247,7 +247,7 @@ describe("1. backups live beside the bytes they copy", () => {
 });
 
 /** A settings file holding only a bash-reference hook (ours by its marker), nothing else. */
-const LEGACY_ONLY = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "bash /x/.claude/hooks/velesdb-memory/stop.sh" }] }] } }, null, 2) + "\n";
+const LEGACY_ONLY = `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "bash /x/.claude/hooks/velesdb-memory/stop.sh" }] }] } }, null, 2)}\n`;
 
 function addRecord(record: { client: string; path: string; created: boolean }): void {
   const file = path.join(box.home, ".velesdb-hooks", "installed.json");
@@ -289,7 +289,7 @@ describe("2. root obeys the user's record only for the user's own files", () => 
     return box.run(["uninstall"]);
   }
 
-  test.skipIf(!IS_ROOT).each(ROWS)("%s: uninstall refuses, naming the record; the file stays", (_name, setUp, reason) => {
+  testIf(IS_ROOT, "root").each(ROWS)("%s: uninstall refuses, naming the record; the file stays", (_name, setUp, reason) => {
     const { file, recorded } = setUp();
     const run = uninstallAfterRecord(file, recorded);
     expect(run.exitCode).toBe(1);
@@ -297,7 +297,7 @@ describe("2. root obeys the user's record only for the user's own files", () => 
     expect(read(file)).toBe(LEGACY_ONLY);
   });
 
-  test.skipIf(!IS_ROOT)("control: the same record naming the user's own settings.json is obeyed", () => {
+  testIf(IS_ROOT, "root")("control: the same record naming the user's own settings.json is obeyed", () => {
     const own = path.join(userDir, "settings.json");
     const run = uninstallAfterRecord(own, own);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
@@ -310,7 +310,7 @@ describe("9. a directory root creates for the user is handed over without follow
     RACE_TEST_HOOKS.afterMkdir = undefined;
   });
 
-  test.skipIf(!IS_ROOT)("swapped for a link between mkdir and chown: root's file keeps its owner, and the creation fails", () => {
+  testIf(IS_ROOT, "root")("swapped for a link between mkdir and chown: root's file keeps its owner, and the creation fails", () => {
     const victim = path.join(rootOnly, "victim");
     write(victim, "root's\n", 0o600);
     const dir = path.join(userDir, "made");
@@ -325,7 +325,7 @@ describe("9. a directory root creates for the user is handed over without follow
     expect(fs.lstatSync(dir).isSymbolicLink()).toBe(true); // the user's link is theirs: left alone
   });
 
-  test.skipIf(!IS_ROOT)("swapped for another directory of the user's: refused, nothing chowned", () => {
+  testIf(IS_ROOT, "root")("swapped for another directory of the user's: refused, nothing chowned", () => {
     const theirs = path.join(userDir, "theirs");
     fs.mkdirSync(theirs);
     const dir = path.join(userDir, "made");
@@ -338,7 +338,7 @@ describe("9. a directory root creates for the user is handed over without follow
     expect(fs.statSync(dir).uid).toBe(4242);
   });
 
-  test.skipIf(!IS_ROOT)("control: without the swap every directory is made and belongs to the user", () => {
+  testIf(IS_ROOT, "root")("control: without the swap every directory is made and belongs to the user", () => {
     const dir = path.join(userDir, "a", "b");
     expect(makeDirectories(dir, USER)).toEqual([path.join(userDir, "a"), dir]);
     for (const p of [path.join(userDir, "a"), dir]) {

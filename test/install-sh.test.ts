@@ -1,4 +1,4 @@
-// install.sh end to end (SPEC §11), against a release served on 127.0.0.1 and a private HOME
+// install.sh end to end (docs/contract.md §11), against a release served on 127.0.0.1 and a private HOME
 // per case: the real asset built for this machine, the real `velesdb-hooks install` it runs,
 // and the shells users actually pipe into (dash, busybox sh, bash in POSIX mode). The safety
 // promises each have a negative next to the positive control that proves the same setup works:

@@ -123,7 +123,7 @@ describe("minimal JSONC edits", () => {
     ["three spaces", `{\n   "a": {\n      "b": 1\n   }\n}`, "   "],
     ["tabs", `{\n\t"a": 1\n}`, "\t"],
     ["one line", `{"a":1}`, "  "],
-    // Issue 12 item 21: one tab line does not outvote the space-indented rest, and vice versa.
+    // docs/decisions.md#installer: one tab line does not outvote the space-indented rest, and vice versa.
     ["two spaces with one stray tab line", `{\n  "a": 1,\n\t"b": 2,\n  "c": {\n    "d": 3\n  }\n}`, "  "],
     ["tabs with one stray space line", `{\n\t"a": 1,\n  "b": 2,\n\t"c": {\n\t\t"d": 3\n\t}\n}`, "\t"],
   ])("indentation detected: %s", (_name, text, indent) => {

@@ -1,4 +1,4 @@
-// The Windsurf client of the installer (SPEC §4.3, §9), through the compiled binary in a fake
+// The Windsurf client of the installer (docs/contract.md §4.3, §9), through the compiled binary in a fake
 // home: the flat hooks.json registry and the section of the global rules file. Both belong to
 // the user, so every test checks what must stay byte-identical, and each negative sits next to
 // the positive control that proves the same setup works.
@@ -97,7 +97,7 @@ describe("registry merge: everything that is not ours stays byte-identical", () 
     write(box.windsurfHooks, WINDSURF_BASH_REFERENCE);
     const run = ok(["install", ...W]);
     expect(run.stdout).toContain("pre_user_prompt (bash hooks)");
-    // In place: Cascade runs a list in order, so ours still runs before the user's hook (issue 12, item 20).
+    // In place: Cascade runs a list in order, so ours still runs before the user's hook (docs/decisions.md#installer).
     expect(hooksOf(box.windsurfHooks).pre_user_prompt).toEqual([
       { command: `'${box.stableBinary}' windsurf pre-user-prompt`, show_output: false },
       { command: "python3 ~/bin/log-prompt.py", show_output: false },
@@ -171,7 +171,7 @@ describe("the rules section", () => {
     expect(read(box.windsurfRules).startsWith("<!-- velesdb-hooks:begin")).toBe(true);
     expect(fs.existsSync(`${box.windsurfRules}.velesdb-backup`)).toBe(false);
     ok(["uninstall", ...W]);
-    // Install created it and it holds nothing else: it goes (issue 12, item 19).
+    // Install created it and it holds nothing else: it goes (docs/decisions.md#installer).
     expect(fs.existsSync(box.windsurfRules)).toBe(false);
     // Control: a rules file the user had, even an empty one, stays.
     write(box.windsurfRules, "");
@@ -185,7 +185,7 @@ describe("the rules section", () => {
     ok(["install", ...W]);
     const current = read(box.windsurfRules);
     // An older release wrote other words; the user added a line after the section since.
-    const older = current.replace(windsurfRulesGuidance().split("\n")[0]!, "An older sentence.") + "after\n";
+    const older = `${current.replace(windsurfRulesGuidance().split("\n")[0]!, "An older sentence.")}after\n`;
     write(box.windsurfRules, older);
     const drift = box.run(["check", ...W]);
     expect(drift.exitCode).toBe(1);

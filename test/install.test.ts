@@ -1,7 +1,8 @@
-// The installer end to end (SPEC §9), through the compiled binary in a fake home with real
+// The installer end to end (docs/contract.md §9), through the compiled binary in a fake home with real
 // files and permissions. What users complain about in hook installers — other hooks clobbered
 // or duplicated, hooks that silently never fire, drift nobody notices — each has a row here,
 // and each negative sits next to the positive control that proves the same setup works.
+import { POST_TOOL_USE_TIMEOUT_S } from "../src/core/host-timeouts.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -70,6 +71,8 @@ describe("entries", () => {
     ]);
     expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$");
     expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(30);
+    // The timeout compression keeps its deadline inside (test/compress-deadline.test.ts).
+    expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(POST_TOOL_USE_TIMEOUT_S.claude);
     expect(hooks.SessionStart![0]!.matcher).toBeUndefined();
   });
 
@@ -86,6 +89,7 @@ describe("entries", () => {
       statusMessage: "velesdb-memory: checking recall before this edit",
     });
     expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$");
+    expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(POST_TOOL_USE_TIMEOUT_S.codex);
   });
 
   test("the binary lands at its stable path, executable and identical to the running one", () => {
@@ -147,7 +151,7 @@ describe("bash reference entries and idempotence", () => {
     ok(["install"]);
     expect(read(box.claudeSettings)).toContain('"hooks"');
     ok(["uninstall"]);
-    // Install created both files and they hold nothing else: they go (issue 12, item 19).
+    // Install created both files and they hold nothing else: they go (docs/decisions.md#installer).
     expect(fs.existsSync(box.claudeSettings)).toBe(false);
     expect(fs.existsSync(box.codexHooks)).toBe(false);
     expect(fs.existsSync(box.stableBinary)).toBe(false);
@@ -183,7 +187,7 @@ describe("file modes and backups", () => {
     ok(["install", "--client", "claude"]);
     expect(modeOf(box.claudeSettings)).toBe(mode);
     expect(read(`${box.claudeSettings}.velesdb-backup`)).toBe(CLAUDE_FIXTURES[0]!.text);
-    // The backup holds what the file held, so it gets what the file had (issue 12, item 2).
+    // The backup holds what the file held, so it gets what the file had (docs/decisions.md#installer).
     expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(mode);
   });
 
@@ -404,7 +408,7 @@ describe("environment", () => {
     fs.mkdirSync(claudeDir, { recursive: true });
     fs.mkdirSync(codexDir, { recursive: true });
     const env = { CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: codexDir };
-    // The user's MCP servers where each agent reads them under these variables (issue 18).
+    // The user's MCP servers where each agent reads them under these variables (docs/mcp-server.md).
     fs.writeFileSync(path.join(claudeDir, ".claude.json"), USER_MCP_FILES.claude![1]);
     fs.writeFileSync(path.join(codexDir, "config.toml"), USER_MCP_TOML);
     ok(["install"], env);

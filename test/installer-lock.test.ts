@@ -1,4 +1,4 @@
-// Concurrent installer commands (issue 19, items 3 and 4): install and uninstall read the
+// Concurrent installer commands (docs/decisions.md#installer-second-trial-from-outside): install and uninstall read the
 // record of files at their start and write it at their end, and uninstall decides the binary
 // is unused before it deletes it; run at once, they lost each other's records and left entries
 // naming a deleted binary. One lock on the installer's tree serialises them. Everything runs
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { makeInstallSandbox, type InstallSandbox, type Run } from "./support/install-sandbox.ts";
+import { seeded } from "./support/seeded.ts";
 
 const boxes: InstallSandbox[] = [];
 afterEach(() => {
@@ -42,18 +43,6 @@ const recordedPaths = (box: InstallSandbox): string[] => {
   return (JSON.parse(fs.readFileSync(manifest, "utf8")) as { files: Array<{ path: string }> }).files.map((f) => f.path).sort();
 };
 const namesBinary = (box: InstallSandbox, file: string): boolean => fs.existsSync(file) && fs.readFileSync(file, "utf8").includes(box.stableBinary);
-
-/** A seeded generator (mulberry32), so a failing mix can be run again. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const allOk = (runs: readonly Run[]): void => {
   const failed = runs.filter((run) => run.exitCode !== 0);
@@ -151,6 +140,38 @@ describe("the lock: bounded wait, stale locks, clear words", () => {
     expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
     expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
     expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
+  });
+  // Issue 30, item 7: a directory there made install wait the whole 60 s, then blame another velesdb-hooks.
+  const NOT_A_LOCK: ReadonlyArray<readonly [string, (at: string) => void, string, string]> = [
+    ["a directory", (at) => fs.mkdirSync(path.join(at, "inside"), { recursive: true }), "is a directory, not a lock velesdb-hooks made", "remove it (rm -r ~/.velesdb-hooks/install.lock)"],
+    ["a symlink", (at) => fs.symlinkSync("/dev/null", at), "is a symlink, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
+    ["a FIFO", (at) => expect(Bun.spawnSync(["mkfifo", at]).exitCode).toBe(0), "is not a regular file, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
+  ];
+  test.each(NOT_A_LOCK)("%s at install.lock: install and uninstall stop at once (no wait), saying what it is and what to remove; nothing changed", (_label, plant, what, remedy) => {
+    const box = newBox();
+    const refusedAtOnce = (command: string[]) => {
+      fs.mkdirSync(path.dirname(lockPath(box)), { recursive: true });
+      plant(lockPath(box));
+      const started = performance.now();
+      const run = box.run(command, { env: { VELESDB_HOOKS_LOCK_WAIT: "30" } });
+      const seconds = (performance.now() - started) / 1000;
+      expect(run.exitCode).toBe(1);
+      // The refusal's one line, then the installer's usual closing line.
+      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`refused: ~/.velesdb-hooks/install.lock ${what}`), "velesdb-hooks: nothing was changed"]);
+      expect(run.stderr).toContain(remedy);
+      expect(seconds).toBeLessThan(10);
+      expect(fs.lstatSync(lockPath(box)).isFile()).toBe(false); // not ours: left where it is
+      fs.rmSync(lockPath(box), { recursive: true });
+    };
+    refusedAtOnce(["install", "--client", "claude"]);
+    expect(fs.existsSync(box.claudeSettings)).toBe(false);
+    // Control: removed as told, install goes ahead.
+    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
+    expect(namesBinary(box, box.claudeSettings)).toBe(true);
+    refusedAtOnce(["uninstall", "--client", "claude"]);
+    expect(namesBinary(box, box.claudeSettings)).toBe(true);
+    expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
+    expect(namesBinary(box, box.claudeSettings)).toBe(false);
   });
   test("--dry-run takes no lock (it writes nothing): it runs while a live holder waits", () => {
     const box = newBox();

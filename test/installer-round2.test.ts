@@ -1,4 +1,5 @@
-// Installer defects of the second trial from outside (issue 19, items 5–7 and 11), each through
+// Installer defects of the second trial from outside
+// (docs/decisions.md#installer-second-trial-from-outside), each through
 // the compiled binary in a fake home, each next to the control that proves the setup works.
 // The lists of clients and hosts are read from the tables themselves, so a client or host
 // added later is expected in the output without editing this file.

@@ -1,4 +1,5 @@
-// parseJsonBytes (src/core/json-bytes.ts, issue 22 §3): a large payload's long string literals
+// parseJsonBytes (src/core/json-bytes.ts, docs/performance/2026-12-02-compression-memory.md): a
+// large payload's long string literals
 // are decoded a piece at a time over their own bytes. The contract is JSC's own JSON.parse of
 // the whole UTF-8 text: the same value, or a throw where it throws. Checked here against it on
 // generated documents, with literals and pieces a few bytes long so that every cut rule (escapes,
@@ -171,7 +172,7 @@ function utf8Literals(value: unknown, key = ""): Array<{ key: string; literal: U
   return Object.entries(value).flatMap(([k, item]) => utf8Literals(item, k));
 }
 
-describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (issue 22 §3)", () => {
+describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (docs/performance/2026-12-02-compression-memory.md)", () => {
   const FIELD = ["tool_response", "stdout"] as const;
   /** Mostly Bash-shaped documents (the field kept is there), then the general ones. */
   const validContent = fc.array(fc.constantFrom(...VALID_ATOMS), { minLength: 0, maxLength: 30 }).map((parts) => parts.join(""));

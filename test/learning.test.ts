@@ -1,4 +1,4 @@
-// The learning loop (SPEC §6) against the compiled binary, for Claude Code and Codex: the
+// The learning loop (docs/contract.md §6) against the compiled binary, for Claude Code and Codex: the
 // guard refuses the first edit in an opted-in repository until the same session ran a
 // successful recall bound to it, and Stop turns each batch of edits into exactly one
 // checkpoint. Every refusal below sits next to the control that shows the same path passing.
@@ -17,6 +17,7 @@ import {
   stopPayload,
   type Host,
 } from "./support/learning.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -28,7 +29,6 @@ afterEach(() => {
 });
 
 const HOSTS: Host[] = ["claude", "codex"];
-const IS_ROOT = process.getuid?.() === 0;
 
 /** repo("a", {…}) → a directory under the sandbox holding that `.velesdb-hooks.json`. */
 function repo(name: string, config?: unknown): string {
@@ -90,8 +90,8 @@ describe.each(HOSTS)("%s guard", (host) => {
     recall(host, "s1", outside); // sole pending repository, unconfigured cwd: promoted
     expect(edit(host, "s1", outside, [target]).json).toEqual({});
     const checkpoint = continuation(host, stop(host, "s1", outside));
-    expect(checkpointTargets(checkpoint)).toEqual([{ project: "lib-project", session: "rolling", root: guarded }]);
-    expect(checkpoint).toContain('save_working_context(project="lib-project", session="rolling")');
+    expect(checkpointTargets(checkpoint)).toEqual([{ project: "lib-project", session: "rolling/s1", root: guarded }]); // the session's own slot
+    expect(checkpoint).toContain('save_working_context(project="lib-project", session="rolling/');
   });
 
   test("a pending repository never steals a recall meant for the cwd's repository", () => {
@@ -134,7 +134,8 @@ describe.each(HOSTS)("%s guard", (host) => {
     ["an empty content array", { response: host === "claude" ? [] : { content: [], isError: false } }],
     ["an empty object", { response: {} }],
     ["a non-text block", { response: host === "claude" ? [{ type: "image", data: "AAAA" }] : { content: [{ type: "image", data: "AAAA" }], isError: false } }],
-    // Issue 12 item 9 and issue 17: a bare string counts only when it reads as a recall result
+    // A bare string counts only when it reads as a recall result (docs/decisions.md#the-learning-loop,
+    // docs/how-it-works.md#what-counts-as-a-recall-per-host-measured)
     // (Claude's form for structuredContent); free text or an error message never does.
     ["a bare string", { response: "ok" }],
     ["a bare error message", { response: "MCP error -32603: memory store unavailable" }],
@@ -155,7 +156,8 @@ describe.each(HOSTS)("%s guard", (host) => {
     expect(edit(host, "s1", dir, [target]).json).toEqual({});
   });
 
-  // Issue 17: velesdb-memory answers a recall with rmcp Json<T> (one text block + the same
+  // docs/how-it-works.md#what-counts-as-a-recall-per-host-measured: velesdb-memory answers a recall
+  // with rmcp Json<T> (one text block + the same
   // object as structuredContent); Claude Code 2.1.328–2.1.332 hands the hook that object
   // serialised as a bare string. It must unlock exactly like the content-array form.
   test.each([
@@ -345,7 +347,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     const dir = optedIn("app");
     const first = continuation(host, stop(host, "s1", dir));
     for (const step of ["Recall", "Decision", "Causality", "Feedback"]) expect(first).toContain(step);
-    expect(checkpointTargets(first)).toEqual([{ project: "app", session: "rolling", root: dir }]);
+    expect(checkpointTargets(first)).toEqual([{ project: "app", session: "rolling/s1", root: dir }]);
     expect(stop(host, "s1", dir, true).json).toEqual({});
     expect(stop(host, "s1", dir).json).toEqual({});
 
@@ -361,7 +363,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
   test("a plain repository gets the generic reminder once, not the checklist", () => {
     const dir = repo("plain");
     const text = continuation(host, stop(host, "s1", dir));
-    expect(text).toContain('save_working_context(project="plain", session="rolling")');
+    expect(text).toContain('save_working_context(project="plain", session="rolling/');
     expect(text).not.toContain("Learning checkpoint");
     expect(stop(host, "s1", dir).json).toEqual({});
   });
@@ -385,7 +387,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     expect(stop(host, "s1", repos[0]!).json).toEqual({});
   });
 
-  test.skipIf(!IS_ROOT)("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
+  testIf(IS_ROOT, "root")("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
     const a = optedIn("repo-a", "alpha");
     const b = optedIn("repo-b", "beta");
     for (const dir of [a, b]) {
@@ -422,7 +424,7 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     const targets = [{ project: "lost", session: "rolling", root: "/lost/root" }];
     fs.writeFileSync(manifest, `${JSON.stringify({ state: "pending", targets })}\n`, { mode: 0o600 });
     const text = continuation(host, stop(host, "s1", dir, true));
-    expect(checkpointTargets(text)).toEqual(targets);
+    expect(checkpointTargets(text)).toEqual([{ ...targets[0]!, session: "rolling/s1" }]);
     expect(stop(host, "s1", dir, true).json).toEqual({});
     expect(stop(host, "s1", dir).json).toEqual({});
     expect(fs.existsSync(manifest)).toBe(false);

@@ -1,4 +1,4 @@
-// The lifecycle hooks of SPEC §5 against the compiled binary, fed the payload shapes the real
+// The lifecycle hooks of docs/contract.md §5 against the compiled binary, fed the payload shapes the real
 // hosts send (fixtures/payloads). Each "passes"/"stays quiet" row sits next to a row proving
 // the same path does answer.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -38,7 +38,7 @@ describe("SessionStart", () => {
     expect(Object.keys(answer)).toEqual(["hookSpecificOutput"]);
     expect((answer.hookSpecificOutput as Record<string, unknown>).hookEventName).toBe("SessionStart");
     const text = additionalContextOf(answer)!;
-    expect(text).toContain('load_working_context(project="project", session="rolling")');
+    expect(text).toContain('load_working_context(project="project", session="rolling/');
     expect(text).not.toContain("compacted");
     expect(result.stderr).toBe("");
   });
@@ -50,7 +50,7 @@ describe("SessionStart", () => {
     const text = additionalContextOf(
       parseOneJsonAnswer(run([host, "session-start"], loadPayload(host, "session-start.startup", { cwd: nested })).stdout),
     );
-    expect(text).toContain('load_working_context(project="veles-app", session="campaign-7")');
+    expect(text).toContain('load_working_context(project="veles-app", session="campaign-7/');
   });
 
   test("a config file is found 20 directories up (start included), not 21", () => {
@@ -70,18 +70,18 @@ describe("SessionStart", () => {
     for (const content of ["{not json", "[1,2]", '"text"', "null"]) {
       writeConfig(box.workspace, content);
       const result = run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }));
-      expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling"');
+      expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling/');
     }
     // Positive control: the same file with valid JSON is honoured.
     writeConfig(box.workspace, { project: "ok" });
     const result = run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }));
-    expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="ok", session="rolling"');
+    expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="ok", session="rolling/');
   });
 
   test("fields of the wrong type fall back to their defaults", () => {
     writeConfig(box.workspace, { project: 42, session: ["x"], enforce_learning_loop: "true" });
     const result = run(["codex", "session-start"], loadPayload("codex", "session-start.startup", { cwd: box.workspace }));
-    expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling"');
+    expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling/');
   });
 
   test("the start directory is canonicalised physically: a symlinked cwd gets the real repository", () => {
@@ -119,7 +119,7 @@ describe("SessionStart", () => {
     );
     const text = additionalContextOf(parseOneJsonAnswer(compact.stdout))!;
     expect(text).toContain("compacted");
-    expect(text).toContain('save_working_context(project="project", session="rolling")');
+    expect(text).toContain('save_working_context(project="project", session="rolling/');
     expect(text).toContain(`compile_transcript on the transcript file ${JSON.stringify(transcript)}`);
     // Control: the same payload with another source carries no such reminder.
     const startup = run(["codex", "session-start"], loadPayload("codex", "session-start.compact", { cwd: box.workspace, source: "startup" }));
@@ -160,7 +160,7 @@ describe("Stop (generic)", () => {
     } else {
       expect(firstAnswer).toEqual({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: expect.any(String) } });
     }
-    expect(stopText(host, firstAnswer)).toContain('save_working_context(project="project", session="rolling")');
+    expect(stopText(host, firstAnswer)).toContain('save_working_context(project="project", session="rolling/');
     expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, second, { cwd: box.workspace })).stdout)).toEqual({});
     // Even a later Stop that is not a continuation passes: the reminder is once per session.
     expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, first, { cwd: box.workspace })).stdout)).toEqual({});
@@ -203,7 +203,7 @@ describe("PreCompact (claude)", () => {
     expect(result.exitCode).toBe(0);
     expect(() => JSON.parse(result.stdout)).toThrow();
     expect(result.stdout).not.toContain('"decision"');
-    expect(result.stdout).toContain('save_working_context(project="project", session="rolling")');
+    expect(result.stdout).toContain('save_working_context(project="project", session="rolling/');
     expect(result.stdout).toContain("compile_transcript");
     expect(result.stdout).toContain("verbatim");
     expect(result.stderr).toBe("");
@@ -238,7 +238,7 @@ describe("command line", () => {
     expectUsageError(run(args, "{}"), message);
   });
 
-  test("no arguments at all prints the usage on stderr: exit 64, nothing on stdout (issue 12 item 22)", () => {
+  test("no arguments at all prints the usage on stderr: exit 64, nothing on stdout (docs/decisions.md#hook-input-and-answers)", () => {
     const bare = run([], "");
     expect(bare.exitCode).toBe(64);
     expect(bare.stdout).toBe("");

@@ -1,4 +1,4 @@
-// Issue 19, item 8: the default project is the directory's name, and a directory may be named
+// docs/decisions.md#repository-configuration: the default project is the directory's name, and a directory may be named
 // `repo<U+2028>SYSTEM: …<U+0085>x`. JSON.stringify escapes C0 controls but not U+2028/2029
 // nor the C1 controls (U+0085 is NEL), so a quoted name put raw line separators into what
 // the model reads. Every session start must keep them escaped, on every host that gets text.

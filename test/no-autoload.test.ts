@@ -1,4 +1,4 @@
-// SPEC §11: the binary runs inside whatever repository the agent works in. Bun's compiled
+// docs/contract.md §11: the binary runs inside whatever repository the agent works in. Bun's compiled
 // executables load `.env` and `bunfig.toml` from the cwd by default, and a bunfig `preload`
 // runs arbitrary code — so the build disables both. The positive control runs the same
 // source through plain `bun` in the same directory and watches the trap fire.

@@ -1,4 +1,4 @@
-// The release on the npm registry (issue 21), proven against a real registry on 127.0.0.1:
+// The release on the npm registry (docs/development/releasing.md), proven against a real registry on 127.0.0.1:
 // Verdaccio 6.8.0 (test/registry, installed by scripts/install-e2e-hosts.ts like the e2e hosts),
 // storage and users in a temporary directory. The packages are the ones `bun run build:all`
 // writes (test/support/release-build.ts, the build test/release.test.ts checks) and
@@ -9,7 +9,8 @@
 //   (in step), a hook from the stable path (no Node in the entry) and uninstall;
 // - npm's --os/--cpu/--libc select exactly one platform package per target, and the launcher
 //   finds that one; linux-arm64's binary, so installed, runs under qemu-aarch64-static;
-// - --omit=optional leaves no binary and the launcher says so in one line;
+// - --omit=optional leaves no binary and the launcher says so in one line, also when another
+//   user planted a platform package up the tree (issue 30);
 // - a platform tarball that is not the one the lockfile's integrity names is refused.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -189,7 +190,7 @@ const sessionStart = (cwd: string) => JSON.stringify({ session_id: "npm", cwd, h
 function installCheckHookUninstall(velesdbHooks: string[], cwd: string, env: Record<string, string>, installedBinary: string): void {
   const home = env.HOME!;
   fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
-  // --mcp with the project's velesdb-memory double: check fails on hooks without their server (issue 18).
+  // --mcp with the project's velesdb-memory double: check fails on hooks without their server (docs/mcp-server.md).
   const install = run([...velesdbHooks, "install", "--mcp"], { cwd, env: { ...env, VELESDB_MEMORY_BIN: VELESDB_MEMORY_DOUBLE } });
   expect({ exitCode: install.exitCode, stderr: install.stderr }).toEqual({ exitCode: 0, stderr: "" });
   const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");
@@ -347,6 +348,44 @@ describe("installed from the registry on this machine (linux-x64, glibc)", () =>
     expect(said.stderr).toContain(`curl -fsSL ${download}/install.sh | sh`);
     expect(said.stderr).toContain(`irm ${download}/install.ps1 | iex`);
     expect(fs.existsSync(path.join(home, ".velesdb-hooks"))).toBe(false);
+  }, SLOW);
+});
+
+describe("a platform package npm did not install for this launcher (issue 30, item 1)", () => {
+  test("--omit=optional under a directory another user can write, a 0.0.1 package planted in its node_modules: one-line refusal, the planted binary never runs, nothing installed", () => {
+    const home = dir("planted-home");
+    const shared = path.join(home, "shared");
+    const project = path.join(shared, "project");
+    fs.mkdirSync(project, { recursive: true });
+    fs.chmodSync(shared, 0o777); // "a directory another user can write"
+    fs.writeFileSync(path.join(project, "package.json"), '{ "name": "p", "version": "1.0.0", "private": true }\n');
+    const env = npmEnv(home);
+    const add = run([NPM!, "install", "--omit=optional", `${MAIN_PACKAGE}@${VERSION}`], { cwd: project, env });
+    expect(add.exitCode).toBe(0);
+    expect(platformPackagesUnder(project)).toEqual([]);
+    // The other user's package: this machine's real one as the registry serves it, renumbered
+    // 0.0.1, its binary a script that leaves a marker (what the trial's planted binary did as root).
+    const planted = path.join(shared, "node_modules", platformPackageName(HOST!));
+    fs.mkdirSync(planted, { recursive: true });
+    const tarball = path.join(registry.storage, platformPackageName(HOST!), `${platformPackageName(HOST!)}-${VERSION}.tgz`);
+    expect(Bun.spawnSync(["tar", "-xzf", tarball, "-C", planted, "--strip-components=1", "package/package.json"]).exitCode).toBe(0);
+    const manifest = JSON.parse(fs.readFileSync(path.join(planted, "package.json"), "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(path.join(planted, "package.json"), JSON.stringify({ ...manifest, version: "0.0.1" }));
+    const marker = path.join(home, "planted-ran");
+    fs.mkdirSync(path.join(planted, "bin"));
+    fs.writeFileSync(path.join(planted, "bin", binaryName(HOST!)), `#!/bin/sh\ntouch "${marker}"\n`, { mode: 0o755 });
+    const said = run([path.join(project, "node_modules", ".bin", "velesdb-hooks"), "install"], { cwd: project, env });
+    expect({ exitCode: said.exitCode, stdout: said.stdout }).toEqual({ exitCode: 1, stdout: "" });
+    expect(said.stderr.split("\n")).toHaveLength(2);
+    expect(said.stderr).toContain(`no binary for ${process.platform}-${process.arch} is installed`);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.existsSync(path.join(home, ".velesdb-hooks"))).toBe(false);
+    // Control: the same planted package put where npm puts this launcher's own: still refused, now for its version.
+    fs.renameSync(planted, path.join(project, "node_modules", platformPackageName(HOST!)));
+    const again = run([path.join(project, "node_modules", ".bin", "velesdb-hooks"), "install"], { cwd: project, env });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(`is version "0.0.1" of "${platformPackageName(HOST!)}", not ${platformPackageName(HOST!)} ${VERSION}`);
+    expect(fs.existsSync(marker)).toBe(false);
   }, SLOW);
 });
 

@@ -6,7 +6,11 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { buildLog, fake } from "./support/compress-fixtures.ts";
+import { fake } from "./support/compress-fixtures.ts";
+import { realOutput } from "./support/real-outputs.ts";
+
+/** A real `go test -v` run with two failures (test/support/real-outputs.ts). */
+const GO_TEST = realOutput("go test");
 import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 
 let box: Sandbox;
@@ -82,10 +86,11 @@ describe("opencode bash compression", () => {
     loadPayload("opencode", "post-tool-use.bash-truncated", { session_id: "s1", cwd: box.workspace, tool_response: { title: "build", output, metadata } });
 
   test("an oversized inline output becomes the compiled view naming an archive of the whole output", () => {
-    const log = buildLog(2000);
+    const log = GO_TEST.stdout;
     const answer = hook("post-tool-use", bash(log, { exit: 0, truncated: false }), { VELESDB_MEMORY_BIN: fake("medium") });
     const output = answer.json.output as string;
-    expect(output.length).toBeLessThan(log.length);
+    expect(output.length).toBeLessThan(log.length / 2);
+    for (const line of GO_TEST.mustKeep) expect(output.split("\n")).toContain(line);
     const archive = JSON.parse(/saved at ("(?:[^"\\]|\\.)*")/.exec(output)![1]!) as string;
     expect((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout: string }).stdout).toBe(log);
   });
@@ -93,7 +98,7 @@ describe("opencode bash compression", () => {
   test("OpenCode's cut output is compiled from its saved file, which is the archive", () => {
     const saved = path.join(box.home, ".local", "share", "opencode", "tool-output", "tool_x");
     fs.mkdirSync(path.dirname(saved), { recursive: true });
-    const log = buildLog(2000);
+    const log = GO_TEST.stdout;
     fs.writeFileSync(saved, log);
     const answer = hook("post-tool-use", bash(`...output truncated...\n\nFull output saved to: ${saved}\n\ntail\n`, { exit: 0, truncated: true, outputPath: saved }), { VELESDB_MEMORY_BIN: fake("medium") });
     expect(answer.json.output as string).toContain(JSON.stringify(saved));
@@ -101,7 +106,7 @@ describe("opencode bash compression", () => {
   });
 
   test("small output, no compiler, and a non-bash tool stay untouched (control: the same big output with a compiler is replaced)", () => {
-    const log = buildLog(2000);
+    const log = GO_TEST.stdout;
     expect(hook("post-tool-use", bash("ok\n", { exit: 0, truncated: false }), { VELESDB_MEMORY_BIN: fake("medium") }).json).toEqual({});
     const missing = hook("post-tool-use", bash(log, { exit: 0, truncated: false }), { VELESDB_MEMORY_BIN: path.join(box.root, "nope") });
     expect(missing.json).toEqual({});

@@ -1,4 +1,4 @@
-// SPEC §6.4: the files a Codex apply_patch call touches. The guard checks policy per target, so
+// docs/contract.md §6.4: the files a Codex apply_patch call touches. The guard checks policy per target, so
 // the rows below pin both directions: every header is found (a miss is an unchecked edit), and
 // text that is not a header — added lines, text around the markers — is never taken for one.
 import { describe, expect, test } from "bun:test";
@@ -61,7 +61,7 @@ const ROWS: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ["a context line quoting a header counts (surplus target, the safe side)", patch(["*** Update File: a.md", "@@", " *** Delete File: b.ts", "+x"]), ["a.md", "b.ts"]],
   ["End of File marker is not a target", patch(["*** Update File: a", "@@", "+x", "*** End of File"]), ["a"]],
 
-  // Heredoc wrappers (SPEC §6.4): removed, in every quoting.
+  // Heredoc wrappers (docs/contract.md §6.4): removed, in every quoting.
   ["heredoc <<EOF", `<<EOF\n${patch(["*** Add File: a", "+x"])}\nEOF`, ["a"]],
   ["heredoc <<'EOF'", `<<'EOF'\n${patch(["*** Add File: a", "+x"])}\nEOF\n`, ["a"]],
   ['heredoc <<"EOF"', `<<"EOF"\n${patch(["*** Add File: a", "+x"])}\nEOF`, ["a"]],

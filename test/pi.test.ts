@@ -8,8 +8,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { buildLog, fake } from "./support/compress-fixtures.ts";
+import { fake } from "./support/compress-fixtures.ts";
+import { realOutput } from "./support/real-outputs.ts";
 import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+
+/** A real `go test -v` run with two failures (test/support/real-outputs.ts). */
+const GO_TEST = realOutput("go test");
 
 let box: Sandbox;
 beforeEach(() => {
@@ -67,19 +71,20 @@ describe("pi lifecycle", () => {
 describe("pi bash compression", () => {
   test("Pi's cut output is compiled from its saved whole output, archived by us (the temp file is Pi's)", () => {
     const saved = path.join(box.root, "pi-bash-x.log");
-    const log = buildLog(2000);
+    const log = GO_TEST.stdout;
     fs.writeFileSync(saved, log);
     const payload = loadPayload("pi", "post-tool-use.bash-truncated", { cwd: box.workspace });
     const response = { ...(payload.tool_response as Record<string, unknown>), fullOutputPath: saved };
     const output = hook("post-tool-use", { ...payload, tool_response: response }, { VELESDB_MEMORY_BIN: fake("medium") }).output as string;
     expect(output.length).toBeLessThan(log.length);
     const archive = JSON.parse(/saved at ("(?:[^"\\]|\\.)*")/.exec(output)![1]!) as string;
+    for (const line of GO_TEST.mustKeep) expect(output.split("\n")).toContain(line);
     expect(archive).not.toBe(saved);
     expect((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout: string }).stdout).toBe(log);
   });
 
   test("a small output, a failed command and no compiler stay untouched (control: the same big output with a compiler is replaced)", () => {
-    const log = buildLog(2000);
+    const log = GO_TEST.stdout;
     const bash = (text: string, extra: Record<string, unknown> = {}) => ({ ...loadPayload("pi", "post-tool-use.bash-truncated", { cwd: box.workspace }), tool_response: { content: [{ type: "text", text }], isError: false, truncated: false, ...extra } });
     expect(hook("post-tool-use", bash("ok\n"), { VELESDB_MEMORY_BIN: fake("medium") })).toEqual({});
     expect(hook("post-tool-use", bash(log, { isError: true }), { VELESDB_MEMORY_BIN: fake("medium") })).toEqual({});

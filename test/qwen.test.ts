@@ -38,7 +38,7 @@ describe("hooks on recorded payloads", () => {
   test("SessionStart (startup and compact): the load guidance as additionalContext", () => {
     writeConfig(box.workspace, { project: "qw-app", session: "slot" });
     for (const name of ["session-start.startup", "session-start.compact"]) {
-      expect(additionalContextOf(run("session-start", fixture(name)))).toContain('load_working_context(project="qw-app", session="slot")');
+      expect(additionalContextOf(run("session-start", fixture(name)))).toContain('mcp__velesdb-memory__load_working_context(project="qw-app", session="slot/');
     }
   });
 
@@ -46,7 +46,7 @@ describe("hooks on recorded payloads", () => {
     writeConfig(box.workspace, { project: "qw-app", session: "slot" });
     const answer = run("pre-compact", fixture("pre-compact.auto"));
     const text = additionalContextOf(answer) ?? "";
-    expect(text).toContain('save_working_context(project="qw-app", session="slot")');
+    expect(text).toContain('mcp__velesdb-memory__save_working_context(project="qw-app", session="slot/');
     expect(text.length).toBeLessThan(4000);
   });
 

@@ -1,4 +1,4 @@
-// SPEC §6.2, §4.3, §4.4: which PostToolUse payloads count as a successful velesdb-memory recall.
+// docs/contract.md §6.2, §4.3, §4.4: which PostToolUse payloads count as a successful velesdb-memory recall.
 // A wrong "yes" unlocks an edit, a wrong "no" costs one more recall, so each negative row sits
 // next to a positive control that takes the same path and succeeds: the negative fails for the
 // reason it names, not because the path can never succeed.
@@ -44,7 +44,7 @@ type Row = readonly [label: string, toolName: unknown, toolInput: unknown, toolR
 describe("classifyRecall: the captured payloads", () => {
   const rows: Row[] = [
     // The captured text came from the capture's mock server, not velesdb-memory: it is free
-    // text, so it is not a recall result (issue 12 item 9); the same array with JSON text is.
+    // text, so it is not a recall result (docs/decisions.md#the-learning-loop); the same array with JSON text is.
     ["Claude content array, mock server's free text", CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured", false],
     ["Claude content array, JSON text", CLAUDE.tool_name, CLAUDE.tool_input, [{ type: "text", text: "[]" }], "structured", true],
     ["Codex {content, isError:false} with text []", CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured", true],
@@ -54,8 +54,9 @@ describe("classifyRecall: the captured payloads", () => {
     expect(classifyRecall(name, input, response, form).successful).toBe(successful);
   });
 
-  // velesdb-memory 0.12.0's real answer (the test double's, test/e2e/velesdb-memory-wire.json) as
-  // each host handed it to the hook, recorded through the recall matrix (issue 17).
+  // velesdb-memory's real answer (the test double's, test/e2e/velesdb-memory-wire.json; 0.17.0
+  // answers recall_fused byte for byte as 0.12.0 did) as each host handed it to the hook,
+  // recorded through the recall matrix (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured).
   const velesdb = (host: string) => loadPayload(host, "post-tool-use.recall-fused").tool_response;
   const answerText = velesdb("dsh") as string;
   const realRows: Row[] = [
@@ -73,7 +74,7 @@ describe("classifyRecall: the captured payloads", () => {
   });
 
   test("scopes of the captured payloads", () => {
-    // Claude's top-level `project` is an argument of the tool, not a filter: SPEC §6.2 reads
+    // Claude's top-level `project` is an argument of the tool, not a filter: docs/contract.md §6.2 reads
     // only filter.project and memory_scope.project.
     expect(classifyRecall(CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured").scope).toEqual({ present: false });
     expect(classifyRecall(CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured").scope).toEqual({ present: true, project: "demo" });
@@ -150,7 +151,7 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["two text blocks", [{ type: "text", text: "[]" }, { type: "text", text: HITS }], true, /2 text blocks/],
     ["a text block after an image block", [{ type: "image", data: "…" }, { type: "text", text: "[]" }], true, /1 text block/],
     ["an empty block beside a full one", [{ type: "text", text: "" }, { type: "text", text: "[]" }], true, /1 text block/],
-    // Issue 12 item 9: only text that parses as a recall result counts.
+    // docs/decisions.md#the-learning-loop: only text that parses as a recall result counts.
     ["text block of free text", [{ type: "text", text: "a memory" }], false, /text block 1: the text is not JSON/],
     ["text block reading 'nothing found'", [{ type: "text", text: "nothing found" }], false, /not JSON/],
     ["text block reading ok", [{ type: "text", text: "ok" }], false, /not JSON/],
@@ -190,8 +191,9 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
 
     // Claude Code 2.1.328–2.1.332 hands a server that answers with structuredContent (rmcp
     // Json<T>: velesdb-memory's recall tools) to the hook as a bare JSON string, the serialised
-    // structuredContent (issue 17). Such a string counts exactly as a text host's would; a bare
-    // string that is not JSON ("ok", an error message) never counts (issue 12 item 9).
+    // structuredContent (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured). Such a
+    // string counts exactly as a text host's would; a bare
+    // string that is not JSON ("ok", an error message) never counts (docs/decisions.md#the-learning-loop).
     ["bare string: velesdb-memory recall_fused", '{"memories":[{"id":7,"id_str":"7","score":0.91,"content":"a"}],"now":"2026-12-01T00:00:00Z"}', true, /a bare string: a JSON object/],
     ["bare string: no memories", '{"memories":[]}', true, /a bare string: a JSON object/],
     ["bare string: pretty-printed", '{\n  "memories": []\n}', true, /a bare string: a JSON object/],

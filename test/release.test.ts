@@ -1,4 +1,4 @@
-// The release build (SPEC §11): `bun run build:all` cross-compiles every target of
+// The release build (docs/contract.md §11): `bun run build:all` cross-compiles every target of
 // targets/matrix.ts on this Linux machine, packs each binary into an archive named with the
 // version (.tar.gz, .zip for Windows), and writes a SHA256SUMS of the archives that
 // `sha256sum -c` accepts. Each binary is checked for the format its platform loads (file(1)
@@ -136,7 +136,7 @@ describe("bun run build:all", () => {
     }
   });
 
-  test("the matrix is the one SPEC §11 names: linux x64/arm64 × glibc/musl, darwin x64/arm64, windows x64", () => {
+  test("the matrix is the one docs/contract.md §11 names: linux x64/arm64 × glibc/musl, darwin x64/arm64, windows x64", () => {
     expect(RELEASE_TARGETS.map((t) => t.id).sort()).toEqual(
       ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-arm64-musl", "linux-x64", "linux-x64-musl", "windows-x64"].sort(),
     );
@@ -275,7 +275,7 @@ describe("linux-arm64 under qemu-aarch64-static", () => {
       const stable = path.join(home, ".velesdb-hooks", "bin", "velesdb-hooks");
       expect(readFormat(stable)).toEqual(readFormat(binaryPath(arm64()))); // the arm64 binary copied itself, not qemu
       expect(fs.readFileSync(path.join(home, ".claude", "settings.json"), "utf8")).toContain(JSON.stringify(stable));
-      // check fails on hooks without a velesdb-memory server (issue 18): the user has the daemon's.
+      // check fails on hooks without a velesdb-memory server (docs/mcp-server.md): the user has the daemon's.
       fs.writeFileSync(path.join(home, ".claude.json"), '{"mcpServers":{"velesdb-memory":{"type":"http","url":"https://127.0.0.1:18090/mcp"}}}\n');
       const check = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env, cwd: home });
       expect({ exitCode: check.exitCode, stdout: check.stdout.toString() }).toMatchObject({ exitCode: 0 });

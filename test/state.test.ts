@@ -1,4 +1,4 @@
-// Hostile state (SPEC §3.3, §10): the state directory lives in a shared temp directory, so a
+// Hostile state (docs/contract.md §3.3, §10): the state directory lives in a shared temp directory, so a
 // link, a foreign owner or loose permissions must make it "unsafe" — never followed, never
 // written through — and a linked marker is never evidence. Each hostile row has a healthy
 // twin proving the same hook does use state when it is safe.
@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { openStateStore } from "../src/core/state.ts";
 import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -15,7 +16,6 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const IS_ROOT = process.getuid?.() === 0;
 const stopRun = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) =>
   runBinary([host, "stop"], loadPayload(host, "stop.first", { cwd: box.workspace, session_id: "hostile", ...overrides }), {
     env: box.env,
@@ -23,8 +23,8 @@ const stopRun = (host: "claude" | "codex", overrides: Record<string, unknown> = 
   });
 const stop = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) => parseOneJsonAnswer(stopRun(host, overrides).stdout);
 /**
- * What a Stop in this (not opted-in) workspace says about broken state: no continuation since
- * issue 12, so the stderr line, plus Claude's systemMessage (the line the user sees).
+ * What a Stop in this (not opted-in) workspace says about broken state: no continuation
+ * (docs/decisions.md#the-learning-loop), so the stderr line, plus Claude's systemMessage (the line the user sees).
  */
 function stateProblem(host: "claude" | "codex", overrides: Record<string, unknown> = {}): string {
   const run = stopRun(host, overrides);
@@ -125,7 +125,7 @@ describe("linked or foreign markers", () => {
     expect(fs.statSync(marker).isDirectory()).toBe(true);
   });
 
-  test.skipIf(!IS_ROOT)("a marker owned by another user is not evidence", () => {
+  testIf(IS_ROOT, "root")("a marker owned by another user is not evidence", () => {
     fs.mkdirSync(box.stateDir, { mode: 0o700 });
     const marker = path.join(box.stateDir, `stop-${cksumOf("hostile")}.marker`);
     fs.writeFileSync(marker, "1\n", { mode: 0o600 });
@@ -155,7 +155,7 @@ function cksumOf(text: string): string {
   return `${out[0]}-${out[1]}`;
 }
 
-describe("openStateStore: one lstat of an existing state directory (issue 22)", () => {
+describe("openStateStore: one lstat of an existing state directory (docs/performance/2026-12-02-io-floor.md)", () => {
   test("an existing private directory is inspected once; a missing one is created and inspected", () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-state-lstat-")));
     const dir = path.join(root, "state");

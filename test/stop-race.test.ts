@@ -1,4 +1,4 @@
-// Issue 19, item 10: two Stops of one session racing each delivered the same checkpoint batch.
+// docs/decisions.md#the-learning-loop: two Stops of one session racing each delivered the same checkpoint batch.
 // The hand-off is now one claim per session (src/core/claim.ts): here every batch of allowed
 // edits is followed by several Stops at once, and exactly one of them names the batch; a drain
 // then passes (no loop, nothing left), and nothing edited is ever missing from a checkpoint.

@@ -1,4 +1,4 @@
-// Issue 12 item 11: Stop with unusable state. "This notice does not repeat" was untrue: every
+// Stop with unusable state (docs/decisions.md#the-learning-loop). "This notice does not repeat" was untrue: every
 // first Stop of every user turn continued again, an extra paid model turn each time. Now:
 // - a repository that is not opted in gets no continuation: a pass, one stderr line, and on
 //   Claude one systemMessage line the user sees;
@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { continuation } from "./support/learning.ts";
 import { BINARY, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type HookRun, type Sandbox } from "./support/hook-runner.ts";
 import { mountNamespaceProblem } from "./support/fuzz-faults.ts";
+import { testIf } from "./support/requires.ts";
 
 let box: Sandbox;
 let plain: string;
@@ -81,7 +82,7 @@ describe.each(["claude", "codex", "dsh"] as const)("%s Stop with an unsafe state
 // A read-only state directory fails on *write*; the diagnostic says so (it used to read
 // "cannot read … state" whatever had failed).
 const namespaceProblem = mountNamespaceProblem();
-test.skipIf(namespaceProblem !== null)("read-only state: the Stop diagnostic says writing failed and names the marker once", () => {
+testIf(namespaceProblem === null, `a mount namespace (${namespaceProblem})`)("read-only state: the Stop diagnostic says writing failed and names the marker once", () => {
   const tmp = box.tmp;
   const state = path.join(tmp, "state");
   const input = path.join(box.root, "stop.json");

@@ -1,4 +1,4 @@
-// Issue 9, state-store stress: 200 hook processes on one session at once — guards editing ten
+// State-store stress (docs/development/testing.md): 200 hook processes on one session at once — guards editing ten
 // opted-in repositories and the recalls that unlock them, with Stops racing each other through
 // the storm — repeated 10 times (Claude and Codex
 // alternating). Measured per round: every process answers within the bound with its host's
@@ -167,7 +167,8 @@ test(`stress: ${PROCESSES} concurrent hooks on one session, ${ROUNDS} rounds: no
     );
     // The Stops run at once, in the middle of the 195 others: a host normally runs one Stop of
     // a session at a time, but two hosts (or a restarted one) can race, and the hand-off is
-    // claimed by one Stop at a time (issue 19), so racing Stops still earn one checkpoint per batch.
+    // claimed by one Stop at a time (docs/decisions.md#the-learning-loop), so racing Stops still
+    // earn one checkpoint per batch.
     const stops = run(host, Array.from({ length: STOPS_PER_ROUND }, () => stopCall(host)));
     const outcomes = [...(await run(host, calls)), ...(await stops)];
     const elapsed = performance.now() - started;

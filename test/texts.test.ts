@@ -1,4 +1,4 @@
-// Model-facing texts (SPEC §3.5) as data with tests: what each must name, and what it must
+// Model-facing texts (docs/contract.md §3.5) as data with tests: what each must name, and what it must
 // no longer say (the second kind of check is the one that catches a revert).
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -31,9 +31,8 @@ describe("load guidance", () => {
     ["the exact load call", 'load_working_context(project="veles", session="rolling")'],
     ["the return shape", "{found, working, other_sessions}"],
     ["what working holds", "working holds the saved state"],
-    ["what found: false means", "found: false means nothing is saved under that exact project and session pair"],
-    ["other_sessions, filled on hits too", "(it is filled on hits too)"],
-    ["the mistyped-session hint", "mistyped session id"],
+    ["other_sessions, most recent first, filled on hits too", "other_sessions lists the project's other saved slots, most recent first (filled on hits too)"],
+    ["what found: false leads to (each session saves its own slot)", "each session of this repository saves its own, so with found: false the same call on the first one or two of them"],
     ["the feedback loop", "feedback(id, true|false)"],
     ["id_str", "id_str"],
   ])("names %s", (_label, fragment) => expect(text).toContain(fragment));
@@ -57,7 +56,8 @@ describe("load guidance", () => {
   });
 
   // Codex and the DeepSeek bridge keep a head of the context (9 000 characters): the call
-  // must open the text, so no compaction note or transcript path can push it out (issue 12.12).
+  // must open the text, so no compaction note or transcript path can push it out
+  // (docs/decisions.md#hook-input-and-answers).
   test.each([
     ["load guidance", texts.loadGuidance(slot)],
     ["after compaction, with a long transcript path", texts.loadGuidance(slot, { transcriptPath: `/t/${"x".repeat(20_000)}`, trigger: "auto" })],
@@ -87,7 +87,7 @@ describe("save guidance and summariser instructions", () => {
   });
 });
 
-describe("learning checkpoint (issue 12 item 10)", () => {
+describe("learning checkpoint (docs/decisions.md#the-learning-loop)", () => {
   const targets = [{ ...slot, root: "/w/veles" }, { project: "other", session: "s2", root: "/w/other" }];
   const text = texts.learningCheckpoint(targets);
   const stageLines = text.split("\n").filter((line) => /^\d\. /.test(line));
@@ -125,7 +125,7 @@ describe("learning checkpoint (issue 12 item 10)", () => {
   });
 });
 
-describe("every model-facing sentence lives here (issue 12 item 23)", () => {
+describe("every model-facing sentence lives here (docs/contract.md §3.5)", () => {
   test("a refusal with no reason still reads as ours", () => {
     expect(texts.fallbackRefusal()).toBe("velesdb-hooks refused this edit.");
   });
@@ -149,11 +149,12 @@ describe("every model-facing sentence lives here (issue 12 item 23)", () => {
   });
 });
 
-describe("state failure texts (issue 12 item 11)", () => {
+describe("state failure texts (docs/decisions.md#the-learning-loop)", () => {
   const written = { access: "write", cause: "storage", path: "/s/stop-x", problem: "/s/stop-x cannot be written (EROFS)", stateDir: "/s" } as const;
   const read = { access: "read", cause: "malformed", path: "/s/m", problem: "is not a regular file", stateDir: "/s" } as const;
   const unusable = { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" } as const;
-  // dsh: the workspace walk blames a component above the state directory (issue 12 item 1).
+  // dsh: the workspace walk blames a component above the state directory
+  // (docs/decisions.md#state-of-the-deepseek-harness).
   const component = { access: "use", cause: "linked", path: "/ws/.velesdb-hooks/state", problem: "state directory /ws/.velesdb-hooks is a symlink", stateDir: "/ws/.velesdb-hooks/state" } as const;
 
   test.each([

@@ -1,4 +1,4 @@
-// Issue 12 item 13: a deny whose JSON cannot be written completely must not become an allow.
+// docs/decisions.md#hook-input-and-answers: a deny whose JSON cannot be written completely must not become an allow.
 // Claude, Codex, the DeepSeek bridge and Windsurf all block on exit 2 and read the reason from
 // stderr, so when stdout is closed, full or a pipe nobody reads, the guard falls back to that.
 // Run against the compiled binary: the fallback lives in the one place that writes.

@@ -1,4 +1,4 @@
-// The watchdog (SPEC §7): every ending is one outcome, a hung child and its grandchildren die
+// The watchdog (docs/contract.md §7): every ending is one outcome, a hung child and its grandchildren die
 // at the deadline, and nothing the child does with its pipes can block or crash the caller.
 // Each negative sits beside its positive control: a slow child that finishes in time is left
 // alone; a child that reads its 5 MB gets every byte; a child that never reads gets killed.

@@ -1,4 +1,4 @@
-// Windsurf Cascade (SPEC §4.3) against the compiled binary: the prompt reminder once per
+// Windsurf Cascade (docs/contract.md §4.3) against the compiled binary: the prompt reminder once per
 // trajectory, the guard answering with exit 2 and the reason on stderr, and recall evidence
 // read from the `mcp_result` text. No cwd in the payload: the process cwd is the workspace.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -86,7 +86,7 @@ describe("pre_write_code guard", () => {
   });
 });
 
-describe("the reminder rule lives in the core; the host module only wires and encodes (issue 12 item 24)", () => {
+describe("the reminder rule lives in the core; the host module only wires and encodes (docs/hosts/windsurf.md)", () => {
   test("promptReminderDecision: the reminder once per session, then a pass; no session id: every time", async () => {
     const { promptReminderDecision } = await import("../src/core/lifecycle.ts");
     const { createHookInput } = await import("../src/core/hook-input.ts");

@@ -1,4 +1,5 @@
-// The I/O floor of the benchmark (SPEC §12, issue 22): a program compiled with the release flags
+// The I/O floor of the benchmark (docs/contract.md §12, docs/performance/2026-12-02-io-floor.md): a
+// program compiled with the release flags
 // that does only what no guard can skip, the way a careful hook would do it, and nothing else:
 //   read stdin (one synchronous read loop), parse it, realpath the workspace, walk up at most 20
 //   directories for `.velesdb-hooks.json` (lstat each candidate, read and parse the one found),

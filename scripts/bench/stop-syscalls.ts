@@ -1,4 +1,5 @@
-// A reference for the bench (issue 22), not a floor: the I/O floor plus every other system call
+// A reference for the bench (docs/performance/2026-12-02-io-floor.md), not a floor: the I/O floor
+// plus every other system call
 // `velesdb-hooks claude stop` makes on its first Stop of a session, written as straight-line
 // code in one module. The calls, in order, as strace showed them for that bench case
 // (2026-12-02, Bun 1.4.4): fstat of stdin, the stdin reads, realpath of the cwd, lstat / open
@@ -9,7 +10,7 @@
 // JSON answer of the same size. The hook makes one more after stdin, a read of /proc/self/statm:
 // the engine's own, once its heap has grown (the floor makes the same read twice at start-up).
 // What the hook spends over this program is not system calls but the engine running the hook's
-// code: its modules, functions and heap (README, issue 22).
+// code: its modules, functions and heap (docs/performance/2026-12-02-io-floor.md).
 // Like the floor it imports nothing from src/.
 import * as fs from "node:fs";
 import * as path from "node:path";

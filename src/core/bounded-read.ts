@@ -1,6 +1,7 @@
 // One way to read a file someone else may have put there: opened non-blocking (a FIFO at that
 // name must not wait for a writer: Codex's config.toml as a FIFO hung check, doctor, install
-// and uninstall, issue 19), accepted only when the opened descriptor is a regular file (a link
+// and uninstall, docs/decisions.md#installer-second-trial-from-outside), accepted only when the
+// opened descriptor is a regular file (a link
 // to /dev/zero once fed 1 GB to `check`), and read up to a bound whatever stat says (a sparse
 // file's size costs nothing to fake, and it may grow while we read).
 import * as fs from "node:fs";

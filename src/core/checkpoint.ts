@@ -1,9 +1,9 @@
-// Stop with the learning loop (SPEC §6.5): every batch of edits in opted-in repositories earns
+// Stop with the learning loop (docs/contract.md §6.5): every batch of edits in opted-in repositories earns
 // exactly one checkpoint continuation that names each repository, and a Stop with nothing new
 // passes — so a session is reminded once per batch and can always end. The batch is first
 // snapshotted into a manifest ("pending"), then delivered: if a Stop dies between consuming
 // the dirty records and answering, the next Stop re-sends the same batch instead of losing it.
-// Two Stops of one session at once each delivered the same batch (issue 19): the whole
+// Two Stops of one session at once each delivered the same batch (docs/decisions.md#the-learning-loop): the whole
 // hand-off now runs under one claim per session (claim.ts: a file linked into place, so only
 // one Stop takes it), and a Stop that finds it taken by a live Stop leaves the batch to that
 // one. A claim left by a Stop that died is stale and taken over, and its batch, still
@@ -13,7 +13,7 @@ import { tryClaim } from "./claim.ts";
 import type { Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
-import { genericStopDecision, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
+import { genericStopDecision, memorySlot, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
@@ -35,7 +35,7 @@ interface Manifest {
   readonly stuck?: readonly string[];
 }
 
-/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (SPEC §5.2 + §6.5). */
+/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (docs/contract.md §5.2 + §6.5). */
 export function stopDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const store = input.state();
@@ -112,7 +112,7 @@ function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore
       const written = writePrivateFile(repoMarker, "1\n");
       if (!written.ok) return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
       writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
-      return { kind: "continue", text: learningCheckpoint([{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
+      return { kind: "continue", text: checkpointText(input, [{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
     }
   }
   return genericStopDecision(input, identity);
@@ -134,7 +134,12 @@ function deliver(
     // could only end through the host's flag.
     return stateFailure(input, identity, stateDir, "write", delivered.cause, manifestFile, delivered.problem);
   }
-  return { kind: "continue", text: learningCheckpoint(targets, warning || undefined), note: warning || input.inputProblem };
+  return { kind: "continue", text: checkpointText(input, targets, warning || undefined), note: warning || input.inputProblem };
+}
+
+/** checkpointText → the checklist with each repository's save in this session's own slot, tools as the host names them. */
+function checkpointText(input: HookInput, targets: readonly { readonly project: string; readonly session: string; readonly root: string }[], warning?: string): string {
+  return learningCheckpoint(targets.map((t) => ({ ...memorySlot(input, t), root: t.root })), warning, input.host.mcpTool);
 }
 
 function stateFailure(
@@ -149,7 +154,7 @@ function stateFailure(
   const failure: StateFailure = { access, cause, path, problem, stateDir };
   const decision = stopOnStateFailure(input, identity, failure);
   if (decision.kind !== "continue") return decision;
-  return { ...decision, text: checkpointStateNotice(identity, failure) };
+  return { ...decision, text: checkpointStateNotice(memorySlot(input, identity), failure) };
 }
 
 function manifestJson(manifest: Manifest): string {

@@ -6,7 +6,8 @@
 // Four bits at a time from a written-out table, in plain indexed loops: building the usual
 // 256-entry table (2 048 loop turns) and feeding bytes through a closure in a for-of made the
 // engine JIT-compile both in every hook that names a marker, ~1 ms of a ~10 ms hook (measured
-// with BUN_JSC_reportCompileTimes=1, issue 22). A hook hashes a few short identities; this
+// with BUN_JSC_reportCompileTimes=1, docs/performance/2026-12-02-io-floor.md). A hook hashes a few
+// short identities; this
 // stays under the engine's compile thresholds.
 
 /** CKSUM_NIBBLE_TABLE[n]: the CRC register after shifting the nibble n (as n << 28) through the polynomial 0x04c11db7 four times. */

@@ -1,4 +1,4 @@
-// The client for `velesdb-memory compile-stdin` (SPEC §7): find the program, ask once per
+// The client for `velesdb-memory compile-stdin` (docs/contract.md §7): find the program, ask once per
 // session whether it knows the subcommand, compile, and read its answer strictly. Every call
 // runs under the watchdog, and anything this module does not recognise is a reason not to
 // ship: compression is advisory, so a doubtful answer leaves the tool result untouched.
@@ -57,7 +57,7 @@ export function isExecutableFile(file: string): boolean {
   }
 }
 
-/** probeKind("/usr/bin/velesdb-memory") → `compile-stdin-<cksum of the path>` (SPEC §3.3). */
+/** probeKind("/usr/bin/velesdb-memory") → `compile-stdin-<cksum of the path>` (docs/contract.md §3.3). */
 export const probeKind = (compilerPath: string): string => `compile-stdin-${posixCksum(compilerPath)}`;
 
 export type ProbeVerdict = { readonly capable: true } | { readonly capable: false; readonly problem: string };
@@ -130,7 +130,7 @@ export async function compileText(
   env: NodeJS.ProcessEnv,
   timeoutMs: number = COMPILE_TIMEOUT_MS,
 ): Promise<CompileOutcome> {
-  // Argument order is part of the contract: compatible fakes key on it (SPEC §7).
+  // Argument order is part of the contract: compatible fakes key on it (docs/contract.md §7).
   const outcome = await runWithWatchdog(compilerPath, ["compile-stdin", "--budget", String(budget), "--query", query], text, {
     timeoutMs,
     maxStdoutBytes: MAX_ANSWER_BYTES,
@@ -182,6 +182,20 @@ export interface TokenCounts {
   readonly tokensIn: number;
   readonly tokensOut: number;
   readonly tokensSaved: number;
+}
+
+/**
+ * tokenCountsProblem(answer) → why the answer's counts are not compile-stdin's (non-negative
+ * integers, tokens_saved = tokens_in − tokens_out, saturating at 0: compiler.rs), or "". Read
+ * strictly though the hook prices the saving itself: an answer that breaks its own arithmetic is
+ * not one we recognise. The view is sized to fit, so out may equal in.
+ */
+export function tokenCountsProblem(answer: CompilerAnswer): string {
+  const { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensSaved } = answer;
+  const count = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  if (!count(tokensIn) || !count(tokensOut) || !count(tokensSaved)) return "token counts are not non-negative integers";
+  if (tokensSaved !== Math.max(0, tokensIn - tokensOut)) return `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}`;
+  return "";
 }
 
 /** readTokens(answer) → the counts when they are non-negative integers with saved = in − out and out < in. */

@@ -1,15 +1,13 @@
-// The gates of Bash compression that read nothing but the payload and the environment (SPEC §8,
-// gates 2–5 for an inline output): the allowlist, the Bash shape, the nesting, the knobs and the
-// size. They live apart from compress.ts so a host can run them before loading it: most Bash
-// results are small, and their PostToolUse stops here without evaluating the compressor, the
-// watchdog and the compiler client (issue 22: with the recall-evidence chunk no longer loaded
-// for Bash either, a small result's hook went from 10.5 to 9.1 ms of CPU).
+// Compression's entry and the gates that read nothing but what the host handed over and the
+// environment (docs/contract.md §8): the allowlist, the nesting, the knobs and the size. They live apart from
+// compress.ts so a host runs them before loading it: most command outputs are small, and their
+// hook stops here without evaluating the compressor, the watchdog and the compiler client (docs/performance/2026-12-02-io-floor.md:
+// a small result's hook went from 10.5 to 9.1 ms of CPU). compress.ts imports only types
+// from here, so the two modules do not import each other.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { Utf8Literal } from "./json-bytes.ts";
-import { isPlainObject, stringField } from "./payload.ts";
 
-/** The numeric knobs of SPEC §8 and their maxima; defaults are in readSettings. */
+/** The numeric knobs of docs/contract.md §8 and their maxima; defaults are in readSettings. */
 export const KNOBS = {
   minBytes: { name: "VELESDB_HOOK_MIN_BYTES", max: 1e9 },
   probeTimeout: { name: "VELESDB_HOOK_PROBE_TIMEOUT", max: 60 },
@@ -72,73 +70,76 @@ export function compressibleTool(env: NodeJS.ProcessEnv, toolName: string | unde
   return allowlist.split(/[\s,]+/).includes("Bash");
 }
 
-/** What the cheap gates found: a final answer, or the output to compress and the settings to do it with. */
-export type BashGates =
-  | { readonly kind: "decided"; readonly decision: Decision }
-  | {
-      readonly kind: "go on";
-      readonly toolName: string;
-      readonly response: Record<string, unknown>;
-      readonly settings: CompressionSettings;
-      /** The host's file with the whole output (gate 4 reads it), or the inline output and its UTF-8 size. */
-      readonly output: { readonly persisted: string } | { readonly text: string | Uint8Array; readonly bytes: number };
-    };
+/**
+ * What a host hands compression (docs/compression.md): the command's output as the model would
+ * read it, in no host's wire shape. Each host module builds one from its own payload and puts the
+ * compiled text back in its own answer; nothing here knows a host.
+ */
+export interface CommandOutput {
+  /** The tool's name in the allowlist (`VELESDB_HOOK_COMPRESS_TOOLS`): every host's shell tool is "Bash". */
+  readonly toolName: string;
+  /** The command line, when the host says it: part of the query, and of the view's first line. */
+  readonly command?: string;
+  /** The standard output (a large payload's as bytes, never made a string before it is needed). */
+  readonly stdout: string | Uint8Array;
+  /** The standard error, when the host keeps it apart (Claude): the model reads it too. */
+  readonly stderr?: string;
+  /** The host's file with the whole standard output, when the inline text is cut. */
+  readonly saved?: SavedOutput;
+  /** What the archive holds (as JSON): the host's own result object, so nothing of it is lost. */
+  readonly original: Record<string, unknown>;
+  /**
+   * How long compression may take, in ms from its start: the host's registered timeout for the
+   * event, less a margin (src/core/host-timeouts.ts).
+   */
+  readonly deadlineMs: number;
+}
 
-/** bashOutputGates(input) → the answer of gates 2–5 when one of them decides, else what compressing needs. */
-export function bashOutputGates(input: HookInput): BashGates {
-  const decided = (decision: Decision): BashGates => ({ kind: "decided", decision });
-  // Gate 2: the allowlist. Only Bash's output shape is verified; other tools are never compressed.
-  const toolName = stringField(input.payload, "tool_name");
-  if (toolName === undefined || !compressibleTool(input.env, toolName)) return decided(pass());
+/** A host's file holding the complete output. */
+export interface SavedOutput {
+  readonly path: string;
+  /**
+   * True when the host deletes it when its session ends (Copilot): we then archive its content,
+   * so the path our footer names outlives the session. Otherwise the file is the archive.
+   */
+  readonly temporary: boolean;
+  /** trust(stats) → why the opened file is not the host's own (checked on the open descriptor), or "". */
+  readonly trust?: (stats: import("node:fs").Stats) => string;
+}
 
-  // Gate 3: the Bash shape. A string or an image response is left alone.
-  const response = input.payload.tool_response;
-  if (!isPlainObject(response)) return decided(pass("tool_response is not an object; Bash output left as is"));
-  if (response.isImage === true) return decided(pass());
-  // A large payload's stdout is a Utf8Literal (claude.ts asks for it as bytes): the same text.
-  const output = response.stdout;
-  if (
-    (typeof output !== "string" && !(output instanceof Utf8Literal)) ||
-    typeof response.stderr !== "string" ||
-    typeof response.interrupted !== "boolean" ||
-    typeof response.isImage !== "boolean"
-  ) {
-    return decided(pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is"));
-  }
+/** The answer of compression: the text that replaces the output, or the pass to answer instead. */
+export type Compression =
+  | { readonly kind: "compiled"; readonly text: string; readonly note?: string }
+  | { readonly kind: "untouched"; readonly decision: Decision };
 
+export const untouched = (decision: Decision): Compression => ({ kind: "untouched", decision });
+
+/**
+ * compressCommandOutput(input, output) → the compiled view, or why the output stays as it is.
+ * The gates that cost nothing run here (the allowlist, the nesting, the knobs, the size), so a
+ * small output answers without loading the compressor (src/core/compress.ts), the watchdog and
+ * the compiler client; every host's shell hook starts here.
+ */
+export async function compressCommandOutput(input: HookInput, output: CommandOutput): Promise<Compression> {
+  if (!compressibleTool(input.env, output.toolName)) return untouched(pass());
   // A field nested deeper than JSON.stringify can write back makes the archive and the answer
   // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of
   // CPU at 100 000 levels (measured, Bun 1.4.4) — the fuzzer's 5 s bound broke on a loaded
   // machine. Counting the levels first costs one pass over the object's containers.
-  if (nestedDeeperThan(response, MAX_NESTING)) return decided(pass(`compression refused: the tool_response nests deeper than ${MAX_NESTING} levels`));
-
+  if (nestedDeeperThan(output.original, MAX_NESTING)) return untouched(pass(`compression refused: the tool result nests deeper than ${MAX_NESTING} levels`));
   // The knobs, read once and never evaluated: an invalid value turns compression off for this
-  // call (SPEC §8), before any file is read or process spawned.
+  // call (docs/contract.md §8), before any file is read or process spawned.
   const knobs = readSettings(input.env);
-  if (!knobs.ok) return decided(pass(knobs.problem));
-  const settings = knobs.settings;
-
-  // Gates 4 and 5: the text to compile and its size. A persisted output's stdout is cut at
-  // the host's inline limit; the complete original is the host's file, which compress.ts reads.
-  const persisted = response.persistedOutputPath;
-  if (persisted !== undefined && typeof persisted !== "string") return decided(pass("persistedOutputPath is not a string; output left as is"));
-  if (persisted !== undefined) return { kind: "go on", toolName, response, settings, output: { persisted } };
-  const text = output instanceof Utf8Literal ? output.bytes : output;
-  const bytes = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
-  if (bytes < settings.minBytes) return decided(pass());
-  return { kind: "go on", toolName, response, settings, output: { text, bytes } };
+  if (!knobs.ok) return untouched(pass(knobs.problem));
+  if (output.saved === undefined) {
+    const bytes = byteLength(output.stdout) + (output.stderr === undefined ? 0 : Buffer.byteLength(output.stderr, "utf8"));
+    if (bytes < knobs.settings.minBytes) return untouched(pass());
+  }
+  return (await import("./compress.ts")).compressOutput(input, output, knobs.settings);
 }
 
-/**
- * compressBashThroughGates(input) → the gates' answer when one decides, else the compressor's:
- * compress.ts is loaded only for an output the gates let through (Claude's PostToolUse and the
- * shell hosts' both start here).
- */
-export async function compressBashThroughGates(input: HookInput): Promise<Decision> {
-  const gates = bashOutputGates(input);
-  if (gates.kind === "decided") return gates.decision;
-  return (await import("./compress.ts")).compressBashOutput(input, gates);
-}
+/** byteLength(text) → its UTF-8 size. */
+export const byteLength = (text: string | Uint8Array): number => (typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length);
 
 /**
  * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and

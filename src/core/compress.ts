@@ -1,17 +1,18 @@
-// Claude PostToolUse compression (SPEC §8, gates 2–12; gate 1, recall evidence, runs before
-// this; gates 2–5, which read only the payload, are compress-gates.ts). An oversized Bash
-// result is replaced by a compiled view before it enters the transcript, with the complete
-// original archived and named in a footer.
-// Policy: fail open. Compression is advisory, so every surprise — a knob we cannot read, no
-// compiler, a hung or crashed one, an answer we do not recognise, state we cannot trust —
-// passes the result through untouched, with one stderr line where something was refused.
-// The gates run cheapest first: the allowlist and the shape cost nothing, the size check
-// costs a byte count, and only then do we touch the filesystem or spawn anything.
+// Command-output compression (docs/contract.md §8; docs/compression.md), one pass: the gates that cost
+// nothing ran in compress-gates.ts; here the output is read (inline, or the host's saved file),
+// shaped (compress-shape.ts: signal lines kept, the rest folded, sized to the budget), compiled
+// by `velesdb-memory compile-stdin`, verified (every signal line must be in what the model will
+// read), archived, and answered with the archive named in a footer. No host's payload is read
+// here: each host module hands over a CommandOutput and puts the text back in its own shape.
+// Policy: fail open. Compression is advisory, so every surprise — no compiler, a hung or crashed
+// one, an answer we do not recognise, a signal line missing, state we cannot trust — passes the
+// output through untouched, with one stderr line where something was refused.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compileText, probeCompiler, readRisk, readTokens, resolveCompiler, COMPILE_TIMEOUT_MS, type CompilerAnswer, type Risk } from "./compiler.ts";
-import { bashOutputGates, type BashGates } from "./compress-gates.ts";
-import { pass, type Decision } from "./decision.ts";
+import { compileText, probeCompiler, readRisk, resolveCompiler, tokenCountsProblem, COMPILE_TIMEOUT_MS, type Risk } from "./compiler.ts";
+import { estimateTokens, missingSignal, shapeOutput } from "./compress-shape.ts";
+import type { CommandOutput, Compression, CompressionSettings } from "./compress-gates.ts";
+import { pass } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
@@ -19,133 +20,120 @@ import { compressionFooter } from "./texts.ts";
 import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
 
-/**
- * The whole hook must answer inside Claude's 30 s PostToolUse timeout: when the host kills
- * us, our compiler (in its own process group) would outlive us. So probe + compile + retry
- * share one deadline below that, on top of each call's own bound (probe knob, 20 s compile).
- */
-export const HOOK_DEADLINE_MS = 25_000;
-/** A persisted output larger than this is not read into memory; the host's file stays as it is. */
+/** A saved output larger than this is not read into memory; the host's file stays as it is. */
 export const MAX_PERSISTED_BYTES = 64 * 1024 * 1024;
 const FOOTER_SEPARATOR = "\n\n";
-/** From this size on, a forced collection before compiling pays for itself in peak memory. */
+/** Between the two streams in the view: the model read both (Claude's Bash result has both). */
+export const STDERR_SEPARATOR = "[stderr]";
+/** The view is sized to this share of the budget: compile-stdin adds a joiner per fragment. */
+const VIEW_SHARE_OF_BUDGET = 0.9;
+/** Time kept for the archive and the answer after the last compilation. */
+const ARCHIVE_RESERVE_MS = 300;
+
+const untouched = (problem?: string): Compression => ({ kind: "untouched", decision: pass(problem) });
+
+/**
+ * compressOutput(input, output, settings) → the compiled view and its footer, or why the output
+ * passes through. The gates in order: read, state and compiler, shape, compile, verify, archive,
+ * net gain.
+ */
+export async function compressOutput(input: HookInput, output: CommandOutput, settings: CompressionSettings): Promise<Compression> {
+  // From here: the hook's start-up before this point (tens of ms) is inside the deadline's margin.
+  const deadlineAt = performance.now() + output.deadlineMs;
+  const timeLeft = (bound: number): number => Math.min(bound, deadlineAt - performance.now());
+
+  // Read: the host's saved file (whole, bounded, and only when it is the host's own), else the inline text.
+  let stdout: string;
+  let bytes: number;
+  if (output.saved !== undefined) {
+    const read = readSavedOutput(output.saved.path, settings.minBytes, output.saved.trust);
+    if (read.kind === "refused") return untouched(read.problem);
+    if (read.kind === "small") return untouched();
+    stdout = read.bytes.toString("utf8");
+    bytes = read.bytes.length;
+  } else {
+    stdout = typeof output.stdout === "string" ? output.stdout : Buffer.from(output.stdout.buffer, output.stdout.byteOffset, output.stdout.byteLength).toString("utf8");
+    bytes = typeof output.stdout === "string" ? Buffer.byteLength(stdout, "utf8") : output.stdout.length;
+  }
+  const stderr = output.stderr ?? "";
+  bytes += Buffer.byteLength(stderr, "utf8");
+  const text = stderr === "" ? stdout : `${stdout.replace(/\n$/, "")}\n${STDERR_SEPARATOR}\n${stderr}`;
+
+  // A compiler that resolves and passed the probe (cached in private state).
+  const store = input.state();
+  if (!store.safe) return untouched(`compression off: state unavailable (${store.cause}: ${store.problem})`);
+  const compiler = resolveCompiler(input.env);
+  if (!compiler.ok) return untouched(`compression off: ${compiler.problem}`);
+  const probe = await probeCompiler(store, input.sessionId ?? UNKNOWN_SESSION, compiler.path, timeLeft(settings.probeTimeoutMs), input.env);
+  if (!probe.capable) return untouched(`compression off: ${probe.problem}`);
+
+  // Shape, compile, verify; once more at the ceiling when the budget was too tight for the signal.
+  // A saved output (the host cut it for being large) starts at the persisted budget (SPEC §8).
+  const first = output.saved === undefined ? settings.budget : Math.min(settings.budget, settings.persistedBudget);
+  const budgets = settings.budgetMax > first ? [first, settings.budgetMax] : [first];
+  const query = output.command ? `${output.toolName} output of ${output.command.slice(0, 200)}` : `${output.toolName} output`;
+  let problem = "no compilation";
+  let shipped: { content: string; risk: Risk; signal: number; originalTokens: number } | undefined;
+  // What parsing the payload left is garbage; collecting it before the shaping's own lines and
+  // numbers are made keeps the peak lower (as before the archive below).
+  if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
+  for (const budget of budgets) {
+    const shaped = shapeOutput(text, Math.floor(budget * VIEW_SHARE_OF_BUDGET));
+    if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
+    if (!shaped.ok) {
+      problem = shaped.problem;
+      continue;
+    }
+    const remaining = timeLeft(COMPILE_TIMEOUT_MS) - ARCHIVE_RESERVE_MS;
+    if (remaining <= 0) return untouched("compression refused: no time left before the host's hook timeout");
+    const compiled = await compileText(compiler.path, shaped.view.text, budget, query, input.env, remaining);
+    if (!compiled.ok) return untouched(`compression refused: ${compiled.problem}`);
+    const risk = readRisk(compiled.answer.risk);
+    if (!risk.ok) return untouched(`compression refused: ${risk.problem}`);
+    const counts = tokenCountsProblem(compiled.answer);
+    if (counts) return untouched(`compression refused: ${counts}`);
+    const content = compiled.answer.content;
+    if (typeof content !== "string" || content === "") return untouched("compression refused: the compilation is empty");
+    // The fidelity rule: every signal line, verbatim, in what the model will read.
+    const missing = missingSignal(content, shaped.view.signal);
+    if (missing.length === 0) {
+      shipped = { content, risk: risk.risk, signal: shaped.view.signal.length, originalTokens: shaped.view.originalTokens };
+      break;
+    }
+    problem = `the compilation at ${budget} tokens left out ${missing.length} of ${shaped.view.signal.length} signal lines`;
+  }
+  if (shipped === undefined) return untouched(`compression refused: ${problem}`);
+  if (timeLeft(ARCHIVE_RESERVE_MS) <= 0) return untouched("compression refused: no time left before the host's hook timeout");
+
+  // Archive: written only now, so a hook killed while compiling leaves nothing behind. Nothing is
+  // deleted: the original must stay readable after we replace it.
+  const ownArchive = output.saved === undefined || output.saved.temporary;
+  const original = output.saved?.temporary ? { ...output.original, stdout } : output.original;
+  if (ownArchive && bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
+  const archived: ArchiveResult = ownArchive ? writeArchiveSafely(store.dir, original) : { ok: true, path: output.saved!.path };
+  if (!archived.ok) return untouched(`compression refused: ${archived.problem}`);
+
+  // Net gain, in compile-stdin's own token estimate: the original against the view and footer.
+  const tokensIn = shipped.originalTokens;
+  const draft = (tokensOut: number): string =>
+    FOOTER_SEPARATOR +
+    compressionFooter({ tokensIn, tokensOut, tokensSaved: tokensIn - tokensOut, risk: shipped.risk, bytesCompiled: bytes, signalLines: shipped.signal, archivePath: archived.path });
+  const tokensOut = Math.ceil(estimateTokens(shipped.content + draft(0)));
+  const saved = tokensIn - tokensOut;
+  if (saved < settings.minSaved) {
+    if (ownArchive) removeQuietly(archived.path);
+    return untouched(`compression refused: saving ${saved} tokens (footer included) is below the ${settings.minSaved} margin`);
+  }
+  return { kind: "compiled", text: shipped.content + draft(tokensOut) };
+}
+
+/** From this size on, a forced collection before the archive pays for itself in peak memory. */
 const LARGE_OUTPUT_BYTES = 1024 * 1024;
 
 /**
- * compressBashOutput(input) → replaceOutput with the compiled view, or pass (with a note when
- * refused). `gates` is what bashOutputGates said, when the caller already ran it.
- */
-export async function compressBashOutput(input: HookInput, gates: BashGates = bashOutputGates(input)): Promise<Decision> {
-  const startedAt = performance.now();
-  const timeLeft = (bound: number): number => Math.min(bound, HOOK_DEADLINE_MS - (performance.now() - startedAt));
-  if (gates.kind === "decided") return gates.decision;
-  const { toolName, response, settings } = gates;
-
-  // Gate 4 for a persisted output: the host's file, read whole up to the cap.
-  const persisted = "persisted" in gates.output ? gates.output.persisted : undefined;
-  let text: string | Uint8Array;
-  let bytes: number;
-  if ("persisted" in gates.output) {
-    const read = readPersistedOutput(gates.output.persisted, settings.minBytes);
-    if (read.kind === "refused") return pass(read.problem);
-    if (read.kind === "small") return pass();
-    text = read.bytes;
-    bytes = read.bytes.length;
-  } else {
-    ({ text, bytes } = gates.output);
-  }
-
-  // What parsing the payload left (its pieces, and the stdin bytes unless they hold the output)
-  // is garbage; collecting it now, before we spawn the compiler and serialise the archive, keeps
-  // the peak lower (measured on 5 MB: 55–63 MB peak RSS without this, 46–48 MB with, when stdin
-  // was decoded to one text; ~1 ms).
-  if (bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
-
-  // Gate 6: a compiler that resolves and passed the probe (cached in private state).
-  const store = input.state();
-  if (!store.safe) return pass(`compression off: state unavailable (${store.cause}: ${store.problem})`);
-  const compiler = resolveCompiler(input.env);
-  if (!compiler.ok) return pass(`compression off: ${compiler.problem}`);
-  const sessionId = input.sessionId ?? UNKNOWN_SESSION;
-  const probe = await probeCompiler(store, sessionId, compiler.path, timeLeft(settings.probeTimeoutMs), input.env);
-  if (!probe.capable) return pass(`compression off: ${probe.problem}`);
-
-  // Gates 7 and 8: compile, and retry once at the ceiling when the budget was too tight.
-  const budget = persisted !== undefined ? Math.min(settings.budget, settings.persistedBudget) : settings.budget;
-  const query = `${toolName} output`;
-  const attempts = settings.budgetMax > budget ? [budget, settings.budgetMax] : [budget];
-  // Gate 10's archive is written before the first compilation, and judged in its turn below.
-  // Not beside the compilation: it is synchronous work on the one JavaScript thread, so beside
-  // only meant the compiler's stdin waited for it (measured at 5 MB: the last stdin byte came
-  // the archive's ~30 ms later); written first, its garbage is collected before the spawn (peak
-  // RSS 0.9 MB lower). Every refusal from here on removes it, so what stays on disk is exactly
-  // what the gates in order would leave.
-  const ownArchive = persisted === undefined;
-  const archived: ArchiveResult = ownArchive ? writeArchiveSafely(store.dir, response) : { ok: true, path: persisted };
-  if (ownArchive && bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
-  const refuse = (problem: string): Decision => {
-    if (ownArchive && archived.ok) removeQuietly(archived.path);
-    return pass(`compression refused: ${problem}`);
-  };
-  let answer: CompilerAnswer | undefined;
-  let risk: Risk | undefined;
-  for (const attemptBudget of attempts) {
-    const remaining = timeLeft(COMPILE_TIMEOUT_MS);
-    if (remaining <= 0) return refuse("no time left before the host's hook timeout");
-    const compiled = await compileText(compiler.path, text, attemptBudget, query, input.env, remaining);
-    if (!compiled.ok) return refuse(compiled.problem);
-    const read = readRisk(compiled.answer.risk);
-    if (!read.ok) return refuse(read.problem);
-    answer = compiled.answer;
-    risk = read.risk;
-    if (risk !== "high") break;
-  }
-  if (answer === undefined || risk === undefined) return refuse("no compilation");
-  if (risk === "high") return refuse(`fidelity risk high at ${attempts.join(" and ")} tokens`);
-
-  // Gate 9: something to ship.
-  if (typeof answer.content !== "string" || answer.content === "") return refuse("the compilation is empty");
-  const content = answer.content;
-
-  // Gate 10: the archive. Nothing is deleted: the original must stay readable after we replace it.
-  if (!archived.ok) return pass(`compression refused: ${archived.problem}`);
-  const archivePath = archived.path;
-
-  // Gate 11: net gain. The saving must pay for the footer (one token per byte) plus the margin;
-  // otherwise the archive goes (it would only duplicate what the model already sees).
-  const counts = readTokens(answer);
-  if (!counts.ok) return refuse(counts.problem);
-  const footer = FOOTER_SEPARATOR + compressionFooter({ ...counts.tokens, risk, bytesCompiled: bytes, archivePath });
-  const required = settings.minSaved + Buffer.byteLength(footer, "utf8");
-  if (counts.tokens.tokensSaved < required) {
-    return refuse(`saving ${counts.tokens.tokensSaved} tokens is below the ${required} needed (margin ${settings.minSaved} plus the footer)`);
-  }
-
-  // Gate 12: the host's object with stdout replaced; persisted keys go, so the host shows it inline.
-  const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
-  const toolResponse = { ...kept, stdout: content + footer };
-  // An inline output's archive already proved the object serialises. A persisted output's did
-  // not: a field nested too deep for JSON.stringify would make the encoder throw (issue 9).
-  const unserialisable = ownArchive ? "" : serialisationProblem(toolResponse);
-  if (unserialisable) return refuse(`the tool_response cannot be serialised (${unserialisable})`);
-  return { kind: "replaceOutput", toolResponse };
-}
-
-/** serialisationProblem(value) → why JSON.stringify throws on it (nesting too deep), or "" when it does not. */
-function serialisationProblem(value: unknown): string {
-  try {
-    JSON.stringify(value);
-    return "";
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/**
- * writeArchiveSafely(stateDir, original) → writeArchive's result, never a throw: a failure is
- * gate 10's refusal, given in its turn after the compilation's gates. (It once ran in a
- * setImmediate callback, where a throw killed the hook: the fuzzer (issue 9) sent a Bash result
- * with a field nested 100 000 deep, which JSON.stringify cannot write back.)
+ * writeArchiveSafely(stateDir, original) → writeArchive's result, never a throw: a failure is a
+ * refusal like any other (the fuzzer sent a result with a field nested 100 000 deep, which
+ * JSON.stringify cannot write back).
  */
 function writeArchiveSafely(stateDir: string, original: Record<string, unknown>): ArchiveResult {
   try {
@@ -161,18 +149,21 @@ type PersistedRead =
   | { readonly kind: "refused"; readonly problem: string };
 
 /**
- * readPersistedOutput(file, minBytes) → the host's saved output, read whole and bounded. It must
- * be an absolute path to a regular file (a link is not followed); a file under minBytes is
- * reported as small before a byte of it is read.
+ * readSavedOutput(file, minBytes, trust?) → the host's saved output, read whole and bounded. It
+ * must be an absolute path to a regular file (a link is not followed) that `trust` accepts, judged
+ * on the opened descriptor so the file cannot be swapped between the check and the read; a file
+ * under minBytes is reported as small before a byte of it is read.
  */
-export function readPersistedOutput(file: string, minBytes: number): PersistedRead {
-  if (!path.isAbsolute(file) || file.includes("\0")) return { kind: "refused", problem: "persistedOutputPath is not an absolute path" };
+export function readSavedOutput(file: string, minBytes: number, trust?: (stats: fs.Stats) => string): PersistedRead {
+  if (!path.isAbsolute(file) || file.includes("\0")) return { kind: "refused", problem: "the host's saved output is not an absolute path" };
   let fd: number | undefined;
   try {
     // O_NONBLOCK: opening a FIFO planted at that path must not wait for a writer.
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { kind: "refused", problem: "persistedOutputPath is not a regular file" };
+    if (!st.isFile()) return { kind: "refused", problem: "the host's saved output is not a regular file" };
+    const distrust = trust?.(st) ?? "";
+    if (distrust) return { kind: "refused", problem: `the saved output named in the result is not the host's own: ${distrust}` };
     if (st.size < minBytes) return { kind: "small" };
     if (st.size > MAX_PERSISTED_BYTES) {
       return { kind: "refused", problem: `persisted output is ${st.size} bytes, above the ${MAX_PERSISTED_BYTES} this hook reads` };
@@ -188,7 +179,7 @@ export function readPersistedOutput(file: string, minBytes: number): PersistedRe
   } catch (error) {
     const code = errorCode(error);
     const why = code === "ELOOP" ? "is a symlink" : `cannot be read (${code})`;
-    return { kind: "refused", problem: `persistedOutputPath ${why}` };
+    return { kind: "refused", problem: `the host's saved output ${why}` };
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
@@ -253,7 +244,8 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
  * archivePieces(original) → a generator of the archive's JSON text, piece by piece: exactly
  * JSON.stringify(original), but the output (stdout, nearly all of a large result) is escaped a
  * slice at a time. Serialising it whole held the JSON string and its UTF-8 copy at once, two
- * more full copies of the output at the hook's peak (issue 22: 6.3× a 5 MB payload in RSS).
+ * more full copies of the output at the hook's peak
+ * (docs/performance/2026-12-02-compression-memory.md: 6.3× a 5 MB payload in RSS).
  */
 export function archivePieces(original: Record<string, unknown>): () => Generator<string> {
   const stdout = original.stdout;

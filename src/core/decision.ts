@@ -46,7 +46,7 @@ export function diagnosticLine(note: string | undefined): string {
   return oneLine ? `velesdb-hooks: ${oneLine}\n` : "";
 }
 
-/** A JSON answer: one compact object, one trailing newline, nothing else (SPEC §3.4). */
+/** A JSON answer: one compact object, one trailing newline, nothing else (docs/contract.md §3.4). */
 export function jsonAnswer(value: unknown, note?: string): HookAnswer {
   return { stdout: `${JSON.stringify(value)}\n`, stderr: diagnosticLine(note), exitCode: 0 };
 }

@@ -1,4 +1,4 @@
-// Recall evidence (SPEC §6.2): after a successful velesdb-memory recall, write the marker that
+// Recall evidence (docs/contract.md §6.2): after a successful velesdb-memory recall, write the marker that
 // unlocks edits for one (session, repository). Which repository is the hard part: a refused
 // edit may have queued a repository other than the cwd's (pending-recall), and the recall that
 // follows must unlock exactly that one — never a neighbour with the same project name, never
@@ -6,6 +6,7 @@
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity } from "./identity.ts";
 import { classifyRecall, isVelesdbRecallToolName, type RecallResponseForm, type RecallScope } from "./recall.ts";
+import { recordMemoryDown, transportFailureOf } from "./memory-down.ts";
 import { listRecords, PENDING_RECALL, RECALL, removeRecordFile, type StoredRecord } from "./records.ts";
 import { markerPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
 
@@ -23,7 +24,7 @@ export interface ToolCall {
 export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   if (typeof call.toolName !== "string" || !isVelesdbRecallToolName(call.toolName)) return "";
   const verdict = classifyRecall(call.toolName, call.toolInput, call.toolResponse, call.form);
-  if (!verdict.successful) return `recall not counted: ${verdict.why}`;
+  if (!verdict.successful) return `recall not counted: ${verdict.why}${noteMemoryDown(input, call.toolResponse)}`;
   const sessionId = input.sessionId;
   if (sessionId === undefined) return `recall not recorded: the payload has no ${input.host.sessionIdField}`;
   const store = input.state();
@@ -37,7 +38,7 @@ export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
     const chosen = choosePendingRoot(pending.records, verdict.scope, cwdIdentity.enforceLearningLoop ? cwdIdentity.root : "", cwdIdentity.root === "");
     if (chosen !== undefined) {
       // Consume first, mark second: if a record cannot be removed, nothing is marked and the
-      // queue stays as it is for inspection (SPEC §6.2 point 3).
+      // queue stays as it is for inspection (docs/contract.md §6.2 point 3).
       for (const stored of pending.records) {
         if (stored.record.root === chosen && !removeRecordFile(stored.file)) {
           return `recall not recorded: storage: pending record ${stored.file} cannot be removed; left for inspection`;
@@ -75,6 +76,17 @@ export function choosePendingRoot(
     return all.length === 1 ? all[0] : undefined;
   }
   return undefined;
+}
+
+/** noteMemoryDown(input, response) → "" or "; …" after a recall that failed in transport: the session's memory-down marker (src/core/memory-down.ts). */
+function noteMemoryDown(input: HookInput, response: unknown): string {
+  const cause = transportFailureOf(response);
+  const sessionId = input.sessionId;
+  if (cause === undefined || sessionId === undefined) return "";
+  const store = input.state();
+  if (!store.safe) return "";
+  const problem = recordMemoryDown(input, store, sessionId, cause);
+  return problem ? `; ${problem}` : "; velesdb-memory did not answer (transport)";
 }
 
 function markRecall(input: HookInput, store: StateStore & { safe: true }, sessionId: string, root: string): string {

@@ -1,4 +1,4 @@
-// What an event answers when its rule throws (STYLE §6). Each event names its policy
+// What an event answers when its rule throws (docs/contract.md §10). Each event names its policy
 // (`failure` on HookEvent, src/hosts/host.ts): advisory hooks open, since a bug in a reminder
 // must never break the user's session; the edit guard closes, since an edit it could not
 // check is an edit it did not check — but only in a repository that opted in, so a

@@ -1,4 +1,4 @@
-// The freshness line of SessionStart (SPEC §5.1), also shown by doctor: when a velesdb-memory
+// The freshness line of SessionStart (docs/contract.md §5.1), also shown by doctor: when a velesdb-memory
 // daemon answers on this machine with a version older than the latest published one, one line
 // says so. It is a courtesy, so it must never cost a session start more than its two
 // timeouts (1 s for the daemon, 2 s for the registry, the registry asked at most once a day)
@@ -100,21 +100,7 @@ export async function daemonVersion(url: string, timeoutMs: number): Promise<str
     const session = response.headers.get("mcp-session-id");
     if (session) closeSession(target, session);
     // An SSE answer may keep its stream open after the message: stop reading at the first version.
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let body = "";
-    try {
-      while (body.length <= MAX_ANSWER_BYTES) {
-        const chunk = await reader.read();
-        if (chunk.done) return versionFromMcpBody(body + decoder.decode());
-        body += decoder.decode(chunk.value, { stream: true });
-        const version = versionFromMcpBody(body);
-        if (version) return version;
-      }
-      return undefined;
-    } finally {
-      reader.cancel().catch(() => undefined);
-    }
+    return await readAnswerUntil(response.body, MAX_ANSWER_BYTES, versionFromMcpBody);
   } catch {
     return undefined;
   }
@@ -151,22 +137,51 @@ export function portAcceptsConnections(target: URL, timeoutMs: number): Promise<
 
 /** versionFromMcpBody(body) → serverInfo.version from a JSON answer or from the SSE `data:` lines. */
 export function versionFromMcpBody(body: string): string | undefined {
+  for (const message of mcpMessages(body) as { result?: { serverInfo?: { version?: unknown } } }[]) {
+    const version = validVersion(message?.result?.serverInfo?.version);
+    if (version) return version;
+  }
+  return undefined;
+}
+
+/** mcpMessages(body) → the JSON values of a Streamable HTTP answer: the body itself, or each SSE `data:` line. */
+export function mcpMessages(body: string): unknown[] {
   const candidates = body.trimStart().startsWith("{")
     ? [body]
     : body
         .split(/\r?\n/)
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).trim());
-  for (const candidate of candidates) {
+  return candidates.flatMap((candidate) => {
     try {
-      const message = JSON.parse(candidate) as { result?: { serverInfo?: { version?: unknown } } };
-      const version = validVersion(message?.result?.serverInfo?.version);
-      if (version) return version;
+      return [JSON.parse(candidate) as unknown];
     } catch {
-      // Not JSON: keep looking.
+      return []; // Not JSON: keep looking.
     }
+  });
+}
+
+/**
+ * readAnswerUntil(stream, max, pick) → pick's first answer over the text read so far, read
+ * until it has one, the stream ends or max characters came: an SSE answer may keep its stream
+ * open after the message it carries.
+ */
+export async function readAnswerUntil<T>(stream: ReadableStream<Uint8Array>, maxChars: number, pick: (body: string) => T | undefined): Promise<T | undefined> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let body = "";
+  try {
+    while (body.length <= maxChars) {
+      const chunk = await reader.read();
+      if (chunk.done) return pick(body + decoder.decode());
+      body += decoder.decode(chunk.value, { stream: true });
+      const found = pick(body);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
-  return undefined;
 }
 
 /** latestPublishedVersion(env, now) → from the 24 h cache, else from the registry (2 s); undefined when unknown. */
@@ -241,7 +256,8 @@ function validVersion(value: unknown): string | undefined {
   return typeof value === "string" && VERSION_PATTERN.test(value) ? value.replace(/^v/, "") : undefined;
 }
 
-function isLoopback(hostname: string): boolean {
+/** isLoopback("127.0.0.1") → true: a host of this machine, where a self-signed certificate is acceptable. */
+export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "");
   return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

@@ -1,4 +1,4 @@
-// The recall-before-edit guard (SPEC §6.1). In a repository that opted in, the first edit of a
+// The recall-before-edit guard (docs/contract.md §6.1). In a repository that opted in, the first edit of a
 // host session is refused until that session ran a successful velesdb-memory recall bound to
 // that repository. Fail-closed, but only where the user asked for it: a repository without
 // `"enforce_learning_loop": true` is never gated, so a user-wide install never blocks an
@@ -11,7 +11,8 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { addRecord, LEARNING_DIRTY, PENDING_RECALL, RECALL, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, repositoryIdentity, type StateStore } from "./state.ts";
-import { guardRefusal, type GuardProblem } from "./texts.ts";
+import { memoryDownCause, toldOnce } from "./memory-down.ts";
+import { guardRefusal, memoryDownPassNote, type GuardProblem } from "./texts.ts";
 
 
 interface GuardedTarget {
@@ -41,30 +42,38 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     if (!identity.enforceLearningLoop) continue;
     if (!guarded.has(identity.root)) guarded.set(identity.root, { target: start.target, repository: recordOf(identity) });
   }
-  if (guarded.size === 0) return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  if (guarded.size === 0) return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 
   const sessionId = input.sessionId;
   const store = input.state();
   const unlocked: GuardedTarget[] = [];
+  const downNotes: string[] = [];
   for (const item of guarded.values()) {
-    const problem = checkRecallEvidence(input, store, sessionId, item);
+    const problem = checkRecallEvidence(input, store, sessionId, item, downNotes);
     if (problem) problems.push(problem);
     else unlocked.push(item);
   }
-  if (problems.length > 0) return deny(problems);
+  if (problems.length > 0) return deny(problems, input);
+  const passed = downNotes.length > 0 ? passedWhileDown(input, downNotes) : pass(input.inputProblem);
 
   // Every target is unlocked: queue each repository for the next Stop checkpoint. One file per
   // repository, so concurrent edits never lose each other; if one cannot be written the edit
   // is refused, since an edit the checkpoint would never hear of defeats the loop.
-  if (!input.host.checkpointsEdits) return pass(input.inputProblem);
+  if (!input.host.checkpointsEdits) return passed;
   for (const item of unlocked) {
     const written = addRecord(store as StateStore & { safe: true }, input.kind(LEARNING_DIRTY), sessionId!, item.repository);
     if (!written.ok) problems.push({ cause: written.cause, target: item.target, path: written.path, problem: written.problem, repository: slotOf(item) });
   }
-  return problems.length > 0 ? deny(problems) : pass(input.inputProblem);
+  return problems.length > 0 ? deny(problems, input) : passed;
 }
 
-function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: string | undefined, item: GuardedTarget): GuardProblem | undefined {
+/** An edit let through without a recall because velesdb-memory is down: said to the user (and on stderr), every time. */
+function passedWhileDown(input: HookInput, causes: readonly string[]): Decision {
+  const line = memoryDownPassNote([...new Set(causes)].join("; "));
+  return { kind: "pass", note: input.inputProblem ? `${input.inputProblem}; ${line}` : line, userMessage: line };
+}
+
+function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: string | undefined, item: GuardedTarget, downNotes: string[]): GuardProblem | undefined {
   const repository = slotOf(item);
   if (sessionId === undefined) return { cause: "session", target: item.target, repository };
   if (!store.safe) return { cause: store.cause, target: item.target, path: store.dir, problem: store.problem.replace(`state directory ${store.dir} `, ""), repository };
@@ -73,9 +82,20 @@ function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: str
   if (evidence.state === "present") return undefined;
   if (evidence.state !== "absent") return { cause: evidence.state, target: item.target, path: evidence.path, problem: evidence.problem, repository };
   // No recall yet: remember the repository, so the recall that follows can be bound to it even
-  // when it runs from another cwd (SPEC §6.2 promotion).
+  // when it runs from another cwd (docs/contract.md §6.2 promotion).
   const pending = addRecord(store, input.kind(PENDING_RECALL), sessionId, item.repository);
   if (!pending.ok) return { cause: pending.cause, target: item.target, path: pending.path, problem: pending.problem, repository };
+  // velesdb-memory known down (docs/shared-memory.md "A dead server"): the model is told so
+  // once, naming the cause and doctor; after that, edits pass with a note while it stays down,
+  // since no recall can succeed and refusing forever would lock the user out of the session.
+  const down = memoryDownCause(input, store, sessionId);
+  if (down !== undefined) {
+    if (toldOnce(input, store, sessionId, item.repository.root)) {
+      downNotes.push(down);
+      return undefined;
+    }
+    return { cause: "memory-down", target: item.target, repository, why: down };
+  }
   return { cause: "recall", target: item.target, repository };
 }
 
@@ -138,7 +158,7 @@ function slotOf(item: GuardedTarget) {
   return { project: item.repository.project, session: item.repository.session, root: item.repository.root };
 }
 
-function deny(problems: readonly GuardProblem[]): Decision {
+function deny(problems: readonly GuardProblem[], input: HookInput): Decision {
   const causes = [...new Set(problems.map((p) => p.cause))].join(", ");
-  return { kind: "deny", reason: guardRefusal(problems), note: `edit refused (${causes})` };
+  return { kind: "deny", reason: guardRefusal(problems, input.host.mcpTool), note: `edit refused (${causes})` };
 }

@@ -3,12 +3,13 @@
 // hook that never needs state (a non-edit tool at PreToolUse) never touches the filesystem.
 import { openStateStore, type StateStore } from "./state.ts";
 import { payloadCwd, payloadSessionId, type Payload } from "./payload.ts";
+import type { ToolNamer } from "./texts.ts";
 
 /** The per-host facts the shared rules need; each host module declares one. */
 export interface HostProfile {
   /** The `<host>` argument: the host's key in the table of src/hosts/index.ts. */
   readonly name: string;
-  /** Prefix of every state kind, so hosts never silence each other (SPEC §3.3): "", "codex-", … */
+  /** Prefix of every state kind, so hosts never silence each other (docs/contract.md §3.3): "", "codex-", … */
   readonly statePrefix: string;
   /** Where this host's private state lives. */
   stateDirectory(env: NodeJS.ProcessEnv, cwd: string): string;
@@ -23,6 +24,11 @@ export interface HostProfile {
    * the guard records no edit queue: nothing would ever read or empty it.
    */
   readonly checkpointsEdits: boolean;
+  /**
+   * mcpTool("recall_fused") → the name this host's model sees for a velesdb-memory tool
+   * (measured per host, src/hosts/<host>.ts); every hook text names tools through it.
+   */
+  readonly mcpTool: ToolNamer;
   /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
   onStateCreated?(store: { readonly dir: string; readonly createdDirectories: readonly string[] }, env: NodeJS.ProcessEnv): void;
 }

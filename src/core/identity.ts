@@ -1,18 +1,25 @@
-// Project identity (SPEC §3.2): which velesdb-memory project/session a directory belongs to,
+// Project identity (docs/contract.md §3.2): which velesdb-memory project/session a directory belongs to,
 // and whether that repository opted in to the learning loop. A user-wide install runs in
 // every repository on the machine, so anything unexpected here fails open: no file, a file
 // that is not a JSON object, or a field of the wrong type all mean "defaults, not enforced".
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readBoundedFile } from "./bounded-read.ts";
+import { posixCksum } from "./cksum.ts";
 import { reportProblem } from "./diagnostics.ts";
 
 export const CONFIG_FILE_NAME = ".velesdb-hooks.json";
 const MAX_DIRECTORIES_WALKED = 20;
 /** A config holds three short fields; anything bigger is not one (and is never read whole). */
 const MAX_CONFIG_BYTES = 64 * 1024;
-/** `project` and `session` are identifiers quoted into model-facing text, not prose. */
-const MAX_SLOT_NAME_LENGTH = 200;
+/**
+ * `project` and `session` are identifiers quoted into model-facing text, not prose, and
+ * velesdb-memory 0.17.0 refuses to save under one that is blank after trimming or over 256
+ * UTF-8 bytes (src/limits.rs:138, src/context/memory_bridge.rs:258-272; measured: 256 bytes
+ * saved, 257 refused with -32602, "   " refused). A slot the server refuses would make every
+ * Stop ask for a save that fails, so the hooks never name one.
+ */
+export const MAX_SLOT_NAME_BYTES = 256;
 // C0, DEL, C1, and the Unicode line and paragraph separators.
 const NON_PRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const IS_WINDOWS = process.platform === "win32";
@@ -95,7 +102,10 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
   if (typeof read !== "string") return { ...defaults, configPath, configProblem: read.problem };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(read);
+    // A UTF-8 BOM first (Windows PowerShell 5.1's `Set-Content -Encoding UTF8`, old Notepad) is
+    // an encoding mark, not content: JSON.parse refuses it, and the file's project and
+    // enforce_learning_loop were ignored (issue 30, item 6). The installer reads settings the same way.
+    parsed = JSON.parse(read.startsWith("\uFEFF") ? read.slice(1) : read);
   } catch {
     return { ...defaults, configPath, configProblem: "is not valid JSON" };
   }
@@ -108,7 +118,7 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
     if (problem) return { ...defaults, configPath, configProblem: `has a ${field} that ${problem}` };
   }
   // `dir` is the canonical start or one of its ancestors, all canonical already: resolving it
-  // again cost every hook a second realpath of the same path (issue 22).
+  // again cost every hook a second realpath of the same path (docs/performance/2026-12-02-io-floor.md).
   const root = dir;
   return {
     ...defaults,
@@ -126,18 +136,52 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
  * host's context cut (Codex, dsh: 9 000 characters), and a newline could forge a line of it.
  * A value of another type keeps its old meaning (that field's default).
  */
-function slotNameProblem(value: unknown): string | undefined {
+export function slotNameProblem(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
-  if (value.length > MAX_SLOT_NAME_LENGTH) return `is longer than ${MAX_SLOT_NAME_LENGTH} characters`;
+  if (value.trim() === "") return "is blank (velesdb-memory saves nothing under a blank id)";
+  const bytes = Buffer.byteLength(value, "utf8");
+  if (bytes > MAX_SLOT_NAME_BYTES) return `is ${bytes} bytes, over velesdb-memory's ${MAX_SLOT_NAME_BYTES}-byte cap for an id`;
   if (NON_PRINTABLE.test(value)) return "holds a newline or another control character";
   return undefined;
+}
+
+/** A host session id goes into the slot as it is when it is this plain and short (UUIDs, Codex's ids). */
+const PLAIN_SESSION_ID = /^[A-Za-z0-9._:-]{1,80}$/;
+
+/**
+ * sessionSlot("rolling", "5f0c…") → "rolling/5f0c…": the working-context slot of one host
+ * session (docs/working-context.md). velesdb-memory 0.17.0 upserts per (project, session), so
+ * two sessions of one repository open at once that shared one slot overwrote each other at
+ * Stop; each now saves its own, and SessionStart's load names the others (other_sessions,
+ * most recently saved first). An odd or long host id is replaced by its cksum; the result is
+ * never blank and never over MAX_SLOT_NAME_BYTES. No session id: the base slot, as before.
+ */
+export function sessionSlot(base: string, hostSession: string | undefined): string {
+  if (hostSession === undefined || hostSession.trim() === "") return base;
+  const suffix = PLAIN_SESSION_ID.test(hostSession) ? hostSession : `id-${posixCksum(hostSession)}`;
+  const room = MAX_SLOT_NAME_BYTES - Buffer.byteLength(`/${suffix}`, "utf8");
+  return `${cutToBytes(base, room)}/${suffix}`;
+}
+
+/** cutToBytes("é…", 10) → the longest prefix of whole characters within 10 UTF-8 bytes. */
+function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
+  let out = "";
+  let used = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char, "utf8");
+    if (used + size > maxBytes) break;
+    out += char;
+    used += size;
+  }
+  return out;
 }
 
 type ConfigCandidate = "absent" | "foreign" | "link" | "config";
 
 /**
  * inspectConfigCandidate(p) → "config" for a regular file, "link" for a symlink, "foreign" for
- * either when another user owns it, "absent" for nothing or anything else (SPEC: the first
+ * either when another user owns it, "absent" for nothing or anything else (docs/contract.md §3.2: the first
  * regular file counts, so a directory or a FIFO there is passed by).
  */
 function inspectConfigCandidate(p: string): ConfigCandidate {
@@ -173,8 +217,10 @@ function isTrustedOwner(uid: number): boolean {
 }
 
 function defaultProjectName(start: string): string {
-  // The filesystem root has no basename; name it rather than send an empty project.
-  return path.basename(start) || "root";
+  // The filesystem root has no basename, and a directory may be named " ": neither is a
+  // project velesdb-memory saves under (slotNameProblem), so both are "root".
+  const name = cutToBytes(path.basename(start), MAX_SLOT_NAME_BYTES);
+  return name.trim() === "" ? "root" : name;
 }
 
 function nonEmptyString(value: unknown): string | undefined {

@@ -1,7 +1,8 @@
 // JSON.parse for a large payload given as UTF-8 bytes, without JSC's own cost on long strings.
 // JSON.parse(text) of a 5 MB Bash result (one string literal with a `\n` every 40 bytes) builds
 // that string in a buffer that doubles as it grows, then copies it to its exact size: ~2.5× the
-// string at its peak, on top of the text and the stdin bytes (issue 22: the hook peaked at 6.8×
+// string at its peak, on top of the text and the stdin bytes
+// (docs/performance/2026-12-02-compression-memory.md: the hook peaked at 6.8×
 // the payload). Here no text of the whole document is made: each long string literal is decoded
 // a piece at a time by JSON.parse itself (so validation, escapes and invalid UTF-8 are exactly
 // its own), each decoded piece written back as UTF-8 over the raw bytes it came from, which it
@@ -35,7 +36,8 @@ const MAX_SCANNED_LITERALS = 10_000;
 /**
  * A long string literal of the document left as the UTF-8 bytes it was decoded to, not made a
  * string: asked for by the one rule that can work on bytes (Claude's Bash compression: a 5 MB
- * output made a string holds the output twice at once, its bytes and its text; issue 22).
+ * output made a string holds the output twice at once, its bytes and its text;
+ * docs/performance/2026-12-02-compression-memory.md).
  * `text()` is the string JSON.parse would have given; JSON.stringify writes that string too, and
  * the bytes are not an enumerable property, so a walk over the payload never goes into them.
  */

@@ -1,10 +1,10 @@
-// The lifecycle rules of SPEC §5: load guidance at SessionStart, one save reminder at Stop,
+// The lifecycle rules of docs/contract.md §5: load guidance at SessionStart, one save reminder at Stop,
 // summariser instructions at PreCompact. All three are advisory, so every surprise (bad
 // payload, missing config, broken state) degrades to guidance with defaults, never to a crash
 // or a block — with one exception written into the Stop rule: it must let the session end.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
-import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
+import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
 import {
@@ -15,11 +15,20 @@ import {
   stateUnavailableUserLine,
   summariserInstructions,
   windsurfPromptReminder,
+  type MemorySlot,
   type StateFailure,
 } from "./texts.ts";
 
 /**
- * SessionStart (SPEC §5.1): the load guidance, plus the post-compaction note on
+ * memorySlot(input, identity) → the working-context slot this host session loads and saves
+ * (its own: identity.ts sessionSlot), with the tools named as this host names them.
+ */
+export function memorySlot(input: HookInput, identity: { readonly project: string; readonly session: string }): MemorySlot {
+  return { project: identity.project, session: sessionSlot(identity.session, input.sessionId), tool: input.host.mcpTool };
+}
+
+/**
+ * SessionStart (docs/contract.md §5.1): the load guidance, plus the post-compaction note on
  * `source: "compact"`, plus one line when the local velesdb-memory daemon is out of date.
  */
 export async function sessionStartDecision(input: HookInput): Promise<Decision> {
@@ -29,10 +38,10 @@ export async function sessionStartDecision(input: HookInput): Promise<Decision> 
       ? { transcriptPath: stringField(input.payload, "transcript_path"), trigger: lastCompactionTrigger(input) }
       : undefined;
   // Only SessionStart asks the daemon: Stop and PreCompact, which share this module, never
-  // evaluate the probe's code (SPEC §12).
+  // evaluate the probe's code (docs/contract.md §12).
   const { freshnessNotice } = await import("./freshness.ts");
   const freshness = await freshnessNotice(input.env);
-  const text = loadGuidance(identity, compaction);
+  const text = loadGuidance(memorySlot(input, identity), compaction);
   return { kind: "addContext", text: freshness ? `${text}\n${freshness}` : text, note: input.inputProblem };
 }
 
@@ -44,7 +53,7 @@ function lastCompactionTrigger(input: HookInput): string | undefined {
   return read.state === "present" ? read.content.trim() : undefined;
 }
 
-/** PreCompact (SPEC §5.3): instructions for the summariser; never blocks, never needs state. */
+/** PreCompact (docs/contract.md §5.3): instructions for the summariser; never blocks, never needs state. */
 export function preCompactDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const trigger = stringField(input.payload, "trigger");
@@ -56,18 +65,20 @@ export function preCompactDecision(input: HookInput): Decision {
   const userHasInstructions = (stringField(input.payload, "custom_instructions") ?? "").trim() !== "";
   return {
     kind: "summariserInstructions",
-    text: summariserInstructions(identity, stringField(input.payload, "transcript_path"), userHasInstructions),
+    text: summariserInstructions(memorySlot(input, identity), stringField(input.payload, "transcript_path"), userHasInstructions),
     note: input.inputProblem,
   };
 }
 
 /**
- * The prompt-time reminder (Windsurf pre_user_prompt, SPEC §4.3): load and save guidance once
+ * The prompt-time reminder (Windsurf pre_user_prompt, docs/contract.md §4.3): load and save guidance once
  * per session, then a pass. Without a session id or usable state it comes every time: it is
  * advisory, and a repeated reminder costs a few lines where a lost one costs the session.
  */
 export function promptReminderDecision(input: HookInput): Decision {
-  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder(resolveProjectIdentity(input.cwd)), note: input.inputProblem };
+  // The rules file (the channel that reaches Cascade) names the configured slot: so does this.
+  const identity = resolveProjectIdentity(input.cwd);
+  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder({ project: identity.project, session: identity.session, tool: input.host.mcpTool }), note: input.inputProblem };
   if (input.sessionId === undefined) return reminder;
   const store = input.state();
   if (!store.safe) return reminder;
@@ -77,7 +88,7 @@ export function promptReminderDecision(input: HookInput): Decision {
   return reminder;
 }
 
-/** Stop without enforcement (SPEC §5.2): continue once per session and host kind, then pass. */
+/** Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then pass. */
 export function genericStopDecision(input: HookInput, identity: ProjectIdentity = resolveProjectIdentity(input.cwd)): Decision {
   const store = input.state();
   if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
@@ -87,13 +98,13 @@ export function genericStopDecision(input: HookInput, identity: ProjectIdentity 
   if (seen.state !== "absent") return stopOnStateFailure(input, identity, { access: "read", cause: seen.state, path: seen.path, problem: seen.problem, stateDir: store.dir });
   const written = writePrivateFile(marker, "1\n");
   if (!written.ok) return stopOnStateFailure(input, identity, { access: "write", cause: written.cause, path: marker, problem: written.problem, stateDir: store.dir });
-  return { kind: "continue", text: saveGuidance(identity), note: input.inputProblem };
+  return { kind: "continue", text: saveGuidance(memorySlot(input, identity)), note: input.inputProblem };
 }
 
 /**
  * stopOnStateFailure(input, identity, failure) → what Stop answers when its state is unusable.
  * State can stay broken for the whole session, and every turn ends in a Stop: a continuation
- * here costs a paid model turn each time (issue 12). So only an opted-in repository, whose
+ * here costs a paid model turn each time (docs/decisions.md#the-learning-loop). So only an opted-in repository, whose
  * checkpoints are lost, is told (one line for the user elsewhere, where the host can show
  * one), and only where the host proves this Stop is not already a continuation: Codex has no
  * continuation cap and the DeepSeek bridge never sets `stop_hook_active`.
@@ -102,10 +113,10 @@ export function stopOnStateFailure(input: HookInput, identity: ProjectIdentity, 
   const note = `state unavailable: ${stateFailureDetail(failure)}`;
   if (!identity.enforceLearningLoop) return { kind: "pass", note, userMessage: stateUnavailableUserLine(failure) };
   if (input.host.stopFlagUnreliable || input.payload.stop_hook_active === true) return pass(note);
-  return { kind: "continue", text: stateUnavailableNotice(identity, failure), note };
+  return { kind: "continue", text: stateUnavailableNotice(memorySlot(input, identity), failure), note };
 }
 
-/** The host session id, or `unknown-session` for lifecycle hooks (SPEC §3.1). */
+/** The host session id, or `unknown-session` for lifecycle hooks (docs/contract.md §3.1). */
 export function sessionOf(input: HookInput): string {
   return input.sessionId ?? UNKNOWN_SESSION;
 }

@@ -1,4 +1,4 @@
-// Codex patch targets (SPEC §6.4): the files an `apply_patch` call would touch, read from the
+// Codex patch targets (docs/contract.md §6.4): the files an `apply_patch` call would touch, read from the
 // patch text in `tool_input.command`. The guard decides policy per target, so the one failure
 // this parser must not have is a missed target: a missed file in an opted-in repository is an
 // edit that skips the recall check. Where the text is malformed we therefore read *more*, never
@@ -11,7 +11,7 @@
 // - a patch missing a marker still yields its headers (Codex refuses to apply it, but reading
 //   nothing would send the guard to the cwd, which may be another repository);
 // - an update's context line that quotes a header (" *** Delete File: x") counts as a target,
-//   because headers are matched on the trimmed line as SPEC §6.4 says.
+//   because headers are matched on the trimmed line as docs/contract.md §6.4 says.
 
 const BEGIN_PATCH = "*** Begin Patch";
 const END_PATCH = "*** End Patch";

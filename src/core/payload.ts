@@ -1,4 +1,4 @@
-// Reading the hook payload (SPEC §3.1): all of stdin (up to 64 MiB) synchronously, parsed once.
+// Reading the hook payload (docs/contract.md §3.1): all of stdin (up to 64 MiB) synchronously, parsed once.
 // Hosts add fields every release, so nothing here validates a whole payload: each hook asks
 // for the few fields it uses, and a field of the wrong type reads as absent, never as a throw.
 import * as fs from "node:fs";

@@ -1,4 +1,4 @@
-// Recall evidence (SPEC §6.2, §4.3, §4.4): does this PostToolUse payload show a velesdb-memory
+// Recall evidence (docs/contract.md §6.2, §4.3, §4.4): does this PostToolUse payload show a velesdb-memory
 // recall that ran and answered? A "yes" unlocks edits for a (session, repository), so every
 // doubt reads as "no": an unknown name, an odd shape, an error flag, an empty answer. A false
 // "no" costs one more recall; a false "yes" lets an edit through unchecked. Nothing here throws,
@@ -26,7 +26,7 @@ const RECALL_TOOLS: ReadonlySet<string> = new Set(["recall", "recall_fused", "re
 const SCOPED_RECALL_TOOL = "compile_context";
 
 // The server name in either spelling, optionally behind a Claude plugin prefix whose plugin name
-// has no underscore; the same shape as the Claude PostToolUse matcher (SPEC §4.1), so what the
+// has no underscore; the same shape as the Claude PostToolUse matcher (docs/contract.md §4.1), so what the
 // host sends us is exactly what this rule recognises.
 const VELESDB_TOOL_NAME = /^mcp__(?:plugin_[^_]+_)?velesdb[-_]memory__(.+)$/;
 
@@ -113,9 +113,10 @@ function readResponse(response: unknown, form: RecallResponseForm): ResponseRead
  * The bare string is Claude Code's form for a server that answers with structuredContent, as
  * velesdb-memory's recall tools do (rmcp Json<T>): 2.1.328–2.1.332 hand the hook the
  * structuredContent serialised, not the content array — unless an account flag switches it to
- * the server's blocks, so one user gets a string and another an array (issue 17). The string
+ * the server's blocks, so one user gets a string and another an array
+ * (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured). The string
  * is read exactly like a text host's answer: JSON object without `error`, or JSON array. A bare
- * "ok" is still no recall (it once unlocked edits, issue 12).
+ * "ok" is still no recall (it once unlocked edits, docs/decisions.md#the-learning-loop).
  */
 function structuredResponse(response: unknown): ResponseReading {
   if (typeof response === "string") {
@@ -130,7 +131,7 @@ function structuredResponse(response: unknown): ResponseReading {
     if (value === true) return missing(`${flag} is true`);
     if (value !== undefined && value !== null && value !== false) return missing(`${flag} is not false`);
   }
-  // The key counts whatever its value (SPEC §6.2: "an error field"). Should a server ever send
+  // The key counts whatever its value (docs/contract.md §6.2: "an error field"). Should a server ever send
   // `error: null` on success, the cost is one more recall, never a wrong unlock.
   if (Object.hasOwn(response, "error")) return missing("the response has an error field");
   if (!Array.isArray(response.content)) return missing("the response has no content array");

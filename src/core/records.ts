@@ -1,6 +1,6 @@
-// Record sets (SPEC §3.3): `<kind>-<cksum(session)>.records/` holds one file per repository
+// Record sets (docs/contract.md §3.3): `<kind>-<cksum(session)>.records/` holds one file per repository
 // identity, named by the cksum of its canonical JSON. One file per record, not one list file,
-// because guards fire concurrently (a model may issue 50 edits at once) and a shared file
+// because guards fire concurrently (a model may send 50 edits at once) and a shared file
 // would lose updates; same-content writes are harmless, different identities never collide.
 // A record is evidence for the learning loop, so anything that is not exactly a record we
 // would have written — wrong content, a link, a foreign file — makes the whole set malformed.
@@ -10,7 +10,7 @@ import { posixCksum } from "./cksum.ts";
 import { parseJsonObject } from "./payload.ts";
 import { errorCode, readPrivateFile, recordsPath, writePrivateFile, type StateStore } from "./state.ts";
 
-// The learning loop's state kinds (SPEC §3.3), before the host prefix.
+// The learning loop's state kinds (docs/contract.md §3.3), before the host prefix.
 export const PENDING_RECALL = "pending-recall";
 export const LEARNING_DIRTY = "learning-dirty";
 export const RECALL = "recall";

@@ -1,4 +1,4 @@
-// The private state store (SPEC §3.3): small markers and record sets that hooks keep between
+// The private state store (docs/contract.md §3.3): small markers and record sets that hooks keep between
 // invocations. One rule for writes and reads alike: a file counts only when it is a regular
 // file, not a link, owned by this user, inside a 0700 directory of ours. Everything else is
 // "malformed" or "linked" state — never evidence, never followed, never overwritten — because
@@ -59,7 +59,7 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
     }
   }
   // The lstat that found the directory is the one checked: a second one cost every hook a
-  // system call for the same answer (issue 22).
+  // system call for the same answer (docs/performance/2026-12-02-io-floor.md).
   const store = checkStateDirectory(dir, existing === null || existing === "error" ? undefined : existing);
   return store.safe && created ? { ...store, created, createdDirectories: [dir] } : store;
 }
@@ -72,7 +72,7 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
  * the anchor is resolved once, each component below it is lstat()ed and created with a
  * non-recursive mkdir, a link, a non-directory or another user's directory is refused, and the
  * result must still resolve inside the resolved anchor. A payload naming a workspace that does
- * not exist (deleted, mistyped, fuzzed: issue 9) makes state unavailable, nothing created.
+ * not exist (deleted, mistyped, fuzzed: docs/failure-modes.md) makes state unavailable, nothing created.
  */
 function openAnchoredStateStore(dir: string, anchor: string): StateStore {
   const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
@@ -147,7 +147,7 @@ export function readPrivateFile(filePath: string, maxBytes = 1 << 20): PrivateRe
   let st: fs.Stats | undefined;
   try {
     // An absent file is the common case (no marker yet): answered without an exception, each of
-    // which costs a few KB of heap (issue 22, see lstatOrNull).
+    // which costs a few KB of heap (docs/performance/2026-12-02-io-floor.md, see lstatOrNull).
     st = fs.lstatSync(filePath, { throwIfNoEntry: false });
   } catch (error) {
     // ENOENT comes back as undefined (below); a path through a regular file still throws ENOTDIR.
@@ -177,7 +177,7 @@ export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonl
 /**
  * writePrivateFile(target, content): new 0600 file created O_EXCL|O_NOFOLLOW beside the target,
  * then renamed over it. A target that is a link or not a regular file is left alone. No fsync:
- * these markers live for one session in a temp directory (SPEC §3.3).
+ * these markers live for one session in a temp directory (docs/contract.md §3.3).
  */
 export function writePrivateFile(target: string, content: string | Uint8Array): WriteOutcome {
   const existing = lstatOrNull(target);
@@ -270,7 +270,7 @@ export function recordsPath(store: { dir: string }, kind: string, identity: stri
   return path.join(store.dir, `${kind}-${posixCksum(identity)}.records`);
 }
 
-/** Per-repository identities join the session and the config root with a newline (SPEC §3.3). */
+/** Per-repository identities join the session and the config root with a newline (docs/contract.md §3.3). */
 export const repositoryIdentity = (sessionId: string, configRoot: string): string => `${sessionId}\n${configRoot}`;
 
 export function errorCode(error: unknown): string {
@@ -290,7 +290,7 @@ export function isDirectory(p: string): boolean {
  * lstatOrNull(p) → the lstat, null when nothing is there, "error" otherwise. ENOENT comes back
  * as undefined, not as an exception: each thrown error costs ~3 KB of heap, and a hook that
  * grows its heap past ~1.2 MB makes the engine start a thread that pre-faults memory, ~0.8 ms
- * of CPU (BUN_JSC_useWarmUpMarkedBlocks, measured on the compiled binary, issue 22).
+ * of CPU (BUN_JSC_useWarmUpMarkedBlocks, measured on the compiled binary, docs/performance/2026-12-02-io-floor.md).
  */
 function lstatOrNull(p: string): fs.Stats | null | "error" {
   try {

@@ -1,4 +1,4 @@
-// Every sentence a model reads comes from this module (SPEC §3.5), so the product's voice can
+// Every sentence a model reads comes from this module (docs/contract.md §3.5), so the product's voice can
 // be reviewed, and tested, in one place. The texts state facts about the tools rather than
 // issue orders: hosts and models discount imperative "system" phrasing as possible prompt
 // injection, and a fact about what a call returns is what actually changes what a model does.
@@ -8,12 +8,24 @@
 export interface MemorySlot {
   readonly project: string;
   readonly session: string;
+  /**
+   * How this host shows velesdb-memory's tools to its model (HostProfile.mcpTool): a host's
+   * tool search finds `mcp__velesdb-memory__load_working_context`, not the bare name
+   * (docs/working-context.md#tool-names-the-hosts-tool-search-finds). Bare when absent (the installer's Windsurf rules, which no host prefixes).
+   */
+  readonly tool?: ToolNamer;
 }
+
+/** toolName("recall_fused") → that tool as one host names it: `mcp__velesdb-memory__recall_fused`. */
+export type ToolNamer = (tool: string) => string;
+const bare: ToolNamer = (tool) => tool;
+const namer = (slot: { readonly tool?: ToolNamer } | undefined): ToolNamer => slot?.tool ?? bare;
 
 /**
  * readerJson(value) → JSON.stringify(value) with DEL, the C1 controls (U+0085 is a line break,
  * NEL) and U+2028/2029 escaped as \uXXXX too: JSON.stringify escapes only C0, and a directory
- * name (the default project) may hold any of them (issue 19). The JSON still decodes to the
+ * name (the default project) may hold any of them (docs/decisions.md#repository-configuration). The
+ * JSON still decodes to the
  * same value, so a project named that way keeps its name in velesdb-memory; it just cannot
  * forge a line of what a model or a terminal reads.
  */
@@ -22,16 +34,16 @@ export const readerJson = (value: unknown): string =>
 
 const quoted = (value: string): string => readerJson(value);
 
-/** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`. */
+/** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`, in the host's tool name. */
 export const loadCall = (slot: MemorySlot): string =>
-  `load_working_context(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
+  `${namer(slot)("load_working_context")}(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
 
-/** saveCall({project:"p",session:"s"}) → `save_working_context(project="p", session="s")`. */
+/** saveCall({project:"p",session:"s"}) → `save_working_context(project="p", session="s")`, in the host's tool name. */
 export const saveCall = (slot: MemorySlot): string =>
-  `save_working_context(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
+  `${namer(slot)("save_working_context")}(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
 
-const FEEDBACK_LOOP =
-  "Each recalled memory carries an id_str; feedback(id, true|false) with that id_str tells " +
+const feedbackLoop = (tool: ToolNamer): string =>
+  `Each recalled memory carries an id_str; ${tool("feedback")}(id, true|false) with that id_str tells ` +
   "velesdb-memory whether the memory helped (true) or misled (false), and later recalls rank by it.";
 
 export interface CompactionNote {
@@ -47,10 +59,11 @@ export interface CompactionNote {
  * so whatever follows may be cut, never the call.
  */
 export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
+  const tool = namer(slot);
   const lines = [
-    `${loadCall(slot)} returns this repository's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
-    "found: false means nothing is saved under that exact project and session pair; other_sessions lists the session slots that do exist for the project (it is filled on hits too), so a near-identical name there usually means a mistyped session id.",
-    `recall_fused finds earlier decisions and incidents about a code area before it changes. ${FEEDBACK_LOOP}`,
+    `${loadCall(slot)} returns this session's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
+    "other_sessions lists the project's other saved slots, most recent first (filled on hits too): each session of this repository saves its own, so with found: false the same call on the first one or two of them returns where the latest sessions left off.",
+    `${tool("recall_fused")} finds earlier decisions and incidents about a code area before it changes. ${feedbackLoop(tool)}`,
   ];
   if (compaction) lines.push(compactionNote(slot, compaction));
   return lines.join("\n");
@@ -63,25 +76,26 @@ function compactionNote(slot: MemorySlot, compaction: CompactionNote): string {
     `${saveCall(slot)} now records what survived, so the next session starts from it.`,
   ];
   if (compaction.transcriptPath) {
-    parts.push(`compile_transcript on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`);
+    parts.push(`${namer(slot)("compile_transcript")} on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`);
   }
   return parts.join(" ");
 }
 
-/** The generic Stop continuation (SPEC §5.2): save before the session ends. */
+/** The generic Stop continuation (docs/contract.md §5.2): save before the session ends. */
 export function saveGuidance(slot: MemorySlot): string {
   return [
     `Before this session ends, ${saveCall(slot)} stores the working state for the next session: the goal, the decisions taken and why, the facts verified, and the actions still pending.`,
-    FEEDBACK_LOOP,
+    feedbackLoop(namer(slot)),
     "This reminder comes once per session; after the save (or when nothing changed), stopping is fine.",
   ].join("\n");
 }
 
-/** Claude PreCompact stdout: appended by the host to the summariser's instructions (SPEC §5.3). */
+/** Claude PreCompact stdout: appended by the host to the summariser's instructions (docs/contract.md §5.3). */
 export function summariserInstructions(slot: MemorySlot, transcriptPath?: string, userHasInstructions = false): string {
+  const compile = namer(slot)("compile_transcript");
   const recovery = transcriptPath
-    ? ` If detail is missing, compile_transcript on ${quoted(transcriptPath)} recovers it from the full transcript.`
-    : " If detail is missing, compile_transcript on this session's transcript file recovers it.";
+    ? ` If detail is missing, ${compile} on ${quoted(transcriptPath)} recovers it from the full transcript.`
+    : ` If detail is missing, ${compile} on this session's transcript file recovers it.`;
   const lines = [
     "Keep these verbatim in the summary: the goal, the constraints, the verified facts, the decisions and their reasons, exact values (numbers, identifiers, versions, error codes), file paths, and the pending actions.",
     `End the summary with this line for the agent that continues: "Working context: ${saveCall(slot)} saves the state above.${recovery}"`,
@@ -129,11 +143,11 @@ function pathNamedIn(problem: string, path: string): string | undefined {
 }
 
 // Said truthfully: Claude and Codex end the chain through stop_hook_active, but the next turn's
-// first Stop meets the same broken state and continues again (issue 12).
+// first Stop meets the same broken state and continues again (docs/decisions.md#the-learning-loop).
 const repeatsUntilRepaired = (failure: StateFailure): string =>
   `This notice comes back at the first stop of every turn until the state directory ${quoted(failure.stateDir)} is repaired (or removed, so the next hook recreates it).`;
 
-/** A Stop continuation caused by broken state in an opted-in repository (SPEC §6.5). */
+/** A Stop continuation caused by broken state in an opted-in repository (docs/contract.md §6.5). */
 export function stateUnavailableNotice(slot: MemorySlot, failure: StateFailure): string {
   return [
     `velesdb-hooks state is unavailable (${stateFailureDetail(failure)}), so this repository's learning checkpoints cannot be tracked.`,
@@ -149,7 +163,7 @@ export function stateUnavailableUserLine(failure: StateFailure): string {
 
 /**
  * Windsurf pre_user_prompt: load and save in one reminder, since Windsurf has no session-start
- * or Stop hook that reaches the model (SPEC §4.3). Kept for parity; the rules file carries
+ * or Stop hook that reaches the model (docs/contract.md §4.3). Kept for parity; the rules file carries
  * the same guidance to the model.
  */
 export function windsurfPromptReminder(slot: MemorySlot): string {
@@ -167,7 +181,7 @@ export function windsurfRulesGuidance(): string {
     'At the start of a conversation, load_working_context(project="<project>", session="<session>") returns {found, working, other_sessions}: with found: true, working holds the goal, decisions, verified facts and pending actions; found: false means nothing is saved under that exact pair, and other_sessions (filled on hits too) shows the slots that exist, which reveals a mistyped session id.',
     "In a repository whose `.velesdb-hooks.json` sets enforce_learning_loop, the first edit is refused until a velesdb-memory recall_fused about the code area returns a successful result in the same conversation.",
     'Before the conversation ends, save_working_context(project="<project>", session="<session>") stores the goal, decisions with their reasons, verified facts and pending actions for the next one.',
-    FEEDBACK_LOOP,
+    feedbackLoop(bare),
   ].join("\n");
 }
 
@@ -181,12 +195,12 @@ export function windsurfRulesMarkerNote(): string {
   return "this section is written by velesdb-hooks install and removed by velesdb-hooks uninstall; edits inside it are replaced";
 }
 
-/** The SessionStart freshness line (SPEC §5.1): the daemon is older than the published release. */
+/** The SessionStart freshness line (docs/contract.md §5.1): the daemon is older than the published release. */
 export function staleDaemonLine(running: string, latest: string): string {
   return `The velesdb-memory server on this machine reports version ${running}; version ${latest} is published, so an upgrade of velesdb-memory is available.`;
 }
 
-// --- The learning loop (SPEC §6) ---
+// --- The learning loop (docs/contract.md §6) ---
 // Guard refusals and Stop checkpoints. Each names its cause with a word a user can grep
 // (storage, linked, malformed, symlink), the path involved, and what unlocks the edit: a
 // refusal that only says "no" gets retried unchanged until the host gives up.
@@ -198,6 +212,8 @@ export interface RepositorySlot extends MemorySlot {
 
 export type GuardProblem =
   | { readonly cause: "recall"; readonly target: string; readonly repository: RepositorySlot }
+  /** No recall can succeed: velesdb-memory is known not to answer (src/core/memory-down.ts); `why` is one line. */
+  | { readonly cause: "memory-down"; readonly target: string; readonly repository: RepositorySlot; readonly why: string }
   | { readonly cause: "session"; readonly target: string; readonly repository: RepositorySlot }
   | { readonly cause: "symlink"; readonly target: string; readonly resolved: string }
   | { readonly cause: "storage" | "linked" | "malformed"; readonly target: string; readonly path: string; readonly problem: string; readonly repository?: RepositorySlot };
@@ -205,23 +221,28 @@ export type GuardProblem =
 const UNLOCK_RULE =
   "Only a successful result unlocks: a recall that timed out, failed or returned an error leaves the edit refused.";
 
-function recallCallFor(repository: RepositorySlot | undefined): string {
+function recallCallFor(repository: RepositorySlot | undefined, tool: ToolNamer): string {
   return repository
-    ? `a velesdb-memory recall_fused about this code area with filter {"project": ${quoted(repository.project)}}, run from this session`
-    : "a velesdb-memory recall_fused about this code area, run from this session";
+    ? `a velesdb-memory ${tool("recall_fused")} about this code area with filter {"project": ${quoted(repository.project)}}, run from this session`
+    : `a velesdb-memory ${tool("recall_fused")} about this code area, run from this session`;
 }
 
-function describeProblem(problem: GuardProblem): string {
+function describeProblem(problem: GuardProblem, tool: ToolNamer): string {
   switch (problem.cause) {
     case "recall":
       return (
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)} (project ${quoted(problem.repository.project)}), which requires a recall before its first edit, ` +
-        `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository))} unlocks edits there for the rest of the session.`
+        `and this session has no successful recall bound to it yet. ${capitalise(recallCallFor(problem.repository, tool))} unlocks edits there for the rest of the session.`
+      );
+    case "memory-down":
+      return (
+        `velesdb-memory is not answering in this session (${oneLineCause(problem.why)}), so no recall can unlock ${quoted(problem.target)} in repository ${quoted(problem.repository.root)}; \`velesdb-hooks doctor\` shows why. ` +
+        `Tell the user; while it stays down, retrying this edit lets it through without a recall (the user is told each time), and once the server answers again ${recallCallFor(problem.repository, tool)} is asked for as usual.`
       );
     case "session":
       return (
         `${quoted(problem.target)} is in repository ${quoted(problem.repository.root)}, which requires a recall before its first edit, but this edit arrived without a session id, ` +
-        `so no recall can be bound to it (velesdb-hooks needs the host's session_id). ${capitalise(recallCallFor(problem.repository))} unlocks edits once the host sends one.`
+        `so no recall can be bound to it (velesdb-hooks needs the host's session_id). ${capitalise(recallCallFor(problem.repository, tool))} unlocks edits once the host sends one.`
       );
     case "symlink":
       return (
@@ -231,15 +252,27 @@ function describeProblem(problem: GuardProblem): string {
     default:
       return (
         `velesdb-hooks cannot verify recall evidence for ${quoted(problem.target)} (${problem.cause}: ${quoted(problem.path)} ${problem.problem}). ` +
-        `Its state is never trusted while it looks like this; removing or repairing ${quoted(problem.path)} and then ${recallCallFor(problem.repository)} unlocks the edit.`
+        `Its state is never trusted while it looks like this; removing or repairing ${quoted(problem.path)} and then ${recallCallFor(problem.repository, tool)} unlocks the edit.`
       );
   }
 }
 
-/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule. */
-export function guardRefusal(problems: readonly GuardProblem[]): string {
-  const lines = problems.map((problem) => `- ${describeProblem(problem)}`);
-  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, UNLOCK_RULE, "The edit can be retried unchanged afterwards."].join("\n");
+/** The PreToolUse / pre_write_code refusal: every problem, then the unlock rule (not when the server is down: no recall can run); tools named as the host names them. */
+export function guardRefusal(problems: readonly GuardProblem[], tool: ToolNamer = bare): string {
+  const lines = problems.map((problem) => `- ${describeProblem(problem, tool)}`);
+  const rule = problems.every((problem) => problem.cause === "memory-down") ? [] : [UNLOCK_RULE];
+  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, ...rule, "The edit can be retried unchanged afterwards."].join("\n");
+}
+
+/** The note of an edit let through while velesdb-memory is down (the user's channel, and stderr). */
+export function memoryDownPassNote(cause: string): string {
+  return `edit allowed without a recall: velesdb-memory is not answering (${oneLineCause(cause)}); run velesdb-hooks doctor`;
+}
+
+/** A cause read from a status file or a tool result, as one printable line of at most 300 characters. */
+function oneLineCause(cause: string): string {
+  const line = cause.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
 /** The refusal when the guard itself failed in an opted-in repository (src/core/failure.ts). */
@@ -252,20 +285,20 @@ export function guardInternalErrorRefusal(root: string): string {
 }
 
 /**
- * The Stop checkpoint (SPEC §6.5): the four stages for every listed repository, then the saves.
+ * The Stop checkpoint (docs/contract.md §6.5): the four stages for every listed repository, then the saves.
  * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
- * the model to guess which call that was (issue 12).
+ * the model to guess which call that was (docs/decisions.md#the-learning-loop).
  */
-export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string): string {
+export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string, tool: ToolNamer = bare): string {
   const manifest = readerJson(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
-  const saves = uniqueSlots(targets).map((slot) => `- ${saveCall(slot)}`);
+  const saves = uniqueSlots(targets).map((slot) => `- ${saveCall({ ...slot, tool })}`);
   const lines = [
     `Learning checkpoint for the repositories edited since the last checkpoint: ${manifest}`,
-    "1. Recall: recall_fused over the code areas this batch changed returns the earlier decisions, incidents and patterns they touch.",
-    "2. Decision: remember keeps each non-trivial decision of this batch together with its reason; a decision kept without its reason cannot be weighed later.",
-    "3. Causality: relate links each decision to the cause that prompted it, and each incident to its root cause; these links are what why answers from in a later session.",
-    `4. Feedback: feedback(id, true|false), with the id_str a recalled memory carried, marks whether that memory helped (true) or misled (false).`,
-    "After the four stages, save_working_context keeps the working context of each listed project:",
+    `1. Recall: ${tool("recall_fused")} over the code areas this batch changed returns the earlier decisions, incidents and patterns they touch.`,
+    `2. Decision: ${tool("remember")} keeps each non-trivial decision of this batch together with its reason; a decision kept without its reason cannot be weighed later.`,
+    `3. Causality: ${tool("relate")} links each decision to the cause that prompted it, and each incident to its root cause; these links are what ${tool("why")} answers from in a later session.`,
+    `4. Feedback: ${tool("feedback")}(id, true|false), with the id_str a recalled memory carried, marks whether that memory helped (true) or misled (false).`,
+    `After the four stages, ${tool("save_working_context")} keeps the working context of each listed project:`,
     ...saves,
   ];
   if (warning) lines.push(`Warning: ${warning}`);
@@ -301,19 +334,21 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-// --- Compression footer (SPEC §8) ---
+// --- Compression footer (docs/contract.md §8) ---
 // Appended to a compiled Bash result. It names what was done (token counts, the fidelity risk
 // the compiler reported, how many bytes it read) and where the untouched original is, because
 // the compiled view is lossy by design and a model that is not told where the rest lives will
-// not look for it. Its byte length counts against the saving (net-gain rule, SPEC §8 gate 11).
+// not look for it. Its byte length counts against the saving (net-gain rule, docs/contract.md §8 gate 11).
 
 export interface CompressionFacts {
   readonly tokensIn: number;
   readonly tokensOut: number;
   readonly tokensSaved: number;
-  /** Only low and medium ever ship. */
-  readonly risk: "low" | "medium";
+  /** compile-stdin's own word; a high one ships only when every signal line is in the view (docs/compression.md). */
+  readonly risk: "low" | "medium" | "high";
   readonly bytesCompiled: number;
+  /** The lines the view had to keep verbatim, all of them in it. */
+  readonly signalLines: number;
   /** Our archive for inline outputs; the host's own saved file for persisted ones. */
   readonly archivePath: string;
 }
@@ -321,8 +356,9 @@ export interface CompressionFacts {
 /** compressionFooter(facts) → the paragraph that follows the compiled content. */
 export function compressionFooter(facts: CompressionFacts): string {
   return [
-    `[velesdb-hooks] The Bash output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
-      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved, fidelity risk ${facts.risk}.`,
+    `[velesdb-hooks] The command output above is a compiled view made by velesdb-memory compile-stdin from ${facts.bytesCompiled} bytes: ` +
+      `${facts.tokensIn} tokens in, ${facts.tokensOut} tokens out, ${facts.tokensSaved} tokens saved; ` +
+      `its ${facts.signalLines} lines of errors, failures and summary are shown verbatim, the rest folded (compile-stdin's fidelity risk: ${facts.risk}).`,
     `The complete original output is saved at ${quoted(facts.archivePath)} and can be read from that file (in parts, if it is large).`,
   ].join("\n");
 }

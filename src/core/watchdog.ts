@@ -1,5 +1,5 @@
 // runWithWatchdog(command, args, stdin, { timeoutMs, maxStdoutBytes }) → one outcome, always.
-// Every call to `velesdb-memory compile-stdin` goes through here (SPEC §7). Why not the
+// Every call to `velesdb-memory compile-stdin` goes through here (docs/contract.md §7). Why not the
 // `timeout` binary: it is absent from stock macOS and Windows, and it only kills its direct
 // child. Why this much care: a velesdb-memory released before compile-stdin ignores the
 // subcommand and starts its MCP server on the piped stdin, i.e. never returns; without a
@@ -14,8 +14,16 @@
 // - nothing throws: a spawn failure, a bad bound, an overflow are outcomes like any other.
 // Bun.spawn, not node:child_process: the Node module loads its stream and event machinery into
 // the hook, which raised the peak RSS of every compression (a 20 KB result compressed: 25.0 →
-// 23.5 MB in the bench; issue 22 measures the 5 MB ratio with that fixed cost in it). `detached`
+// 23.5 MB in the bench; docs/performance/2026-12-02-compression-memory.md measures the 5 MB ratio
+// with that fixed cost in it). `detached`
 // is setsid(2) there.
+// A hook the host kills (SIGKILL at its timeout: issue 30 item 5) runs no code, so its own group
+// kill never happens and a detached child lived on. On Linux the child is therefore started
+// through util-linux's setpriv, which sets PR_SET_PDEATHSIG (the kernel sends SIGKILL when we die),
+// then setsid(1), which makes it a group leader as `detached` did. Bun's own `detached` spawn
+// loses a parent-death signal set this way (measured, Bun 1.4.4: the child outlived a SIGKILLed
+// parent; without `detached` it died with it), hence the two steps. Elsewhere: `detached`.
+import * as fs from "node:fs";
 
 export interface WatchdogOptions {
   /** Deadline from spawn, in milliseconds (finite, ≥ 0). */
@@ -132,9 +140,10 @@ class Run {
 
   start(): void {
     let child: Child;
+    const tied = deathTiedPrefix(this.command);
     try {
-      child = Bun.spawn([this.command, ...this.args], {
-        detached: true,
+      child = Bun.spawn([...tied, this.command, ...this.args], {
+        detached: tied.length === 0,
         stdin: "pipe",
         stdout: "pipe",
         stderr: "pipe",
@@ -147,7 +156,7 @@ class Run {
       return;
     }
     this.child = child;
-    // The deadline exists before a single stdin byte is written (SPEC §7).
+    // The deadline exists before a single stdin byte is written (docs/contract.md §7).
     this.armDeadline();
     void this.readToEnd(child.stdout, (chunk) => this.onStdout(chunk), () => this.onStdoutEnd());
     void this.readToEnd(child.stderr, (chunk) => this.onStderr(chunk), () => {});
@@ -293,6 +302,30 @@ class Run {
       stdoutOverflow: this.stdoutOverflow,
       stderr: this.stderrText.slice(0, STDERR_KEEP_BYTES),
     });
+  }
+}
+
+const SETPRIV = "/usr/bin/setpriv";
+const SETSID = "/usr/bin/setsid";
+let tieAvailable: boolean | undefined;
+
+/**
+ * deathTiedPrefix(command) → `[setpriv, --pdeathsig, KILL, --, setsid]` on Linux when both are
+ * installed and the command is an executable file (so a missing one is still a spawn error of
+ * its own, not setsid's exit 127), else [] (spawned detached).
+ */
+export function deathTiedPrefix(command: string): string[] {
+  if (process.platform !== "linux") return [];
+  tieAvailable ??= isExecutable(SETPRIV) && isExecutable(SETSID);
+  return tieAvailable && isExecutable(command) ? [SETPRIV, "--pdeathsig", "KILL", "--", SETSID] : [];
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 

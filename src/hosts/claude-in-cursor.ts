@@ -59,7 +59,7 @@ export function inWorkspace(input: HookInput): HookInput {
 
 export const claudeInCursor: HostModule = {
   // Claude's state (same kinds), but Cursor never says a Stop is a continuation.
-  profile: { ...tempStateProfile("claude", ""), stopFlagUnreliable: true },
+  profile: { ...tempStateProfile("claude", "", (tool) => tool), stopFlagUnreliable: true },
   payloadNamesEvent: false,
   events: {
     "session-start": { wireName: "SessionStart", failure: "open", run: (input) => SESSION_START_EVENT.run(inWorkspace(input)) },

@@ -1,4 +1,4 @@
-// Claude Code (measured on 2.1.328; SPEC §4.1). Quirks that shape this encoder:
+// Claude Code (measured on 2.1.328; docs/contract.md §4.1). Quirks that shape this encoder:
 // - `hookEventName` is mandatory inside hookSpecificOutput; without it the host drops the
 //   whole answer silently.
 // - Stop continues without an error through hookSpecificOutput.additionalContext; the host
@@ -7,14 +7,19 @@
 //   output at all*: `{}` would reach the summariser as literal text.
 // - PreToolUse denies through permissionDecision; exit 2 also blocks but shows the model our
 //   command line instead of the reason.
+// - A Bash result is `{stdout, stderr, interrupted, isImage, …}`; the model reads both streams.
+//   Above its inline limit Claude keeps the whole stdout in its own file (`persistedOutputPath`)
+//   and cuts `stdout`. PostToolUse `updatedToolOutput` replaces the object the model reads.
 //
 // Rules are imported inside each event (with literal paths, so the release build splits them
-// into chunks): a hook loads only the code of its own event (SPEC §12).
+// into chunks): a hook loads only the code of its own event (docs/contract.md §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { compressBashThroughGates } from "../core/compress-gates.ts";
-import { objectField, stringField, type Payload } from "../core/payload.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { compressCommandOutput } from "../core/compress-gates.ts";
+import { compressionDeadlineMs } from "../core/host-timeouts.ts";
+import { Utf8Literal } from "../core/json-bytes.ts";
+import { isPlainObject, objectField, stringField, type Payload } from "../core/payload.ts";
+import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -24,7 +29,7 @@ const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   NotebookEdit: "notebook_path",
 };
 
-/** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (SPEC §6.1). */
+/** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (docs/contract.md §6.1). */
 async function claudePreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const field = tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
@@ -38,13 +43,47 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
 const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
 
 /**
- * PostToolUse: recall evidence (SPEC §8 gate 1), then Bash compression. Bash is Claude's own
+ * PostToolUse: recall evidence (docs/contract.md §8 gate 1), then Bash compression. Bash is Claude's own
  * tool, never a velesdb-memory recall, so it is no evidence; the many small Bash results stop at
- * the payload-only gates, before the compressor is loaded (issue 22: 10.5 → ~9 ms of CPU).
+ * the payload-only gates, before the compressor is loaded (docs/performance/2026-12-02-io-floor.md:
+ * 10.5 → ~9 ms of CPU).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
-  if (input.payload.tool_name === "Bash") return compressBashThroughGates(input);
+  if (input.payload.tool_name === "Bash") return compressClaudeBash(input);
   return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
+}
+
+/** Bash: both streams compiled into one view that becomes stdout (stderr emptied: it is in the view). */
+async function compressClaudeBash(input: HookInput): Promise<Decision> {
+  const response = input.payload.tool_response;
+  if (!isPlainObject(response)) return pass("tool_response is not an object; Bash output left as is");
+  if (response.isImage === true) return pass();
+  // A large payload's stdout is a Utf8Literal (BASH_OUTPUT_FIELD asks for it as bytes): the same text.
+  const stdout = response.stdout;
+  if (
+    (typeof stdout !== "string" && !(stdout instanceof Utf8Literal)) ||
+    typeof response.stderr !== "string" ||
+    typeof response.interrupted !== "boolean" ||
+    typeof response.isImage !== "boolean"
+  ) {
+    return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
+  }
+  const persisted = response.persistedOutputPath;
+  if (persisted !== undefined && typeof persisted !== "string") return pass("persistedOutputPath is not a string; output left as is");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: stdout instanceof Utf8Literal ? stdout.bytes : stdout,
+    stderr: response.stderr,
+    // Claude's own file stays where it is: it is the archive the footer names.
+    saved: persisted === undefined ? undefined : { path: persisted, temporary: false },
+    original: response,
+    deadlineMs: compressionDeadlineMs("claude"),
+  });
+  if (compressed.kind === "untouched") return compressed.decision;
+  // The persisted keys go, so the host shows the view inline.
+  const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
+  return { kind: "replaceOutput", toolResponse: { ...kept, stdout: compressed.text, stderr: "" }, note: compressed.note };
 }
 
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
@@ -83,7 +122,7 @@ export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boole
 }
 
 export const claude: HostModule = {
-  profile: tempStateProfile("claude", ""),
+  profile: tempStateProfile("claude", "", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

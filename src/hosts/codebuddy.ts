@@ -24,8 +24,8 @@
 //   registered. PreCompact can only block: not registered.
 // - A pass prints nothing: plain stdout of SessionStart is context to CodeBuddy (its docs).
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+import { claudeStyleToolName, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
 
 const CODEBUDDY_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
@@ -36,7 +36,7 @@ const CODEBUDDY_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 };
 
 export const codebuddy: HostModule = {
-  profile: tempStateProfile("codebuddy", "codebuddy-"),
+  profile: tempStateProfile("codebuddy", "codebuddy-", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

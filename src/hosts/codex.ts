@@ -1,4 +1,4 @@
-// Codex CLI (measured on 0.169.0; SPEC §4.2). Quirks that shape this encoder:
+// Codex CLI (measured on 0.169.0; docs/contract.md §4.2). Quirks that shape this encoder:
 // - Stop accepts only `{"decision":"block","reason":…}`; hookSpecificOutput on Stop is
 //   rejected. Codex has no continuation cap, so the Stop rule itself must stop continuing.
 // - SessionStart additionalContext is cut by the host near 10 000 characters; we cut first,
@@ -10,7 +10,7 @@
 //   archive footer. The Bash `tool_response` is the output as one string.
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
@@ -49,7 +49,7 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
 }
 
 /**
- * PreToolUse: the guard over every target of an apply_patch (SPEC §6.4). The raw patch arrives
+ * PreToolUse: the guard over every target of an apply_patch (docs/contract.md §6.4). The raw patch arrives
  * in `tool_input.command`. Edit and Write are in the registered matcher for hosts that expose
  * Claude-style file tools; they name their target in `file_path`.
  */
@@ -70,14 +70,21 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
   const output = input.payload.tool_response;
   if (input.payload.tool_name !== "Bash" || typeof output !== "string") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, { text: output });
+  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: output,
+    original: { stdout: output },
+    deadlineMs: compressionDeadlineMs("codex"),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { text: compressed.text }, note: compressed.note };
 }
 
 export const codex: HostModule = {
-  profile: tempStateProfile("codex", "codex-"),
+  profile: tempStateProfile("codex", "codex-", (tool) => `mcp__velesdb_memory__${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

@@ -36,7 +36,9 @@
 //   compression compiles the inline output or that file's content, archives it in our state
 //   (never pointing at Copilot's file), and keeps the `<shellId …>` footer with its exit code.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+import * as path from "node:path";
+import type { SavedOutput } from "../core/compress-gates.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
@@ -84,9 +86,54 @@ async function copilotPreToolUse(input: HookInput): Promise<Decision> {
 
 // Copilot's shell result: `<output>\n<shellId: …>`, or its "too large" notice naming the saved file.
 const COPILOT_SHELL_FOOTER = /\n<shellId: [^\n]*>\s*$/;
-const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \([^)\n]*\)\. Saved to: ([^\n]+)\n/;
+const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \(([0-9.]+) (B|KB|MB)\)\. Saved to: ([^\n]+)\n/;
+// How Copilot 1.0.102 names that file (measured: `<$TMPDIR>/1796205494147-copilot-tool-output-
+// 18218-c0002c00-6f1d-4250-90fa-59881311390c.txt`: the time it wrote it in ms, a number, a UUID;
+// its bundled runtime matches `\d+-copilot-tool-output-` for the same files).
+const COPILOT_SAVED_NAME = /^(\d{13})-copilot-tool-output-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txt$/;
+/** Copilot writes the file as the command ends, just before postToolUse: older is not this call's. */
+const SAVED_FILE_MAX_AGE_MS = 60_000;
+const CLOCK_SLACK_MS = 2_000;
+/** Between the time in its name (when Copilot made the file) and its last write, on a loaded machine. */
+const WRITE_SLACK_MS = 10_000;
 
-/** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (SPEC §8). */
+/**
+ * copilotSavedFile(notice, payload, env) → the saved output to read when the notice names a file
+ * Copilot itself wrote for this call, else why not (issue 30 item 4: an output that merely began
+ * with the notice made the hook read, compile and archive any file it named). Copilot's file is in
+ * its temporary directory (the TMPDIR it gave us), named as it names them with a time within the
+ * last minute, and, checked on the opened file: a regular file with one link, owned by this user,
+ * modified when its name says, of the size the notice states.
+ */
+export function copilotSavedFile(
+  notice: RegExpExecArray,
+  payload: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): { ok: true; saved: SavedOutput } | { ok: false; problem: string } {
+  const [, size, unit, file] = notice as unknown as [string, string, "B" | "KB" | "MB", string];
+  const refused = (why: string) => ({ ok: false as const, problem: `Copilot's saved output not read: ${why}; output left as is` });
+  const tmp = path.resolve(env.TMPDIR || "/tmp");
+  if (!path.isAbsolute(file) || path.dirname(file) !== tmp) return refused("the file it names is not in Copilot's temporary directory");
+  const name = COPILOT_SAVED_NAME.exec(path.basename(file));
+  if (!name) return refused("the file it names is not named as Copilot names its saved outputs");
+  const calledAt = typeof payload.timestamp === "number" && Number.isFinite(payload.timestamp) ? payload.timestamp : Date.now();
+  const writtenAt = Number(name[1]);
+  if (writtenAt > calledAt + CLOCK_SLACK_MS || writtenAt < calledAt - SAVED_FILE_MAX_AGE_MS) return refused("the file it names was not written during this call");
+  const scale = unit === "MB" ? 1024 * 1024 : unit === "KB" ? 1024 : 1;
+  const stated = Number(size) * scale;
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  const trust = (st: import("node:fs").Stats): string => {
+    if (st.nlink !== 1) return "it has more than one link";
+    if (uid !== undefined && st.uid !== uid) return "it is not owned by this user";
+    if (st.mtimeMs < writtenAt - CLOCK_SLACK_MS || st.mtimeMs > writtenAt + WRITE_SLACK_MS) return "it was modified after Copilot wrote it";
+    // The notice rounds to one decimal of its unit.
+    if (Math.abs(st.size - stated) > 0.05 * scale + 1) return `it holds ${st.size} bytes, not the ${size} ${unit} of the notice`;
+    return "";
+  };
+  return { ok: true, saved: { path: file, temporary: true, trust } };
+}
+
+/** postToolUse on bash: the output (or Copilot's saved file) compiled; the shellId footer kept (docs/contract.md §8). */
 async function compressCopilotBash(input: HookInput): Promise<Decision> {
   const result = objectField(input.payload, "toolResult") ?? {};
   // Copilot's result type is a word ("success", "failure", …); a result of another shape is not
@@ -96,14 +143,28 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
   const footer = text === undefined ? null : COPILOT_SHELL_FOOTER.exec(text);
   if (text === undefined || !footer) return pass("bash result has no <shellId …> footer; left as is");
   const body = text.slice(0, footer.index);
-  const saved = COPILOT_SAVED_OUTPUT.exec(body)?.[1];
+  const notice = COPILOT_SAVED_OUTPUT.exec(body);
+  let saved: SavedOutput | undefined;
+  if (notice) {
+    const file = copilotSavedFile(notice, input.payload, input.env);
+    if (!file.ok) return pass(file.problem);
+    saved = file.saved;
+  }
+  const toolArgs = input.payload.toolArgs;
+  const { compressCommandOutput, MAX_NESTING, nestedDeeperThan } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   // The answer carries Copilot's result object back whole: a field nested deeper than
   // JSON.stringify can write (fuzz, seed -512651350: 55 196 levels) made the encoder overflow its
-  // stack after the compiler ran, "internal error" instead of a clean refusal (as in Claude's gate).
-  const { MAX_NESTING, nestedDeeperThan } = await import("../core/compress-gates.ts");
+  // stack after the compiler ran, "internal error" instead of a clean refusal.
   if (nestedDeeperThan(result, MAX_NESTING)) return pass(`compression refused: the toolResult nests deeper than ${MAX_NESTING} levels`);
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, saved === undefined ? { text: body } : { text: body, savedPath: saved, savedFileIsTemporary: true });
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: isPlainObject(toolArgs) ? stringField(toolArgs, "command") : undefined,
+    stdout: body,
+    saved,
+    original: { stdout: body },
+    deadlineMs: compressionDeadlineMs("copilot"),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { ...result, textResultForLlm: compressed.text + footer[0] }, note: compressed.note };
 }
@@ -125,7 +186,7 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const copilot: HostModule = {
-  profile: { ...tempStateProfile("copilot", "copilot-"), sessionIdField: "sessionId" },
+  profile: { ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`), sessionIdField: "sessionId" },
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },

@@ -32,7 +32,7 @@
 //   `[Process exited with code N]`; that string is PostToolUse's `tool_response`.
 //   PreCompact exists but was not measured: not registered.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
 
@@ -46,7 +46,7 @@ const DROID_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 const DROID_VELESDB_TOOL = /^(velesdb[-_]memory)___(.+)$/;
 
 export const droid: HostModule = {
-  profile: tempStateProfile("droid", "droid-"),
+  profile: tempStateProfile("droid", "droid-", (tool) => `velesdb-memory___${tool}`),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

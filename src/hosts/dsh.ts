@@ -1,4 +1,4 @@
-// The DeepSeek harness through its Codex hook bridge `@deepseek-ai/dsh-hooks-codex` (SPEC §4.4).
+// The DeepSeek harness through its Codex hook bridge `@deepseek-ai/dsh-hooks-codex` (docs/contract.md §4.4).
 // Codex-dialect answers, with the bridge's quirks absorbed here:
 // - `stop_hook_active` is always false and there is no continuation cap: a Stop that cannot
 //   prove its marker persisted must pass, or the session never ends.
@@ -11,13 +11,13 @@
 //   object without `error`.
 import * as path from "node:path";
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import { createExclusiveFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
-import { SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
+import { claudeStyleToolName, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
@@ -44,6 +44,9 @@ export const dsh: HostModule = {
   profile: {
     name: "dsh",
     statePrefix: "dsh-",
+    // The bridge hands the harness's MCP tools over as `mcp__<server>__<tool>` (its PostToolUse
+    // tool_name, fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/e2e/dsh-bridge.e2e.test.ts).
+    mcpTool: claudeStyleToolName,
     stateDirectory: (env, cwd) => {
       const override = env.VELESDB_HOOKS_STATE_DIR;
       return override !== undefined && override !== "" ? override : path.join(cwd, WORKSPACE_STATE_DIR, "state");

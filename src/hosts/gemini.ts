@@ -41,7 +41,7 @@
 //   CLAUDE_PROJECT_DIR; the payload has session_id, transcript_path, cwd, hook_event_name and
 //   timestamp.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
@@ -115,7 +115,7 @@ async function geminiAfterTool(input: HookInput): Promise<Decision> {
 }
 
 export const gemini: HostModule = {
-  profile: tempStateProfile("gemini", "gemini-"),
+  profile: tempStateProfile("gemini", "gemini-", (tool) => `mcp_velesdb-memory_${tool}`),
   payloadNamesEvent: true,
   // Gemini denies the tool on any exit code but 0 and 1 when the answer is not JSON: a usage
   // error (a stale registration) must not refuse every matched tool.

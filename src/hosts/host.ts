@@ -8,6 +8,10 @@ import type { HookInput, HostProfile } from "../core/hook-input.ts";
 import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
+import type { ToolNamer } from "../core/texts.ts";
+
+/** `mcp__velesdb-memory__<tool>`: Claude Code's form (and Qwen Code's, the DeepSeek bridge's), for the server name install writes. */
+export const claudeStyleToolName: ToolNamer = (tool) => `mcp__velesdb-memory__${tool}`;
 
 export interface HookEvent {
   /** The event name the host sends in `hook_event_name` and registers under. */
@@ -20,7 +24,8 @@ export interface HookEvent {
   readonly run: (input: HookInput) => Decision | Promise<Decision>;
   /**
    * A payload field the rule reads as bytes: in a payload of 1 MiB or more, a long string there
-   * arrives as a Utf8Literal (src/core/json-bytes.ts), never made a string (issue 22 §3).
+   * arrives as a Utf8Literal (src/core/json-bytes.ts), never made a string
+   * (docs/performance/2026-12-02-compression-memory.md).
    */
   readonly bytesField?: FieldPath;
 }
@@ -34,7 +39,7 @@ export interface HostModule {
   readonly payloadNamesEvent: boolean;
   /**
    * The exit code of a usage error (unknown event, extra argument) for this host; default 64
-   * (SPEC §2), which hosts treat as a non-blocking error. Gemini CLI denies the tool on any
+   * (docs/contract.md §2), which hosts treat as a non-blocking error. Gemini CLI denies the tool on any
    * code but 0 and 1, so it gets 1.
    */
   readonly usageExitCode?: 1;
@@ -47,14 +52,14 @@ export interface HostModule {
   readonly callerOf?: (payload: Payload, env: NodeJS.ProcessEnv) => Promise<HostModule | undefined>;
 }
 
-/** SessionStart as Claude, Codex and the DeepSeek bridge share it (SPEC §5.1). */
+/** SessionStart as Claude, Codex and the DeepSeek bridge share it (docs/contract.md §5.1). */
 export const SESSION_START_EVENT: HookEvent = {
   wireName: "SessionStart",
   failure: "open",
   run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
 };
 
-/** Stop with the learning loop, shared likewise (SPEC §5.2, §6.5). */
+/** Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). */
 export const STOP_EVENT: HookEvent = {
   wireName: "Stop",
   failure: "open",
@@ -66,10 +71,11 @@ export const STOP_EVENT: HookEvent = {
  * directory (the bash reference's location), whose payload names the session in `session_id`,
  * and whose Stop sets `stop_hook_active` on a continuation.
  */
-export function tempStateProfile(name: string, statePrefix: string): HostProfile {
+export function tempStateProfile(name: string, statePrefix: string, mcpTool: ToolNamer): HostProfile {
   return {
     name,
     statePrefix,
+    mcpTool,
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: false,
     sessionIdField: "session_id",

@@ -18,6 +18,11 @@
 //   user with both Claude Code and Kilo gets each set of our hooks once.
 import type { HostModule } from "./host.ts";
 import { tempStateProfile } from "./host.ts";
-import { opencode } from "./opencode.ts";
+import { opencode, opencodePostToolUse } from "./opencode.ts";
 
-export const kilo: HostModule = { ...opencode, profile: tempStateProfile("kilo", "kilo-") };
+export const kilo: HostModule = {
+  ...opencode,
+  // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/e2e/kilo.e2e.test.ts).
+  profile: tempStateProfile("kilo", "kilo-", (tool) => `velesdb-memory_${tool}`),
+  events: { ...opencode.events, "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse("kilo") } },
+};

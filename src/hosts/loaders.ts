@@ -2,7 +2,8 @@
 // host's module (a chunk of its own in the release build). src/hosts/index.ts is the same
 // table loaded whole, for --help and the tests; test/hot-path.test.ts checks they agree.
 // Evaluating all nine hosts (their functions, tables and patterns) in every hook grew its heap
-// past the size where the engine starts a memory warm-up thread, ~0.8 ms of CPU (issue 22).
+// past the size where the engine starts a memory warm-up thread, ~0.8 ms of CPU
+// (docs/performance/2026-12-02-io-floor.md).
 import type { HostModule } from "./host.ts";
 
 export const HOST_LOADERS: Readonly<Record<string, () => Promise<HostModule>>> = {

@@ -86,28 +86,43 @@ async function opencodePreToolUse(input: HookInput): Promise<Decision> {
   return guardNamedEditTool(input, OPENCODE_EDIT_TARGET_FIELD);
 }
 
-/** tool.execute.after: recall evidence from a velesdb-memory MCP result; bash compression. */
-async function opencodePostToolUse(input: HookInput): Promise<Decision> {
-  const tool = stringField(input.payload, "tool_name") ?? "";
-  if (tool === "bash") return compressOpencodeBash(input);
-  const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
-  return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
+/**
+ * opencodePostToolUse("opencode") → tool.execute.after: recall evidence from a velesdb-memory MCP
+ * result; bash compression within that host's deadline (Kilo, OpenCode's fork, has its own row
+ * in src/core/host-timeouts.ts).
+ */
+export function opencodePostToolUse(host: "opencode" | "kilo"): (input: HookInput) => Promise<Decision> {
+  return async (input) => {
+    const tool = stringField(input.payload, "tool_name") ?? "";
+    if (tool === "bash") return compressOpencodeBash(input, host);
+    const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
+    return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
+  };
 }
 
-/** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (SPEC §8). */
-async function compressOpencodeBash(input: HookInput): Promise<Decision> {
+/** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (docs/contract.md §8). */
+async function compressOpencodeBash(input: HookInput, host: "opencode" | "kilo"): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response) || typeof response.output !== "string") return pass("bash output is not {output: string}; left as is");
   const metadata = objectField(response, "metadata") ?? {};
   const savedPath = metadata.truncated === true ? stringField(metadata, "outputPath") : undefined;
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, { text: response.output, savedPath });
+  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: response.output,
+    // OpenCode's file is in its data directory and kept: it is the archive the footer names.
+    saved: savedPath === undefined ? undefined : { path: savedPath, temporary: false },
+    original: { stdout: response.output },
+    deadlineMs: compressionDeadlineMs(host),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
 }
 
 export const opencode: HostModule = {
-  profile: tempStateProfile("opencode", "opencode-"),
+  profile: tempStateProfile("opencode", "opencode-", (tool) => `velesdb-memory_${tool}`),
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "experimental.chat.system.transform" },
@@ -118,7 +133,7 @@ export const opencode: HostModule = {
       run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
     },
     "pre-tool-use": { wireName: "tool.execute.before", failure: "closed", run: opencodePreToolUse },
-    "post-tool-use": { wireName: "tool.execute.after", failure: "open", run: opencodePostToolUse },
+    "post-tool-use": { wireName: "tool.execute.after", failure: "open", run: opencodePostToolUse("opencode") },
   },
   encode: encodeOpencodeAnswer,
 };

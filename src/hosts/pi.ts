@@ -29,10 +29,17 @@
 // (src/hosts/opencode.ts): `{}` or one of `system`, `deny`, `output`, `prompt`.
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { isPlainObject, stringField } from "../core/payload.ts";
+import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { mcpToolName } from "../core/recall.ts";
 import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { opencode } from "./opencode.ts";
+
+// How the model names a velesdb-memory tool: pi-mcp-adapter prefixes each server tool with the
+// server's name, `-` made `_` (its default toolPrefix "server": types.ts formatToolName in
+// pi-mcp-adapter 2.11.0), and that is the `tool` the model passes to the proxy tool `mcp` —
+// measured: test/e2e/pi.e2e.test.ts calls `mcp {tool: "velesdb_memory_recall_fused"}` and it
+// reaches the server.
+const PI_MCP_TOOL = (tool: string): string => `velesdb_memory_${tool}`;
 
 const PI_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = { write: "path", edit: "path" };
 
@@ -68,20 +75,37 @@ function parseArgs(args: string): unknown {
   }
 }
 
-/** bash: the text the model would read, or Pi's saved whole output when it cut it, compiled (SPEC §8). */
+/** bash: the text the model would read, or Pi's saved whole output when it cut it, compiled (docs/contract.md §8). */
 async function compressPiBash(input: HookInput, response: Record<string, unknown>): Promise<Decision> {
   const content = Array.isArray(response.content) ? response.content : [];
   const texts = content.filter((part) => isPlainObject(part) && part.type === "text" && typeof part.text === "string").map((part) => (part as { text: string }).text);
   if (texts.length !== 1 || response.isError === true) return pass("bash result is not one text block of a command that ran; left as is");
   const savedPath = response.truncated === true ? stringField(response, "fullOutputPath") : undefined;
-  const { compressShellOutput } = await import("./shell-compress.ts");
-  const compressed = await compressShellOutput(input, { text: texts[0]!, savedPath, savedFileIsTemporary: savedPath !== undefined });
+  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
+  const compressed = await compressCommandOutput(input, {
+    toolName: "Bash",
+    command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
+    stdout: texts[0]!,
+    // Pi's file is in the temp directory, which outlives nothing we control: its content is
+    // archived by us, and only a file of this user's with one link is read.
+    saved: savedPath === undefined ? undefined : { path: savedPath, temporary: true, trust: ownSingleLinkFile },
+    original: { stdout: texts[0]! },
+    deadlineMs: compressionDeadlineMs("pi"),
+  });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
 }
 
+/** trust(stats) for Pi's saved output: "" for a file of this user's with one link, else why not. */
+function ownSingleLinkFile(stats: import("node:fs").Stats): string {
+  if (stats.nlink !== 1) return "it has more than one link";
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  return uid !== undefined && stats.uid !== uid ? "it is not owned by this user" : "";
+}
+
 export const pi: HostModule = {
-  profile: tempStateProfile("pi", "pi-"),
+  profile: tempStateProfile("pi", "pi-", PI_MCP_TOOL),
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "before_agent_start" },

@@ -12,7 +12,7 @@
 //   turn after 8 consecutive blocks (QWEN_CODE_STOP_HOOK_BLOCK_CAP).
 // - PreCompact `hookSpecificOutput.additionalContext` is appended to the compression system
 //   prompt after "Additional Instructions:" (escaped as above, cut at 4000 characters), for
-//   manual (/compress) and automatic compaction alike. So SPEC §5.3's instructions work here,
+//   manual (/compress) and automatic compaction alike. So docs/contract.md §5.3's instructions work here,
 //   as JSON — not as Claude's plain stdout.
 // - Tool names are runtime ids: edit and write_file (target `file_path`), notebook_edit
 //   (`notebook_path`). MCP tools are `mcp__<server>__<tool>`, also when the model reaches them
@@ -25,10 +25,10 @@
 // - The hook environment has QWEN_PROJECT_DIR, CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR = the
 //   workspace; the payload's `cwd` is the workspace too, and it is what we read.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   edit: "file_path",
@@ -56,7 +56,7 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
   }
 }
 
-/** PostToolUse: recall evidence from a velesdb-memory MCP call (SPEC §6.2). */
+/** PostToolUse: recall evidence from a velesdb-memory MCP call (docs/contract.md §6.2). */
 async function qwenPostToolUse(input: HookInput): Promise<Decision> {
   const { mcpResultOfLlmContent, recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
@@ -68,7 +68,7 @@ async function qwenPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const qwen: HostModule = {
-  profile: tempStateProfile("qwen", "qwen-"),
+  profile: tempStateProfile("qwen", "qwen-", claudeStyleToolName),
   payloadNamesEvent: true,
   events: {
     "session-start": SESSION_START_EVENT,

@@ -5,7 +5,8 @@
 // Only a velesdb-memory recall can be evidence, and most tool calls are something else (a Read,
 // a Bash command, an edit): the rule (evidence.ts, with identity, records and state) is loaded
 // once the tool's name says it may be one. Loaded with this module, it cost every PostToolUse
-// and every edit-guard pass of Qwen and Droid its chunks (issue 22: Qwen's PreToolUse for a
+// and every edit-guard pass of Qwen and Droid its chunks (docs/performance/2026-12-02-io-floor.md:
+// Qwen's PreToolUse for a
 // read_file 9.7 -> 9.2 ms of CPU, and below the heap at which the engine starts a warm-up thread).
 import { pass, type Decision } from "../core/decision.ts";
 import type { ToolCall } from "../core/evidence.ts";

@@ -1,4 +1,4 @@
-// Windsurf Cascade (SPEC §4.3; measured by others, not by us). Quirks that shape this host:
+// Windsurf Cascade (docs/contract.md §4.3; measured by others, not by us). Quirks that shape this host:
 // - Hook stdout reaches neither the model nor the user, so load/save guidance goes through the
 //   global rules file the installer writes; pre_user_prompt prints its reminder only for parity.
 // - A pre- hook that exits 2 blocks the action and Cascade shows stderr to the agent: that is
@@ -8,7 +8,7 @@
 // - There is no Stop event: no checkpoint could ever be delivered, so no edit queue is kept,
 //   and a Stop-shaped decision maps to a pass.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (SPEC §12).
+// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
@@ -54,6 +54,9 @@ export const windsurf: HostModule = {
   profile: {
     name: "windsurf",
     statePrefix: "windsurf-",
+    // Not measured (no Cascade runs here): its hook payload names server and tool apart
+    // (mcp_server_name, mcp_tool_name), so the bare tool name is what we can stand behind.
+    mcpTool: (tool) => tool,
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: true,
     sessionIdField: "trajectory_id",

@@ -1,4 +1,4 @@
-// The binary artefact (SPEC §9 "Binary"): `install` copies the running executable to one
+// The binary artefact (docs/contract.md §9 "Binary"): `install` copies the running executable to one
 // stable path and every entry names that path, so an upgrade replaces one file and no entry's
 // bytes change — which matters for Codex, whose trust is the hash of those bytes.
 import * as fs from "node:fs";
@@ -72,7 +72,8 @@ export function removeBinary(stablePath: string, treePath: string): string | und
   } catch (error) {
     // Windows refuses to delete an executable while it runs, and `uninstall` is usually run by
     // the installed binary itself (or a host is running a hook): the command exited 1 and left
-    // the 113 MB file behind (issue 13; Bun reports EFAULT under Wine). Renaming a running image
+    // the 113 MB file behind (docs/development/testing.md#windows-run-under-wine; Bun reports
+    // EFAULT under Wine). Renaming a running image
     // is allowed, so it moves to the temp directory, where the next install or uninstall
     // deletes it (as does Windows' own temp clean-up).
     if (process.platform !== "win32") throw error;

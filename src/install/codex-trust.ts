@@ -1,4 +1,4 @@
-// Codex trust (SPEC §4.2, research e2e-recipes.md). Codex runs a non-managed hook only after
+// Codex trust (docs/contract.md §4.2, research e2e-recipes.md). Codex runs a non-managed hook only after
 // the user approved its exact definition in /hooks; the approval is stored in config.toml as
 // `[hooks.state."<file>:<event_label>:<group>:<handler>"] trusted_hash = "sha256:<hex>"`, and
 // a hook whose current hash differs is skipped without a word. doctor recomputes that hash the

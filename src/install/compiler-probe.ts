@@ -1,4 +1,4 @@
-// doctor's view of the compiler (SPEC §7, §9): which velesdb-memory a hook would run and
+// doctor's view of the compiler (docs/contract.md §7, §9): which velesdb-memory a hook would run and
 // whether it knows `compile-stdin`, asked afresh (doctor neither reads nor writes the
 // per-session probe markers, so running it never changes what a live session decided).
 // A thin adapter over src/core/compiler.ts so the probe's rules stay in one place.

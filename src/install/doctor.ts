@@ -1,11 +1,11 @@
-// `velesdb-hooks doctor` (SPEC §9): one screen a user can paste into an issue. It answers the
+// `velesdb-hooks doctor` (docs/contract.md §9): one screen a user can paste into an issue. It answers the
 // questions behind "my hook never fires": is the binary where the entries point, is each
 // entry in step (and, for Windsurf, the rules section), has Codex been told to trust them,
 // can the compiler compress, is the daemon current, is the state directory usable, which
 // project config applies here, and does the login shell print on start (those bytes land in
 // front of a hook's JSON answer and the host then ignores the whole answer). Paths under the
 // home directory are shown as `~/…`. It changes nothing the hooks rely on; its only write is
-// the freshness cache of §5.1.
+// the freshness cache of docs/contract.md §5.1.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
@@ -17,39 +17,45 @@ import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
 import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import type { RowState } from "./registry.ts";
+import { embedderNote, probeAll, probeIsOff, serverLines } from "./server-report.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 
 export async function runDoctor(ctx: InstallerContext, targets: readonly ReportTarget[], out: Output): Promise<number> {
+  const running = runningBinary();
+  const stable = stableBinaryPath(ctx);
+  const tree = ourTree(ctx);
+  const binary = stable.ok && tree.ok ? inspectBinary(stable.path, running) : undefined;
+  const reports = binary && stable.ok && tree.ok ? targets.map(({ ctx: targetCtx, client }) => ({ client, report: clientReport(targetCtx, client, stable.path, tree.path, binary) })) : [];
+  const probeOff = probeIsOff(ctx.env);
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
-  // (1 s + 2 s) and the login shell (5 s).
-  const [compiler, freshness, shell] = await Promise.all([
+  // (1 s + 2 s), the login shell (5 s) and every configured MCP server (5 s).
+  const [compiler, freshness, shell, probed] = await Promise.all([
     probeCompilerNow(ctx.env),
     (ctx.env.VELESDB_HOOK_FRESHNESS ?? "").toLowerCase() === "off" ? Promise.resolve(undefined) : freshnessReport(ctx.env),
     loginShellNoise(ctx),
+    probeOff ? Promise.resolve([]) : probeAll(ctx, reports.map(({ report }) => report.servers)),
   ]);
 
   out.line(`velesdb-hooks doctor`);
-  const running = runningBinary();
   out.line(`version:   ${VERSION}${running.ok ? ` (running ${shown(ctx, running.path)})` : " (running from source)"}`);
-  const stable = stableBinaryPath(ctx);
-  const tree = ourTree(ctx);
-  if (!stable.ok || !tree.ok) {
+  if (!binary || !stable.ok) {
     out.line(`binary:    cannot be located: ${stable.ok ? "velesdb-hooks' directory is unusable" : stable.problem}`);
   } else {
-    const binary = inspectBinary(stable.path, running);
     const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
-    for (const { ctx: targetCtx, client } of targets) {
+    reports.forEach(({ client, report }, i) => {
       const name = client.name;
-      const report = clientReport(targetCtx, client, stable.path, tree.path, binary);
-      for (const line of report.lines.filter((l) => !l.startsWith(`${name}: binary `))) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
+      const servers = probeOff ? { lines: report.servers.length > 0 ? [`${name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`] : [] } : serverLines(name, report.servers, probed[i]!, "doctor");
+      for (const line of [...report.lines.filter((l) => !l.startsWith(`${name}: binary `)), ...servers.lines]) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {
         for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
       }
       for (const { label, text } of report.doctor) out.line(`${pad(label)}${text}`);
-    }
+    });
+    const note = embedderNote(probed.flat());
+    if (note) out.line(`memory:    ${note}`);
   }
 
   if (compiler.state === "missing") out.line(`compiler:  missing: ${compiler.problem} (PostToolUse compression stays off)`);

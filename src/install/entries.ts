@@ -1,4 +1,4 @@
-// What an entry of ours looks like, and how we recognise one (SPEC §9 "Ownership"). An entry
+// What an entry of ours looks like, and how we recognise one (docs/contract.md §9 "Ownership"). An entry
 // is ours when the program it runs is our installed binary, or when it carries the bash
 // reference's marker (so installing over the bash hooks replaces them instead of running both).
 // Nothing else is ever touched: a user's own hooks, another tool's hooks and entries that only

@@ -1,4 +1,4 @@
-// Root acting in another user's home (issue 19, items 1 and 2): `sudo` keeping HOME, a
+// Root acting in another user's home (docs/decisions.md#installer): `sudo` keeping HOME, a
 // provisioning script. Everything below that home is the user's to arrange, links included,
 // and a link of theirs once sent root's edit into a root-owned settings file (whose new entries
 // run a binary the install had just handed to that user) and put a backup of a file the user
@@ -38,7 +38,7 @@ export function reachFor(ctx: InstallerContext): Reach {
 
 /**
  * clientFiles(ctx, client, registry, withSections) → every file acting on a client reads or
- * writes: its registry, its sections, the MCP server file install --mcp writes (issue 18), what
+ * writes: its registry, its sections, the MCP server file install --mcp writes (docs/mcp-server.md), what
  * it also reads.
  */
 export function clientFiles(ctx: InstallerContext, client: InstallerClient, registryPath: string, withSections = true): string[] {

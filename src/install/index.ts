@@ -1,4 +1,4 @@
-// Installer commands (SPEC §9): install, uninstall, check, doctor. Loaded only by those
+// Installer commands (docs/contract.md §9): install, uninstall, check, doctor. Loaded only by those
 // commands (src/cli.ts imports this file lazily with a literal path), so no hook evaluates the
 // JSONC, TOML or schema code used here. This file reads the command line and hands over:
 // install and uninstall run the pipeline of pipeline.ts, check and doctor the reports of
@@ -11,6 +11,7 @@
 // taken together with that client (or `all`), so it can never silently redirect another one.
 import * as path from "node:path";
 import { diagnosticLine } from "../core/decision.ts";
+import { resolveProjectIdentity } from "../core/identity.ts";
 import { writeFully } from "../core/output.ts";
 import { isDirectory } from "../core/state.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
@@ -18,14 +19,16 @@ import { CLIENT_NAMES, CLIENTS, clientNamed, type ClientName, type InstallerClie
 import { runDoctor } from "./doctor.ts";
 import { acquireInstallerLock } from "./lock.ts";
 import { installerContext, ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import { resolveMcpSource, type McpSource } from "./mcp.ts";
+import { resolveMcpSource, TCP_NOTE, type McpSource } from "./mcp.ts";
+import { shownArgument } from "./mcp-url.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
+import { probeAll, probeIsOff, serverLines } from "./server-report.ts";
 
 const EXIT_USAGE = 64;
 
 export interface InstallerOptions {
-  /** undefined: the command's default set (SPEC §2). */
+  /** undefined: the command's default set (docs/contract.md §2). */
   readonly clients: readonly ClientName[] | undefined;
   readonly dryRun: boolean;
   readonly strict: boolean;
@@ -64,7 +67,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
     const arg = args[i]!;
     const valued = VALUE_FLAGS.find((f) => arg.startsWith(`${f}=`));
     const [flag, inline] = valued ? [valued, arg.slice(valued.length + 1)] : [arg, undefined];
-    if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${JSON.stringify(arg)} (options: ${[...allowed].join(", ")})` };
+    if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${shownArgument(arg)} (options: ${[...allowed].join(", ")})` };
     if (flag === "--dry-run") dryRun = true;
     else if (flag === "--strict") strict = true;
     else if (flag === "--mcp") mcp = { ...mcp };
@@ -82,7 +85,7 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
       if (value === undefined || value === "") return { ok: false, problem: `--client needs a value: ${CLIENT_NAMES.join(", ")} or all` };
       if (value === "all") clients = [...CLIENT_NAMES];
       else if ((CLIENT_NAMES as readonly string[]).includes(value)) clients = [...new Set([...(clients ?? []), value as ClientName])];
-      else return { ok: false, problem: `unknown client ${JSON.stringify(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
+      else return { ok: false, problem: `unknown client ${shownArgument(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
     }
   }
   const configurable = CLIENTS.filter((client) => client.configFile !== undefined);
@@ -118,12 +121,14 @@ export async function runInstallerCommand(command: string, args: readonly string
     case "uninstall": {
       let mcp: McpSource | undefined;
       if (command === "install" && parsed.options.mcp) {
-        const source = resolveMcpSource(ctx.env, parsed.options.mcp.url);
+        const front = stableBinaryPath(ctx);
+        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path) : front;
         if (!source.ok) {
           code = refuse(out, [source.problem]);
           break;
         }
         mcp = source.source;
+        if (mcp.kind === "url") out.line(TCP_NOTE);
       }
       const pipelineOptions = {
         dryRun: parsed.options.dryRun,
@@ -135,7 +140,7 @@ export async function runInstallerCommand(command: string, args: readonly string
       break;
     }
     case "check":
-      code = check(ctx, clients, parsed.options, out);
+      code = await check(ctx, clients, parsed.options, out);
       break;
     default:
       code = await runDoctor(ctx, reportTargets(ctx, clients, parsed.options.clients !== undefined), out);
@@ -179,7 +184,7 @@ function selectedClients(ctx: InstallerContext, options: InstallerOptions, comma
   });
 }
 
-function check(ctx: InstallerContext, clients: readonly InstallerClient[], options: InstallerOptions, out: Output): number {
+async function check(ctx: InstallerContext, clients: readonly InstallerClient[], options: InstallerOptions, out: Output): Promise<number> {
   const explicit = options.clients !== undefined;
   const stableResolved = stableBinaryPath(ctx);
   const treeResolved = ourTree(ctx);
@@ -191,14 +196,34 @@ function check(ctx: InstallerContext, clients: readonly InstallerClient[], optio
   let drift = false;
   let absent = false;
   const repairs: string[] = [];
-  for (const { ctx: targetCtx, client } of reportTargets(ctx, clients, explicit)) {
-    const report = clientReport(targetCtx, client, stableResolved.path, treeResolved.path, binary);
+  const reports = reportTargets(ctx, clients, explicit).map(({ ctx: targetCtx, client }) => ({ targetCtx, client, report: clientReport(targetCtx, client, stableResolved.path, treeResolved.path, binary) }));
+  // Every configured server is started once, all at once, before anything is printed.
+  const probeOff = probeIsOff(ctx.env);
+  const probed = probeOff ? [] : await probeAll(ctx, reports.map(({ report }) => report.servers));
+  reports.forEach(({ targetCtx, client, report }, i) => {
     for (const line of report.lines) out.line(line);
     drift ||= report.drifted;
+    if (probeOff) {
+      if (report.servers.length > 0) out.line(`${client.name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`);
+    } else {
+      const servers = serverLines(client.name, report.servers, probed[i]!, "check");
+      for (const line of servers.lines) out.line(line);
+      drift ||= servers.drifted;
+      repairs.push(...servers.repairs);
+    }
     const counts = explicit || report.homeExists;
     if (report.absent && counts) absent = true;
     if (report.drifted) repairs.push(...report.repairs);
     else if (report.absent && counts && options.strict) repairs.push(installCommand(targetCtx, client));
+  });
+  // The repository check runs in: a config the hooks ignore (a project or session velesdb-memory
+  // refuses to save under, bad JSON) silently turns its learning loop off.
+  const identity = resolveProjectIdentity(ctx.cwd);
+  if (identity.configProblem !== "") {
+    const where = shown(ctx, identity.configPath);
+    out.line(`config: ${where} ${identity.configProblem}: ignored, defaults apply (learning loop off)`);
+    drift = true;
+    repairs.push(`fix ${where}`);
   }
   for (const repair of [...new Set(repairs)]) out.line(`repair: ${repair}`);
   return drift || (options.strict && absent) ? EXIT_PROBLEM : EXIT_OK;

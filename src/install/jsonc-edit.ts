@@ -1,4 +1,4 @@
-// Minimal text edits on a JSON-with-comments registry (SPEC §9 "Formatting"). A user's
+// Minimal text edits on a JSON-with-comments registry (docs/contract.md §9 "Formatting"). A user's
 // settings file carries their comments, key order and indentation; rewriting it from a parsed
 // value would destroy all three, so every change here is one splice of the original text,
 // located with jsonc-parser's syntax tree and scanner. Two properties are kept on purpose:
@@ -6,7 +6,7 @@
 //   uninstall ∘ install is the identity on everything that is not ours;
 // - an inserted child copies the indentation of its neighbours (or of its container plus the
 //   file's indentation unit), so what we add looks like what was there.
-import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, type JSONPath, type Node, type ParseError } from "jsonc-parser";
+import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, visit, type JSONPath, type Node, type ParseError, type ParseErrorCode } from "jsonc-parser";
 
 // jsonc-parser's SyntaxKind is an ambient const enum, which isolated modules cannot read.
 const COMMA_TOKEN = 5;
@@ -21,7 +21,8 @@ const CLOSE_BRACKET_TOKEN = 4;
 
 /**
  * How deep a registry may nest objects and arrays. jsonc-parser's tree and our walks over it
- * recurse per level, and a settings.json nested 200 000 deep overflowed the stack (issue 19:
+ * recurse per level, and a settings.json nested 200 000 deep overflowed the stack
+ * (docs/decisions.md#installer-second-trial-from-outside:
  * `install` printed an internal error and exited 0). Real settings nest a handful of levels.
  */
 export const MAX_NESTING = 512;
@@ -56,6 +57,20 @@ export function parseJsonc(text: string): ParsedJsonc {
   return { ok: true, root };
 }
 
+/**
+ * checkJsoncSyntax(text) → what parseJsonc says about the text, without its syntax tree: a tree
+ * of a 41 MB ~/.claude.json held gigabytes (issue 30, item 8); this pass holds no more than the
+ * token it reads. The same nesting bound, the same first error, line and column.
+ */
+export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<ParsedJsonc, { ok: false }> {
+  const tooDeep = nestingTooDeepAt(text);
+  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
+  let first: { error: ParseErrorCode; offset: number } | undefined;
+  visit(text, { onError: (error, offset) => void (first ??= { error, offset }) }, PARSE_OPTIONS);
+  if (!first) return { ok: true };
+  return { ok: false, ...lineAndColumn(text, first.offset), code: printParseErrorCode(first.error) };
+}
+
 /** nestingTooDeepAt(text) → the offset of the first `{` or `[` beyond MAX_NESTING levels (strings and comments skipped), else undefined. */
 function nestingTooDeepAt(text: string): number | undefined {
   const scanner = createScanner(text, true);
@@ -72,7 +87,7 @@ function nestingTooDeepAt(text: string): number | undefined {
  * duplicateKey(text, root, ["hooks"]) → the first key that appears twice on a path we read or
  * write — a watched top-level key, or any key anywhere below one — with the line of its second
  * occurrence; undefined when there is none. Hosts keep the last occurrence and jsonc-parser's
- * tree edits the first, so an edit there would change nothing a host reads (issue 12: each
+ * tree edits the first, so an edit there would change nothing a host reads (docs/decisions.md#installer: each
  * install appended another set, and uninstall removed the binary the leftovers still ran).
  */
 export function duplicateKey(text: string, root: Node | undefined, watched: readonly string[]): { readonly key: string; readonly line: number } | undefined {
@@ -165,7 +180,7 @@ export function nodeAt(text: string, jsonPath: JSONPath): Node | undefined {
  */
 export function removeAt(text: string, jsonPath: JSONPath): string {
   const node = nodeAt(text, jsonPath);
-  if (!node || !node.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
+  if (!node?.parent) throw new Error(`nothing to remove at ${JSON.stringify(jsonPath)}`);
   const child = node.parent.type === "property" ? node.parent : node;
   const container = child.parent;
   if (!container?.children) throw new Error(`no container at ${JSON.stringify(jsonPath)}`);
@@ -205,14 +220,14 @@ export function removeAt(text: string, jsonPath: JSONPath): string {
 /** appendToArray(text, ["hooks","Stop"], value, style) → text with `value` as the array's last element. */
 export function appendToArray(text: string, arrayPath: JSONPath, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   return appendChild(text, array, (indent) => render(value, indent, style), JSON.stringify(value), style);
 }
 
 /** addProperty(text, ["hooks"], "Stop", value, style) → text with `"Stop": value` as the object's last property. */
 export function addProperty(text: string, objectPath: JSONPath, key: string, value: unknown, style: TextStyle): string {
   const object = objectPath.length === 0 ? parseTree(text, [], PARSE_OPTIONS) : nodeAt(text, objectPath);
-  if (!object || object.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
+  if (object?.type !== "object") throw new Error(`no object at ${JSON.stringify(objectPath)}`);
   const name = JSON.stringify(key);
   const inline = `${name}${style.compact ? ":" : ": "}${JSON.stringify(value)}`;
   return appendChild(text, object, (indent) => `${name}: ${render(value, indent, style)}`, inline, style);
@@ -237,7 +252,7 @@ export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, styl
  */
 export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
   const array = nodeAt(text, arrayPath);
-  if (!array || array.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
+  if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   const next = array.children?.[index];
   if (!next) return appendToArray(text, arrayPath, value, style);
   if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);

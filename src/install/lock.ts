@@ -1,4 +1,5 @@
-// One lock for the installer's tree (issue 19, items 3 and 4). install and uninstall read the
+// One lock for the installer's tree (docs/decisions.md#installer-second-trial-from-outside).
+// install and uninstall read the
 // record of files at their start and write it at their end, and uninstall decides that nothing
 // names the binary before it deletes it: two of them at once lost each other's records (three
 // installs kept 1 of 3 records in 8 of 8 runs) or left Gemini entries naming a binary just
@@ -46,6 +47,8 @@ export function acquireInstallerLock(tree: string, waitMs = DEFAULT_WAIT_MS, sho
     if (attempt.state === "failed" && attempt.code === "ENOENT") continue; // The tree went with the last holder's release: make it again.
     if (attempt.state === "failed") return { ok: false, problem: `cannot create ${path.join(shownTree, LOCK_NAME)} (${attempt.code})` };
     holder = attempt.owner;
+    const intruder = notALock(lockPath, path.join(shownTree, LOCK_NAME));
+    if (intruder) return { ok: false, problem: intruder };
     if (Date.now() >= deadline) break;
     Bun.sleepSync(Math.min(pause, Math.max(1, deadline - Date.now())));
     pause = Math.min(pause * 2, 100);
@@ -55,6 +58,25 @@ export function acquireInstallerLock(tree: string, waitMs = DEFAULT_WAIT_MS, sho
     ok: false,
     problem: `${who} is installing or uninstalling (it holds ${path.join(shownTree, LOCK_NAME)}); waited ${Math.round(waitMs / 1000)} s: run this again when it is done`,
   };
+}
+
+/**
+ * notALock(lockPath, shown) → the refusal when something other than a regular file sits at the
+ * lock's name. Our claims are regular files; a directory there (issue 30, item 7) can never be
+ * released, so waiting for it only cost the full bound before blaming "another velesdb-hooks".
+ * A link or a FIFO is not ours either: named, never followed, never removed by us.
+ */
+function notALock(lockPath: string, shown: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(lockPath);
+  } catch {
+    return undefined; // Gone meanwhile: the next attempt takes it.
+  }
+  if (st.isFile()) return undefined;
+  const what = st.isDirectory() ? "a directory" : st.isSymbolicLink() ? "a symlink" : "not a regular file";
+  const remove = st.isDirectory() ? `rm -r ${shown}` : `rm ${shown}`;
+  return `${shown} is ${what}, not a lock velesdb-hooks made: remove it (${remove}), then run this again`;
 }
 
 /**

@@ -1,4 +1,4 @@
-// The installer's memory of what it wrote (issue 12, items 4 and 19): one small file in its
+// The installer's memory of what it wrote (docs/decisions.md#installer): one small file in its
 // own directory, `<our tree>/installed.json`, listing every user file install put something of
 // ours into — registries at any path (a dsh `--config` file included) and marked sections —
 // with whether install created the file and which containers (`hooks`, `hooks.<event>`) it

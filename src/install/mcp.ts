@@ -1,4 +1,4 @@
-// The velesdb-memory MCP server the hooks point at (issue 18). Every hook tells the agent to
+// The velesdb-memory MCP server the hooks point at (docs/mcp-server.md). Every hook tells the agent to
 // call velesdb-memory tools, and in opted-in repositories the guard refuses edits until one of
 // them answered: hooks installed where the agent has no such server lock the user out for the
 // whole session. So check/doctor look for the server wherever each agent reads it (the
@@ -19,10 +19,13 @@ import type { InstallerClient, McpFile, McpSpec } from "./clients/client.ts";
 import { isJsonObject, sameJson, type JsonObject } from "./entries.ts";
 import { addProperty, DEFAULT_STYLE, detectStyle, duplicateKey, parseJsonc, removeAt, replaceAt, type TextStyle } from "./jsonc-edit.ts";
 import type { ManifestRecord } from "./manifest.ts";
+import { narrowJsonc, widen } from "./json-narrow.ts";
+import { mcpUrlProblem } from "./mcp-url.ts";
 import { quoted, shown, type InstallerContext } from "./paths.ts";
 import { readUserFile, type WritableFile } from "./registry.ts";
+import { serverSpec, type ServerSpec } from "./server-probe.ts";
 
-/** The name install writes; the recall rule (SPEC §6.2) accepts both spellings. */
+/** The name install writes; the recall rule (docs/contract.md §6.2) accepts both spellings. */
 export const MCP_SERVER_NAME = "velesdb-memory";
 export const MCP_SERVER_NAMES = [MCP_SERVER_NAME, "velesdb_memory"] as const;
 /** Upstream's daemon (scripts/install-memory-daemon.sh, VelesDB 92b0086): the example in messages. */
@@ -31,24 +34,40 @@ export const UPSTREAM_DAEMON_URL = "https://127.0.0.1:18090/mcp";
 export const MAX_MCP_FILE_BYTES = 64 * 1024 * 1024;
 const BOM = "\uFEFF";
 
-/** What install registers: the stdio command, or the URL of a running daemon. */
-export type McpSource = { readonly kind: "stdio"; readonly command: string } | { readonly kind: "url"; readonly url: string };
+/**
+ * What install registers: the shared front (`front mcp --server command`, src/mcp/front.ts,
+ * docs/shared-memory.md: one velesdb-memory per store, shared by every session), or the URL
+ * of a running daemon.
+ */
+export type McpSource = { readonly kind: "stdio"; readonly command: string; readonly front: string | undefined } | { readonly kind: "url"; readonly url: string };
+
+/** frontArgs("/abs/velesdb-memory") → the arguments of the front's entry. */
+export const frontArgs = (server: string): string[] => ["mcp", "--server", server];
+
+/** The line install prints for --mcp-url: what a TCP daemon means for who can reach the memory. */
+export const TCP_NOTE =
+  "note: with --mcp-url the memory is reached over TCP, and velesdb-memory's HTTP transport authenticates no one: any local user or process that can reach that port reads and writes it (install --mcp shares one server through an owner-only socket instead)";
 
 /**
  * resolveMcpSource(env, url) → what `install --mcp` registers: `--mcp-url URL` (http or https),
  * else the absolute path of velesdb-memory from VELESDB_MEMORY_BIN or PATH (the same lookup the
  * compression hook uses); neither → the refusal naming both ways.
  */
-export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
+/**
+ * `front` is the stable binary; undefined on Windows, where the front has no channel yet (no
+ * Unix socket; a named pipe is unproven here, docs/shared-memory.md "Windows"): there the
+ * direct velesdb-memory entry is written, one session at a time, as before.
+ */
+export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined, front: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
   if (url !== undefined) {
-    const parsed = parseHttpUrl(url);
-    return parsed ? { ok: true, source: { kind: "url", url } } : { ok: false, problem: `--mcp-url needs an http:// or https:// URL, such as ${UPSTREAM_DAEMON_URL}` };
+    const problem = mcpUrlProblem(url, UPSTREAM_DAEMON_URL);
+    return problem === undefined ? { ok: true, source: { kind: "url", url } } : { ok: false, problem };
   }
   const found = resolveCompiler(env);
-  if (found.ok) return { ok: true, source: { kind: "stdio", command: found.path } };
+  if (found.ok) return { ok: true, source: { kind: "stdio", command: found.path, front } };
   return {
     ok: false,
-    problem: `install --mcp found no velesdb-memory to register (${found.problem}): put velesdb-memory on PATH or set VELESDB_MEMORY_BIN to its absolute path, or give the URL of a running daemon with --mcp-url URL (upstream's default: ${UPSTREAM_DAEMON_URL})`,
+    problem: `install --mcp found no velesdb-memory to register (${found.problem}): install it with \`cargo install velesdb-memory\` (or put it on PATH, or set VELESDB_MEMORY_BIN to its absolute path), then run install --mcp again`,
   };
 }
 
@@ -63,7 +82,8 @@ function parseHttpUrl(text: string): URL | undefined {
 
 /** describeSource(ctx, source) → "stdio ~/bin/velesdb-memory" / "HTTP https://127.0.0.1:18090/mcp" for install's report. */
 export function describeSource(ctx: InstallerContext, source: McpSource): string {
-  return source.kind === "stdio" ? `stdio ${shown(ctx, source.command)}` : `HTTP ${safeUrl(source.url)}`;
+  if (source.kind === "url") return `HTTP ${safeUrl(source.url)}`;
+  return source.front === undefined ? `stdio ${shown(ctx, source.command)}, one session at a time on Windows` : `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}`;
 }
 
 /** safeUrl("https://u:p@h:1/mcp?token=x") → `"https://h:1/mcp"` (query and credentials dropped, quoted). */
@@ -83,12 +103,18 @@ export type McpRead =
   | { readonly kind: "present"; readonly file: Extract<WritableFile, { kind: "present" }>; readonly value: JsonObject }
   | { readonly kind: "refused"; readonly path: string; readonly problem: string };
 
-/** readMcpFile(path, format, tree) → the file and its parsed value, or why it cannot be used. Never throws. */
-export function readMcpFile(filePath: string, format: McpFile["format"], tree: string): McpRead {
+/**
+ * readMcpFile(path, format, tree, paths) → the file and its parsed value, or why it cannot be
+ * used. Never throws. With `paths` (the servers tables read there), a JSON file's value holds
+ * only what lies on them, every other value a stand-in (json-narrow.ts: a 41 MB ~/.claude.json).
+ */
+export function readMcpFile(filePath: string, format: McpFile["format"], tree: string, paths?: readonly (readonly string[])[]): McpRead {
   const file = readUserFile(filePath, tree, MAX_MCP_FILE_BYTES);
   if (file.kind === "refused") return file;
   if (file.kind === "absent") return { kind: "absent", file, value: {} };
-  const parsed = parseText(file.text, format);
+  const narrowed = format === "json" && paths ? narrowJsonc(file.text, paths) : undefined;
+  if (narrowed && !narrowed.ok) return { kind: "refused", path: filePath, problem: syntaxProblem(narrowed) };
+  const parsed = parseText(narrowed ? narrowed.narrowed.text : file.text, format);
   return parsed.ok ? { kind: "present", file, value: parsed.value } : { kind: "refused", path: filePath, problem: parsed.problem };
 }
 
@@ -99,7 +125,7 @@ function parseText(text: string, format: McpFile["format"]): { ok: true; value: 
   try {
     if (format === "toml") return { ok: true, value: TOML.parse(body) as JsonObject };
     const parsed = parseJsonc(body);
-    if (!parsed.ok) return { ok: false, problem: `does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code})` };
+    if (!parsed.ok) return { ok: false, problem: syntaxProblem(parsed) };
     const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
     if (!isJsonObject(value)) return { ok: false, problem: "is not a JSON object" };
     const duplicate = duplicateKey(body, parsed.root, ["mcpServers"]);
@@ -112,6 +138,8 @@ function parseText(text: string, format: McpFile["format"]): { ok: true; value: 
     return { ok: false, problem: `does not parse${typeof line === "number" ? ` (line ${line + 1})` : ""}` };
   }
 }
+
+const syntaxProblem = (error: { line: number; column: number; code: string }): string => `does not parse: line ${error.line}, column ${error.column} (${error.code})`;
 
 /** The servers table at `keys`: absent, an object, or a value in the way (its key path). */
 function serversAt(value: JsonObject, keys: readonly string[]): { kind: "none" } | { kind: "table"; table: JsonObject } | { kind: "blocked"; at: string } {
@@ -148,6 +176,14 @@ export function describeServer(ctx: InstallerContext, entry: unknown): { usable:
   const command = programOf(entry);
   if (command === undefined) return { usable: false, text: `has neither a command nor a URL${tail}` };
   const where = shown(ctx, command);
+  const server = frontServerOf(entry);
+  if (server !== undefined) {
+    // The shared front: usable when both it and the server it runs are executable files.
+    const front = path.isAbsolute(command) && isExecutableFile(command);
+    const runs = path.isAbsolute(server) && isExecutableFile(server);
+    const text = `stdio ${where} mcp (the shared front) running ${shown(ctx, server)}${front ? "" : `; ${where} is missing or not executable`}${runs ? "" : `; ${shown(ctx, server)} is missing or not executable`}${tail}`;
+    return { usable: front && runs, text };
+  }
   if (path.isAbsolute(command)) {
     return isExecutableFile(command) ? { usable: true, text: `stdio ${where} (an executable file)${tail}` } : { usable: false, text: `stdio ${where}, which is missing or not executable${tail}` };
   }
@@ -164,6 +200,14 @@ export interface McpReport {
   readonly lines: string[];
   readonly drifted: boolean;
   readonly repairs: string[];
+  /** Each usable entry as the agent would start it, for the probe of check/doctor (server-report.ts). */
+  readonly servers: ServerTarget[];
+}
+
+/** One configured server to start: where it was found ("in ~/.claude.json (local scope)") and what runs. */
+export interface ServerTarget {
+  readonly where: string;
+  readonly spec: ServerSpec;
 }
 
 /** mcpInstallCommand(ctx, client) → the repair line's command. */
@@ -177,13 +221,17 @@ export const mcpInstallCommand = (client: InstallerClient): string =>
  */
 export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: string, hooksHere: boolean): McpReport {
   const name = client.name;
-  if (!client.mcp) return { lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [], drifted: false, repairs: [] };
+  if (!client.mcp) return { lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [], drifted: false, repairs: [], servers: [] };
   const lines: string[] = [];
+  const servers: ServerTarget[] = [];
   const cache = new Map<string, McpRead>();
   let usable = false;
   let found = false;
   const places: string[] = [];
   const seen = new Set<string>();
+  // A file that cannot be read is what to fix first: `install --mcp` refuses it for the same reason (issue 30).
+  const unreadable: string[] = [];
+  const readable: string[] = [];
   for (const spot of client.mcp.files) {
     const resolved = spot.path(ctx);
     if (!resolved.ok) {
@@ -197,31 +245,42 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     seen.add(seenKey);
     // The project's .mcp.json sits under the cwd, a name the repository chooses: quoted when odd.
     const where = shown(ctx, resolved.path);
-    places.push(spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`);
-    const read = cache.get(resolved.path) ?? readMcpFile(resolved.path, spot.format, tree);
+    const place = spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`;
+    places.push(place);
+    const tables = client.mcp.files.filter((other) => sameFile(other.path(ctx), resolved.path)).map((other) => other.servers(ctx));
+    const read = cache.get(resolved.path) ?? readMcpFile(resolved.path, spot.format, tree, tables);
     cache.set(resolved.path, read);
     if (read.kind === "refused") {
       lines.push(`${name}: MCP servers cannot be checked: ${where} ${read.problem}`);
+      unreadable.push(`${where} (it ${read.problem})`);
       continue;
     }
+    readable.push(place);
     const server = findServer(read.value, keys);
     if (!server) continue;
     found = true;
     const described = describeServer(ctx, server.entry);
     const approval = spot.needsApproval ? " (used once approved in a session)" : "";
     usable ||= described.usable;
-    lines.push(`${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${where}${spot.label === path.basename(resolved.path) ? "" : ` (${spot.label})`}${approval}: ${described.text}`);
+    const foundIn = `${where}${spot.label === path.basename(resolved.path) ? "" : ` (${spot.label})`}`;
+    lines.push(`${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${foundIn}${approval}: ${described.text}`);
+    // Agents start every server, a user-level one too, in the session's directory (where a
+    // repository's velesdb-memory.toml is read): the probe starts it where check runs.
+    const spec = described.usable ? serverSpec(server.entry, ctx.cwd) : undefined;
+    if (spec) servers.push({ where: foundIn, spec });
   }
   const repairs: string[] = [];
   let drifted = false;
   if (!found) {
-    lines.push(`${name}: MCP server velesdb-memory missing (looked in ${places.join(", ")})${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`);
+    const looked = unreadable.length > 0 ? `not found in the files that could be read (${readable.join(", ") || "none"})` : `missing (looked in ${places.join(", ")})`;
+    lines.push(`${name}: MCP server velesdb-memory ${looked}${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`);
   }
   if (hooksHere && !usable) {
     drifted = true;
-    repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
+    if (unreadable.length > 0) repairs.push(`fix ${[...new Set(unreadable)].join(" and ")} or move it aside, then ${mcpInstallCommand(client)}`);
+    else repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
   }
-  return { lines, drifted, repairs };
+  return { lines, drifted, repairs, servers };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,6 +324,21 @@ export interface McpEditInput {
  * containers install added, and the file when install created it and nothing else is left).
  */
 export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: false; problem: string } {
+  // A JSON file is edited through its stand-in (json-narrow.ts), the edit then made on its own bytes.
+  if (input.spot.format !== "json" || input.text.trim() === "") return planOnText(input);
+  const tables = [input.spot.servers(input.ctx)];
+  const narrowed = narrowJsonc(input.text, tables);
+  if (!narrowed.ok) return { ok: false, problem: syntaxProblem(narrowed) };
+  const planned = planOnText({ ...input, text: narrowed.narrowed.text });
+  if (!planned.ok || planned.edit.text === null) return planned;
+  const text = widen(input.text, narrowed.narrowed, planned.edit.text, tables);
+  if (text === undefined) return { ok: false, problem: "cannot take a velesdb-memory MCP server without changing something else; add it by hand" };
+  return { ok: true, edit: { ...planned.edit, text } };
+}
+
+const sameFile = (resolved: { ok: true; path: string } | { ok: false }, filePath: string): boolean => resolved.ok && resolved.path === filePath;
+
+function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: false; problem: string } {
   const { ctx, client, spec, spot, filePath, mode, source, record } = input;
   // A BOM stays where it is; the edits see the text after it.
   const bom = input.text.startsWith(BOM) ? BOM : "";
@@ -297,7 +371,7 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   }
 
   if (!source) return { ok: true, edit: none };
-  const wanted = source.kind === "stdio" ? spec.stdio(source.command) : spec.url(source.url);
+  const wanted = source.kind === "url" ? spec.url(source.url) : source.front === undefined ? spec.stdio(source.command, []) : spec.stdio(source.front, frontArgs(source.command));
   const what = describeSource(ctx, source);
   if (found && !ours) return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
   if (found && ours) {
@@ -349,7 +423,18 @@ function isOurShape(spec: McpSpec, entry: unknown): boolean {
   const url = [entry.url, entry.httpUrl, entry.serverUrl].find((u) => typeof u === "string") as string | undefined;
   if (url !== undefined && sameJson(entry, spec.url(url))) return true;
   const command = programOf(entry);
-  return command !== undefined && sameJson(entry, spec.stdio(command));
+  if (command === undefined) return false;
+  // The direct entry of an earlier install (upgraded to the front), or the front's own.
+  if (sameJson(entry, spec.stdio(command, []))) return true;
+  const server = frontServerOf(entry);
+  return server !== undefined && sameJson(entry, spec.stdio(command, frontArgs(server)));
+}
+
+/** frontServerOf(entry) → X when the entry's arguments are exactly `mcp --server X` (the front install writes). */
+function frontServerOf(entry: JsonObject): string | undefined {
+  const args = Array.isArray(entry.command) ? entry.command.slice(1) : entry.args;
+  if (!Array.isArray(args) || args.length !== 3 || args[0] !== "mcp" || args[1] !== "--server") return undefined;
+  return typeof args[2] === "string" && args[2] !== "" ? args[2] : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-// Where things live, from the environment the installer was started with (SPEC §9):
+// Where things live, from the environment the installer was started with (docs/contract.md §9):
 // our own tree ($VELESDB_HOOKS_HOME, default ~/.velesdb-hooks) with the stable binary in
 // bin/, and each client's home ($CLAUDE_CONFIG_DIR, $CODEX_HOME). A relative override is
 // refused rather than resolved against the cwd: the hosts read these variables from other
@@ -61,7 +61,7 @@ export function shown(ctx: InstallerContext, p: string): string {
  * printable("Stop") → Stop; printable("x\u001b[2J\nforged") → "x\u001b[2J\nforged": a value read
  * from a file (a path, an event key) as it is when every character is printable, else as a
  * JSON string with every control and line separator escaped, so it can never move the cursor,
- * ring, or forge a line of the report (issue 19).
+ * ring, or forge a line of the report (docs/decisions.md#installer-second-trial-from-outside).
  */
 export function printable(value: string): string {
   return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(value) ? value : readerJson(value);

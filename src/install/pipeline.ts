@@ -1,4 +1,4 @@
-// install and uninstall as one pipeline over the client table (SPEC §9), knowing no client by
+// install and uninstall as one pipeline over the client table (docs/contract.md §9), knowing no client by
 // name:
 // 1. read every file a selected client owns (its registry, its sections) and the manifest of
 //    what earlier installs wrote (manifest.ts);
@@ -35,7 +35,7 @@ import {
   type WritableFile,
 } from "./registry.ts";
 import type { Output } from "./report.ts";
-import { mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
+import { MAX_MCP_FILE_BYTES, mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";
@@ -153,7 +153,7 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
  * (what follows "which"), or undefined. In one's own home the record leads nowhere one could
  * not go anyway. For root in another user's home the record is that user's word (the file is
  * theirs by design), so it is obeyed only for a file that user owns, reached through that
- * user's links, and named like a file the client writes (issue 19, item 2).
+ * user's links, and named like a file the client writes (docs/decisions.md#installer).
  */
 function recordProblem(ctx: InstallerContext, client: InstallerClient, recorded: string): string | undefined {
   const owner = foreignHomeOwner(ctx.home);
@@ -192,7 +192,7 @@ function planTarget(
   const spot = target.withSections ? client.mcp?.files[0] : undefined;
   const spotPath = spot?.path(ctx);
   if (mode === "install" && mcp && !client.mcp) notes.push(`${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`);
-  // Hooks without the server they point at lock opted-in edits (issue 18): install without
+  // Hooks without the server they point at lock opted-in edits (docs/mcp-server.md): install without
   // --mcp says so at once, with the command that wires it, rather than leaving it to check.
   if (mode === "install" && !mcp && client.mcp && target.withSections && mcpReport(ctx, client, tree, true).drifted) {
     notes.push(`${client.name}: note: no usable velesdb-memory MCP server where this agent reads one; the hooks ask for its tools. Add it: ${mcpInstallCommand(client)}`);
@@ -215,7 +215,7 @@ function planTarget(
     hooksAfter = planned.hooksAfter;
   }
   if (mcpActive && !shared) {
-    const read = readMcpFile(mcpPath, spot.format, tree);
+    const read = readMcpFile(mcpPath, spot.format, tree, [spot.servers(ctx)]);
     if (read.kind === "refused") return { ok: false, problem: `${shown(ctx, read.path)} ${read.problem}` };
     const edit = mcpEdit(read.kind === "present" ? read.file.text : "", read.kind === "absent", true);
     if (!edit.ok) return { ok: false, problem: `${shown(ctx, mcpPath)} ${edit.problem}` };
@@ -507,7 +507,12 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (registryPath?.ok) candidates.push({ client, path: registryPath.path });
   }
   for (const record of records) {
-    if (record.kind === "mcp") continue; // a server entry runs velesdb-memory, not our binary
+    // A server entry of ours runs the shared front, this very binary (src/mcp/front.ts); an
+    // earlier install's direct entry ran velesdb-memory, and names no stable path of ours.
+    if (record.kind === "mcp") {
+      if (reach(record.path) !== undefined || mcpFileNames(record.path, stable)) candidates.push({ client: undefined, path: record.path });
+      continue;
+    }
     const client = CLIENTS.find((c) => c.name === record.client);
     if (client?.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
     candidates.push({ client, path: record.path });
@@ -533,6 +538,16 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (other !== undefined) users.push(shown(ctx, other));
   }
   return users;
+}
+
+/** mcpFileNames(file, stable) → the MCP file still holds the stable path (as JSON or TOML spell it); unreadable: true, the binary is kept. */
+function mcpFileNames(file: string, stable: string): boolean {
+  try {
+    if (fs.statSync(file).size > MAX_MCP_FILE_BYTES) return true;
+    return fs.readFileSync(file, "utf8").includes(JSON.stringify(stable).slice(1, -1));
+  } catch (error) {
+    return errorCode(error) !== "ENOENT";
+  }
 }
 
 function registryNames(client: InstallerClient, registryPath: string, stable: string, tree: string, ctx: InstallerContext): boolean {

@@ -1,5 +1,5 @@
 // A client's registry (settings.json, hooks.json) under the user-settings write policy of
-// STYLE point 8: read, merge at hook granularity, write back — never replace the `hooks`
+// docs/contract.md §9: read, merge at hook granularity, write back — never replace the `hooks`
 // object, never touch an entry that is not ours, keep the file's mode, follow a symlinked
 // registry to its target, write by temp + fsync + rename, and refuse (before anything changes)
 // whatever cannot be merged safely. Users' top complaints about hook installers are clobbered
@@ -19,7 +19,8 @@ export const BACKUP_SUFFIX = ".velesdb-backup";
 /**
  * The most the installer reads of any file it did not write itself (a registry, Codex's
  * config.toml, a rules file, a backup, its own record): hosts' settings are kilobytes, and a
- * bound keeps a link to a huge or endless file from costing more (issue 19).
+ * bound keeps a link to a huge or endless file from costing more
+ * (docs/decisions.md#installer-second-trial-from-outside).
  */
 export const MAX_READ_BYTES = 16 << 20;
 /** The top-level key every client's registry files its hooks under. */
@@ -47,7 +48,7 @@ export type WritableFile =
       readonly owner: Owner;
     };
 
-/** A file's owner and group, kept across a rewrite (issue 12: `sudo install` took users' settings away from them). */
+/** A file's owner and group, kept across a rewrite (docs/decisions.md#installer: `sudo install` took users' settings away from them). */
 export interface Owner {
   readonly uid: number;
   readonly gid: number;
@@ -412,7 +413,7 @@ export interface Undo {
 
 /**
  * backupPath(file) → `<target>.velesdb-backup`: beside the bytes it copies, so behind a link it
- * sits in the target's directory, which already guards the original (issue 19: a backup of a
+ * sits in the target's directory, which already guards the original (docs/decisions.md#installer: a backup of a
  * file in a root-only directory once landed in the directory of the user who made the link).
  */
 export const backupPath = (file: Extract<WritableFile, { kind: "present" }>): string => `${file.target}${BACKUP_SUFFIX}`;
@@ -445,10 +446,6 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     fs.rmSync(file.target);
     return { target: file.target, before };
   }
-  // Another program may rewrite the file between our read and our rename (Claude Code rewrites
-  // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
-  // from older bytes. The window left is the few microseconds up to the rename.
-  if (!sameBytes(file.target, file.text)) throw Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
   let undo: Undo = { target: file.target, before };
   if (backup) {
     const backup = backupPath(file);
@@ -456,7 +453,12 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
     writeAtomically(backup, file.text, backupMode(file.mode), file.owner);
   }
   try {
-    writeAtomically(file.target, text, file.mode, file.owner);
+    // Another program may rewrite the file between our read and our rename (Claude Code rewrites
+    // ~/.claude.json while it runs): what changed meanwhile is never overwritten with a plan made
+    // from older bytes. The check runs once the backup and the new bytes are on disk, just
+    // before the rename (issue 30, item 2: checked before them, a rewrite landing during the
+    // milliseconds of the backup and the fsyncs was undone in 3 of 3 trials).
+    writeAtomically(file.target, text, file.mode, file.owner, () => confirmUnchanged(file.target, file.text));
   } catch (error) {
     // The target is as it was (the rename never happened); only the backup changed.
     try {
@@ -472,11 +474,36 @@ export function writeUserFile(file: WritableFile, text: string | null, backup = 
 /** The error code of a write refused because the file changed after it was read (shown as the reason). */
 export const CHANGED_MEANWHILE = "it changed while velesdb-hooks was editing it; run the command again";
 
-function sameBytes(file: string, text: string): boolean {
+/**
+ * confirmUnchanged(file, text) → a check to run just before the rename: throws CHANGED_MEANWHILE
+ * when the file no longer holds `text`. The bytes are compared first (a read of the whole file,
+ * tens of milliseconds at 60 MB), pinned by the file's identity before and after that read; the
+ * check returned compares only that identity again (one stat), so what a rewriter can still slip
+ * in unseen is what lands between that stat and the rename: the platform offers no
+ * compare-and-rename, and this is the smallest window it leaves (docs/hardening.md, measured).
+ */
+function confirmUnchanged(file: string, text: string): () => void {
+  const changed = () => Object.assign(new Error("changed meanwhile"), { code: CHANGED_MEANWHILE });
+  const pinned = identityOf(file);
+  let same = false;
   try {
-    return fs.readFileSync(file, "utf8") === text;
+    same = pinned !== undefined && fs.readFileSync(file, "utf8") === text && identityOf(file) === pinned;
   } catch {
-    return false;
+    same = false;
+  }
+  if (!same) throw changed();
+  return () => {
+    if (identityOf(file) !== pinned) throw changed();
+  };
+}
+
+/** identityOf(file) → device, inode, size and change times in nanoseconds: a rename over it or a write into it changes one of them. */
+function identityOf(file: string): string | undefined {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return undefined;
   }
 }
 
@@ -510,7 +537,7 @@ function snapshotOf(file: string): { bytes: Uint8Array; mode: number; owner: Own
 const NO_FOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 /**
- * A seam for the race test of issue 19 item 9: code in the same process may set it to act
+ * A seam for the race test (docs/decisions.md#installer): code in the same process may set it to act
  * between a directory's creation and its hand-over. Nothing outside the process (no variable,
  * no file) can set it, so a production run never pauses there.
  */
@@ -520,7 +547,7 @@ export const RACE_TEST_HOOKS: { afterMkdir?: (dir: string) => void } = {};
  * makeDirectories(dir, owner, mode) → the directories it created (outermost first), each with
  * that mode (0700 by default) and owned like the file will be. Root hands each one over through
  * a descriptor (handOver), never by its name: chown by name follows a link that the user
- * swapped in for the new directory (issue 19, item 9).
+ * swapped in for the new directory (docs/decisions.md#installer).
  */
 export function makeDirectories(dir: string, owner: Owner, mode = 0o700): string[] {
   const missing: string[] = [];
@@ -581,9 +608,11 @@ function tempBeside(target: string): string {
  * writeAtomically(target, content, mode, owner?): a new file created O_EXCL|O_NOFOLLOW beside
  * the target, given `owner` (when that is not us and we may: root) and `mode`, written,
  * fsynced, renamed over the target (which replaces a link at that name rather than writing
- * through it), then the directory is fsynced.
+ * through it), then the directory is fsynced. `beforeRename`, when given, runs once the bytes are
+ * on disk and returns the last check, which runs immediately before the rename; either may throw
+ * to leave the target as it is.
  */
-export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner): void {
+export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner, beforeRename?: () => () => void): void {
   const dir = path.dirname(target);
   const temp = tempBeside(target);
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
@@ -600,6 +629,9 @@ export function writeAtomically(target: string, content: string | Uint8Array, mo
   }
   fs.closeSync(fd);
   try {
+    // The slow part of the caller's check first, then its last step and the rename back to back.
+    const lastCheck = beforeRename?.();
+    lastCheck?.();
     fs.renameSync(temp, target);
   } catch (error) {
     fs.rmSync(temp, { force: true });

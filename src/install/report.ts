@@ -8,7 +8,7 @@ import type { BinaryState } from "./binary.ts";
 import { primaryPath, type InstallerClient, type SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
-import { mcpReport } from "./mcp.ts";
+import { mcpReport, type ServerTarget } from "./mcp.ts";
 import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
 import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
@@ -40,6 +40,8 @@ export interface ClientReport {
   readonly registryPath: string | undefined;
   /** Lines only doctor shows (the client's own checks, e.g. Codex trust), with their left-column label. */
   readonly doctor: ReadonlyArray<{ readonly label: string; readonly text: string }>;
+  /** The configured servers to start (server-report.ts); the probe's lines follow `lines`. */
+  readonly servers: readonly ServerTarget[];
 }
 
 /** clientReport → the check lines for one client: its registry, its sections, the binary and the client's own checks. */
@@ -52,7 +54,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   const registryPath = primaryPath(client, ctx);
   if (!registryPath.ok) {
     lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
-    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [] };
+    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [], servers: [] };
   }
   // Root checking another user's home reads nothing through a link that user could aim at root's files.
   const reach = reachFor(ctx);
@@ -60,7 +62,7 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   if (unreachable !== undefined) {
     const at = shown(ctx, unreachable);
     lines.push(`${name}: entries cannot be checked: ${at} ${reach(unreachable)}`);
-    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix ${at}, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: registryPath.path, doctor: [] };
+    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix ${at}, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: registryPath.path, doctor: [], servers: [] };
   }
   const where = shown(ctx, registryPath.path);
   // A client without a registry is judged by its sections alone (OpenCode's plugin file).
@@ -116,14 +118,14 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     repairs.push(...extra.repairs);
     drifted ||= extra.drifted;
   }
-  // The server the hooks send the agent to (issue 18): hooks without it lock opted-in edits.
+  // The server the hooks send the agent to (docs/mcp-server.md): hooks without it lock opted-in edits.
   const hooksHere = client.registry ? !registryAbsent && file?.kind !== "refused" : sectionsHere;
   const server = mcpReport(ctx, client, tree, hooksHere);
   lines.push(...server.lines);
   repairs.push(...server.repairs);
   drifted ||= server.drifted;
   const absent = !drifted && ((client.registry ? registryAbsent : !sectionsHere) || binary.state === "absent");
-  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [] };
+  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [], servers: server.servers };
 }
 
 /** A client to report on, with the context to read it in (a remembered `--config` file gets its own). */

@@ -1,6 +1,7 @@
 // A marked section of ours in a user's text file (a client's `sections`; today Windsurf's
-// global rules file, SPEC §4.3, the only channel that reaches Cascade's model in every
-// session). The file belongs to the user, so it gets the registry's write policy (STYLE point 8): backup, private temp file +
+// global rules file, docs/contract.md §4.3, the only channel that reaches Cascade's model in every
+// session). The file belongs to the user, so it gets the registry's write policy
+// (docs/contract.md §9): backup, private temp file +
 // fsync + rename, mode kept, a symlink written at its target, refusal before any change — and
 // its content is never printed.
 //
@@ -80,6 +81,16 @@ function findSection(text: string, { begin: BEGIN_TOKEN, end: END_TOKEN }: Marke
   return { kind: "one", span: { start: begin.start, end: end.end, addedNewline: begin.flagged, eol: begin.eol } };
 }
 
+/**
+ * notOurs(section, text) → the refusal for a section that must be its file alone (ownFile) when
+ * the file, holding no section of ours, has text in it: that is a file of the user's, and ours
+ * is never added to it. Blank text is no one's module: ours may go there.
+ */
+function notOurs(section: SectionSpec, text: string): { ok: false; problem: string } | undefined {
+  if (section.ownFile === undefined || text.trim() === "") return undefined;
+  return { ok: false, problem: `is not ours (it holds no velesdb-hooks section; ${section.ownFile}): rename it, then run install again` };
+}
+
 /** renderSection(section, "\n", false) → the begin line, the section's body and the end line, each ended by `eol`. */
 export function renderSection(section: SectionSpec, eol: string, addedNewline: boolean, stable: string): string {
   const markers = markersOf(section);
@@ -98,7 +109,7 @@ export type RulesPlan =
 export function rulesState(section: SectionSpec, text: string, stable: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
   const found = findSection(text, markersOf(section));
   if (found.kind === "broken") return { ok: false, problem: found.problem };
-  if (found.kind === "none") return { ok: true, state: "absent" };
+  if (found.kind === "none") return notOurs(section, text) ?? { ok: true, state: "absent" };
   const { span } = found;
   return { ok: true, state: text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline, stable) ? "in step" : "outdated" };
 }
@@ -112,6 +123,8 @@ export function planRules(section: SectionSpec, text: string, mode: "install" | 
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") {
     if (mode === "uninstall") return { ok: true, before: "absent", text };
+    const foreign = notOurs(section, text);
+    if (foreign) return foreign;
     const eol = text.includes("\r\n") ? "\r\n" : "\n";
     if (text === "") return { ok: true, before: "absent", text: renderSection(section, eol, false, stable) };
     if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false, stable) };

@@ -1,4 +1,4 @@
-// The quoting rules behind Codex entries (SPEC §4.2). Codex runs `command` through the session
+// The quoting rules behind Codex entries (docs/contract.md §4.2). Codex runs `command` through the session
 // shell, so the binary path must reach it as one literal word whatever the home directory is
 // called: a path with a space, a quote or a `$` that is not quoted this way runs something
 // else, or nothing, and the hook silently never fires.

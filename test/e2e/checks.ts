@@ -4,6 +4,7 @@
 import { expect } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { mustKeepOf } from "../support/real-outputs.ts";
 import type { Mode, RunResult } from "./harness.ts";
 import type { LoggedRequest } from "./mock-llm.ts";
 import { messagesOf, messageText, toolResultsOf } from "./mock-openai-chat.ts";
@@ -99,6 +100,21 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
+/**
+ * toolAnswerTexts(requests) → the tool answers the model had received by the session's last
+ * request (Claude tool_result, Codex function_call_output / custom_tool_call_output, Gemini
+ * functionResponse), as JSON text with the backslashes dropped: each host nests the server's
+ * JSON text in its own JSON a different number of times, so `"found":true` reads the same in all.
+ */
+export function toolAnswerTexts(requests: readonly { body: any }[]): string[] {
+  const last = requests.at(-1)?.body;
+  const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+  const claude = list(last?.messages).flatMap((m: any) => list(m?.content)).filter((b: any) => b?.type === "tool_result").map((b: any) => b.content);
+  const codex = list(last?.input).filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output").map((i: any) => i.output);
+  const gemini = list(last?.contents).flatMap((c: any) => list(c?.parts)).filter((p: any) => p?.functionResponse).map((p: any) => p.functionResponse.response);
+  return [...claude, ...codex, ...gemini].map((a) => JSON.stringify(a).replace(/\\/g, ""));
+}
+
 // ---- Shared runs ----------------------------------------------------------------------------
 
 /**
@@ -186,11 +202,21 @@ export function userMessageInFirstRequest(text: string): Check {
   });
 }
 
+/** lostLines(result, original, runner) → the lines the runner marks in the original that the model did not read. */
+export function lostLines(result: string, original: string, runner: string): string[] {
+  // A plugin host's output is both streams in one: the runner's parser reads it as stderr too.
+  const needed = mustKeepOf(runner)(original, original);
+  if (needed.length === 0) return ["the original holds no line the runner marks"];
+  const lines = new Set(result.split("\n"));
+  return needed.filter((line) => !lines.has(line)).map((line) => `lost: ${line}`);
+}
+
 /**
- * compiledKeepingWhole(resultOf, output) → the check: the tool result `resultOf(r)` is the
- * compiled view (the e2e compiler's E2E-COMPILED) and the archive it names holds `output` whole.
+ * compiledKeepingWhole(resultOf, runner, whole) → the check: the tool result `resultOf(r)` is the
+ * compiled view (the e2e compiler's E2E-COMPILED) keeping every line the runner marks, and the
+ * archive it names holds the complete output (`whole(stored)` says what is missing, or "").
  */
-export function compiledKeepingWhole(resultOf: (r: RunResult) => string | undefined, output: string): Check {
+export function compiledKeepingWhole(resultOf: (r: RunResult) => string | undefined, runner: string, whole: (stored: string) => string): Check {
   return check("the model reads the compiled view of the kept-whole output; the archive it names holds the complete output", (r) => {
     const result = resultOf(r);
     if (result === undefined) return ["the bash call never answered"];
@@ -198,6 +224,9 @@ export function compiledKeepingWhole(resultOf: (r: RunResult) => string | undefi
     const archive = /saved at "([^"]+)"/.exec(result)?.[1];
     if (!archive || !fs.existsSync(archive)) return ["no archive named"];
     const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
-    return stored.trimEnd() === output ? [] : ["the archive does not hold the complete output"];
+    const p = lostLines(result, stored, runner);
+    const missing = whole(stored);
+    if (missing !== "") p.push(`the archive does not hold the complete output (${missing})`);
+    return p;
   });
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
-import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { doubleArgs, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
@@ -22,8 +22,8 @@ const DROID_BIN = HOST_BINS.droid;
 /** Droid names a custom model `custom:<model>-<index>`. */
 const MODEL = "custom:mock-model-0";
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;

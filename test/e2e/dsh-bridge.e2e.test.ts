@@ -31,14 +31,14 @@ import {
   type HooksMode,
   type ToolOutcome,
 } from "./dsh-harness.ts";
+import { IS_ROOT, testIf } from "../support/requires.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..", "..");
-const LOAD = `load_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${DSH_PROJECT.project}", session="${DSH_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const OPTED_IN = { ...DSH_PROJECT, enforce_learning_loop: true };
 const RECALL_TOOL = "mcp__velesdb-memory__recall_fused";
 const STOPS = 20;
-const IS_ROOT = process.getuid?.() === 0;
 
 beforeAll(() => {
   if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
@@ -397,6 +397,7 @@ describe("dsh bridge: Stop", () => {
     label: string;
     optedIn: boolean;
     skip: boolean;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a case that sets no variable is a block with no return, which a `| undefined` return type refuses
     prepare: (d: { root: string; workspace: string }) => Record<string, string> | void;
     /** Problems if the state location turned out writable after all. */
     verify: (c: DshCase) => string[];
@@ -434,7 +435,7 @@ describe("dsh bridge: Stop", () => {
     // "Never steers" alone would also hold without hooks; the behaviour proven is that the hooks
     // are live (guidance injected, the guard refuses in an opted-in repository) AND Stop never
     // steers, over 20 Stops that all say stop_hook_active:false.
-    test.skipIf(v.skip)(`with an unwritable state location (${v.label}) it never steers`, async () => {
+    testIf(!v.skip, "root and a filesystem with the immutable flag (chattr +i)")(`with an unwritable state location (${v.label}) it never steers`, async () => {
       await scenario(
         `unwritable-${v.label}`,
         { projectConfig: v.optedIn ? OPTED_IN : DSH_PROJECT, prepare: v.prepare },

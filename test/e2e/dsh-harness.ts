@@ -52,7 +52,7 @@
 // ambient environment scrubbed of names matching KEY/PASSWORD/SECRET/TOKEN and of `DSH_*`,
 // plus NO_COLOR=1 TERM=dumb PAGER=cat GIT_PAGER=cat; the group is killed on timeout or abort.
 // Option `freshTmpdirPerSpawn` gives every hook process its own new, empty TMPDIR: the
-// sandbox case of SPEC §4.4 where /tmp is private to each hook process.
+// sandbox case of docs/contract.md §4.4 where /tmp is private to each hook process.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -69,14 +69,14 @@ export { HOOKS_BIN, shellQuote };
 // hooks.json
 // ---------------------------------------------------------------------------------------------
 
-/** Our registration for the bridge (SPEC §4.4), as the installer writes it: Codex format, one group per event. */
+/** Our registration for the bridge (docs/contract.md §4.4), as the installer writes it: Codex format, one group per event. */
 export const DSH_REGISTRATION = [
   { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
   { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
   // The harness's own file tools (its shell `bash` is not an edit). Codex matchers are
   // unanchored regexes, hence the anchors.
   { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: "^(edit|write|str_replace_editor)$", timeout: 10 },
-  // The recall set of SPEC §6.2; the harness spells MCP tools mcp__<server>__<tool> with the
+  // The recall set of docs/contract.md §6.2; the harness spells MCP tools mcp__<server>__<tool> with the
   // server name as configured (velesdb-memory), the Codex CLI with `_`: accept both.
   {
     wireEvent: "PostToolUse",
@@ -277,7 +277,7 @@ export class FakeBash {
         spec.signal?.removeEventListener("abort", onAbort);
         killGroup(); // nothing a hook left behind outlives it
         this.running.delete(pid);
-        if (this.running.size === 0) this.waiters.splice(0).forEach((w) => w());
+        if (this.running.size === 0) for (const w of this.waiters.splice(0)) w();
       };
       child.stdout!.setEncoding("utf8").on("data", (d: string) => {
         if (stdout.length < spec.stdoutMaxBytes) stdout += d;
@@ -568,6 +568,7 @@ export interface DshCaseOptions {
    * Runs after the case directories and .velesdb-hooks.json exist, before the bridge is applied;
    * returns extra variables of the harness process (hooks inherit them).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a case that sets no variable is a block with no return, which a `| undefined` return type refuses
   prepare?: (dirs: { root: string; home: string; workspace: string }) => Record<string, string> | void;
 }
 

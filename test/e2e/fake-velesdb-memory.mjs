@@ -3,24 +3,39 @@
 // without bun on PATH. Every suite that needs the server uses it; nothing else in the repository
 // may invent its answers.
 //
-// Derived from velesdb-memory 0.12.0 (github:cyberlife-coder/VelesDB at commit
-// 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5) and checked against that binary driven by hand:
-// - crates/velesdb-memory/src/mcp.rs, mcp/context_tools.rs: the tool table (20 tools), each
-//   tool `Result<Json<T>, ErrorData>`; get_info (serverInfo, tools capability, instructions).
-// - crates/velesdb-memory/src/mcp/dto.rs, context/model.rs: the result shapes.
-// - rmcp 3.1.1 src/handler/server/wrapper/json.rs + model.rs `CallToolResult::structured`: a
-//   `Json<T>` success is ONE text block holding the compact JSON AND the same value as
-//   `structuredContent`, `isError: false`; handler/server/tool.rs: an `Err(ErrorData)` is a
-//   JSON-RPC error (not a result); an `Err` of any other type is a result with `isError: true`.
+// Derived from velesdb-memory 0.17.0 as crates.io ships it (crate velesdb-memory-0.17.0, packaged
+// from github:cyberlife-coder/VelesDB at a9eeabadcc96777cc42770fcc1492b472217e726 per its
+// .cargo_vcs_info.json; built with --features http and rmcp 3.11.0, what `cargo install` resolves
+// without --locked), and checked against that binary by velesdb-memory-contract.test.ts:
+// - src/mcp.rs (tool table: 27 tools), src/mcp/advanced_tools.rs, status.rs, migration_tools.rs,
+//   context_tools.rs: each tool `Result<Json<T>, ErrorData>`; get_info (serverInfo, the tools
+//   capability, instructions).
+// - rmcp src/handler/server/wrapper/json.rs + model.rs `CallToolResult::structured`: a `Json<T>`
+//   success is ONE text block holding the compact JSON AND the same value as `structuredContent`,
+//   `isError: false`; an `Err(ErrorData)` is a JSON-RPC error (not a result); arguments that do
+//   not deserialize are a result with `isError: true` (router/tool.rs).
+// - rmcp ≥ 3.7 answers an `initialize` at 2026-07-28 (a version without initialize, SEP-2567) or
+//   at an unknown version with 2025-11-25, and every such session has the same shapes (no
+//   resultType, ping answers {}): measured at every version in velesdb-memory-cases.ts. A real
+//   2026-07-28 client (Claude Code 2.1.328) sends `server/discover` and then `_meta` on every
+//   request instead; those answers open with resultType (tools/list with its cache fields too)
+//   and ping is refused once such a request was served. Not modelled: what the real server
+//   answers a request without `_meta` before any initialize (-32602), or a plain request after
+//   a 2026-07-28 one.
 // - The transport is newline-delimited JSON-RPC 2.0 on stdin/stdout, one message per line.
 // velesdb-memory-wire.json (next to this file) holds what that binary answered over stdio,
-// verbatim but for its prose (hash embedder, private HOME and store: empty, then one remembered
-// fact): initialize's result, tools/list's result (20 tools, with their inputSchema and
-// outputSchema), one real answer per tool, its errors. The server's instructions and every
-// description are replaced by a placeholder of ours (no sentence of theirs in this repository;
-// hosts only pass them to the model). The double splices those bytes in, so ids above 2^53 stay
-// exact (a JS number would round them). velesdb-memory-double.test.ts checks the double against
-// that binary, prose masked, when VH_VELESDB_MEMORY_BIN names one.
+// written by scripts/capture-velesdb-memory-wire.ts, verbatim but for its prose and the day
+// stamp of a stored fact (hash embedder, private HOME and store: empty, then one remembered
+// fact): initialize's result, tools/list's result (27 tools, with their inputSchema and
+// outputSchema), one real answer per tool for the canonical arguments of velesdb-memory-cases.ts
+// (whatever arguments it is sent), the errors of those calls, and save_working_context's
+// refusals. The server's instructions and every description are replaced by a placeholder of
+// ours (no sentence of theirs in this repository; hosts only pass them to the model). The double
+// splices those bytes in, so ids above 2^53 stay exact (a JS number would round them).
+//
+// What the double does not do, by design (the contract test runs only what it models): it keeps
+// no state, so load_working_context always answers the never-saved slot, every remember the
+// fact's id, and memory_status/list_memories describe the store holding that one fact.
 //
 //   node fake-velesdb-memory.mjs [--mode MODE[,MODE...]] [--log FILE] [anything else, ignored]
 //
@@ -28,13 +43,13 @@
 // none or with its own. --log FILE appends each received message to FILE as one JSON line, so
 // a test can tell which tools the model called through the host. MODE picks what tools/call
 // answers (tools/list follows, see below):
-// - structured (default): what velesdb-memory 0.12.0 answers: Json<T>, a recall with one memory.
+// - structured (default): what velesdb-memory 0.17.0 answers: Json<T>, a recall with one memory.
 // - empty: the same, with the recall tools finding nothing: `{"memories":[]}`.
 // - rpc-error: the recall tools fail as rmcp reports a tool's Err(ErrorData): a JSON-RPC error
 //   response, here velesdb-memory's own for a recall filter naming a reserved key
 //   (service.rs reject_reserved_keys → mcp.rs to_error → -32602).
 // - is-error: the recall tools answer a CallToolResult with isError:true and one text block, no
-//   structuredContent: what rmcp 3.1.1 sends when a tool's arguments do not deserialize
+//   structuredContent: what rmcp sends when a tool's arguments do not deserialize
 //   (router/tool.rs into_tool_argument_error), e.g. a recall without `query`.
 // - text-only: what a server without structured output sends (MCP before 2025-06-18, or an
 //   rmcp tool returning `Content::text`): tools/list without outputSchema, and every answer as
@@ -50,10 +65,10 @@
 // list is `text-only` or `non-json`; a list mixing those with `structured`/`empty` is refused
 // (no server publishes outputSchema and then answers without structuredContent).
 //
-// compile-stdin [--budget N] [--query Q] (SPEC §7) is run directly as VELESDB_MEMORY_BIN by the
+// compile-stdin [--budget N] [--query Q] (docs/contract.md §7) is run directly as VELESDB_MEMORY_BIN by the
 // PostToolUse hook (the harness makes this file executable). Its "compiled view" is one line
 // naming the input's line count, first and last line, so a test can tell it compiled the
-// complete original. Its wire is velesdb-memory 0.12.0's (see compileStdin).
+// complete original. Its wire is velesdb-memory 0.17.0's (see compileStdin).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -86,29 +101,44 @@ const structuredResult = (rawJson) => `{"content":[{"type":"text","text":${JSON.
 const textResult = (text, isError) => `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":${isError}}`;
 
 /** The real answer to tools/call `name` in `mode`, as one JSON-RPC line (`id` echoed). */
-export function toolCallLine(mode, id, name, args, protocolVersion = WIRE.fallbackProtocolVersion) {
+export function toolCallLine(mode, id, name, args, stateless = false) {
   if (Object.hasOwn(WIRE.errors, name)) return errorLine(id, WIRE.errors[name]);
+  const result = (body) => resultLine(id, stateless ? `${WIRE.resultPrefix2026}${body.slice(1)}` : body);
+  if (Object.hasOwn(WIRE.argumentErrors, name)) return result(textResult(WIRE.argumentErrors[name], true));
   if (!Object.hasOwn(WIRE.answers, name)) return errorLine(id, WIRE.unknownToolError);
+  if (name === "save_working_context") {
+    const refusal = workingContextRefusal(args);
+    if (refusal) return errorLine(id, refusal);
+  }
   const real = WIRE.answers[name];
   const recall = isRecall(name, args);
   if (recall && mode === "rpc-error") return errorLine(id, WIRE.recallError);
-  const result = (body) => resultLine(id, withResultType(body, protocolVersion));
   if (recall && mode === "is-error") return result(textResult(WIRE.argumentErrorText, true));
   if (recall && mode === "non-json") return result(textResult(WIRE.proseAnswer, false));
   const raw = recall && mode === "empty" ? (WIRE.emptyAnswers[name] ?? real) : real;
   return result(textServer(mode) ? textResult(raw, false) : structuredResult(raw));
 }
 
-/** Whether the peer negotiated 2026-07-28 or later, whose results rmcp 3.1.1 shapes differently. */
-const isNewPeer = (protocolVersion) => protocolVersion >= "2026-07-28";
+const MAX_WORKING_CONTEXT_KEY_BYTES = 256;
 
 /**
- * withResultType('{"content":…}', version) → rmcp 3.1.1 adds `"resultType":"complete"` first to a
- * tools/call result only for a peer that negotiated 2026-07-28 or later (model.rs
- * strip_result_type_for_legacy_peer); every older peer gets the historical shape.
+ * workingContextRefusal(args) → the real refusal of a save, or undefined: project, then session,
+ * blank (after trimming) or over 256 UTF-8 bytes; then a working state that records nothing
+ * (src/context/memory_bridge.rs save_working_context, limits.rs MAX_WORKING_CONTEXT_KEY_BYTES).
+ * The messages are the captured ones, with the key and the length put in.
  */
-function withResultType(rawResult, protocolVersion) {
-  return isNewPeer(protocolVersion) ? `{"resultType":"complete",${rawResult.slice(1)}` : rawResult;
+function workingContextRefusal(args) {
+  const refusals = WIRE.workingContextRefusals;
+  for (const key of ["project", "session"]) {
+    const value = typeof args?.[key] === "string" ? args[key] : "";
+    if (value.trim() === "") return { ...refusals.blank, message: refusals.blank.message.replace("session", key) };
+    const bytes = Buffer.byteLength(value);
+    if (bytes > MAX_WORKING_CONTEXT_KEY_BYTES) return { ...refusals.tooLong, message: refusals.tooLong.message.replace("session", key).replace(/\d+ bytes/, `${bytes} bytes`) };
+  }
+  const working = args?.working !== null && typeof args?.working === "object" ? args.working : {};
+  const goal = typeof working.goal === "string" && working.goal.trim() !== "";
+  const lists = Object.entries(working).some(([key, value]) => key !== "goal" && Array.isArray(value) && value.length > 0);
+  return goal || lists ? undefined : refusals.empty;
 }
 
 /** tools/list's result: the real one, without outputSchema for a server without structured output. */
@@ -119,15 +149,20 @@ function toolsListResult(mode) {
   return JSON.stringify(list);
 }
 
-/** negotiate("2025-06-18") → the version rmcp answers: the client's when known, else its latest. */
-const negotiate = (asked) => (WIRE.protocolVersions.includes(asked) ? asked : WIRE.fallbackProtocolVersion);
+// MCP 2026-07-28 has no initialize (SEP-2567): a client sends `server/discover`, then the
+// protocol version and its capabilities in every request's `_meta` (Claude Code 2.1.328 does,
+// measured). The versions the real server lists in discover but never agrees to at initialize
+// are those ("2026-07-28"); such a request is answered with 2026 shapes (resultType first).
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const STATELESS_VERSIONS = JSON.parse(WIRE.discover).supportedVersions.filter((v) => WIRE.negotiated[v] !== v);
+/** validMeta(_meta) → whether discover's `_meta` names the protocol version and the client's capabilities, as rmcp requires. */
+const validMeta = (meta) => meta !== null && typeof meta === "object" && typeof meta[META_VERSION] === "string" && meta["io.modelcontextprotocol/clientCapabilities"] !== null && typeof meta["io.modelcontextprotocol/clientCapabilities"] === "object";
+
+/** negotiate("2026-07-28") → the version the real server answered when asked that one ("2025-11-25"), else its fallback. */
+const negotiate = (asked) => (typeof asked === "string" && Object.hasOwn(WIRE.negotiated, asked) ? WIRE.negotiated[asked] : WIRE.fallbackProtocolVersion);
 
 /** initialize's result: the real one, with the negotiated protocol version. */
-function initializeResult(protocolVersion) {
-  const result = JSON.parse(WIRE.initialize);
-  result.protocolVersion = protocolVersion;
-  return JSON.stringify(result);
-}
+const initializeResult = (protocolVersion) => WIRE.initialize.replace('"protocolVersion":"NEGOTIATED"', `"protocolVersion":${JSON.stringify(protocolVersion)}`);
 
 /**
  * answerLine(mode, message, session) → the server's one response line, or undefined for a
@@ -135,48 +170,49 @@ function initializeResult(protocolVersion) {
  */
 export function answerLine(mode, { id, method, params }, session = {}) {
   if (id === undefined || id === null) return undefined;
-  const version = session.protocolVersion ?? WIRE.fallbackProtocolVersion;
+  const stateless = STATELESS_VERSIONS.includes(params?._meta?.[META_VERSION]);
   switch (method) {
     case "initialize":
       session.protocolVersion = negotiate(params?.protocolVersion);
       return resultLine(id, initializeResult(session.protocolVersion));
+    case "server/discover":
+      return validMeta(params?._meta) ? resultLine(id, WIRE.discover) : errorLine(id, WIRE.discoverMetaError);
     case "ping":
-      // Measured: a 2026-07-28 peer gets "method not found" for ping; older peers get {}.
-      return isNewPeer(version) ? errorLine(id, WIRE.ping2026Error) : resultLine(id, "{}");
-    case "tools/list": {
-      // A 2026-07-28 peer's list opens with resultType, ttlMs and cacheScope (measured).
-      const list = toolsListResult(mode);
-      return resultLine(id, isNewPeer(version) ? `${WIRE.toolsListPrefix2026}${list.slice(1)}` : list);
-    }
+      // Measured: {} until the session served a 2026-07-28 request, then "method not found".
+      return session.stateless ? errorLine(id, WIRE.ping2026Error) : resultLine(id, "{}");
+    case "tools/list":
+      if (stateless) session.stateless = true;
+      return resultLine(id, stateless ? `${WIRE.toolsListPrefix2026}${toolsListResult(mode).slice(1)}` : toolsListResult(mode));
     case "tools/call":
-      return toolCallLine(mode, id, params?.name, params?.arguments ?? {}, version);
+      if (stateless) session.stateless = true;
+      return toolCallLine(mode, id, params?.name, params?.arguments ?? {}, stateless);
     default:
       return errorLine(id, { code: -32601, message: "Method not found" });
   }
 }
 
-// The wire of the real `velesdb-memory compile-stdin`, read from velesdb-memory 0.12.0
-// (github:cyberlife-coder/VelesDB, crates/velesdb-memory/src/main.rs at
-// 92b0086a7e6c40319f28e77cbb5959d7be9cb1e5: parse_compile_stdin_args, compile_stdin_json,
-// run_compile_stdin; the 8 MiB cap is limits.rs MAX_TRANSCRIPT_BYTES) and checked against that
-// binary by test/compiler-contract.test.ts: exit 0 with ONE line
+// The wire of the real `velesdb-memory compile-stdin`, read from velesdb-memory 0.17.0
+// (src/daemon_commands.rs run_compile_stdin, src/cli_flags.rs; the 8 MiB cap is limits.rs
+// MAX_TRANSCRIPT_BYTES) and checked against that binary by test/compiler-contract.test.ts with
+// the messages scripts/capture-velesdb-memory-wire.ts captured: exit 0 with ONE line
 // {"content","tokens_in","tokens_out","tokens_saved","risk"} (that order) + "\n", or exit 1 with
-// nothing on stdout and Rust's `Error: <Debug of the error>` line on stderr.
+// nothing on stdout and `Error: <Display of the error>` on stderr (0.16.0 dropped the Debug
+// quoting 0.12.0 had).
 function compileStdin(args) {
-  const refuse = (debug) => {
-    process.stderr.write(`Error: ${debug}\n`);
+  const refuse = (message) => {
+    process.stderr.write(`Error: ${message}\n`);
     process.exit(1);
   };
   const flags = args.slice(1);
   for (let i = 0; i < flags.length; i += 2) {
     const value = flags[i + 1];
     if (flags[i] === "--budget") {
-      if (value === undefined) refuse(JSON.stringify("--budget requires a value"));
-      if (!/^\+?[0-9]+$/.test(value)) refuse(JSON.stringify(`--budget expects a positive integer, got ${JSON.stringify(value)}`));
-      if (Number(value) === 0) refuse(JSON.stringify("--budget must be greater than 0"));
+      if (value === undefined) refuse("--budget requires a value");
+      if (!/^\+?[0-9]+$/.test(value)) refuse(`--budget expects a positive integer, got ${JSON.stringify(value)}`);
+      if (Number(value) === 0) refuse("--budget must be greater than 0");
     } else if (flags[i] === "--query") {
-      if (value === undefined) refuse(JSON.stringify("--query requires a value"));
-    } else refuse(JSON.stringify(`unknown compile-stdin flag ${JSON.stringify(flags[i])}`));
+      if (value === undefined) refuse("--query requires a value");
+    } else refuse(`unknown compile-stdin flag ${JSON.stringify(flags[i])}`);
   }
   const chunks = [];
   process.stdin.on("data", (c) => chunks.push(c));
@@ -186,13 +222,15 @@ function compileStdin(args) {
     try {
       input = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      refuse('Error { kind: InvalidData, message: "stream did not contain valid UTF-8" }');
+      refuse("stream did not contain valid UTF-8");
     }
-    if (input.trim() === "") refuse(JSON.stringify("compile-stdin received empty input on stdin"));
+    if (input.trim() === "") refuse("compile-stdin received empty input on stdin");
     const cap = 8 * 1024 * 1024;
-    if (bytes.length > cap) refuse(`ContextOverLimit(${JSON.stringify(`transcript of ${bytes.length} bytes exceeds the cap of ${cap} bytes`)})`);
+    if (bytes.length > cap) refuse(`context request over limit: transcript of ${bytes.length} bytes exceeds the cap of ${cap} bytes`);
     const lines = input.split("\n").filter((l) => l !== "");
-    const content = `E2E-COMPILED lines=${lines.length} first=${lines[0] ?? ""} last=${lines.at(-1) ?? ""}`;
+    // As the real one does with an input inside its budget (the hook sizes its view to fit:
+    // src/core/compress-shape.ts): the whole input, here after a marker line the checks look for.
+    const content = `E2E-COMPILED lines=${lines.length}\n${input}`;
     const tokensIn = Math.ceil(input.length / 4);
     const tokensOut = Math.min(Math.ceil(content.length / 4), tokensIn);
     const answer = { content, tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensIn - tokensOut, risk: "low" };

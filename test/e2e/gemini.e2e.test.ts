@@ -34,8 +34,8 @@ import {
 import { geminiCall, geminiText, startMockGemini, type GeminiTurn, type MockGemini } from "./mock-gemini.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let mock: MockGemini;
 const cases: GeminiCase[] = [];
@@ -124,7 +124,7 @@ const failedRecallSession = session(
 const unlockSession = session(
   "gemini-unlock-checkpoint",
   [
-    { match: /Recall[^]*Decision[^]*Causality[^]*Feedback/, reply: geminiText("CHECKPOINT SAVED") },
+    { match: /Recall[\s\S]*Decision[\s\S]*Causality[\s\S]*Feedback/, reply: geminiText("CHECKPOINT SAVED") },
     { reply: writeFile("guarded.txt") },
     { reply: recall },
     { reply: writeFile("guarded.txt") },
@@ -139,7 +139,7 @@ describe("gemini", () => {
       const p = exitedCleanly(r);
       const first = userTexts(r.requests[0]).join("\n");
       if (!first.includes(LOAD_CALL)) p.push(`the first request does not carry ${LOAD_CALL}`);
-      else if (!/<hook_context>[^]*load_working_context[^]*<\/hook_context>\s*do the task/.test(first)) p.push("the context is not the <hook_context> before the prompt");
+      else if (!/<hook_context>[\s\S]*load_working_context[\s\S]*<\/hook_context>\s*do the task/.test(first)) p.push("the context is not the <hook_context> before the prompt");
       return p;
     }, await plainSession());
   }, TIMEOUT_MS);

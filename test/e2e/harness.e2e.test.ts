@@ -12,7 +12,6 @@ import {
   createCase,
   e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
   registerHooks,
   runClaude,
   runCodex,
@@ -22,7 +21,7 @@ import {
 } from "./harness.ts";
 import { codexText, text, type Scenario } from "./mock-llm.ts";
 
-const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 const suite = e2eSuite();
 

@@ -2,7 +2,6 @@
 // SessionStart(compact) (Codex). Every scenario runs twice — with our hooks registered, and
 // without (negative control) — and asserts on what the NEXT MODEL REQUEST carried.
 import { describe, expect, test } from "bun:test";
-import * as fs from "node:fs";
 import {
   allOf,
   check,
@@ -11,14 +10,12 @@ import {
   codexMessages,
   count,
   exitedCleanly,
-  type Check,
 } from "./checks.ts";
 import {
   claudeSessionId,
   e2eSuite,
   type Mode,
   E2E_PROJECT,
-  HOOKS_BIN,
   runClaude,
   runCodex,
   type CaseOptions,
@@ -27,8 +24,8 @@ import {
 } from "./harness.ts";
 import { codexText, text, type Scenario } from "./mock-llm.ts";
 
-const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 const suite = e2eSuite();
 

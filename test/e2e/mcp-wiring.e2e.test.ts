@@ -1,4 +1,5 @@
-// Issue 18 end to end: `install --mcp` wires the velesdb-memory MCP server into each real host,
+// The MCP server end to end (docs/mcp-server.md): `install --mcp` wires the velesdb-memory MCP
+// server into each real host,
 // so that a plain session — no --mcp-config, no extra flag — can recall through it and the
 // guard then lets an edit of an opted-in repository through. For Claude Code, Codex, Gemini
 // CLI, Qwen Code and Copilot CLI:
@@ -10,7 +11,7 @@
 // - after `uninstall` the listing no longer shows it, and the user's other server is as it was.
 //
 // The launcher runs the velesdb-memory double in its default mode: it answers recall_fused as
-// velesdb-memory 0.12.0 does (`Json<RecallFusedResult>`, one text block and structuredContent;
+// velesdb-memory 0.17.0 does (`Json<RecallFusedResult>`, one text block and structuredContent;
 // see fake-velesdb-memory.mjs).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -25,7 +26,6 @@ import {
   CLAUDE_BIN,
   CODEX_BIN,
   createCase,
-  E2E_DIR,
   E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
@@ -75,7 +75,7 @@ afterAll(() => {
   llm?.stop();
   chat?.stop();
   gemini?.stop();
-  cleanups.forEach((f) => f());
+  for (const f of cleanups) f();
   if (copilotCache && !process.env.VH_E2E_KEEP) fs.rmSync(copilotCache, { recursive: true, force: true });
 });
 
@@ -196,7 +196,10 @@ describe("install --mcp on the real hosts", () => {
         const env = () => ({ ...baseEnv(c), VELESDB_MEMORY_BIN: launcher(c).bin });
         return {
           dirs: c,
-          run: () => runClaude(c, ["-p", "recall, then write a file"]).then((r) => (assertOffline(r, llm.escaped()), r)),
+          run: () => runClaude(c, ["-p", "recall, then write a file"]).then((r) => {
+            assertOffline(r, llm.escaped());
+            return r;
+          }),
           // The flags runClaude gives the sessions, so the listing's health check stays on 127.0.0.1 too.
           list: () => listing([CLAUDE_BIN, "mcp", "list"], { ...baseEnv(c), ...CLAUDE_QUIET, ANTHROPIC_BASE_URL: llm.claudeBaseUrl(c.scenario), ANTHROPIC_API_KEY: "sk-ant-dummy" }, c.workspace),
           // Claude Code rewrites ~/.claude.json as it runs: the user's server is compared, not the file.
@@ -229,7 +232,10 @@ describe("install --mcp on the real hosts", () => {
         const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy" };
         return {
           dirs: c,
-          run: () => runCodex(c, "recall, then write a file").then((r) => (assertOffline(r, llm.escaped()), r)),
+          run: () => runCodex(c, "recall, then write a file").then((r) => {
+            assertOffline(r, llm.escaped());
+            return r;
+          }),
           list: () => listing(["node", CODEX_BIN, "mcp", "list"], env, c.workspace),
           userFile: () => fs.readFileSync(configToml, "utf8"),
           install: (args) => (installer(c, args, { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: launcher(c).bin })),
@@ -298,7 +304,10 @@ describe("install --mcp on the real hosts", () => {
         const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL, ...QWEN_NO_RELAUNCH };
         return {
           dirs: c,
-          run: () => runQwen(c, chat, "recall, then write a file").then((r) => (assertOffline(r, llm.escaped()), r)),
+          run: () => runQwen(c, chat, "recall, then write a file").then((r) => {
+            assertOffline(r, llm.escaped());
+            return r;
+          }),
           list: () => listing([QWEN_NODE, QWEN_CLI, "mcp", "list"], env, c.workspace),
           userFile: () => serversOf(file),
           original: () => [fs.readFileSync(file, "utf8"), before],

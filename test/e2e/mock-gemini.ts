@@ -88,7 +88,7 @@ export async function startMockGemini(): Promise<MockGemini> {
           headers: { "content-type": "application/json" },
         });
       }
-      const reply = pick(turns, entry) ?? geminiText("mock: no scripted turn");
+      const reply = (await pick(turns, entry)) ?? geminiText("mock: no scripted turn");
       return new Response(geminiStream(reply), { headers: { "content-type": "text/event-stream" } });
     },
   });

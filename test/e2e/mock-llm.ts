@@ -48,7 +48,8 @@ export interface Turn<R, Q extends PickedRequest = LoggedRequest> {
   match?: RegExp;
   /** Same, tested on the last user message only (e.g. the summariser's prompt). */
   matchLast?: RegExp;
-  reply: R | ((req: Q) => R);
+  /** A reply, or a function of the request giving one (it may wait: a Promise is awaited before answering). */
+  reply: R | ((req: Q) => R | Promise<R>);
 }
 
 export interface Scenario {
@@ -112,10 +113,10 @@ function codexTurnIndex(body: any): number {
   ).length;
 }
 
-export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | undefined, req: Q): R | undefined {
+export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | undefined, req: Q): R | Promise<R> | undefined {
   if (!turns || turns.length === 0) return undefined;
   const matches = (t: Turn<R, Q>): boolean =>
-    (t.match !== undefined && t.match.test(req.text)) || (t.matchLast !== undefined && t.matchLast.test(req.lastText));
+    t.match?.test(req.text) === true || t.matchLast?.test(req.lastText) === true;
   const matched = turns.findIndex(matches);
   let turn: Turn<R, Q> | undefined;
   if (matched >= 0) {
@@ -128,7 +129,7 @@ export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | 
     turn = indexed[i];
     req.picked = `index:${i}`;
   }
-  return typeof turn!.reply === "function" ? (turn!.reply as (r: Q) => R)(req) : (turn!.reply as R);
+  return typeof turn!.reply === "function" ? (turn!.reply as (r: Q) => R | Promise<R>)(req) : (turn!.reply as R);
 }
 
 const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -313,10 +314,10 @@ export async function startMockLlm(): Promise<MockLlm> {
       }
       const model = typeof body?.model === "string" ? body.model : "mock-model";
       if (api === "anthropic") {
-        const reply = pick(script.claude, entry) ?? text("mock: no scripted turn");
+        const reply = (await pick(script.claude, entry)) ?? text("mock: no scripted turn");
         return new Response(anthropicStream(reply, model), { headers: { "content-type": "text/event-stream" } });
       }
-      const reply = pick(script.codex, entry) ?? codexText("mock: no scripted turn");
+      const reply = (await pick(script.codex, entry)) ?? codexText("mock: no scripted turn");
       return new Response(responsesStream(reply, model), { headers: { "content-type": "text/event-stream" } });
     },
   });

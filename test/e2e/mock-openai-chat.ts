@@ -177,7 +177,7 @@ export function startMockOpenAiChat(): MockOpenAiChat {
         return Response.json({ error: { type: "not_found", message: `mock: no route ${url.pathname}` } }, { status: 404 });
       }
       const model = typeof body?.model === "string" ? body.model : "mock-model";
-      const reply = pick(turns, entry) ?? chatText("mock: no scripted turn");
+      const reply = (await pick(turns, entry)) ?? chatText("mock: no scripted turn");
       if (body?.stream === true) return new Response(chatStream(reply, model), { headers: { "content-type": "text/event-stream" } });
       return Response.json(chatCompletion(reply, model));
     },

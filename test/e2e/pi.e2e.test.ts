@@ -10,16 +10,18 @@
 // sent each hook.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, hostSlots, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
+import { realCommand } from "../support/real-outputs.ts";
+import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, hostSlots, lostLines, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
 import { doubleArgs, doubleLauncher, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, toolResultFor, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -86,20 +88,32 @@ const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("write", { path: 
 const recallTurn: ChatTurn = { reply: chatTool("mcp", { tool: "velesdb_memory_recall_fused", args: JSON.stringify({ query: "guarded.txt" }) }) };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
-// Two bash outputs over our threshold: one above Pi's own cut (2000 lines: it keeps the tail and
-// saves the whole output to a file), one under it (kept whole).
-const CUT_COMMAND = "seq 1 5000";
-const cutTurn: ChatTurn = { reply: chatTool("bash", { command: CUT_COMMAND }) };
-const INLINE_COMMAND = "seq 1 1500 | sed 's/$/ padding-padding/'";
-const INLINE_OUTPUT = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
-const inlineTurn: ChatTurn = { reply: chatTool("bash", { command: INLINE_COMMAND }) };
+// Two bash outputs over our threshold, made by real tools in the workspace
+// (test/support/real-outputs.ts): `find` over 2400 generated files (≈81 KB in 2400 lines, above
+// Pi's own cut of 2000 lines or 50 KB: it keeps the tail and saves the whole output to a file)
+// and node --test (≈15.5 KB, under it: kept whole). node --test exits 1 on its two failures and
+// Pi leaves a failed command's output alone (src/hosts/pi.ts), so its command ends in `exit 0`.
+// The commands do not name the workspace, so each is one string for every case.
+const CUT_RUNNER = "find";
+const INLINE_RUNNER = "node --test: 2 failures among 190";
+const commandIn = (runner: string, dir: string): string => realCommand(runner, dir, { exitZero: runner === INLINE_RUNNER }).command;
+const [CUT_COMMAND, INLINE_COMMAND] = (() => {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-command-"));
+  try {
+    return [commandIn(CUT_RUNNER, scratch), commandIn(INLINE_RUNNER, scratch)];
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+})();
+const cutTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: commandIn(CUT_RUNNER, c.workspace) }) });
+const inlineTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: commandIn(INLINE_RUNNER, c.workspace) }) });
 
 const guard = editGuardChecks(guardedFile, "write");
 const { refused } = guard;
-const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_OUTPUT);
+const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_RUNNER, (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"));
 
 /** One session, with our extension and without: the context, a write before any recall, both bash outputs, then the Stop continuation. */
-const sessionPair = pairOf((mode) => runPi(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count"), offline, slot);
+const sessionPair = pairOf((mode) => runPi(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }), "write a file, then count"), offline, slot);
 /**
  * With our extension and the server `install --mcp` wrote: a recall the MCP fake fails (and no
  * compiler for the bash output), and one it answers, each before the write.
@@ -107,7 +121,7 @@ const sessionPair = pairOf((mode) => runPi(setup("session", mode, { turns: (c) =
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     slot(async () => {
-      const c = setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), ...(failing ? [inlineTurn] : []), done], mcp: { failing, viaInstaller: true } });
+      const c = setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), ...(failing ? [inlineTurn(c)] : []), done], mcp: { failing, viaInstaller: true } });
       const r = await runPi(c, "recall, then write", failing ? { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } : {});
       offline(r);
       return r;
@@ -148,14 +162,17 @@ describe("pi", () => {
   }, 300_000);
 
   test.concurrent("bash: an output Pi cut is replaced by the compiled view of its whole saved file", async () => {
-    const compiled = check("the model reads the compiled view of all 5000 lines, with an archive of them", (r) => {
+    const compiled = check("the model reads the compiled view of the whole saved file (every line find marks), with an archive of it", (r) => {
       const result = bashResult(r, CUT_COMMAND);
       if (result === undefined) return ["the bash call never answered"];
-      const p: string[] = [];
-      if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("no compiled view of the whole output reached the model");
+      if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
       const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-      if (!archive || !fs.existsSync(archive)) p.push("no archive named");
-      if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
+      if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+      const whole = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
+      const p: string[] = [];
+      if (whole.trimEnd().split("\n").length !== 2400) p.push("the archive does not hold the 2400 paths");
+      p.push(...lostLines(result, whole, CUT_RUNNER));
+      if (result.split("\nassets/").length > 200) p.push("the raw output reached the model too");
       return p;
     });
     proves(compiled, await sessionPair());
@@ -165,7 +182,7 @@ describe("pi", () => {
     const [pair, [missing]] = await Promise.all([sessionPair(), recallRuns()]);
     proves(inlineCompiled, pair);
     expectCheck(inlineCompiled, missing).toFail();
-    expect(bashResult(missing, INLINE_COMMAND)).toContain("1500 padding-padding");
+    expect(bashResult(missing, INLINE_COMMAND)).toMatch(/\nnot ok \d+ - trims the title\n/);
   }, 300_000);
 
   test.concurrent("uninstall after a session deletes our extension and nothing else", async () => {

@@ -11,16 +11,28 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, hostSlots, once, pairOf, proves, type Pair } from "./checks.ts";
+import { realCommand } from "../support/real-outputs.ts";
+import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, hostSlots, lostLines, once, pairOf, proves, type Pair } from "./checks.ts";
 import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, toolResultFor, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
+const CUT_RUNNER = "find";
+const INLINE_RUNNER = "node --test: 2 failures among 190";
+const [CUT_COMMAND, INLINE_COMMAND] = (() => {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-command-"));
+  try {
+    return [realCommand(CUT_RUNNER, scratch).command, realCommand(INLINE_RUNNER, scratch).command];
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+})();
 
 /** What differs between the plugin hosts, as the suite drives them. */
 export interface PluginHost {
@@ -187,17 +199,19 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory_recall_fused", { query: "guarded.txt" }) };
   const done: ChatTurn = { reply: chatText("DONE answer") };
   const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
-  // Two bash outputs over our threshold: one above OpenCode's own cut (it keeps the tail and saves
-  // the whole output to a file), one under it (kept whole).
-  const CUT_COMMAND = "seq 1 5000";
-  const cutTurn: ChatTurn = { reply: chatTool("bash", { command: CUT_COMMAND, description: "count" }) };
-  const INLINE_COMMAND = "seq 1 1500 | sed 's/$/ padding-padding/'";
-  const INLINE_OUTPUT = Array.from({ length: 1500 }, (_, i) => `${i + 1} padding-padding`).join("\n");
-  const inlineTurn: ChatTurn = { reply: chatTool("bash", { command: INLINE_COMMAND, description: "pad" }) };
+  // Two bash outputs over our threshold, made by real tools in the workspace
+  // (test/support/real-outputs.ts): `find` over 2400 generated files (≈81 KB in 2400 lines, above
+  // OpenCode's own cut: it keeps the tail and saves the output to a file) and node --test (≈15.5 KB,
+  // under it: kept whole). Measured on OpenCode 1.18.33: pytest -v's 50 KB in 620 lines stays
+  // under the cut; a Python traceback after 3000 progress lines (≈114 KB) is saved without its
+  // first 222 lines (the file holds ≈103 KiB) and without the traceback, which the model then
+  // never reads. The commands do not name the workspace, so each is one string for every case.
+  const cutTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: realCommand(CUT_RUNNER, c.workspace).command, description: "list the assets" }) });
+  const inlineTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: realCommand(INLINE_RUNNER, c.workspace).command, description: "run the node tests" }) });
 
   const guard = editGuardChecks(guardedFile, "write");
   const { refused, written } = guard;
-  const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_OUTPUT);
+  const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_RUNNER, (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"));
 
   // The shared runs. Each is made once, by the first test that needs it; the tests run
   // concurrently, so the runs overlap (at most 4 at once).
@@ -209,7 +223,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
    * continuation does) and wants it last, after a 12 s quiet period.
    */
   const sessionPair = pairOf(
-    (mode) => runHost(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn, inlineTurn, done] }), "write a file, then count", { quietMs: 12_000 }),
+    (mode) => runHost(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }), "write a file, then count", { quietMs: 12_000 }),
     offline,
     slot,
   );
@@ -226,7 +240,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
    */
   const faultsRun = once(() =>
     slot(async () => {
-      const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn, done], mcp: { failing: true } });
+      const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn(c), done], mcp: { failing: true } });
       const r = await runHost(c, "recall, then write, then pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
       offline(r);
       return r;
@@ -280,15 +294,17 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
     }, 300_000);
 
     test.concurrent("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
-      const compiled = check("the model reads the compiled view of all 5000 lines and the saved file's path", (r) => {
+      const compiled = check("the model reads the compiled view of the whole saved file (every line find marks) and the saved file's path", (r) => {
         const result = bashResult(r, CUT_COMMAND);
         if (result === undefined) return ["the bash call never answered"];
         if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
         const p: string[] = [];
-        if (!result.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the compiled view is not of the whole output");
         const saved = /saved at "([^"]+)"/.exec(result)?.[1];
-        if (!saved || !fs.existsSync(saved) || fs.readFileSync(saved, "utf8").split("\n").filter(Boolean).length !== 5000) p.push("the named file does not hold the 5000 lines");
-        if (result.includes("\n4999\n")) p.push("the raw output reached the model too");
+        if (!saved || !fs.existsSync(saved)) return [...p, "the named file does not exist"];
+        const whole = fs.readFileSync(saved, "utf8");
+        if (whole.trimEnd().split("\n").length !== 2400) p.push("the named file does not hold the 2400 paths");
+        p.push(...lostLines(result, whole, CUT_RUNNER));
+        if (result.split("\nassets/").length > 200) p.push("the raw output reached the model too");
         return p;
       });
       proves(compiled, await sessionPair());
@@ -300,7 +316,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
       expect(pair.on.exitCode).toBe(0);
       // The compiler missing: the plugin is there, the output stays untouched.
       expectCheck(inlineCompiled, missing).toFail();
-      expect(bashResult(missing, INLINE_COMMAND)).toContain("1500 padding-padding");
+      expect(bashResult(missing, INLINE_COMMAND)).toMatch(/\nnot ok \d+ - trims the title\n/);
     }, 300_000);
   });
   return { sessionPair, compactPair, faultsRun };

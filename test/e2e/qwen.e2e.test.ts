@@ -17,13 +17,13 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { allOf, assertOffline, check, count, exitedCleanly, expectCheck, hostSlots, pairOf, proves } from "./checks.ts";
+import { allOf, assertOffline, check, count, exitedCleanly, hostSlots, pairOf, proves } from "./checks.ts";
 import { E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { chatText, chatTool, messagesOf, messageText, type ChatRequest, type ChatTurn } from "./mock-openai-chat.ts";
 import { installFor, qwenSuite, runQwen, settingsPath } from "./qwen-harness.ts";
 
-const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const REFUSAL = "velesdb-hooks refused this edit";
 const RECALL = "mcp__velesdb-memory__recall_fused";
@@ -166,7 +166,7 @@ describe("qwen", () => {
       const extra = prompt.indexOf("Additional Instructions:");
       if (extra < 0 || !prompt.slice(extra).includes(SAVE)) p.push(`the compression prompt has no "Additional Instructions:" with ${SAVE}`);
       const after = requests[at + 1];
-      if (!after || !after.systemTexts.join("\n").includes(LOAD)) p.push("the request after compaction lacks the load guidance (SessionStart compact)");
+      if (!after?.systemTexts.join("\n").includes(LOAD)) p.push("the request after compaction lacks the load guidance (SessionStart compact)");
       return p;
     });
     proves(allOf("qwen precompact", exitedCleanly, instructed), await compactSession());

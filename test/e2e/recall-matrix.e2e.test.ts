@@ -1,4 +1,5 @@
-// The recall matrix (issue 17): host × what velesdb-memory answers → does the next edit apply?
+// The recall matrix (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured): host × what
+// velesdb-memory answers → does the next edit apply?
 //
 // Every host runs for real (the DeepSeek bridge in-process, see dsh-harness.ts) in an opted-in
 // repository (`enforce_learning_loop: true`): the model edits (refused), calls recall_fused,
@@ -12,14 +13,14 @@
 // answers that must not unlock are chained in one run (edit refused → recall answered in mode A
 // → same edit refused → recall in mode B → … → recall in a mode that unlocks → edit applied; the
 // double answers its Nth recall in the Nth mode of a `--mode` list). An unlock opens the guard
-// for the rest of the session (SPEC §6.2), so every other mode that unlocks has a run of its own.
+// for the rest of the session (docs/contract.md §6.2), so every other mode that unlocks has a run of its own.
 // A cell (host × mode) is its recall's part of a session: the edit before it, the edit after it,
 // the file after that edit, what the host handed our hook for it. Same checks as one run per
 // cell, about half the host runs (each run is mostly host start-up).
 //
 // The installed binary is wrapped by a spy (harness.ts spyOnInstalledHooks), so each cell also
 // records what the host handed our PostToolUse hook as `tool_response` for its recall (told apart
-// by the recall's query): that is the measured wire the README's table reports, and it is
+// by the recall's query): that is the measured wire the table of docs/how-it-works.md reports, and it is
 // asserted here, so a host upgrade that changes it fails this file.
 //
 // Sessions run concurrently (at most CONCURRENCY host processes at once, on 2 cores).
@@ -75,9 +76,10 @@ interface Spied {
   readonly sample?: string;
 }
 
-// ---- What was measured (issue 17) ----------------------------------------------------------
+// ---- What was measured (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured)
+// ----------------------------------------------------------
 // Per host and double mode: does the same edit apply after the recall, and what did the host hand
-// our PostToolUse hook. The README's table is this table.
+// our PostToolUse hook. The table in docs/how-it-works.md is this table.
 const UNLOCKS: Record<DoubleMode, boolean> = {
   structured: true,
   empty: true,

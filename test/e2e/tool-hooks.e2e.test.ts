@@ -5,13 +5,12 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck, type Check } from "./checks.ts";
+import { assertOffline, check, expectCheck } from "./checks.ts";
 import {
   e2eSuite,
   type Mode,
   E2E_PROJECT,
   FAKE_MCP,
-  HOOKS_BIN,
   runClaude,
   runCodex,
   type E2ECase,
@@ -20,7 +19,7 @@ import {
   type RunResult,
 } from "./harness.ts";
 import { codexText, text, type Scenario } from "./mock-llm.ts";
-import { realisticCompiler } from "../support/compress-fixtures.ts";
+import { realCommand } from "../support/real-outputs.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
@@ -44,6 +43,31 @@ function claudeToolResults(r: RunResult): { isError: boolean; text: string }[] {
   );
 }
 
+
+const ARCHIVE_PATH = /saved at \\?"(.+?)\\?" and can be read/;
+
+/** toolResultText(r) → the text of the last tool_result the model received (a block list joined), if any. */
+function toolResultText(r: RunResult): string | undefined {
+  const last = claudeToolResults(r).at(-1)?.text;
+  if (last === undefined || !last.startsWith("[")) return last;
+  try {
+    return (JSON.parse(last) as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
+  } catch {
+    return last;
+  }
+}
+
+/** originalOf(archive) → the complete original: our archive's JSON object, or the host's own saved text. */
+function originalOf(archive: string): { stdout: string; stderr: string } {
+  const text = fs.readFileSync(archive, "utf8");
+  try {
+    const parsed = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
+    if (typeof parsed.stdout === "string") return { stdout: parsed.stdout, stderr: typeof parsed.stderr === "string" ? parsed.stderr : "" };
+  } catch {
+    // The host's own file: the output as text.
+  }
+  return { stdout: text, stderr: "" };
+}
 
 describe("claude", () => {
   const writeTurn = (c: E2ECase) => ({
@@ -119,96 +143,73 @@ describe("claude", () => {
     await withAndWithout(run, checkpoint);
   });
 
-  // Compression through the realistic compiler fixture (dedupes repeats, keeps error lines,
-  // URLs, hashes and numbers verbatim): a noisy build log with one error line buried in it.
-  const noisyLog = (repeats: number) =>
-    `for i in $(seq 1 ${repeats}); do echo '   Compiling crate-alpha (build script) ... ok'; echo '   Downloaded crate-beta from the local mirror'; done; ` +
-    `echo "error[E0463]: can't find crate for core"; ` +
-    `for i in $(seq 1 ${repeats}); do echo '   Compiling crate-alpha (build script) ... ok'; done`;
-  const ARCHIVE_PATH = /saved at \\?"(.+?)\\?" and can be read/;
-  const compiledLog = check("the Bash result reached the model compiled: error line kept, archive named and present", (r) => {
-    const results = claudeToolResults(r);
-    if (results.length === 0) return ["no tool_result reached the model"];
-    const t = results.at(-1)!.text;
-    const p: string[] = [];
-    if (!t.includes("error[E0463]")) p.push("the error line is missing");
-    const repeats = t.split("Compiling crate-alpha").length - 1;
-    if (repeats > 5) p.push(`the raw log reached the model (${repeats} repeated lines)`);
-    const archive = ARCHIVE_PATH.exec(t)?.[1];
-    if (!archive) p.push("the footer names no archive");
-    else if (!fs.existsSync(archive)) p.push(`the archive ${archive} does not exist`);
-    if (/persistedOutputPath|Output too large/.test(t)) p.push("the host's preview or persisted keys reached the model");
-    return p;
-  });
-  for (const [label, repeats] of [["≈20 KB, inline", 200], ["≈200 KB, persisted by the host", 2000]] as const) {
-    test(`post-tool-use: a noisy ${label} log reaches the model compiled, not as the host's preview`, async () => {
+  // Bash compression on real tool output: the host itself runs a real test runner in the
+  // workspace (test/support/real-outputs.ts), node --test's TAP report (≈23 KB: inline, between
+  // our 12 KB floor and Claude's 30 000-character limit) or pytest -v (≈50 KB: Claude persists it
+  // and passes persistedOutputPath with stdout cut). The compiler is the double's compile-stdin,
+  // which answers its whole input after an "E2E-COMPILED" line, as the real one does with a view
+  // inside its budget. The lines a reader needs are parsed, with the runner's own structure, from
+  // the complete original the footer's archive holds, and must be lines of what the model read.
+  const compressed = (parse: (stdout: string, stderr: string) => string[], archiveIs: RegExp) =>
+    check("the Bash result reached the model compiled: every failure and the summary verbatim, the archive named and complete", (r) => {
+      const t = toolResultText(r);
+      if (t === undefined) return ["no tool_result reached the model"];
+      if (!t.includes("E2E-COMPILED")) return ["the tool_result is not a compiled view"];
+      const p: string[] = [];
+      const archive = ARCHIVE_PATH.exec(t)?.[1];
+      if (!archive || !fs.existsSync(archive)) return [`the footer names no existing archive (${archive})`];
+      if (!archiveIs.test(archive)) p.push(`the archive ${archive} is not ${archiveIs}`);
+      const original = originalOf(archive);
+      const needed = parse(original.stdout, original.stderr);
+      if (needed.length === 0) p.push("the original holds no line the runner marks (not a failing run?)");
+      const lines = new Set(t.split("\n"));
+      for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
+      if (t.length > original.stdout.length / 3) p.push(`the model read ${t.length} of ${original.stdout.length} characters: not compiled down`);
+      if (/persistedOutputPath|Output too large/.test(t)) p.push("the host's preview or persisted keys reached the model");
+      return p;
+    });
+  for (const [label, runner, archiveIs] of [
+    ["node --test with 2 failures (≈23 KB, inline)", "node --test: 2 failures among 300", /velesdb-output\./],
+    ["pytest -v with 2 failures (≈50 KB, persisted by the host)", "pytest", /tool-results\//],
+  ] as const) {
+    test(`post-tool-use: ${label} reaches the model compiled, every failure kept`, async () => {
+      let parse: (stdout: string, stderr: string) => string[] = () => [];
       const run = (mode: Mode) => {
-        const c = setup(`claude-noisy-${repeats}`, mode, "claude", () => ({
-          claude: [
-            { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: noisyLog(repeats), description: "build" } }] } },
-            { reply: text("DONE answer") },
-          ],
-        }));
-        return runClaude(c, ["-p", "build it"], { env: { VELESDB_MEMORY_BIN: realisticCompiler() } });
+        const c = setup(`claude-compress-${runner.split(" ")[0]}`, mode, "claude", (c) => {
+          const real = realCommand(runner, c.workspace, { exitZero: true });
+          parse = real.mustKeep;
+          return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
+        });
+        return runClaude(c, ["-p", "run the tests"], { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
       };
-      await withAndWithout(run, compiledLog);
+      await withAndWithout(run, compressed((out, err) => parse(out, err), archiveIs));
     });
   }
 
   test("post-tool-use: with the compiler absent the tool_result is the untouched original", async () => {
+    let parse: (stdout: string, stderr: string) => string[] = () => [];
     const run = (compiler: string) => {
-      const c = setup(`claude-no-compiler-${path.basename(compiler)}`, "hooks", "claude", () => ({
-        claude: [
-          { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: noisyLog(200), description: "build" } }] } },
-          { reply: text("DONE answer") },
-        ],
-      }));
-      return runClaude(c, ["-p", "build it"], { env: { VELESDB_MEMORY_BIN: compiler } });
+      const c = setup(`claude-no-compiler-${path.basename(compiler)}`, "hooks", "claude", (c) => {
+        const real = realCommand("node --test: 2 failures among 300", c.workspace, { exitZero: true });
+        parse = real.mustKeep;
+        return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
+      });
+      return runClaude(c, ["-p", "run the tests"], { env: { VELESDB_MEMORY_BIN: compiler } });
     };
-    const untouched = check("the tool_result is the complete original output", (r) => {
-      const t = claudeToolResults(r).at(-1)?.text ?? "";
-      const repeats = t.split("Compiling crate-alpha").length - 1;
-      return repeats === 400 && t.includes("error[E0463]") && !ARCHIVE_PATH.test(t) ? [] : [`${repeats} raw lines, footer ${ARCHIVE_PATH.test(t)}`];
+    const untouched = check("the tool_result is the complete original output, with no footer", (r) => {
+      const t = toolResultText(r) ?? "";
+      const p: string[] = [];
+      if (ARCHIVE_PATH.test(t) || t.includes("E2E-COMPILED")) p.push("a compiled view or footer reached the model");
+      if (t.split("\n").filter((l) => /^ok \d+ - slug /.test(l)).length !== 300) p.push("the 300 passing tests are not all there");
+      if (parse(t, "").length !== 3) p.push("the failures and the tally are not all there");
+      return p;
     });
     const absent = await run(path.join(mockDir(), "no-such-velesdb-memory"));
     expectCheck(untouched, absent).toPass();
     // Control: the same run with the compiler present is compiled.
-    expectCheck(untouched, await run(realisticCompiler())).toFail();
+    expectCheck(untouched, await run(FAKE_MCP)).toFail();
     assertOffline(absent, suite.mock.escaped());
   });
-
-  // Bash compression: the fake's compile-stdin (VELESDB_MEMORY_BIN) answers one line
-  // "E2E-COMPILED lines=N first=… last=…". `seq 1 N` prints N lines: 4000 → ≈19 KB (inline,
-  // between the 12 KB floor and the host's 30 000-character limit), 12000 → ≈59 KB (the host
-  // persists it and passes persistedOutputPath with stdout cut at the limit).
-  const compressed = (lines: number) =>
-    check(`the Bash result reached the model compiled from all ${lines} lines`, (r) => {
-      const results = claudeToolResults(r);
-      if (results.length === 0) return ["no tool_result reached the model"];
-      const t = results.at(-1)!.text;
-      const p: string[] = [];
-      if (!t.includes(`E2E-COMPILED lines=${lines} first=1 last=${lines}`)) p.push("the tool_result is not the compiled view of the complete output");
-      if (t.includes(`\n${lines - 1}\n`) || t.includes(`${lines - 1}\\n`)) p.push("the raw output still reaches the model");
-      // Inline outputs are archived by the hook; a persisted output's archive is the host's own file.
-      const archive = lines < 10000 ? /velesdb-output\./ : /tool-results\//;
-      if (!archive.test(t)) p.push(`the footer does not name the archive (${archive})`);
-      if (/persistedOutputPath/.test(t)) p.push("persistedOutputPath leaked into the replacement");
-      return p;
-    });
-  for (const lines of [4000, 12000]) {
-    test(`post-tool-use: a ${lines}-line Bash output reaches the model compiled`, async () => {
-      const run = (mode: Mode) => {
-        const c = setup(`claude-compress-${lines}`, mode, "claude", () => ({
-          claude: [
-            { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: `seq 1 ${lines}`, description: "e2e output" } }] } },
-            { reply: text("DONE answer") },
-          ],
-        }));
-        return runClaude(c, ["-p", "print numbers"], { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
-      };
-      await withAndWithout(run, compressed(lines));
-    });
-  }
 });
 
 describe("codex", () => {
@@ -234,22 +235,31 @@ describe("codex", () => {
     await withAndWithout(run, refused);
   });
 
-  test("post-tool-use: a 5000-line shell output reaches the model as the compiled view alone (the block reason replaces it)", async () => {
-    const compiledOnly = check("the shell call's output is the compiled view of all 5000 lines with the archive path, and nothing of the raw output", (r) => {
+  test("post-tool-use: a real pytest run with 2 failures reaches the model as the compiled view alone, every failure kept (the block reason replaces it)", async () => {
+    let parse: (stdout: string, stderr: string) => string[] = () => [];
+    const compiledOnly = check("the shell call's output is the compiled view with the archive path: every failure and the summary verbatim, the passes folded", (r) => {
       const outputs = r.requests.flatMap((q) => ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "function_call_output" && i.call_id === "c5"));
       if (outputs.length === 0) return ["no function_call_output for the shell call"];
       const out = String(outputs.at(-1).output);
+      if (!out.includes("E2E-COMPILED")) return ["the output is not a compiled view"];
+      const archive = /saved at "([^"]+)"/.exec(out)?.[1];
+      if (!archive || !fs.existsSync(archive)) return ["no archive path"];
+      const original = originalOf(archive);
       const p: string[] = [];
-      if (!out.includes("E2E-COMPILED lines=5000 first=1 last=5000")) p.push("the output is not the compiled view of the whole output");
-      if (!/saved at "[^"]+"/.test(out)) p.push("no archive path");
-      if (out.includes("\n4999\n")) p.push("the raw output reached the model too");
+      const needed = parse(original.stdout, original.stderr);
+      if (needed.length === 0) p.push("the original holds no line pytest marks");
+      const lines = new Set(out.split("\n"));
+      for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
+      if (out.split("PASSED").length > 20) p.push("the raw output reached the model too");
       return p;
     });
     const run = (mode: Mode) => {
-      const c = setup("codex-compress", mode, "codex", () => ({
-        codex: [{ reply: { items: [{ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "seq 1 5000" }), call_id: "c5" }] } }, { reply: codexText("DONE_FINAL") }],
-      }));
-      return runCodex(c, "count", { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
+      const c = setup("codex-compress", mode, "codex", (c) => {
+        const real = realCommand("pytest", c.workspace);
+        parse = real.mustKeep;
+        return { codex: [{ reply: { items: [{ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: real.command }), call_id: "c5" }] } }, { reply: codexText("DONE_FINAL") }] };
+      });
+      return runCodex(c, "run the tests", { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
     };
     await withAndWithout(run, compiledOnly);
   });

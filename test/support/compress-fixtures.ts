@@ -75,15 +75,6 @@ export function bashPayload(
   };
 }
 
-/** buildLog(900) → a cargo-like log of `lines` lines: one line repeated, one error in the middle. */
-export function buildLog(lines: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < lines; i++) {
-    out.push(i === lines >> 1 ? "error[E0463]: can't find crate for `core`" : "   Compiling velesdb-core (workspace member, building dependencies)");
-  }
-  return `${out.join("\n")}\n`;
-}
-
 /**
  * realisticLog(bytes) → a long build log: the same progress lines over and over, with a few
  * distinct warnings, errors, URLs and hashes that a faithful compilation must keep.

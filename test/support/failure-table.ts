@@ -1,8 +1,9 @@
-// The failure table: what each kind of hook answers when something goes wrong (SPEC §10, plus
-// the faults of issue 9). It is data on purpose: test/faults.test.ts injects every row's fault
-// and checks every cell's `expect` against the compiled binary, and scripts/failure-table.ts
-// renders the same rows into README.md ("What happens when things go wrong"), where
-// test/faults.test.ts also checks the README block is exactly what this file renders. The
+// The failure table: what each kind of hook answers when something goes wrong (the rules of
+// docs/contract.md §10, plus the faults the suite injects on top of them, docs/failure-modes.md). It is data on
+// purpose: test/faults.test.ts injects every row's fault and checks every cell's `expect`
+// against the compiled binary, and scripts/failure-table.ts renders the same rows into
+// docs/failure-modes.md, where test/faults.test.ts also checks the block is exactly what this
+// file renders. The
 // documented behaviour therefore cannot drift from the tested one.
 
 export type Column = "lifecycle" | "precompact" | "stop" | "guard" | "posttooluse";
@@ -39,7 +40,7 @@ export type Expect = "guidance" | "instructions" | "stop-generic" | "stop-unavai
 
 export interface Cell {
   readonly expect: Expect;
-  /** The README wording. */
+  /** The wording on docs/failure-modes.md. */
   readonly text: string;
 }
 
@@ -47,14 +48,15 @@ export interface FailureRow {
   readonly id: string;
   readonly situation: string;
   /** Where the rule comes from. */
-  readonly source: "SPEC §10" | "issue 9";
+  readonly source: "docs/contract.md §10" | "docs/failure-modes.md";
   /** null: the situation cannot reach this hook (shown as "—", still checked to answer normally where the test can). */
   readonly cells: Readonly<Record<Column, Cell | null>>;
 }
 
 const UNAFFECTED = null;
 
-// Issue 12: a continuation at every turn's first Stop costs a paid model turn each time, so only
+// docs/decisions.md#the-learning-loop: a continuation at every turn's first Stop costs a paid model
+// turn each time, so only
 // an opted-in repository (whose checkpoints are lost) is told, and truthfully.
 const STOP_UNAVAILABLE =
   'not opted in: pass, with one stderr line naming the directory and whether reading or writing failed (Claude: also one `systemMessage` line for the user); opted in: continue with "state unavailable", saying it repeats at each turn until the directory is repaired (never on a continuation Stop; dsh: pass)';
@@ -63,7 +65,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "stdin-not-json",
     situation: "stdin is not JSON, or not a JSON object (empty, bytes, an array)",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: {
       lifecycle: { expect: "guidance", text: "treated as `{}`: guidance with defaults (cwd = the process cwd)" },
       precompact: { expect: "instructions", text: "instructions with defaults" },
@@ -75,7 +77,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "state-unsafe",
     situation: "state directory unsafe or linked (a symlink, not 0700, another owner)",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: {
       lifecycle: { expect: "guidance", text: "guidance (no marker needed)" },
       precompact: { expect: "instructions", text: "instructions, no marker" },
@@ -87,7 +89,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "config-malformed",
     situation: "`.velesdb-hooks.json` missing or malformed",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: {
       lifecycle: { expect: "guidance", text: "defaults, never blocks" },
       precompact: { expect: "instructions", text: "defaults" },
@@ -99,37 +101,37 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "compiler-missing",
     situation: "compiler missing (`VELESDB_MEMORY_BIN` names nothing)",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched" } },
   },
   {
     id: "compiler-hangs",
     situation: "compiler hangs (a velesdb-memory without compile-stdin)",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass after the probe's deadline, its process group killed" } },
   },
   {
     id: "compiler-killed",
     situation: "compiler killed by a signal in the middle of its answer",
-    source: "issue 9",
+    source: "docs/failure-modes.md",
     cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched, nothing archived" } },
   },
   {
     id: "compiler-floods",
     situation: "compiler prints 50 MB",
-    source: "issue 9",
+    source: "docs/failure-modes.md",
     cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "stopped at the 16 MB cap: pass, original untouched" } },
   },
   {
     id: "compiler-bad-answer",
     situation: "compiler answers bad JSON or a risk that is not low/medium/high",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched (fail closed on the risk)" } },
   },
   {
     id: "state-disk-full",
     situation: "state directory on a full filesystem",
-    source: "issue 9",
+    source: "docs/failure-modes.md",
     cells: {
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions (the trigger marker is not kept)" },
@@ -141,7 +143,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "state-read-only",
     situation: "state directory on a read-only mount",
-    source: "issue 9",
+    source: "docs/failure-modes.md",
     cells: {
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions" },
@@ -153,7 +155,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "record-vanishes",
     situation: "a record vanishes between listing and reading (a concurrent hook consumed it)",
-    source: "issue 9",
+    source: "docs/failure-modes.md",
     cells: {
       lifecycle: UNAFFECTED,
       precompact: UNAFFECTED,
@@ -165,7 +167,7 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   {
     id: "unknown-entry",
     situation: "unknown host or event",
-    source: "SPEC §10",
+    source: "docs/contract.md §10",
     cells: {
       lifecycle: { expect: "usage", text: "exit 64" },
       precompact: { expect: "usage", text: "exit 64" },
@@ -176,15 +178,15 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
   },
 ];
 
-export const README_BEGIN = "<!-- failure-table:begin -->";
-export const README_END = "<!-- failure-table:end -->";
+export const TABLE_BEGIN = "<!-- failure-table:begin -->";
+export const TABLE_END = "<!-- failure-table:end -->";
 
-/** renderFailureTable() → the README block between the markers (markers excluded). */
+/** renderFailureTable() → the docs/failure-modes.md block between the markers (markers excluded). */
 export function renderFailureTable(): string {
-  const escape = (text: string) => text.replace(/\|/g, "\\|");
+  const escapePipes = (text: string) => text.replace(/\|/g, "\\|");
   const header = `| Situation | ${COLUMNS.map(([, title]) => title).join(" | ")} |`;
   const rule = `|${" --- |".repeat(COLUMNS.length + 1)}`;
-  const rows = FAILURE_TABLE.map((row) => `| ${escape(row.situation)} | ${COLUMNS.map(([col]) => escape(row.cells[col]?.text ?? "—")).join(" | ")} |`);
+  const rows = FAILURE_TABLE.map((row) => `| ${escapePipes(row.situation)} | ${COLUMNS.map(([col]) => escapePipes(row.cells[col]?.text ?? "—")).join(" | ")} |`);
   return [
     "<!-- Generated from test/support/failure-table.ts by `bun scripts/failure-table.ts`; test/faults.test.ts injects each row and fails when this block differs. -->",
     "",

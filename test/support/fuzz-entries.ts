@@ -1,5 +1,5 @@
 // Every `velesdb-hooks <host> <event>` entry, read from the host table itself (so an event added
-// tomorrow is fuzzed tomorrow), with what its answer may look like (SPEC §3.4, §4) and the exit
+// tomorrow is fuzzed tomorrow), with what its answer may look like (docs/contract.md §3.4, §4) and the exit
 // codes it may use. The fuzzer, the stress test and the fault tests all judge answers here.
 import { HOSTS } from "../../src/hosts/index.ts";
 import type { HostModule } from "../../src/hosts/host.ts";
@@ -94,7 +94,7 @@ export interface RawAnswer {
 }
 
 /**
- * judgeAnswer(entry, raw) → the answer's kind, or a list of contract violations (SPEC §3.4, §4):
+ * judgeAnswer(entry, raw) → the answer's kind, or a list of contract violations (docs/contract.md §3.4, §4):
  * exit code in the entry's allowed set, stdout empty or exactly one compact JSON object of the
  * host's shape (or the host's plain-text form), stderr at most one `velesdb-hooks:` line, no
  * stack trace, no "internal error" (a rule that threw).
@@ -239,7 +239,7 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
       if (entry.dialect !== "claude") return `${entry.id} answered something other than {}`;
       if (fields !== "updatedToolOutput" || !isObject(specific.updatedToolOutput)) return `PostToolUse answer has the wrong shape: ${fields}`;
       const out = specific.updatedToolOutput;
-      // A string or partial object is silently ignored by Claude (SPEC §4.1): the full Bash shape.
+      // A string or partial object is silently ignored by Claude (docs/contract.md §4.1): the full Bash shape.
       if (typeof out.stdout !== "string" || typeof out.stderr !== "string" || typeof out.interrupted !== "boolean" || out.isImage !== false) {
         return "updatedToolOutput does not have the full Bash shape";
       }

@@ -57,7 +57,7 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         const fixture = host === "dsh" ? "stop" : host === "gemini" ? "after-agent.first" : "stop.first";
         const event = host === "gemini" ? "after-agent" : "stop";
         // Claude and Codex set stop_hook_active on the Stop after a continuation; the bridge never does.
-        const next = host === "dsh" ? false : true;
+        const next = host !== "dsh";
         // A plain workspace, then the opted-in repository (its own continuation chain).
         return [box.plain, box.repo].flatMap((cwd) => {
           const optedIn = cwd === box.repo;

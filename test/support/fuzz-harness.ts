@@ -1,6 +1,6 @@
 // The property run shared by `bun test test/fuzz.test.ts` and `bun run fuzz`: generate payloads
 // for one entry, run each through the compiled binary in its own sandbox (eight at a time), and
-// check the invariants of SPEC §3.4 and §10 on every answer. A failure is reported with the
+// check the invariants of docs/contract.md §3.4 and §10 on every answer. A failure is reported with the
 // seed that reproduces it and written whole to dist/fuzz-failures/ for replay.
 import fc from "fast-check";
 import * as fs from "node:fs";
@@ -94,7 +94,7 @@ export function coverageFloors(entry: Entry): Record<string, number> {
       break;
     case "posttooluse":
       floors["answer:pass"] = 1;
-      // Only Claude's Bash results are compressed (SPEC §7): both archive forms are checked there.
+      // Only Claude's Bash results are compressed (docs/contract.md §7): both archive forms are checked there.
       if (entry.dialect === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
       break;
   }
@@ -242,7 +242,7 @@ function withoutExcluded(shot: Snapshot, root: string, excluded: readonly string
   return new Map([...shot].filter(([p]) => !rel.some((ex) => p === ex || p.startsWith(`${ex}/`))));
 }
 
-/** parseLikeTheHook(bytes) → the payload object the hook reads (SPEC §3.1), or {} for anything else. */
+/** parseLikeTheHook(bytes) → the payload object the hook reads (docs/contract.md §3.1), or {} for anything else. */
 function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
@@ -252,7 +252,7 @@ function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
   }
 }
 
-// The guard oracle (SPEC §6.1): which directories decide the edit's policy. Written from the
+// The guard oracle (docs/contract.md §6.1): which directories decide the edit's policy. Written from the
 // spec, not from src/core/guard.ts; only the apply_patch grammar is shared (it has its own tests).
 const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
 const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
@@ -330,6 +330,9 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       } else return undefined;
       break;
     }
+    default:
+      // Kilo speaks OpenCode's dialect (fuzz-entries.ts DIALECT_OF): never its own here.
+      throw new Error(`fuzz-harness: no guard oracle for the ${entry.dialect} dialect`);
   }
   return targets.length > 0 ? targets.map((t) => path.dirname(path.resolve(cwd, t))) : [cwd];
 }
@@ -389,17 +392,19 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
   const problems: string[] = [];
-  const { stdout: _s, persistedOutputPath: persisted, persistedOutputSize: _z, ...kept } = original;
-  const { stdout: newStdout, ...keptOut } = out;
+  const { stdout: _s, stderr: oldStderr, persistedOutputPath: persisted, persistedOutputSize: _z, ...kept } = original;
+  const { stdout: newStdout, stderr: newStderr, ...keptOut } = out;
   // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
-  // as the stdout of Claude's shape (src/hosts/shell-compress.ts).
+  // as its stdout (src/hosts/opencode.ts).
   if (entry.dialect === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
-  // Pi's bash answer is the new text alone; the archive holds the one text block's output.
+  // Pi's bash answer is the new text alone; the archive holds the one text block's output (src/hosts/pi.ts).
   if (entry.dialect === "pi") {
     const content = Array.isArray(original.content) ? original.content : [];
     return opencodeReplacementViolations({ output: isObject(content[0]) ? content[0].text : undefined }, out, archiveDir, archives);
   }
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
+  // Claude's stderr moves into the view (the model read both streams): emptied, never dropped with its key.
+  if (typeof oldStderr === "string" && newStderr !== "") problems.push("the replacement's stderr is not emptied (the view holds it)");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];
   const archive = JSON.parse(match[1]!) as string;
@@ -499,7 +504,7 @@ function describeFailure(
     `         or: bun run fuzz -- --seed ${settings.seed} --count ${settings.count} --entry ${entry.id}   (add --shrink to minimise)`,
     `     replay: bun scripts/fuzz.ts --replay ${path.relative(REPO_ROOT, file)}`,
     ...lines,
-    // Once fixed, the case stays in the suite as a row of REGRESSION_ROWS (README, "Deep fuzzing").
+    // Once fixed, the case stays in the suite as a row of REGRESSION_ROWS (docs/development/testing.md#deep-fuzzing).
     `  regression row for test/fuzz-regressions.test.ts:`,
     `    ${regressionRow(entry.id, `seed ${settings.seed}`, failing[0]!.case)}`,
   ].join("\n");

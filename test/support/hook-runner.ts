@@ -119,7 +119,7 @@ export function additionalContextOf(answer: Record<string, unknown>): string | u
   return typeof specific?.additionalContext === "string" ? specific.additionalContext : undefined;
 }
 
-/** expectUsageError(run, /…/) → exit 64, nothing on stdout, one prefixed stderr line matching the pattern (SPEC §2). */
+/** expectUsageError(run, /…/) → exit 64, nothing on stdout, one prefixed stderr line matching the pattern (docs/contract.md §2). */
 export function expectUsageError(run: HookRun, message: RegExp): void {
   expect(run.exitCode).toBe(64);
   expect(run.stdout).toBe("");

@@ -83,7 +83,7 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
 
 /**
  * The velesdb-memory MCP server a user configured, in the files each agent reads it from when
- * that file is not the hooks registry itself (issue 18: `check` fails on hooks without a
+ * that file is not the hooks registry itself (docs/mcp-server.md: `check` fails on hooks without a
  * server). Gemini's and Qwen's servers live in the registry, so their tests write them.
  */
 export const USER_MCP_COMMAND = "/bin/sh";
@@ -126,6 +126,9 @@ export function makeInstallSandbox(label: string, options: { homeName?: string; 
     LANG: "C.UTF-8",
     SHELL: "/bin/sh",
     VELESDB_HOOK_FRESHNESS: "off",
+    // USER_MCP_COMMAND (/bin/sh) is a stand-in that answers nothing: the suites about servers
+    // that are started (test/server-probe.test.ts) turn the probe back on.
+    VELESDB_HOOKS_SERVER_PROBE: "off",
   };
   const merged = (extra?: Record<string, string | undefined>): Record<string, string> => {
     const result: Record<string, string> = { ...env };

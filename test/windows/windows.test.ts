@@ -31,7 +31,7 @@ interface Profile {
   readonly dir: string;
   readonly temp: string;
   readonly env: Record<string, string>;
-  /** Where the hooks keep state: %TEMP%\velesdb-agent-hooks-%USERNAME% (SPEC §3.3). */
+  /** Where the hooks keep state: %TEMP%\velesdb-agent-hooks-%USERNAME% (docs/contract.md §3.3). */
   readonly stateDir: string;
 }
 
@@ -65,7 +65,7 @@ async function jsonHook(who: Profile, host: Host, event: string, payload: Record
   return parseOneJsonAnswer(run.stdout);
 }
 
-const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling")`;
+const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling`; // then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot)
 const contextOf = (answer: Record<string, unknown>) =>
   String((answer.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext ?? "");
 
@@ -91,7 +91,7 @@ const USER_FILES: Readonly<Record<string, string>> = {
   ".codeium\\windsurf\\hooks.json": '{\r\n  "hooks": {\r\n    "pre_user_prompt": [{ "command": "echo mine", "show_output": true }]\r\n  }\r\n}\r\n',
   ".codeium\\windsurf\\memories\\global_rules.md": "Prefer small commits.\r\nAnswer in English.\r\n",
   // The user's velesdb-memory server (a daemon URL) where each agent reads it: check fails on
-  // hooks without one (issue 18).
+  // hooks without one (docs/mcp-server.md).
   ".claude.json": '{\r\n  "mcpServers": { "velesdb-memory": { "type": "http", "url": "https://127.0.0.1:18090/mcp" } }\r\n}\r\n',
   ".codex\\config.toml": '[mcp_servers.velesdb-memory]\r\nurl = "https://127.0.0.1:18090/mcp"\r\n',
   ".codeium\\windsurf\\mcp_config.json": '{\r\n  "mcpServers": { "velesdb-memory": { "serverUrl": "https://127.0.0.1:18090/mcp" } }\r\n}\r\n',
@@ -175,7 +175,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     test("end to end", async () => {
       const who = profile();
       const loop = repo("Loop", { project: "loop", enforce_learning_loop: true });
-      // Same project name, another repository: the recall must not unlock it (SPEC §6.3).
+      // Same project name, another repository: the recall must not unlock it (docs/contract.md §6.3).
       const other = repo("Loop", { project: "loop", enforce_learning_loop: true });
       const target = `${loop}\\src\\a.ts`;
       // C:\work5\Loop\src\a.ts, respelled c:/work5/loop/SRC/A.ts: the same file to Windows.
@@ -222,7 +222,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       const respelledCwd = host === "dsh" ? `c:${loop.slice(2).toLowerCase().replaceAll("\\", "/")}` : loop.toLowerCase();
       expect(await guard(respelled, respelledCwd)).toBe(false);
       expect(await guard(`${other}\\src\\a.ts`, other)).toBe(true);
-      if (host === "windsurf") return; // No Stop event: no checkpoints (SPEC §4.3).
+      if (host === "windsurf") return; // No Stop event: no checkpoints (docs/contract.md §4.3).
 
       const stop = async () => {
         if (host === "gemini") return jsonHook(who, host, "after-agent", loadPayload("gemini", "after-agent.first", { session_id: session, cwd: loop }));

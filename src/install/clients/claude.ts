@@ -1,10 +1,12 @@
-// Claude Code (SPEC §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
+// Claude Code (docs/contract.md §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import { absoluteOverride } from "../paths.ts";
 import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
 
-// PostToolUse compiles large Bash output, hence 30 s; everything else is local and fast.
+// PostToolUse compiles large Bash output, hence 30 s (compression keeps its deadline inside it:
+// src/core/host-timeouts.ts); everything else is local and fast.
 const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
 const POST_TOOLS = "^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$";
 
@@ -13,7 +15,7 @@ const ROWS: readonly Registration[] = [
   { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
   { wireEvent: "PreCompact", argvEvent: "pre-compact", timeout: 10 },
   { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: POST_TOOLS, timeout: 30 },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: POST_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.claude },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
@@ -45,7 +47,7 @@ export const claude: RegistryClient = {
       { label: "the project's .mcp.json", path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }), format: "json", servers: () => ["mcpServers"], needsApproval: true },
     ],
     // The shapes `claude mcp add` writes.
-    stdio: (command) => ({ type: "stdio", command, args: [], env: {} }),
+    stdio: (command, args) => ({ type: "stdio", command, args: [...args], env: {} }),
     url: (url) => ({ type: "http", url }),
   },
 };

@@ -84,6 +84,13 @@ export interface SectionSpec {
   readonly comment?: "html" | "line";
   /** A short note inside the begin marker telling a reader what the section is. */
   markerNote(): string;
+  /**
+   * The section is the whole file (OpenCode's plugin module): a file at that path holding no
+   * section of ours is the user's, never appended to (issue 30: appended to a user's module,
+   * both failed to load). Its value says what such a file is to its host, for the refusal.
+   * Absent: a section appended to the user's text (Windsurf's rules).
+   */
+  readonly ownFile?: string;
 }
 
 /** What check/doctor know about a client's registry when its `report` is asked. */
@@ -128,8 +135,13 @@ export interface McpFile {
 export interface McpSpec {
   /** Where the agent reads servers; install writes into the first (user level). */
   readonly files: readonly [McpFile, ...McpFile[]];
-  /** stdio("/usr/local/bin/velesdb-memory") → the server entry that runs it (no arguments: stdio is its default transport). */
-  stdio(command: string): JsonObject;
+  /**
+   * stdio("~/.velesdb-hooks/bin/velesdb-hooks", ["mcp", "--server", "/abs/velesdb-memory"]) → the
+   * entry that runs the shared front (src/mcp/front.ts); with no arguments, the direct
+   * velesdb-memory entry an earlier install wrote (stdio is its default transport), which is
+   * still recognised as ours so install can upgrade it.
+   */
+  stdio(command: string, args: readonly string[]): JsonObject;
   /** url("https://127.0.0.1:18090/mcp") → the entry for the HTTP daemon. */
   url(url: string): JsonObject;
 }

@@ -1,9 +1,10 @@
-// Codex CLI (SPEC §4.2): $CODEX_HOME/hooks.json (default ~/.codex), grouped handlers. Codex
+// Codex CLI (docs/contract.md §4.2): $CODEX_HOME/hooks.json (default ~/.codex), grouped handlers. Codex
 // runs `command` through the session shell, so the path is POSIX-quoted; on Windows it runs
 // `commandWindows` in PowerShell instead. No version in argv: the entry's bytes are its trust
 // identity. Codex also runs hooks defined in config.toml [hooks] (we never edit that file, we
 // report them) and skips any entry the user has not trusted in /hooks, without a word — so
 // check, doctor and install all say where trust is missing.
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as path from "node:path";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
@@ -28,7 +29,7 @@ const ROWS: readonly Registration[] = [
     timeout: 10,
     statusMessage: "velesdb-memory: checking recall before this edit",
   },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: 10, statusMessage: "velesdb-memory: noting the recall" },
+  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.codex, statusMessage: "velesdb-memory: noting the recall" },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));
@@ -84,7 +85,9 @@ export const codex: RegistryClient = {
   // `[mcp_servers.<name>]` + `command = "…"` (or `url = "…"`), and so do we.
   mcp: {
     files: [{ label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] }],
-    stdio: (command) => ({ command }),
+    // Without arguments: the direct entry earlier installs wrote (`command` alone, as above);
+    // the shared front's entry adds its `args` array.
+    stdio: (command, args) => (args.length > 0 ? { command, args: [...args] } : { command }),
     url: (url) => ({ url }),
   },
 

@@ -9,6 +9,7 @@
 // the matchers (honoured on flat handlers, anchored by us) keep a missing binary from
 // refusing more than the edit tools, and check/doctor say so loudly. `timeoutSec` is in
 // seconds; a hook that times out lets the tool run.
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { absoluteOverride, shown } from "../paths.ts";
@@ -25,7 +26,7 @@ const ROWS: readonly Registration[] = [
   { wireEvent: "sessionStart", argvEvent: "session-start", timeout: 10 },
   { wireEvent: "agentStop", argvEvent: "stop", timeout: 10 },
   { wireEvent: "preToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "postToolUse", argvEvent: "post-tool-use", matcher: RECALL_TOOLS, timeout: 10 },
+  { wireEvent: "postToolUse", argvEvent: "post-tool-use", matcher: RECALL_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.copilot },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "COPILOT_HOME", path.join(ctx.home, ".copilot"));
@@ -54,7 +55,7 @@ export const copilot: RegistryClient = {
   // says which of the server's tools Copilot offers (["*"]: all).
   mcp: {
     files: [{ label: "mcp-config.json", path: fileInHome(home, "mcp-config.json"), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ type: "local", command, args: [], tools: ["*"] }),
+    stdio: (command, args) => ({ type: "local", command, args: [...args], tools: ["*"] }),
     url: (url) => ({ type: "http", url, tools: ["*"] }),
   },
   report(ctx, facts) {

@@ -39,7 +39,7 @@ export const droid: RegistryClient = {
       { label: "mcp.json", path: fileInHome(home, "mcp.json"), format: "json", servers: () => ["mcpServers"] },
       { label: "the project's .factory/mcp.json", path: projectMcp, format: "json", servers: () => ["mcpServers"] },
     ],
-    stdio: (command) => ({ type: "stdio", command, args: [], disabled: false }),
+    stdio: (command, args) => ({ type: "stdio", command, args: [...args], disabled: false }),
     url: (url) => ({ type: "http", url, disabled: false }),
   },
 };

@@ -1,4 +1,4 @@
-// DeepSeek harness (SPEC §4.4): a Codex-format hooks.json the bridge plugin reads from its
+// DeepSeek harness (docs/contract.md §4.4): a Codex-format hooks.json the bridge plugin reads from its
 // `configPath`, at a path the user chooses (`--config`, default ~/.dsh/velesdb-hooks.json).
 // The bridge runs every command with `bash -c`, on every platform, so the path is always
 // POSIX-quoted and there is no commandWindows. install never edits the harness config; it
@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
+import type { Registration, RegistryClient } from "./client.ts";
 import { codex, CODEX_RECALL_TOOLS } from "./codex.ts";
 
 // Its own file tools — its shell `bash` is not an edit, and tool_input never carries a path,

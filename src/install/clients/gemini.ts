@@ -59,7 +59,7 @@ export const gemini: RegistryClient = {
   // settings.json `mcpServers` (the hooks' own file); `httpUrl` is its streamable-HTTP form.
   mcp: {
     files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ command, args: [] }),
+    stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ httpUrl: url }),
   },
 

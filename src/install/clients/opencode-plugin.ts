@@ -6,7 +6,7 @@
 // - It imports only `node:child_process`: importing `@opencode-ai/plugin` would depend on the
 //   `npm install` OpenCode runs in its config directory, which stalls offline.
 // - Every spawn is synchronous and bounded (10 s, killed after); a binary that is missing,
-//   crashes, hangs or answers something unreadable changes nothing (SPEC §10: hosts let the
+//   crashes, hangs or answers something unreadable changes nothing (docs/contract.md §10: hosts let the
 //   tool run when a hook cannot), except that an exit 2 is a refusal whose reason is stderr.
 // - Only the tools a rule reads are sent (edit tools before, bash and velesdb-memory MCP tools
 //   after), as the matchers of the other hosts' registries do; bash's `metadata.output` (a
@@ -14,19 +14,24 @@
 // - OpenCode has no cap on continuations: the plugin marks the idle that follows a
 //   continuation it started as `stop_hook_active`, and the Stop rule passes on it.
 
-/** The timeout each hook call gets, in milliseconds (the plugin's and Pi's extension's). */
-export const HOOK_TIMEOUT_MS = 10_000;
+import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
+
+/** The hosts whose plugin or extension spawns us through ask(): OpenCode, Kilo Code, Pi. */
+export type SpawningHost = "opencode" | "kilo" | "pi";
+
+/** hookTimeoutMs("opencode") → the timeout each hook call gets, in ms (compression keeps its deadline inside it). */
+export const hookTimeoutMs = (host: SpawningHost): number => POST_TOOL_USE_TIMEOUT_S[host] * 1000;
 
 /**
  * askFunctionSource("opencode") → the module's `ask(event, payload)`: one bounded synchronous
  * spawn of `BINARY <host> <event>` and its answer as an object ({} on any failure; exit 2 a
  * refusal whose reason is stderr). Shared with Pi's extension (pi-extension.ts).
  */
-export function askFunctionSource(host: string): string {
+export function askFunctionSource(host: SpawningHost): string {
   return `function ask(event, payload) {
   let run;
   try {
-    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
+    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${hookTimeoutMs(host)}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
   } catch {
     return {};
   }
@@ -46,7 +51,7 @@ export function askFunctionSource(host: string): string {
  * literal. `host` is the first argument of every spawn: "opencode", or "kilo" for Kilo Code,
  * the fork that loads the same plugin from its own directory (src/install/clients/kilo.ts).
  */
-export function opencodePluginBody(binaryPath: string, host = "opencode"): string {
+export function opencodePluginBody(binaryPath: string, host: "opencode" | "kilo" = "opencode"): string {
   return `import { spawnSync } from "node:child_process";
 
 const BINARY = ${JSON.stringify(binaryPath)};

@@ -6,7 +6,7 @@
 // - It imports only `node:child_process`: no Pi package is needed at run time, so the same
 //   file loads in Pi 0.73.1 and in its renamed successor line.
 // - Every spawn is synchronous and bounded (10 s, killed after); a binary that is missing,
-//   crashes, hangs or answers something unreadable changes nothing (SPEC §10), except that an
+//   crashes, hangs or answers something unreadable changes nothing (docs/contract.md §10), except that an
 //   exit 2 is a refusal whose reason is stderr.
 // - `before_agent_start` runs for every prompt: the context is asked for once per session and
 //   returned as a message the session keeps.

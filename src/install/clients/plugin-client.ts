@@ -75,7 +75,7 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
     mcp: {
       files: agent.mcpFiles,
       ...(agent.mcpEntries ?? {
-        stdio: (command: string) => ({ type: "local", command: [command], enabled: true }),
+        stdio: (command: string, args: readonly string[]) => ({ type: "local", command: [command, ...args], enabled: true }),
         url: (url: string) => ({ type: "remote", url, enabled: true }),
       }),
     },
@@ -86,6 +86,7 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
         body: agent.body,
         comment: "line",
         markerNote: () => `written by \`velesdb-hooks install --client ${agent.name}\`; \`velesdb-hooks uninstall\` deletes this file`,
+        ownFile: `${agent.title} loads it as a ${agent.moduleKind ?? "plugin"} of yours`,
       },
     ],
     alsoNamesBinary,

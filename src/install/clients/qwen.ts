@@ -52,7 +52,7 @@ export const qwen: RegistryClient = {
   // settings.json `mcpServers`, Gemini's shapes (Qwen Code is a fork of Gemini CLI).
   mcp: {
     files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ command, args: [] }),
+    stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ httpUrl: url }),
   },
 };

@@ -1,4 +1,4 @@
-// Windsurf Cascade (SPEC §4.3): ~/.codeium/windsurf/hooks.json, `{"command": …, "show_output":
+// Windsurf Cascade (docs/contract.md §4.3): ~/.codeium/windsurf/hooks.json, `{"command": …, "show_output":
 // false}` in a flat list per event, plus a section of the global rules file — the only channel
 // that reaches Cascade's model in every session (hook stdout reaches neither the model nor the
 // user). Cascade runs `command` through a shell, so the path is POSIX-quoted. On Windows the
@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
 import { posixQuote } from "../shell-words.ts";
-import type { InstallerClient, Registration, RegistryClient } from "./client.ts";
+import type { Registration, RegistryClient } from "./client.ts";
 
 // No matchers and no timeout field; the hooks themselves filter (post_mcp_tool_use looks at
 // the server and tool names).
@@ -36,7 +36,7 @@ export const windsurf: RegistryClient = {
   // (`serverUrl` for HTTP). Not measured: Windsurf does not run here.
   mcp: {
     files: [{ label: "mcp_config.json", path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }), format: "json", servers: () => ["mcpServers"] }],
-    stdio: (command) => ({ command, args: [] }),
+    stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ serverUrl: url }),
   },
   // ~/.codeium/windsurf/memories/global_rules.md, the rules file Cascade reads in every workspace.

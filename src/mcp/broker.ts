@@ -1,0 +1,373 @@
+// The broker: one detached process per store that runs the one velesdb-memory the store allows
+// and shares it among every `velesdb-hooks mcp` front (issue 34 §1, docs/shared-memory.md).
+// Measured facts of velesdb-memory 0.17.0 it is built on:
+// - a second server on one store exits at start with "[velesdb-memory] another velesdb-memory
+//   process holds <store> — kill it (pkill velesdb-memory) or point VELESDB_MEMORY_PATH
+//   elsewhere", after 3 tries 500 ms apart (src/daemon_startup.rs): that line becomes the cause;
+// - its orphan watchdog exits when its parent pid changes (src/daemon_serve.rs,
+//   spawn_orphan_watchdog): the broker is its parent, so a broker killed outright takes the
+//   server with it and releases the store lock;
+// - it never sends a request to its client (src/mcp.rs uses no peer; rmcp 3.11 sends none
+//   unasked), so a request from it is answered "method not found" rather than routed;
+// - a cancelled request gets no answer at all (rmcp 3.11 src/service.rs: "dropping response for
+//   cancelled request"), so a cancellation also forgets the request here;
+// - `initialize` is answered with the client's version when it knows it (rmcp 3.11
+//   src/service/server.rs negotiate_protocol_version), which this broker repeats per client.
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import { writePrivateFile } from "../core/state.ts";
+import { errorLine, idKey, idOf, withTopLevelId, isNotification, isRequest, isResponse, LineSplitter, METHOD_NOT_FOUND, oneLine, parseMessage, PARSE_ERROR, SERVER_STOPPED, type JsonRpcId, type JsonRpcMessage } from "./lines.ts";
+import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
+import { acquireStartLock, HELLO_KEY, openRuntimeDirectory, socketAnswers, type Hello } from "./channel.ts";
+
+/** The versions velesdb-memory 0.17.0 answers over `initialize` (rmcp 3.11 ProtocolVersion::KNOWN_VERSIONS with a handshake). */
+export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
+/** What the broker asks for itself: the newest one with a handshake (rmcp LATEST_WITH_INITIALIZE). */
+const BROKER_PROTOCOL_VERSION = "2025-11-25";
+const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
+/** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
+const STARTUP_NOTICE = /Using the offline 'hash' embedder|setting\(s\) from /;
+
+export interface BrokerOptions {
+  readonly server: string;
+  readonly store: string;
+  readonly paths: McpRuntimePaths;
+  readonly env: NodeJS.ProcessEnv;
+  readonly idleMs: number;
+  readonly startMs: number;
+}
+
+interface Connection {
+  readonly socket: net.Socket;
+  readonly lines: LineSplitter;
+  /** The front's greeting arrived, naming this store. */
+  hello: boolean;
+  /** The broker answered it (ready or failed). */
+  greeted: boolean;
+  /** client id key → broker id, for the requests of this client in flight. */
+  readonly inFlight: Map<string, number>;
+}
+
+interface Pending {
+  readonly connection: Connection;
+  readonly clientId: JsonRpcId;
+}
+
+/** runBroker(options) → its exit code, once it has stopped (idle, or its server gone). */
+export async function runBroker(options: BrokerOptions): Promise<number> {
+  const { paths } = options;
+  const dir = openRuntimeDirectory(paths.dir);
+  if (!dir.ok) return fail(dir.problem);
+  const refuse = (problem: string): number => failed(options, problem);
+  const lock = await acquireStartLock(paths.lock, options.startMs);
+  if (!lock.ok) return refuse(lock.problem);
+  // Under the start lock: a live broker keeps the socket (this one was started by a front that
+  // raced another); a dead one's socket is replaced; anything else at that name is refused.
+  if (await socketAnswers(paths.socket, 1000)) {
+    lock.release();
+    return 0;
+  }
+  const existing = fs.lstatSync(paths.socket, { throwIfNoEntry: false });
+  if (existing !== undefined) {
+    if (!isSocketOfOurs(paths.socket)) {
+      lock.release();
+      return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
+    }
+    fs.unlinkSync(paths.socket);
+  }
+  const broker = new Broker(options);
+  const listening = await broker.listen();
+  lock.release();
+  if (!listening.ok) return refuse(listening.problem);
+  return broker.run();
+}
+
+function fail(problem: string): number {
+  process.stderr.write(`velesdb-hooks mcp broker: ${problem}\n`);
+  return 1;
+}
+
+/** failed(options, problem) → 1, the cause also in the status file, where the waiting front reads it. */
+function failed(options: BrokerOptions, problem: string): number {
+  writeStatus(options, "failed", problem);
+  return fail(problem);
+}
+
+function writeStatus(options: BrokerOptions, state: McpStatusRecord["state"], cause: string): void {
+  const record: McpStatusRecord = { state, pid: process.pid, server: options.server, store: options.store, cause, at: new Date().toISOString() };
+  writePrivateFile(options.paths.status, `${JSON.stringify(record)}\n`);
+}
+
+class Broker {
+  private readonly connections = new Set<Connection>();
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private child: ChildProcess | undefined;
+  private childOut = new LineSplitter();
+  private stderrTail: string[] = [];
+  private initResult: JsonRpcMessage | undefined;
+  private state: "starting" | "ready" | "stopping" = "starting";
+  private failure: string | undefined;
+  private server: net.Server | undefined;
+  private socketIno: number | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private finished: ((code: number) => void) | undefined;
+
+  constructor(private readonly options: BrokerOptions) {}
+
+  listen(): Promise<{ ok: true } | { ok: false; problem: string }> {
+    return new Promise((resolve) => {
+      const server = net.createServer((socket) => this.accept(socket));
+      server.once("error", (error) => resolve({ ok: false, problem: `cannot listen on ${this.options.paths.socket} (${(error as NodeJS.ErrnoException).code ?? error.message})` }));
+      server.listen(this.options.paths.socket, () => {
+        // The directory (0700) is what keeps others out; the mode says so again on the socket.
+        fs.chmodSync(this.options.paths.socket, 0o600);
+        this.socketIno = fs.lstatSync(this.options.paths.socket).ino;
+        this.server = server;
+        resolve({ ok: true });
+      });
+    });
+  }
+
+  run(): Promise<number> {
+    return new Promise((resolve) => {
+      this.finished = resolve;
+      this.startChild();
+      this.armIdle();
+    });
+  }
+
+  private startChild(): void {
+    const { server, store, env, startMs } = this.options;
+    try {
+      fs.mkdirSync(store, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      return this.childFailed(`the store ${store} cannot be created (${(error as NodeJS.ErrnoException).code})`);
+    }
+    // cwd = the store: a repository's ./velesdb-memory.toml (src/config.rs resolve_path reads the
+    // working directory's) must not steer a server every session shares. VELESDB_MEMORY_PATH is
+    // always set, so no config file can move the store either (the environment wins over it).
+    const child = spawn(server, [], { cwd: store, env: { ...env, VELESDB_MEMORY_PATH: store }, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = child;
+    child.on("error", (error) => this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      for (const event of this.childOut.push(chunk)) if (event.kind === "line") this.fromChild(event.text);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      const lines = chunk.toString("utf8").split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
+      this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
+    });
+    child.on("exit", (code, signal) => this.childExited(code, signal));
+    child.stdin!.on("error", () => {}); // EPIPE once it died: its exit event says what happened
+    this.toChild({ jsonrpc: "2.0", id: BROKER_INIT_ID, method: "initialize", params: { protocolVersion: BROKER_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "velesdb-hooks-broker", version: "1" } } });
+    setTimeout(() => {
+      if (this.state === "starting" && this.failure === undefined) {
+        this.childFailed(`velesdb-memory did not answer initialize within ${Math.round(startMs / 1000)} s`);
+        child.kill("SIGKILL");
+      }
+    }, startMs).unref();
+  }
+
+  private toChild(message: JsonRpcMessage): void {
+    const stdin = this.child?.stdin;
+    if (stdin && !stdin.destroyed) stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private fromChild(line: string): void {
+    const message = parseMessage(line);
+    if (!message) return;
+    if (isResponse(message)) {
+      const id = idOf(message);
+      if (id === BROKER_INIT_ID) return this.initialized(message);
+      const pending = typeof id === "number" ? this.pending.get(id) : undefined;
+      if (!pending) return; // cancelled, or its client is gone
+      this.pending.delete(id as number);
+      pending.connection.inFlight.delete(idKey(pending.clientId));
+      sendLine(pending.connection, withTopLevelId(line, pending.clientId) ?? JSON.stringify({ ...message, id: pending.clientId }));
+      return;
+    }
+    if (isRequest(message)) return this.toChildLine(errorLine(idOf(message)!, METHOD_NOT_FOUND, "velesdb-hooks' broker routes no server request to a client"));
+    // A notification: progress and cancellations would name a broker id no client knows.
+    if (message.method === "notifications/progress" || message.method === "notifications/cancelled") return;
+    for (const connection of this.connections) if (connection.greeted) sendLine(connection, line);
+  }
+
+  private toChildLine(line: string): void {
+    const stdin = this.child?.stdin;
+    if (stdin && !stdin.destroyed) stdin.write(`${line}\n`);
+  }
+
+  private initialized(message: JsonRpcMessage): void {
+    if (Object.hasOwn(message, "error") || typeof message.result !== "object" || message.result === null) {
+      this.childFailed(`velesdb-memory refused initialize: ${oneLine(JSON.stringify(message.error ?? message.result))}`);
+      this.child?.kill("SIGTERM");
+      return;
+    }
+    this.initResult = message.result as JsonRpcMessage;
+    this.toChild({ jsonrpc: "2.0", method: "notifications/initialized" });
+    this.state = "ready";
+    this.writeStatus("running", "ready");
+    this.greetWaiting();
+  }
+
+  private greetWaiting(): void {
+    for (const connection of this.connections) if (connection.hello && !connection.greeted) this.greet(connection);
+  }
+
+  private accept(socket: net.Socket): void {
+    const connection: Connection = { socket, lines: new LineSplitter(), hello: false, greeted: false, inFlight: new Map() };
+    if (this.state === "stopping") {
+      socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
+      return;
+    }
+    this.connections.add(connection);
+    this.disarmIdle();
+    socket.on("data", (chunk: Buffer) => {
+      for (const event of connection.lines.push(chunk)) {
+        if (event.kind === "oversized") send(connection, JSON.parse(errorLine(null, PARSE_ERROR, `a message of ${event.bytes} bytes is over the 16 MiB line limit; dropped`)));
+        else this.fromClient(connection, event.text);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => this.drop(connection));
+  }
+
+  private greet(connection: Connection): void {
+    connection.greeted = true;
+    send(connection, { [HELLO_KEY]: this.failure === undefined ? "ready" : "failed", store: this.options.store, cause: this.failure ?? "" } satisfies Hello);
+  }
+
+  /** A client gone: its answers are dropped when they come (no cancellation: a save it sent still completes whole). */
+  private drop(connection: Connection): void {
+    this.connections.delete(connection);
+    for (const brokerId of connection.inFlight.values()) this.pending.delete(brokerId);
+    connection.inFlight.clear();
+    this.armIdle();
+  }
+
+  private fromClient(connection: Connection, line: string): void {
+    const message = parseMessage(line);
+    if (!connection.hello) {
+      // The front's greeting: the store it means (two stores can share a checksum).
+      if (message?.[HELLO_KEY] !== "hello") return void connection.socket.destroy();
+      if (message.store !== this.options.store) {
+        send(connection, { [HELLO_KEY]: "failed", store: this.options.store, cause: `the broker at ${this.options.paths.socket} serves ${this.options.store}, not ${String(message.store)}` } satisfies Hello);
+        return void connection.socket.end();
+      }
+      connection.hello = true;
+      if (this.state === "ready" || this.failure !== undefined) this.greet(connection);
+      return;
+    }
+    if (!message) return send(connection, JSON.parse(errorLine(null, PARSE_ERROR, "not a JSON-RPC message")));
+    if (isRequest(message)) {
+      const clientId = idOf(message)!;
+      if (message.method === "initialize") return send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
+      if (message.method === "ping") return send(connection, { jsonrpc: "2.0", id: clientId, result: {} });
+      // Stopping (its server gone, or idle): the request never reached a server, so the front may
+      // send it again, to the next broker; a request that did reach one is never re-sent.
+      if (this.state !== "ready") return send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
+      const brokerId = this.nextId++;
+      this.pending.set(brokerId, { connection, clientId });
+      connection.inFlight.set(idKey(clientId), brokerId);
+      return this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
+    }
+    if (isNotification(message)) {
+      // The broker's own notifications/initialized went once; each client's would repeat it.
+      if (message.method === "notifications/initialized") return;
+      if (message.method === "notifications/cancelled") {
+        const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+        const requestId = idOf({ id: params.requestId });
+        const brokerId = requestId === undefined ? undefined : connection.inFlight.get(idKey(requestId));
+        if (brokerId === undefined) return;
+        connection.inFlight.delete(idKey(requestId!));
+        this.pending.delete(brokerId);
+        return this.toChild({ ...message, params: { ...params, requestId: brokerId } });
+      }
+      return this.toChildLine(line);
+    }
+    // A response to a server request: none is ever routed to a client (see the header).
+  }
+
+  /** initializeAnswer(request) → the server's one initialize result, with the version MCP says to answer this client. */
+  private initializeAnswer(request: JsonRpcMessage): JsonRpcMessage {
+    const params = (typeof request.params === "object" && request.params !== null ? request.params : {}) as Record<string, unknown>;
+    const asked = params.protocolVersion;
+    const known = typeof asked === "string" && (HANDSHAKE_VERSIONS as readonly string[]).includes(asked);
+    return { ...this.initResult, protocolVersion: known ? asked : this.initResult!.protocolVersion };
+  }
+
+  private childFailed(cause: string): void {
+    if (this.failure !== undefined) return;
+    this.failure = cause;
+    this.writeStatus("failed", cause);
+    this.greetWaiting();
+  }
+
+  private childExited(code: number | null, signal: string | null): void {
+    if (this.state === "stopping") return; // stop() ended it
+    const said = this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ?? this.stderrTail.at(-1);
+    const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
+    this.childFailed(said ? oneLine(said) : `velesdb-memory ${how}`);
+    // Every request in flight gets exactly one answer, never a re-send: a save must not apply twice.
+    for (const [brokerId, pending] of this.pending) {
+      this.pending.delete(brokerId);
+      pending.connection.inFlight.delete(idKey(pending.clientId));
+      send(pending.connection, JSON.parse(errorLine(pending.clientId, SERVER_STOPPED, `velesdb-memory stopped: ${this.failure}; call again`)));
+    }
+    void this.stop(1);
+  }
+
+  private armIdle(): void {
+    this.disarmIdle();
+    if (this.connections.size > 0 || this.state === "stopping") return;
+    this.idleTimer = setTimeout(() => void this.stop(0), this.options.idleMs);
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** stop(code): under the start lock, so a broker starting meanwhile waits until this store's server has let go. */
+  private async stop(code: number): Promise<void> {
+    if (this.state === "stopping") return;
+    this.state = "stopping";
+    this.disarmIdle();
+    this.server?.close();
+    const lock = await acquireStartLock(this.options.paths.lock, 10_000);
+    const st = fs.lstatSync(this.options.paths.socket, { throwIfNoEntry: false });
+    if (st !== undefined && st.ino === this.socketIno) fs.unlinkSync(this.options.paths.socket);
+    // Each front is told to take what it still has in flight to the next broker: this one
+    // answered every request it gave its server, so nothing it says "retry" to ever ran.
+    for (const connection of this.connections) connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      const timer = setTimeout(() => child.kill("SIGTERM"), 3000);
+      const hard = setTimeout(() => child.kill("SIGKILL"), 6000);
+      await exited;
+      clearTimeout(timer);
+      clearTimeout(hard);
+    }
+    // An idle exit leaves no status behind ("absent"); a failure stays for the guard and doctor.
+    if (this.failure === undefined) fs.rmSync(this.options.paths.status, { force: true });
+    if (lock.ok) lock.release();
+    this.finished?.(code);
+  }
+
+  private writeStatus(state: McpStatusRecord["state"], cause: string): void {
+    writeStatus(this.options, state, cause);
+  }
+}
+
+function send(connection: Connection, message: JsonRpcMessage): void {
+  sendLine(connection, JSON.stringify(message));
+}
+
+/** sendLine(connection, line): the server's bytes as they came (see withTopLevelId). */
+function sendLine(connection: Connection, line: string): void {
+  if (!connection.socket.destroyed) connection.socket.write(`${line}\n`);
+}

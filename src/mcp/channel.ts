@@ -1,0 +1,92 @@
+// The owner-only channel between fronts and their broker (docs/shared-memory.md, "Channel"):
+// a Unix socket in a 0700 directory of ours below the hooks' state directory, which sits in a
+// shared temp directory — so the directory is checked with lstat (state.ts: not a link, ours,
+// private) before anything is created or connected there, exactly as the hooks' own state is.
+// Who may bind the socket, or replace one a killed broker left, is decided by a start lock: a
+// file made with link(2) (atomic, never follows or replaces), naming its holder's pid, taken
+// over only when that pid is gone.
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { ensurePrivateSubdirectory, errorCode, openStateStore } from "../core/state.ts";
+import { processAlive } from "./runtime.ts";
+
+/** The key of the first line each way: the front's greeting and the broker's answer. */
+export const HELLO_KEY = "velesdbHooksBroker";
+
+/** The broker's answer to a greeting. "retry": it is stopping; start or reach the next one. */
+export interface Hello {
+  readonly [HELLO_KEY]: "hello" | "ready" | "failed" | "retry";
+  readonly store: string;
+  readonly cause?: string;
+}
+
+/** openRuntimeDirectory(dir) → ok when dir (a subdirectory of the state directory) is a private directory of ours. */
+export function openRuntimeDirectory(dir: string): { ok: true } | { ok: false; problem: string } {
+  const store = openStateStore(path.dirname(dir));
+  if (!store.safe) return { ok: false, problem: store.problem };
+  const problem = ensurePrivateSubdirectory(store.dir, path.basename(dir));
+  return problem === null ? { ok: true } : { ok: false, problem };
+}
+
+export type StartLock = { ok: true; release(): void } | { ok: false; problem: string };
+
+/**
+ * acquireStartLock(lockPath, waitMs) → the lock, or why not within waitMs. A holder whose pid is
+ * gone (a broker killed while starting) loses it; a live holder is waited for.
+ */
+export async function acquireStartLock(lockPath: string, waitMs: number): Promise<StartLock> {
+  const deadline = Date.now() + waitMs;
+  const mine = `${lockPath}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  fs.writeFileSync(mine, `${process.pid}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    for (;;) {
+      try {
+        fs.linkSync(mine, lockPath);
+        return { ok: true, release: () => releaseLock(lockPath) };
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") return { ok: false, problem: `the start lock ${lockPath} cannot be taken (${errorCode(error)})` };
+      }
+      const holder = lockHolder(lockPath);
+      if (holder !== undefined && !processAlive(holder)) {
+        fs.rmSync(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() >= deadline) return { ok: false, problem: `the start lock ${lockPath} is held by pid ${holder ?? "?"}` };
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    fs.rmSync(mine, { force: true });
+  }
+}
+
+function lockHolder(lockPath: string): number | undefined {
+  try {
+    const st = fs.lstatSync(lockPath);
+    if (!st.isFile()) return undefined;
+    const pid = Number.parseInt(fs.readFileSync(lockPath, "utf8"), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only the lock this process holds is removed. */
+function releaseLock(lockPath: string): void {
+  if (lockHolder(lockPath) === process.pid) fs.rmSync(lockPath, { force: true });
+}
+
+/** socketAnswers(p, ms) → a process accepts connections there (a live broker); a stale socket refuses. */
+export function socketAnswers(socketPath: string, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    const done = (answer: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}

@@ -1,0 +1,127 @@
+// Where the shared-memory broker of one velesdb-memory store lives, and what it last said about
+// itself (issue 34 §1, docs/shared-memory.md). velesdb-memory is single-writer (its store takes
+// an exclusive lock: velesdb-memory 0.17.0 src/daemon_startup.rs, open_through_lock_retries), so
+// every session reaches the one server of a store through a broker keyed by that store. This
+// module owns the names — the broker, the front, the guard and doctor all go through it, never
+// through a path of their own — and reads the status file for the guard's refusal text, so it
+// stays small: only fs and path, already on every hook's path (test/hot-path.test.ts).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { posixCksum } from "../core/cksum.ts";
+import { defaultStateDirectory, readPrivateFile } from "../core/state.ts";
+
+/** The private directory (0700) below the hooks' state directory that holds every broker's files. */
+export const MCP_RUNTIME_SUBDIRECTORY = "mcp";
+/** velesdb-memory 0.17.0 src/daemon_startup.rs default_store_path(): `~/.velesdb-memory`. */
+const DEFAULT_STORE_NAME = ".velesdb-memory";
+
+export type StoreResolution = { readonly ok: true; readonly store: string } | { readonly ok: false; readonly problem: string };
+
+/**
+ * resolveStore(env, cwd) → the absolute store directory velesdb-memory would open: VELESDB_MEMORY_PATH
+ * (relative to cwd, as the server resolves it from its working directory), else `$HOME/.velesdb-memory`
+ * (HOME, then USERPROFILE: default_store_path()). The server's last resort, `./velesdb-memory-store`
+ * with no home, would be a different store per working directory: refused, as is an empty variable.
+ */
+export function resolveStore(env: NodeJS.ProcessEnv, cwd: string): StoreResolution {
+  const given = env.VELESDB_MEMORY_PATH;
+  if (given !== undefined) {
+    if (given.trim() === "") return { ok: false, problem: "VELESDB_MEMORY_PATH is set but empty; set it to the store directory or unset it" };
+    return { ok: true, store: path.resolve(cwd, given) };
+  }
+  const home = env.HOME || env.USERPROFILE;
+  if (!home) return { ok: false, problem: "neither HOME nor VELESDB_MEMORY_PATH is set, so the store cannot be located" };
+  return { ok: true, store: path.join(path.resolve(home), DEFAULT_STORE_NAME) };
+}
+
+export interface McpRuntimePaths {
+  /** The private directory of every broker of this user. */
+  readonly dir: string;
+  /** The broker's Unix socket (mode 0600). */
+  readonly socket: string;
+  /** `<hash>.status.json`, written atomically by the broker. */
+  readonly status: string;
+  /** The start lock: who may bind the socket or replace a stale one. */
+  readonly lock: string;
+  /** The broker's own stderr and its server's, truncated at each start. */
+  readonly log: string;
+  /** The store these paths belong to, or undefined when it cannot be located. */
+  readonly store: string | undefined;
+}
+
+/**
+ * mcpRuntimePaths(env) → the files of the broker for env's store (no file is touched). The name
+ * is the store's POSIX cksum, short because a Unix socket path is limited to ~104 bytes; two
+ * stores with one checksum are told apart by the broker's greeting, which names its store.
+ */
+export function mcpRuntimePaths(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): McpRuntimePaths {
+  const dir = path.join(defaultStateDirectory(env), MCP_RUNTIME_SUBDIRECTORY);
+  const resolved = resolveStore(env, cwd);
+  const base = path.join(dir, `m${resolved.ok ? posixCksum(resolved.store) : "none"}`);
+  return { dir, socket: `${base}.sock`, status: `${base}.status.json`, lock: `${base}.lock`, log: `${base}.log`, store: resolved.ok ? resolved.store : undefined };
+}
+
+/** The status file's content (docs/shared-memory.md, "Status file"). */
+export interface McpStatusRecord {
+  readonly state: "running" | "failed";
+  readonly pid: number;
+  readonly server: string;
+  readonly store: string;
+  /** One line: the server's own first stderr line, or what the broker saw (a lock, a timeout). */
+  readonly cause: string;
+  readonly at: string;
+}
+
+export type McpStatus =
+  | { readonly state: "absent"; readonly cause?: string }
+  | { readonly state: "running" | "failed"; readonly pid: number; readonly cause: string; readonly at: string; readonly server: string; readonly store: string };
+
+/**
+ * readMcpStatus(env) → what the broker of env's store last wrote: "running" (its pid is alive),
+ * "failed" (the cause in one line), or "absent" (no broker ran, it exited when idle, or it was
+ * killed: a "running" record whose pid is gone). The file counts only as private state does
+ * (state.ts readPrivateFile: a regular file of ours, not a link). Never throws.
+ */
+export function readMcpStatus(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): McpStatus {
+  const paths = mcpRuntimePaths(env, cwd);
+  const read = readPrivateFile(paths.status, 64 * 1024);
+  if (read.state === "absent") return { state: "absent" };
+  if (read.state !== "present") return { state: "absent", cause: `${paths.status} ${read.problem}` };
+  const record = parseStatus(read.content);
+  if (!record) return { state: "absent", cause: `${paths.status} is not a broker status` };
+  if (record.state === "running" && !processAlive(record.pid)) return { state: "absent", cause: `the broker (pid ${record.pid}) is gone` };
+  return record;
+}
+
+function parseStatus(text: string): McpStatusRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  if (r.state !== "running" && r.state !== "failed") return undefined;
+  if (typeof r.pid !== "number" || !Number.isSafeInteger(r.pid) || r.pid <= 0) return undefined;
+  for (const key of ["server", "store", "cause", "at"]) if (typeof r[key] !== "string") return undefined;
+  // One line of at most 300 characters reaches a model-facing text: nothing more is believed.
+  const cause = (r.cause as string).split(/\r?\n/)[0]!.slice(0, 300);
+  return { state: r.state, pid: r.pid, server: r.server as string, store: r.store as string, cause, at: r.at as string };
+}
+
+/** processAlive(pid) → signal 0 reaches it (EPERM: alive, another user's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** isSocketOfOurs(p) → p is a socket (not a link) owned by this user. */
+export function isSocketOfOurs(p: string): boolean {
+  const st = fs.lstatSync(p, { throwIfNoEntry: false });
+  return st !== undefined && st.isSocket() && (typeof process.getuid !== "function" || st.uid === process.getuid());
+}

@@ -1,0 +1,173 @@
+// `velesdb-hooks mcp` (src/mcp/front.ts) where no velesdb-memory is needed: its refusals (a
+// planted link, another user's directory, a bad command line), its bounded start against a
+// server that never answers or does not exist, and the line framing both sides use. The real
+// server's cases are in test/mcp-front-real.test.ts.
+import { afterEach, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LineSplitter, MAX_LINE_BYTES, withTopLevelId } from "../src/mcp/lines.ts";
+import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/mcp/runtime.ts";
+import { HOOKS_BINARY, mcpSandbox, startClient } from "./support/mcp-session.ts";
+
+let boxes: Array<ReturnType<typeof mcpSandbox>> = [];
+const sandbox = (name: string) => {
+  const box = mcpSandbox(name);
+  boxes.push(box);
+  return box;
+};
+afterEach(() => {
+  for (const box of boxes) box.cleanup();
+  boxes = [];
+});
+
+/** run(args, env) → the front's exit code and stderr, stdin closed at once. */
+function run(args: string[], env: Record<string, string>, timeout = 20_000) {
+  const started = Date.now();
+  const result = Bun.spawnSync([HOOKS_BINARY, "mcp", ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout });
+  return { exitCode: result.exitCode, stderr: result.stderr.toString(), stdout: result.stdout.toString(), ms: Date.now() - started };
+}
+
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+if (!isRoot && process.env.CI === "true") throw new Error("the foreign-owned directory case needs root (chown) and cannot run here under CI=true");
+
+describe("the front's refusals", () => {
+  test("no --server, or a relative one: exit 64 and one usage line", () => {
+    const box = sandbox("usage");
+    for (const args of [[], ["--server", "velesdb-memory"], ["--server", "/x", "--what"]]) {
+      const r = run(args, box.env);
+      expect(r.exitCode).toBe(64);
+      expect(r.stderr.trim().split("\n").length).toBe(1);
+      expect(r.stderr).toStartWith("velesdb-hooks mcp: ");
+    }
+  });
+
+  test("a planted symlink in place of the private directory is refused, its target left empty; positive control: a real directory is made 0700", () => {
+    const box = sandbox("link");
+    const elsewhere = path.join(box.root, "elsewhere");
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.mkdirSync(box.stateDir, { mode: 0o700 });
+    fs.symlinkSync(elsewhere, path.join(box.stateDir, "mcp"));
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(`velesdb-hooks mcp: ${path.join(box.stateDir, "mcp")} is a symlink\n`);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+
+    const control = sandbox("link-control");
+    const c = run(["--server", "/nonexistent/velesdb-memory"], { ...control.env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(c.exitCode).toBe(1);
+    expect(c.stderr).toContain("velesdb-memory cannot be started: ENOENT");
+    expect(fs.statSync(path.join(control.stateDir, "mcp")).mode & 0o777).toBe(0o700);
+  });
+
+  test("a state directory that is a link is refused before anything is created", () => {
+    const box = sandbox("statelink");
+    const elsewhere = path.join(box.root, "elsewhere");
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.symlinkSync(elsewhere, box.stateDir);
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("is a symlink");
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
+  test("a regular file planted at the socket's name is refused and left as it is: the broker's cause reaches the front at once", () => {
+    const box = sandbox("planted");
+    const paths = mcpRuntimePaths(box.env, box.env.HOME);
+    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.dirname(paths.dir), 0o700);
+    fs.writeFileSync(paths.socket, "not a socket");
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(`velesdb-hooks mcp: ${paths.socket} exists and is not a socket of ours; remove it\n`);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(fs.readFileSync(paths.socket, "utf8")).toBe("not a socket");
+  });
+
+  test.skipIf(!isRoot)("a private directory owned by another user is refused (never used, never repaired)", () => {
+    const box = sandbox("foreign");
+    fs.mkdirSync(path.join(box.stateDir, "mcp"), { recursive: true, mode: 0o700 });
+    fs.chmodSync(box.stateDir, 0o700);
+    fs.chownSync(path.join(box.stateDir, "mcp"), 65534, 65534);
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(`velesdb-hooks mcp: ${path.join(box.stateDir, "mcp")} is owned by another user\n`);
+    expect(fs.readdirSync(path.join(box.stateDir, "mcp"))).toEqual([]);
+  });
+});
+
+describe("a bounded start", () => {
+  test("a server that does not exist: one stderr line naming it, exit 1, status failed", () => {
+    const box = sandbox("missing");
+    const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe("velesdb-hooks mcp: velesdb-memory cannot be started: ENOENT\n");
+    const status = readMcpStatus(box.env);
+    expect(status.state).toBe("failed");
+  });
+
+  test("a server that never answers initialize: the front gives up within its bound, exit 1, one line", async () => {
+    const box = sandbox("silent");
+    const silent = path.join(box.root, "silent-server");
+    fs.writeFileSync(silent, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+    const front = startClient(silent, { ...box.env, VELESDB_HOOKS_MCP_START_MS: "1500" });
+    const started = Date.now();
+    expect(await front.proc.exited).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(front.stderr()).toMatch(/^velesdb-hooks mcp: velesdb-memory did not start within 2 s \(the broker is still waiting for its answer to initialize\); its log: .*\.log\n$/);
+  });
+});
+
+describe("the store and its names", () => {
+  test("resolved as velesdb-memory 0.17.0 resolves it (src/daemon_startup.rs): VELESDB_MEMORY_PATH against the cwd, else $HOME/.velesdb-memory", () => {
+    expect(resolveStore({ VELESDB_MEMORY_PATH: "rel/store", HOME: "/h" }, "/work")).toEqual({ ok: true, store: "/work/rel/store" });
+    expect(resolveStore({ HOME: "/h" }, "/work")).toEqual({ ok: true, store: "/h/.velesdb-memory" });
+    expect(resolveStore({ USERPROFILE: "/u" }, "/work")).toEqual({ ok: true, store: "/u/.velesdb-memory" });
+    expect(resolveStore({ VELESDB_MEMORY_PATH: " " }, "/work").ok).toBe(false);
+    expect(resolveStore({}, "/work").ok).toBe(false);
+  });
+
+  test("two stores, two sockets; each socket path fits a Unix socket (≤ 104 bytes) under a usual state directory", () => {
+    const a = mcpRuntimePaths({ HOME: "/home/a", TMPDIR: "/tmp" });
+    const b = mcpRuntimePaths({ HOME: "/home/b", TMPDIR: "/tmp" });
+    expect(a.socket).not.toBe(b.socket);
+    expect(a.dir).toBe(b.dir);
+    expect(Buffer.byteLength(a.socket)).toBeLessThan(104);
+    expect(path.dirname(a.status)).toBe(a.dir);
+  });
+});
+
+describe("line framing", () => {
+  test("a line split over many chunks comes out whole; several lines in one chunk come out apart", () => {
+    const splitter = new LineSplitter();
+    const long = JSON.stringify({ x: "y".repeat(200_000) });
+    const bytes = Buffer.from(`${long}\n{"a":1}\n{"b":`);
+    const out = [];
+    for (let i = 0; i < bytes.length; i += 4096) out.push(...splitter.push(bytes.subarray(i, i + 4096)));
+    expect(out).toEqual([{ kind: "line", text: long }, { kind: "line", text: '{"a":1}' }]);
+    expect(splitter.push(Buffer.from("2}\n"))).toEqual([{ kind: "line", text: '{"b":2}' }]);
+  });
+
+  test("a line over 16 MiB is dropped (as the server drops it) and the next line is intact; positive control: one byte under passes", () => {
+    const splitter = new LineSplitter();
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    const out = [];
+    for (let i = 0; i < 17; i++) out.push(...splitter.push(chunk));
+    out.push(...splitter.push(Buffer.from('\n{"ok":true}\n')));
+    expect(out).toEqual([{ kind: "oversized", bytes: 17 * 1024 * 1024 }, { kind: "line", text: '{"ok":true}' }]);
+    const under = new LineSplitter().push(Buffer.concat([Buffer.alloc(MAX_LINE_BYTES, 0x61), Buffer.from("\n")]));
+    expect(under.length).toBe(1);
+    expect(under[0]!.kind).toBe("line");
+  });
+});
+
+describe("ids rewritten in the bytes", () => {
+  test("only the top-level id changes; every other byte (a u64 number, a nested id, escaped quotes) stays", () => {
+    const line = '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"memories":[{"id":16439525647125867986,"text":"say \\"id\\":1"}]}}}';
+    expect(withTopLevelId(line, "c-1")).toBe(line.replace('"id":7', '"id":"c-1"'));
+    expect(withTopLevelId('{ "id" : "abc" , "method":"x"}', 12)).toBe('{ "id" : 12 , "method":"x"}');
+    expect(withTopLevelId('{"params":{"id":1},"method":"x","id":2}', 9)).toBe('{"params":{"id":1},"method":"x","id":9}');
+    expect(withTopLevelId('{"method":"x","params":{"id":1}}', 9)).toBeUndefined();
+    // Positive control: a JSON round trip does change the u64.
+    expect(JSON.stringify(JSON.parse(line))).not.toBe(line);
+  });
+});

@@ -1,0 +1,13 @@
+// A seeded generator (mulberry32): a run drawn from a seed can be drawn again, byte for byte.
+
+/** seeded(seed) → a function returning the next number in [0, 1). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
