@@ -7,7 +7,9 @@ import { diagnosticLine, pass, type HookAnswer } from "./core/decision.ts";
 import { withReportedProblems } from "./core/diagnostics.ts";
 import { createHookInput } from "./core/hook-input.ts";
 import { stdoutIsDiscarded, writeFully } from "./core/output.ts";
-import { readPayloadFromStdin, stringField } from "./core/payload.ts";
+import { payloadSessionId, readPayloadFromStdin, stringField } from "./core/payload.ts";
+import { noteDecision, noteHook, noteStat } from "./core/stats-note.ts";
+import { appendHookRecord } from "./core/stats-record.ts";
 import { HOST_LOADERS } from "./hosts/loaders.ts";
 import type { HookEvent, HostModule } from "./hosts/host.ts";
 import { VERSION } from "./version.ts";
@@ -36,6 +38,8 @@ Usage:
   velesdb-hooks uninstall [--client C] [--config PATH] [--dry-run]
   velesdb-hooks check     [--client C] [--config PATH] [--strict]
   velesdb-hooks doctor    [--client C] [--config PATH]
+  velesdb-hooks stats     [--days N] [--project P] [--json] [--reset]
+                                                what the hooks did, per project and day (docs/stats.md)
   (C: ${clientChoices()})
   --mcp: also register velesdb-memory (found via VELESDB_MEMORY_BIN or PATH) in each agent,
          through \`velesdb-hooks mcp\`, so every session shares the one server a store allows;
@@ -65,6 +69,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const front = await import("./mcp/front.ts");
     return front.runMcpCommand(argv.slice(1));
   }
+  if (first === "stats") return (await import("./stats/command.ts")).runStatsCommand(argv.slice(1));
   if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
@@ -79,7 +84,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
   }
   if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
-  return writeAnswer(await runHook(host, second!, event));
+  const exitCode = writeAnswer(await runHook(host, second!, event));
+  // One stats record per hook call, once its answer is out (src/core/stats-record.ts).
+  appendHookRecord(process.env);
+  return exitCode;
 }
 
 /** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
@@ -89,6 +97,7 @@ export async function runHook(registered: HostModule, eventName: string, registe
   // it gets its own rules and answer shapes, never answers spelled for a host it is not.
   const host = (await registered.callerOf?.(reading.payload, process.env)) ?? registered;
   const event = host.events[eventName] ?? registeredEvent;
+  noteHook(host.profile.name, event.wireName, payloadSessionId(reading.payload, host.profile.sessionIdField));
   // Nothing was parsed, so no rule can know what the host asked: every hook passes.
   if (reading.oversized) return host.encode(event.wireName, pass(reading.problem));
   const input = createHookInput(reading.payload, reading.problem, host.profile, process.env);
@@ -99,12 +108,12 @@ export async function runHook(registered: HostModule, eventName: string, registe
     return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
   }
   try {
-    return host.encode(event.wireName, withReportedProblems(await event.run(input)));
+    return host.encode(event.wireName, noteDecision(withReportedProblems(await event.run(input))));
   } catch (error) {
     // The event's own failure policy decides (src/hosts/*.ts, beside the event).
     const reason = error instanceof Error ? error.message : String(error);
     const { failureDecision } = await import("./core/failure.ts");
-    return host.encode(event.wireName, await failureDecision(event.failure, input, reason));
+    return host.encode(event.wireName, noteDecision(await failureDecision(event.failure, input, reason), "error"));
   }
 }
 
@@ -121,7 +130,9 @@ function usageError(message: string, exitCode: 1 | 64 = EXIT_USAGE): number {
  */
 function writeAnswer(answer: HookAnswer): number {
   const fallback = answer.ifStdoutFails;
-  if (fallback === undefined) writeFully(1, answer.stdout);
+  if (fallback === undefined) {
+    if (!writeFully(1, answer.stdout)) noteStat("answerLost", true);
+  }
   else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
   writeFully(2, answer.stderr);
   return answer.exitCode;

@@ -182,7 +182,8 @@ describe("Stop (generic)", () => {
   test("markers use the bash reference's names: stop-<cksum>.marker and codex-stop-<cksum>.marker", () => {
     run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: "abc" }));
     run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: "abc" }));
-    const names = fs.readdirSync(box.stateDir).sort();
+    // Beside the markers: the stats records' directory (docs/stats.md).
+    const names = fs.readdirSync(box.stateDir).filter((name) => name !== "stats").sort();
     expect(names).toEqual(["codex-stop-1219131554-3.marker", "stop-1219131554-3.marker"]);
     expect(fs.statSync(box.stateDir).mode & 0o777).toBe(0o700);
     for (const name of names) expect(fs.statSync(path.join(box.stateDir, name)).mode & 0o777).toBe(0o600);

@@ -17,6 +17,7 @@ import { genericStopDecision, memorySlot, sessionOf, stopOnStateFailure } from "
 import { isPlainObject, parseJsonObject } from "./payload.ts";
 import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning, type StateFailure } from "./texts.ts";
 
 export const CHECKPOINT_MANIFEST = "learning-checkpoint-manifest";
@@ -112,6 +113,7 @@ function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore
       const written = writePrivateFile(repoMarker, "1\n");
       if (!written.ok) return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
       writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
+      noteStat("checkpoint", "sent");
       return { kind: "continue", text: checkpointText(input, [{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
     }
   }
@@ -128,12 +130,14 @@ function deliver(
   stuck: readonly string[],
   warning: string,
 ): Decision {
+  noteStat("checkpoint", "asked");
   const delivered = writePrivateFile(manifestFile, manifestJson({ state: "delivered", targets, stuck }));
   if (!delivered.ok) {
     // Without "delivered" the next Stop would send this batch again, and again: the session
     // could only end through the host's flag.
     return stateFailure(input, identity, stateDir, "write", delivered.cause, manifestFile, delivered.problem);
   }
+  noteStat("checkpoint", "sent");
   return { kind: "continue", text: checkpointText(input, targets, warning || undefined), note: warning || input.inputProblem };
 }
 

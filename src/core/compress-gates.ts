@@ -6,6 +6,7 @@
 // from here, so the two modules do not import each other.
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
+import { noteCompression } from "./stats-note.ts";
 
 /** The numeric knobs of docs/contract.md §8 and their maxima; defaults are in readSettings. */
 export const KNOBS = {
@@ -121,6 +122,10 @@ export const untouched = (decision: Decision): Compression => ({ kind: "untouche
  * the compiler client; every host's shell hook starts here.
  */
 export async function compressCommandOutput(input: HookInput, output: CommandOutput): Promise<Compression> {
+  return noteCompression(input.env, output.toolName, await gatedCompression(input, output)); // what became of it, for stats (docs/stats.md)
+}
+
+async function gatedCompression(input: HookInput, output: CommandOutput): Promise<Compression> {
   if (!compressibleTool(input.env, output.toolName)) return untouched(pass());
   // A field nested deeper than JSON.stringify can write back makes the archive and the answer
   // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of

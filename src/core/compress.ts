@@ -16,6 +16,7 @@ import { pass } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 import { compressionFooter } from "./texts.ts";
 import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
@@ -124,6 +125,7 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
     if (ownArchive) removeQuietly(archived.path);
     return untouched(`compression refused: saving ${saved} tokens (footer included) is below the ${settings.minSaved} margin`);
   }
+  noteStat("compression", { outcome: "replaced", bytesIn: bytes, bytesOut: Buffer.byteLength(shipped.content + draft(tokensOut), "utf8"), tokensSaved: saved });
   return { kind: "compiled", text: shipped.content + draft(tokensOut) };
 }
 

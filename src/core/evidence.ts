@@ -9,6 +9,7 @@ import { classifyRecall, isVelesdbRecallToolName, type RecallResponseForm, type 
 import { recordMemoryDown, transportFailureOf } from "./memory-down.ts";
 import { listRecords, PENDING_RECALL, RECALL, removeRecordFile, type StoredRecord } from "./records.ts";
 import { markerPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
+import { noteStat } from "./stats-note.ts";
 
 export interface ToolCall {
   readonly toolName: unknown;
@@ -24,6 +25,7 @@ export interface ToolCall {
 export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   if (typeof call.toolName !== "string" || !isVelesdbRecallToolName(call.toolName)) return "";
   const verdict = classifyRecall(call.toolName, call.toolInput, call.toolResponse, call.form);
+  noteStat("recall", verdict.successful ? "ok" : "failed");
   if (!verdict.successful) return `recall not counted: ${verdict.why}${noteMemoryDown(input, call.toolResponse)}`;
   const sessionId = input.sessionId;
   if (sessionId === undefined) return `recall not recorded: the payload has no ${input.host.sessionIdField}`;

@@ -12,6 +12,7 @@ import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { addRecord, LEARNING_DIRTY, PENDING_RECALL, RECALL, type RepositoryRecord } from "./records.ts";
 import { markerPath, readPrivateFile, repositoryIdentity, type StateStore } from "./state.ts";
 import { memoryDownCause, toldOnce } from "./memory-down.ts";
+import { noteStat } from "./stats-note.ts";
 import { guardRefusal, memoryDownPassNote, type GuardProblem } from "./texts.ts";
 
 
@@ -55,6 +56,7 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
   }
   if (problems.length > 0) return deny(problems, input);
   const passed = downNotes.length > 0 ? passedWhileDown(input, downNotes) : pass(input.inputProblem);
+  noteStat("guard", "allowed");
 
   // Every target is unlocked: queue each repository for the next Stop checkpoint. One file per
   // repository, so concurrent edits never lose each other; if one cannot be written the edit
@@ -160,5 +162,6 @@ function slotOf(item: GuardedTarget) {
 
 function deny(problems: readonly GuardProblem[], input: HookInput): Decision {
   const causes = [...new Set(problems.map((p) => p.cause))].join(", ");
+  noteStat("guard", "refused");
   return { kind: "deny", reason: guardRefusal(problems, input.host.mcpTool), note: `edit refused (${causes})` };
 }

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { readBoundedFile } from "./bounded-read.ts";
 import { posixCksum } from "./cksum.ts";
 import { reportProblem } from "./diagnostics.ts";
+import { noteProject } from "./stats-note.ts";
 
 export const CONFIG_FILE_NAME = ".velesdb-hooks.json";
 const MAX_DIRECTORIES_WALKED = 20;
@@ -88,13 +89,13 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
       // O_NOFOLLOW alone would not say so on Windows).
       const identity = found === "link" ? { ...defaults, configPath: candidate, configProblem: "is a symlink" } : identityFromConfig(candidate, dir, defaults);
       if (identity.configProblem !== "") reportProblem(`${JSON.stringify(candidate)} ${identity.configProblem}: ignored, defaults apply`);
-      return identity;
+      return noteProject(identity);
     }
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  return defaults;
+  return noteProject(defaults);
 }
 
 function identityFromConfig(configPath: string, dir: string, defaults: ProjectIdentity): ProjectIdentity {

@@ -24,6 +24,7 @@
 // loses a parent-death signal set this way (measured, Bun 1.4.4: the child outlived a SIGKILLed
 // parent; without `detached` it died with it), hence the two steps. Elsewhere: `detached`.
 import * as fs from "node:fs";
+import { noteStat } from "./stats-note.ts";
 
 export interface WatchdogOptions {
   /** Deadline from spawn, in milliseconds (finite, ≥ 0). */
@@ -183,6 +184,7 @@ class Run {
     const check = deadlineCheck(this.startedAt, performance.now(), this.options.timeoutMs);
     if (check.expired) {
       this.timedOut = true;
+      noteStat("timeout", true);
       this.terminate();
       return;
     }

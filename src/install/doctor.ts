@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { freshnessReport } from "../core/freshness.ts";
 import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
 import { defaultStateDirectory } from "../core/state.ts";
+import { humanBytes, statsLocationLine } from "../stats/files.ts";
 import { VERSION } from "../version.ts";
 import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
@@ -75,6 +76,7 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
   }
 
   out.line(`state:     ${stateDirectoryReport(ctx)}`);
+  out.line(`stats:     ${statsLocationLine(ctx.env)}`);
   out.line(`config:    ${projectConfigReport(ctx)}`);
   out.line(`shell:     ${shell}`);
   return 0;
@@ -150,18 +152,6 @@ function treeSize(root: string): { files: number; bytes: number } {
     }
   }
   return { files, bytes };
-}
-
-function humanBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /**

@@ -24,6 +24,7 @@ import { shownArgument } from "./mcp-url.ts";
 import { EXIT_OK, EXIT_PROBLEM, install, refuse, uninstall } from "./pipeline.ts";
 import { clientReport, installCommand, Output, reportTargets } from "./report.ts";
 import { probeAll, probeIsOff, serverLines } from "./server-report.ts";
+import { statsKeptLine } from "../stats/files.ts";
 
 const EXIT_USAGE = 64;
 
@@ -137,6 +138,9 @@ export async function runInstallerCommand(command: string, args: readonly string
         ...(mcp ? { mcp } : {}),
       };
       code = (command === "install" ? install : uninstall)(ctx, clients, pipelineOptions, out);
+      // The stats records are the user's history: uninstall leaves them, and says where (docs/stats.md).
+      const statsKept = command === "uninstall" ? statsKeptLine(ctx.env) : undefined;
+      if (statsKept) out.line(statsKept);
       break;
     }
     case "check":

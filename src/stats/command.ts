@@ -1,0 +1,116 @@
+// `velesdb-hooks stats [--days N] [--project P] [--json] [--reset]` (docs/stats.md):
+// what the hooks did for the user, read from the records every hook call appends
+// (src/core/stats-record.ts). Loaded only for this command (src/cli.ts imports it lazily), so
+// no hook evaluates the aggregation or the screen.
+import { diagnosticLine } from "../core/decision.ts";
+import { writeFully } from "../core/output.ts";
+import { KEEP_DAYS } from "../core/stats-record.ts";
+import type { StatsRecord } from "../core/stats-note.ts";
+import { parseRecordLine, summarise } from "./aggregate.ts";
+import { humanBytes, readDayFile, removeDayFiles, statsEnabled, statsLocation, utcDay } from "./files.ts";
+import { renderSummary } from "./render.ts";
+
+const EXIT_USAGE = 64;
+const EXIT_PROBLEM = 1;
+const DEFAULT_DAYS = 7;
+const MAX_DAYS = 366;
+
+export interface StatsOptions {
+  readonly days: number;
+  readonly project: string | null;
+  readonly json: boolean;
+  readonly reset: boolean;
+}
+
+/** parseStatsArgs(["--days", "3"]) → options, or the usage problem. */
+export function parseStatsArgs(args: readonly string[]): { ok: true; options: StatsOptions } | { ok: false; problem: string } {
+  let days = DEFAULT_DAYS;
+  let project: string | null = null;
+  let json = false;
+  let reset = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? args[++i];
+    if (flag === "--json" && inline === undefined) json = true;
+    else if (flag === "--reset" && inline === undefined) reset = true;
+    else if (flag === "--days") {
+      const text = value();
+      if (text === undefined || !/^[0-9]{1,3}$/.test(text) || Number(text) < 1 || Number(text) > MAX_DAYS) {
+        return { ok: false, problem: `--days needs a whole number of days from 1 to ${MAX_DAYS}` };
+      }
+      days = Number(text);
+    } else if (flag === "--project") {
+      const text = value();
+      if (text === undefined || text === "") return { ok: false, problem: "--project needs a project name (as in .velesdb-hooks.json, or the directory's name)" };
+      project = text;
+    } else return { ok: false, problem: `stats does not take ${JSON.stringify(arg)} (options: --days N, --project P, --json, --reset)` };
+  }
+  if (reset && (json || project !== null || days !== DEFAULT_DAYS)) return { ok: false, problem: "--reset removes every record and takes no other option" };
+  return { ok: true, options: { days, project, json, reset } };
+}
+
+/** runStatsCommand(argv after "stats") → the exit code, once the screen (or JSON) is written. */
+export async function runStatsCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<number> {
+  const parsed = parseStatsArgs(args);
+  if (!parsed.ok) {
+    writeFully(2, diagnosticLine(parsed.problem));
+    return EXIT_USAGE;
+  }
+  const options = parsed.options;
+  const location = statsLocation(env);
+  if (location.state === "unsafe") {
+    writeFully(2, diagnosticLine(`stats not read: ${location.problem}`));
+    return EXIT_PROBLEM;
+  }
+  if (options.reset) {
+    if (location.state === "absent" || location.files.length === 0) return say(`no stats records to remove (${location.dir})`);
+    const removed = removeDayFiles(location);
+    const left = location.files.length - removed.files;
+    if (left > 0) {
+      writeFully(2, diagnosticLine(`removed ${removed.files} of ${location.files.length} stats files from ${location.dir}; ${left} could not be removed`));
+      return EXIT_PROBLEM;
+    }
+    return say(`removed ${removed.files} stats ${removed.files === 1 ? "file" : "files"} (${humanBytes(removed.bytes)}) from ${location.dir}`);
+  }
+
+  const today = utcDay(now);
+  const records: StatsRecord[] = [];
+  let unreadableLines = 0;
+  let bytes = 0;
+  const files = location.state === "ok" ? location.files : [];
+  for (const file of files) {
+    bytes += file.bytes;
+    const text = readDayFile(file);
+    if (text === undefined) continue;
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      const record = parseRecordLine(line);
+      if (record) records.push(record);
+      else unreadableLines++;
+    }
+  }
+  const summary = summarise(records, { today, days: options.days, project: options.project, unreadableLines });
+  const off = statsEnabled(env) ? "" : "; recording is off (VELESDB_HOOK_STATS=off)";
+  if (options.json) {
+    return say(JSON.stringify({ recordsDirectory: location.dir, recording: statsEnabled(env), keepDays: KEEP_DAYS, ...summary }, null, 2));
+  }
+  if (summary.records === 0) {
+    const scope = options.project === null ? "" : ` for project ${JSON.stringify(options.project)}`;
+    return say(`no stats records${scope} in the last ${options.days === 1 ? "day" : `${options.days} days`} (${location.dir})${off}`);
+  }
+  const where = `${location.dir} (${files.length} ${files.length === 1 ? "file" : "files"}, ${humanBytes(bytes)}; kept ${KEEP_DAYS} days)${off}`;
+  const colour = isTerminal() && (env.NO_COLOR ?? "") === "";
+  writeFully(1, renderSummary(summary, { colour, where }));
+  return 0;
+}
+
+function say(line: string): number {
+  writeFully(1, `${line}\n`);
+  return 0;
+}
+
+function isTerminal(): boolean {
+  const tty = require("node:tty") as typeof import("node:tty");
+  return tty.isatty(1);
+}
