@@ -44,10 +44,10 @@ describe("one host table", () => {
   });
 
   test("control: a description that leaves a host out is caught", () => {
-    const withoutDroid = packageDescription().replace(" and Factory Droid", "");
+    const withoutDroid = packageDescription().replace("Factory Droid, ", "");
     expect(missingProducts(withoutDroid)).toEqual(["Factory Droid"]);
     // package.json as it was before the table decided it: four hosts.
-    expect(missingProducts("… for Claude Code, Codex, Windsurf and the DeepSeek harness.")).toHaveLength(6);
+    expect(missingProducts("… for Claude Code, Codex, Windsurf and the DeepSeek harness.")).toHaveLength(9);
   });
 });
 

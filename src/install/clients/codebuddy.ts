@@ -5,10 +5,10 @@
 // Events: no Bash row (CodeBuddy cannot replace a built-in tool's output) and no PreCompact
 // (it can only block there); see src/hosts/codebuddy.ts.
 //
-// MCP servers (CodeBuddy's docs, cli/dist/web-ui/docs/en/cli/mcp.md, and the bundle's file
-// names): the user scope is the FIRST file that exists of ~/.codebuddy/.mcp.json,
-// ~/.codebuddy/mcp.json and ~/.codebuddy.json — the others are not read at all — so install
-// writes into that one (creating ~/.codebuddy/.mcp.json when none exists): a new .mcp.json
+// MCP servers (CodeBuddy's MCP page, shipped in the SDK's copy of the CLI under its web UI's
+// English CLI docs, and the bundle's file names): the user scope is the FIRST file that exists
+// of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json and ~/.codebuddy.json — the others are not
+// read at all — so install writes into that one (creating ~/.codebuddy/.mcp.json when none exists): a new .mcp.json
 // beside a user's mcp.json would hide all of the user's servers. The local scope is
 // ~/.codebuddy.json `projects.<cwd>.mcpServers`; the project scope the first of the project's
 // .mcp.json and mcp.json, used once approved. Entries are `{type, command, args, env}`.
@@ -57,7 +57,7 @@ export const codebuddy: RegistryClient = {
       { label: "the project's .mcp.json", path: projectScope, format: "json", servers: () => ["mcpServers"], needsApproval: true },
     ],
     // The shapes of CodeBuddy's `mcp add-json` examples.
-    stdio: (command) => ({ type: "stdio", command, args: [] }),
+    stdio: (command, args) => ({ type: "stdio", command, args: [...args] }),
     url: (url) => ({ type: "http", url }),
   },
 };

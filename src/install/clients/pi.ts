@@ -36,6 +36,6 @@ export const pi = pluginClient({
     servers("the project's .mcp.json", inCwd(".mcp.json")),
     servers("the project's .pi/mcp.json", inCwd(".pi", "mcp.json")),
   ],
-  mcpEntries: { stdio: (command) => ({ command, args: [] }), url: (url) => ({ url }) },
+  mcpEntries: { stdio: (command, args) => ({ command, args: [...args] }), url: (url) => ({ url }) },
 });
 
