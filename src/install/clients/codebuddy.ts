@@ -8,8 +8,8 @@
 // MCP servers (CodeBuddy's MCP page, shipped in the SDK's copy of the CLI under its web UI's
 // English CLI docs, and the bundle's file names): the user scope is the FIRST file that exists
 // of ~/.codebuddy/.mcp.json, ~/.codebuddy/mcp.json and ~/.codebuddy.json — the others are not
-// read at all — so install writes into that one (creating ~/.codebuddy/.mcp.json when none exists): a new .mcp.json
-// beside a user's mcp.json would hide all of the user's servers. The local scope is
+// read at all — so install writes into that one (creating ~/.codebuddy/.mcp.json when none
+// exists): a new .mcp.json beside a user's mcp.json would hide all of the user's servers. The local scope is
 // ~/.codebuddy.json `projects.<cwd>.mcpServers`; the project scope the first of the project's
 // .mcp.json and mcp.json, used once approved. Entries are `{type, command, args, env}`.
 import * as fs from "node:fs";
