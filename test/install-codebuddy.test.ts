@@ -27,6 +27,8 @@ const ok = (args: string[], env: Record<string, string | undefined> = {}) => {
   return run;
 };
 const C = ["--client", "codebuddy"];
+/** The entry install --mcp writes: the shared front, run by the stable binary (docs/shared-memory.md). */
+const frontEntry = () => ({ type: "stdio", command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"), args: ["mcp", "--server", server] });
 
 describe("codebuddy entries", () => {
   test("grouped handlers per event, POSIX-quoted, timeout in seconds, matchers on the tool events; the user's settings stay", () => {
@@ -81,7 +83,7 @@ describe("codebuddy MCP server", () => {
   test("no user-scope file: install --mcp creates ~/.codebuddy/.mcp.json; check finds it; uninstall removes what it created", () => {
     fs.mkdirSync(dir(), { recursive: true });
     ok(["install", ...C, "--mcp"]);
-    expect(serverIn(path.join(dir(), ".mcp.json"))).toEqual({ type: "stdio", command: server, args: [] });
+    expect(serverIn(path.join(dir(), ".mcp.json"))).toEqual(frontEntry());
     expect(ok(["check", ...C]).stdout).toContain("codebuddy: MCP server velesdb-memory configured");
     const doctor = ok(["doctor", ...C]).stdout;
     expect(doctor).toContain("codebuddy");
@@ -97,7 +99,7 @@ describe("codebuddy MCP server", () => {
     write(file(), mine);
     ok(["install", ...C, "--mcp"]);
     expect(fs.existsSync(path.join(dir(), ".mcp.json"))).toBe(false);
-    expect(serverIn(file())).toEqual({ type: "stdio", command: server, args: [] });
+    expect(serverIn(file())).toEqual(frontEntry());
     ok(["uninstall", ...C]);
     expect(read(file())).toBe(mine);
   });

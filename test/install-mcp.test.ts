@@ -77,15 +77,15 @@ const CASES: readonly ClientCase[] = [
     file: ".config/kilo/kilo.json",
     key: "mcp",
     userText: `{\n  // mine\n  "$schema": "https://app.kilo.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
-    stdio: (command) => ({ type: "local", command: [command], enabled: true }),
+    stdio: (command, args) => ({ type: "local", command: [command, ...args], enabled: true }),
     url: (url) => ({ type: "remote", url, enabled: true }),
     userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
   },
   // CodeBuddy Code 2.117.0: its user scope is the first that exists of ~/.codebuddy/.mcp.json,
   // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/install-codebuddy.test.ts).
-  { client: "codebuddy", file: ".codebuddy/.mcp.json", userText: JSON_USER, stdio: (command) => ({ type: "stdio", command, args: [] }), url: (url) => ({ type: "http", url }) },
+  { client: "codebuddy", file: ".codebuddy/.mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args }), url: (url) => ({ type: "http", url }) },
   // Pi has no MCP of its own: pi-mcp-adapter 2.11.0 reads this Pi-owned file (its README).
-  { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command) => ({ command, args: [] }), url: (url) => ({ url }) },
+  { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (url) => ({ url }) },
   // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
   { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
 ];
@@ -94,7 +94,7 @@ const CASES: readonly ClientCase[] = [
 function directEntry(c: ClientCase, text: string): string {
   const escaped = JSON.stringify(server);
   if (c.client === "codex") return text.replace(`command = ${JSON.stringify(front())}\nargs = ["mcp", "--server", ${escaped}]\n`, `command = ${escaped}\n`);
-  if (c.client === "opencode") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
+  if (c.client === "opencode" || c.client === "kilo") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
   return text.replace(`"command": ${JSON.stringify(front())}`, `"command": ${escaped}`).replace(/"args": \[[^\]]*"--server"[^\]]*\]/, '"args": []');
 }
 
