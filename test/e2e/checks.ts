@@ -212,6 +212,20 @@ export function lostLines(result: string, original: string, runner: string): str
 }
 
 /**
+ * findViewProblems(result, whole) → what is wrong with `result`, the compiled view of the real
+ * `find` output over 2400 generated files (test/support/real-outputs.ts) whose whole text the
+ * host saved or we archived as `whole`: not all 2400 paths kept, a line find marks lost, or the
+ * raw listing read by the model too.
+ */
+export function findViewProblems(result: string, whole: string): string[] {
+  const p: string[] = [];
+  if (whole.trimEnd().split("\n").length !== 2400) p.push("the whole output kept does not hold the 2400 paths");
+  p.push(...lostLines(result, whole, "find"));
+  if (result.split("\nassets/").length > 200) p.push("the raw output reached the model too");
+  return p;
+}
+
+/**
  * compiledKeepingWhole(resultOf, runner, whole) → the check: the tool result `resultOf(r)` is the
  * compiled view (the e2e compiler's E2E-COMPILED) keeping every line the runner marks, and the
  * archive it names holds the complete output (`whole(stored)` says what is missing, or "").
