@@ -578,6 +578,9 @@ export function spyOnInstalledHooks(home: string): string {
   fs.renameSync(installed, real);
   const script = [
     "#!/bin/sh",
+    // The MCP front (`velesdb-hooks mcp`, what install --mcp registers) is a stdio server whose
+    // stdin never ends: recording it first would hang the host's MCP client. It runs unspied.
+    `if [ "$1" = mcp ]; then exec ${shellQuote(real)} "$@"; fi`,
     `n="${dir}/$(date +%s%N)-$$"`,
     `printf '%s\\n' "$@" > "$n.argv"`,
     `cat > "$n.stdin"`,
