@@ -20,8 +20,8 @@ import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAi
 
 const CODEBUDDY_BIN = HOST_BINS.codebuddy;
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}")`;
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 /** The user's own settings, kept byte for byte through install and uninstall. */
 const USER_SETTINGS = '{\n  // mine\n  "language": "English"\n}\n';
 
