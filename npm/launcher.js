@@ -19,7 +19,7 @@ const REPOSITORY = "OWNER/velesdb-hooks";
  * Only the platform package npm installed for this launcher is run: the one at its own exact
  * version, in the launcher's own node_modules or beside it in the node_modules that holds it —
  * never one found further up the tree (a trial ran a 0.0.1 package planted in a parent
- * directory another user could write, as root: issue 30) — and, off Windows, owned by the
+ * directory another user could write, as root: docs/hardening.md §1) — and, off Windows, owned by the
  * caller or root and writable by nobody else, down to the node_modules that holds it.
  */
 function findBinary(platform, arch, detectLibc) {

@@ -25,7 +25,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { dropPageCache, freshCopy, median } from "./bench.ts";
+import { dropPageCache, freshCopy, median } from "./bench/measure.ts";
 import { runCorpusBench } from "./bench/compress-corpus.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 import { bashPayload, fake, PLAIN_PATH, realisticCompiler, realisticLog } from "../test/support/compress-fixtures.ts";

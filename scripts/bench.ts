@@ -17,6 +17,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { dropPageCache, freshCopy, median, quantile } from "./bench/measure.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
 const recordedPayload = (host: string, name: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, `${name}.json`), "utf8"));
@@ -218,18 +219,6 @@ function runOnce(binary: string, args: readonly string[], stdin: string, env: Re
   return { ms, cpuMs: result.resourceUsage ? Number(result.resourceUsage.cpuTime.total) / 1000 : Number.NaN, rssKb: undefined };
 }
 
-export const median = (values: readonly number[]): number => quantile(values, 0.5);
-
-/** quantile(values, q) → the q-quantile (linear between ranks), ignoring NaN. */
-export function quantile(values: readonly number[], q: number): number {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
-}
-
 /** ratioCell(hook, floor) → "1.07 (1.02–1.12)": median of the per-run ratios and their interquartile range. */
 export function ratioCell(hook: readonly number[], floor: readonly number[]): string {
   const ratios = hook.map((t, i) => t / floor[i]!);
@@ -257,30 +246,6 @@ export function makeBenchWorkspace(): BenchWorkspace {
   fs.mkdirSync(tmp);
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, TMPDIR: tmp };
   return { root, repo, optedIn, env, stateDir: path.join(tmp, `velesdb-agent-hooks-${process.getuid?.() ?? 0}`) };
-}
-
-/**
- * dropPageCache(file) → true once the file's pages are out of the page cache (GNU dd's nocache
- * flag: posix_fadvise DONTNEED). Written back first: DONTNEED leaves dirty pages where they are,
- * and a fresh copy's are dirty until written back (seen: one run in two dropped nothing).
- */
-export function dropPageCache(file: string): boolean {
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "pipe" });
-  return result.exitCode === 0;
-}
-
-/** freshCopy(program, target) → target: a new executable copy of program, as `install` makes one (its pages as a copy leaves them). */
-export function freshCopy(program: string, target: string): string {
-  fs.rmSync(target, { force: true });
-  fs.copyFileSync(program, target);
-  fs.chmodSync(target, 0o755);
-  return target;
 }
 
 interface Programs {

@@ -1,4 +1,4 @@
-// ~/.claude.json as a long-lived Claude Code leaves it (issue 30, items 2 and 8), through the
+// ~/.claude.json as a long-lived Claude Code leaves it (docs/hardening.md §2, §8), through the
 // compiled binary in a fake home: a 41 MiB file (test/support/claude-json.ts) takes
 // `install --mcp` in bounded memory and comes back byte for byte outside our key, and a
 // concurrent rewriter (test/support/claude-json-rewriter.ts, what a running Claude does) loses

@@ -1,4 +1,4 @@
-// Issue 30 item 5: compression lives inside each host's own registered timeout, and a hook the
+// docs/compression.md#host-deadlines-and-a-killed-hook: compression lives inside each host's own registered timeout, and a hook the
 // host kills takes its compiler with it and leaves no archive. Run on the compiled binary, with a
 // compiler that answers the probe and then never finishes compiling (fixtures/compilers).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

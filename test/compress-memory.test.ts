@@ -6,9 +6,9 @@
 // can sit in a test: the hook before that work (docs/performance/2026-12-02-compression-memory.md)
 // measured 6.9–7.0× at 5 MB, after the in-place
 // parse 4.6–5.5×, and now 3.9–4.1× (the output kept as bytes, the watchdog on Bun.spawn, the
-// archive before the compilation). Issue 29 then made compression read the output: it is decoded
+// archive before the compilation). The rewrite of docs/compression.md then made compression read the output: it is decoded
 // to text, every line judged and the view shaped (src/core/compress-shape.ts), and the archive
-// waits for the verdict so that a killed hook leaves none (issue 30 item 5); measured 8.5× at
+// waits for the verdict so that a killed hook leaves none (docs/compression.md#host-deadlines-and-a-killed-hook); measured 8.5× at
 // 5 MB (19× with the lines split into strings, before they became offsets). The page cache moves
 // it too (up to ~0.5×: bench-compress.ts says how), so the bound is loose; the bench prints the
 // exact figures, this only catches a bad regression.

@@ -169,7 +169,7 @@ describe("copilot bash compression", () => {
     expect((JSON.parse(fs.readFileSync(archiveIn(result), "utf8")) as { stdout: string }).stdout).toBe(CARGO_TEST.stdout);
   });
 
-  // Issue 30 item 4: an output that merely begins with the notice must not make us read the file it names.
+  // docs/compression.md#copilots-saved-output: an output that merely begins with the notice must not make us read the file it names.
   const secret = () => {
     const file = path.join(box.home, ".netrc-backup");
     fs.writeFileSync(file, CARGO_TEST.stdout, { mode: 0o600 });

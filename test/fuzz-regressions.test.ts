@@ -180,7 +180,7 @@ describe("fuzz regression rows: each once-failing payload keeps every invariant"
 
   test("the bound is judged by the time measured, not by which of the kill timer and the exit the event loop sees first", async () => {
     // A loaded CI machine ran the control above late: the child's exit was handled before the
-    // 1 ms timer fired, clearTimeout won, and a 1 ms bound was reported kept (issue 30). Here
+    // 1 ms timer fired, clearTimeout won, and a 1 ms bound was reported kept (docs/hardening.md#tests-that-could-not-fail). Here
     // the loop is held for 300 ms after each spawn, so both are due when it runs again.
     const kept: number[] = [];
     for (let i = 0; i < 10; i++) {

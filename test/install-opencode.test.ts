@@ -75,7 +75,7 @@ describe("the plugin file", () => {
   });
 });
 
-describe("a plugin/velesdb-hooks.js that is not ours (issue 30, item 3)", () => {
+describe("a plugin/velesdb-hooks.js that is not ours (docs/hardening.md §3)", () => {
   // A user's own module at our name: appending ours to it gave
   // "SyntaxError: Identifier 'spawnSync' has already been declared", and neither plugin loaded.
   const USER_MODULE = 'import { spawnSync } from "node:child_process";\n\nexport const MyVelesdb = async () => ({ event: async () => { spawnSync("true"); } });\n';

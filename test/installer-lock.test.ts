@@ -141,7 +141,7 @@ describe("the lock: bounded wait, stale locks, clear words", () => {
     expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
     expect(fs.existsSync(path.join(box.home, ".velesdb-hooks"))).toBe(false);
   });
-  // Issue 30, item 7: a directory there made install wait the whole 60 s, then blame another velesdb-hooks.
+  // docs/hardening.md §7: a directory there made install wait the whole 60 s, then blame another velesdb-hooks.
   const NOT_A_LOCK: ReadonlyArray<readonly [string, (at: string) => void, string, string]> = [
     ["a directory", (at) => fs.mkdirSync(path.join(at, "inside"), { recursive: true }), "is a directory, not a lock velesdb-hooks made", "remove it (rm -r ~/.velesdb-hooks/install.lock)"],
     ["a symlink", (at) => fs.symlinkSync("/dev/null", at), "is a symlink, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],

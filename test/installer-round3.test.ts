@@ -1,4 +1,4 @@
-// Installer defects of the third trial from outside (issue 30: item 9 and the three "seen, not
+// Installer defects of the third trial from outside (docs/hardening.md §9 and the three "seen, not
 // yet checks" on the MCP URL and on check's advice), each through the compiled binary in a fake
 // home, each next to the control that proves the setup works. Decisions: docs/hardening.md.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The stand-in edit of a large JSON file (src/install/json-narrow.ts, issue 30 item 8) against
+// The stand-in edit of a large JSON file (src/install/json-narrow.ts, docs/hardening.md §8) against
 // the edit it replaces: the same minimal edit made on the whole file's syntax tree. For every
 // file below — JSONC comments and trailing commas, a BOM, CRLF, strings holding braces, quotes
 // and escapes, the servers table at the top and under projects.<cwd> — the two must give the

@@ -1,4 +1,4 @@
-// One store, many sessions (issue 34 §1), with the REAL velesdb-memory 0.17.0
+// One store, many sessions (docs/shared-memory.md), with the REAL velesdb-memory 0.17.0
 // (VELESDB_MEMORY_BIN_REAL; skipped without it, failed under CI=true): several
 // `velesdb-hooks mcp` fronts at once share one server; the negative control shows two plain
 // servers cannot; a broker or server that dies mid-request costs one error and no re-send; the

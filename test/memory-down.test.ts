@@ -1,4 +1,4 @@
-// Issue 34 §3: the guard tells the truth when no server answers (src/core/memory-down.ts,
+// docs/shared-memory.md#a-dead-server-in-an-opted-in-repository: the guard tells the truth when no server answers (src/core/memory-down.ts,
 // docs/shared-memory.md "A dead server"). Measured with the REAL velesdb-memory 0.17.0 on a
 // locked store (a second server on one VELESDB_MEMORY_PATH): the front exits 1, the broker's
 // status says failed with the server's own lock line, and in an opted-in repository the first

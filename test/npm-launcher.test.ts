@@ -1,4 +1,4 @@
-// The npm launcher (npm/launcher.js) choosing which platform package to run (issue 30, item 1),
+// The npm launcher (npm/launcher.js) choosing which platform package to run (docs/hardening.md §1),
 // in node_modules trees laid out as npm lays them out (a project's hoisted sibling, a package's
 // own nested node_modules), run by the machine's Node. The trees are made here so that each
 // hostile variant can be planted exactly; test/npm-registry.test.ts runs the same launcher as

@@ -277,9 +277,15 @@ describe("linux-arm64 under qemu-aarch64-static", () => {
       expect(fs.readFileSync(path.join(home, ".claude", "settings.json"), "utf8")).toContain(JSON.stringify(stable));
       // check fails on hooks without a velesdb-memory server (docs/mcp-server.md): the user has the daemon's.
       fs.writeFileSync(path.join(home, ".claude.json"), '{"mcpServers":{"velesdb-memory":{"type":"http","url":"https://127.0.0.1:18090/mcp"}}}\n');
-      const check = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env, cwd: home });
+      // No daemon listens there, and check starts each configured server (docs/doctor.md): this case
+      // is about the arm64 binary's entries, so the probe is off; test/server-probe.test.ts proves it.
+      const check = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env: { ...env, VELESDB_HOOKS_SERVER_PROBE: "off" }, cwd: home });
       expect({ exitCode: check.exitCode, stdout: check.stdout.toString() }).toMatchObject({ exitCode: 0 });
       expect(check.stdout.toString()).toContain("claude: entries in step");
+      expect(check.stdout.toString()).toContain("claude: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)"); // the entry was read
+      // Control: with the probe on, the same check fails on the server nobody runs.
+      const probed = Bun.spawnSync([...qemu(), stable, "check", "--client", "claude"], { env, cwd: home });
+      expect({ exitCode: probed.exitCode, stdout: probed.stdout.toString() }).toMatchObject({ exitCode: 1, stdout: expect.stringContaining("does not answer") });
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }

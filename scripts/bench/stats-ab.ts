@@ -7,7 +7,8 @@
 // STATS_AB_CASES=<regex> measures only the cases whose label matches; BENCH_RUNS sets the runs.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { freshCopy, LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace, median, quantile } from "../bench.ts";
+import { LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "../bench.ts";
+import { freshCopy, median, quantile } from "./measure.ts";
 import { ROOT } from "../build.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);

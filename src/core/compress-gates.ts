@@ -2,9 +2,12 @@
 // environment (docs/contract.md §8): the allowlist, the nesting, the knobs and the size. They live apart from
 // compress.ts so a host runs them before loading it: most command outputs are small, and their
 // hook stops here without evaluating the compressor, the watchdog and the compiler client (docs/performance/2026-12-02-io-floor.md:
-// a small result's hook went from 10.5 to 9.1 ms of CPU). compress.ts imports only types
-// from here, so the two modules do not import each other.
+// a small result's hook went from 10.5 to 9.1 ms of CPU). The types both modules speak
+// (CommandOutput, Compression, the settings) are compress.ts's: imported here as types only,
+// which the bundle erases, so nothing of compress.ts loads before a gate lets an output through,
+// and compress.ts imports nothing from here (test/import-graph.test.ts).
 import { pass, type Decision } from "./decision.ts";
+import type { CommandOutput, Compression, CompressionSettings } from "./compress.ts";
 import type { HookInput } from "./hook-input.ts";
 import { noteCompression } from "./stats-note.ts";
 
@@ -29,15 +32,6 @@ export function parseKnob(text: string, max: number): number | undefined {
   if (!/^[0-9]{1,10}$/.test(text)) return undefined;
   const value = Number(text);
   return value > 0 && value <= max ? value : undefined;
-}
-
-export interface CompressionSettings {
-  readonly minBytes: number;
-  readonly probeTimeoutMs: number;
-  readonly budget: number;
-  readonly budgetMax: number;
-  readonly persistedBudget: number;
-  readonly minSaved: number;
 }
 
 /** readSettings(env) → every knob (unset → its default), or the first invalid one, named with its value. */
@@ -70,48 +64,6 @@ export function compressibleTool(env: NodeJS.ProcessEnv, toolName: string | unde
   const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS ?? "Bash";
   return allowlist.split(/[\s,]+/).includes("Bash");
 }
-
-/**
- * What a host hands compression (docs/compression.md): the command's output as the model would
- * read it, in no host's wire shape. Each host module builds one from its own payload and puts the
- * compiled text back in its own answer; nothing here knows a host.
- */
-export interface CommandOutput {
-  /** The tool's name in the allowlist (`VELESDB_HOOK_COMPRESS_TOOLS`): every host's shell tool is "Bash". */
-  readonly toolName: string;
-  /** The command line, when the host says it: part of the query, and of the view's first line. */
-  readonly command?: string;
-  /** The standard output (a large payload's as bytes, never made a string before it is needed). */
-  readonly stdout: string | Uint8Array;
-  /** The standard error, when the host keeps it apart (Claude): the model reads it too. */
-  readonly stderr?: string;
-  /** The host's file with the whole standard output, when the inline text is cut. */
-  readonly saved?: SavedOutput;
-  /** What the archive holds (as JSON): the host's own result object, so nothing of it is lost. */
-  readonly original: Record<string, unknown>;
-  /**
-   * How long compression may take, in ms from its start: the host's registered timeout for the
-   * event, less a margin (src/core/host-timeouts.ts).
-   */
-  readonly deadlineMs: number;
-}
-
-/** A host's file holding the complete output. */
-export interface SavedOutput {
-  readonly path: string;
-  /**
-   * True when the host deletes it when its session ends (Copilot): we then archive its content,
-   * so the path our footer names outlives the session. Otherwise the file is the archive.
-   */
-  readonly temporary: boolean;
-  /** trust(stats) → why the opened file is not the host's own (checked on the open descriptor), or "". */
-  readonly trust?: (stats: import("node:fs").Stats) => string;
-}
-
-/** The answer of compression: the text that replaces the output, or the pass to answer instead. */
-export type Compression =
-  | { readonly kind: "compiled"; readonly text: string; readonly note?: string }
-  | { readonly kind: "untouched"; readonly decision: Decision };
 
 export const untouched = (decision: Decision): Compression => ({ kind: "untouched", decision });
 

@@ -11,8 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { compileText, probeCompiler, readRisk, resolveCompiler, tokenCountsProblem, COMPILE_TIMEOUT_MS, type Risk } from "./compiler.ts";
 import { estimateTokens, missingSignal, shapeOutput } from "./compress-shape.ts";
-import type { CommandOutput, Compression, CompressionSettings } from "./compress-gates.ts";
-import { pass } from "./decision.ts";
+import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { ensurePrivateSubdirectory, errorCode } from "./state.ts";
@@ -20,6 +19,57 @@ import { noteStat } from "./stats-note.ts";
 import { compressionFooter } from "./texts.ts";
 import { collectingAlong, Utf8Literal } from "./json-bytes.ts";
 import { stdinChunks } from "./watchdog.ts";
+
+export interface CompressionSettings {
+  readonly minBytes: number;
+  readonly probeTimeoutMs: number;
+  readonly budget: number;
+  readonly budgetMax: number;
+  readonly persistedBudget: number;
+  readonly minSaved: number;
+}
+
+/**
+ * What a host hands compression (docs/compression.md): the command's output as the model would
+ * read it, in no host's wire shape. Each host module builds one from its own payload and puts the
+ * compiled text back in its own answer; nothing here knows a host.
+ */
+export interface CommandOutput {
+  /** The tool's name in the allowlist (`VELESDB_HOOK_COMPRESS_TOOLS`): every host's shell tool is "Bash". */
+  readonly toolName: string;
+  /** The command line, when the host says it: part of the query, and of the view's first line. */
+  readonly command?: string;
+  /** The standard output (a large payload's as bytes, never made a string before it is needed). */
+  readonly stdout: string | Uint8Array;
+  /** The standard error, when the host keeps it apart (Claude): the model reads it too. */
+  readonly stderr?: string;
+  /** The host's file with the whole standard output, when the inline text is cut. */
+  readonly saved?: SavedOutput;
+  /** What the archive holds (as JSON): the host's own result object, so nothing of it is lost. */
+  readonly original: Record<string, unknown>;
+  /**
+   * How long compression may take, in ms from its start: the host's registered timeout for the
+   * event, less a margin (src/core/host-timeouts.ts).
+   */
+  readonly deadlineMs: number;
+}
+
+/** A host's file holding the complete output. */
+export interface SavedOutput {
+  readonly path: string;
+  /**
+   * True when the host deletes it when its session ends (Copilot): we then archive its content,
+   * so the path our footer names outlives the session. Otherwise the file is the archive.
+   */
+  readonly temporary: boolean;
+  /** trust(stats) → why the opened file is not the host's own (checked on the open descriptor), or "". */
+  readonly trust?: (stats: import("node:fs").Stats) => string;
+}
+
+/** The answer of compression: the text that replaces the output, or the pass to answer instead. */
+export type Compression =
+  | { readonly kind: "compiled"; readonly text: string; readonly note?: string }
+  | { readonly kind: "untouched"; readonly decision: Decision };
 
 /** A saved output larger than this is not read into memory; the host's file stays as it is. */
 export const MAX_PERSISTED_BYTES = 64 * 1024 * 1024;
@@ -69,7 +119,7 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
   if (!probe.capable) return untouched(`compression off: ${probe.problem}`);
 
   // Shape, compile, verify; once more at the ceiling when the budget was too tight for the signal.
-  // A saved output (the host cut it for being large) starts at the persisted budget (SPEC §8).
+  // A saved output (the host cut it for being large) starts at the persisted budget (docs/contract.md §8).
   const first = output.saved === undefined ? settings.budget : Math.min(settings.budget, settings.persistedBudget);
   const budgets = settings.budgetMax > first ? [first, settings.budgetMax] : [first];
   const query = output.command ? `${output.toolName} output of ${output.command.slice(0, 200)}` : `${output.toolName} output`;

@@ -2,7 +2,7 @@
 // src/install/clients/claude.ts, codex.ts, copilot.ts, and the OpenCode plugin's spawn bound in
 // opencode-plugin.ts), and the deadline compression keeps inside it. A host kills a hook at its
 // timeout; killed, the hook answers nothing and the output passes as it was, but what it started
-// must not outlive it (issue 30 item 5: Codex, Copilot and OpenCode are registered at 10 s while
+// must not outlive it (docs/compression.md#host-deadlines-and-a-killed-hook: Codex, Copilot and OpenCode are registered at 10 s while
 // compression kept a 25 s deadline sized for Claude's 30 s). One table, read by both sides.
 
 export const POST_TOOL_USE_TIMEOUT_S = {

@@ -105,7 +105,7 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
   try {
     // A UTF-8 BOM first (Windows PowerShell 5.1's `Set-Content -Encoding UTF8`, old Notepad) is
     // an encoding mark, not content: JSON.parse refuses it, and the file's project and
-    // enforce_learning_loop were ignored (issue 30, item 6). The installer reads settings the same way.
+    // enforce_learning_loop were ignored (docs/hardening.md §6). The installer reads settings the same way.
     parsed = JSON.parse(read.startsWith("\uFEFF") ? read.slice(1) : read);
   } catch {
     return { ...defaults, configPath, configProblem: "is not valid JSON" };

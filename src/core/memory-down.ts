@@ -1,5 +1,5 @@
-// "velesdb-memory is not answering" as the guard may believe it (issue 34 §3, SPEC §6.1,
-// docs/shared-memory.md "A dead server"). Two sources, both about this user's memory, never
+// "velesdb-memory is not answering" as the guard may believe it (docs/contract.md §6.1,
+// docs/shared-memory.md#a-dead-server-in-an-opted-in-repository). Two sources, both about this user's memory, never
 // about one recall's content:
 // - the broker's status file (src/mcp/runtime.ts readMcpStatus): "failed" is what the last
 //   start of the store's server ended with, and it stays until a start succeeds;

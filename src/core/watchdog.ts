@@ -17,7 +17,7 @@
 // 23.5 MB in the bench; docs/performance/2026-12-02-compression-memory.md measures the 5 MB ratio
 // with that fixed cost in it). `detached`
 // is setsid(2) there.
-// A hook the host kills (SIGKILL at its timeout: issue 30 item 5) runs no code, so its own group
+// A hook the host kills (SIGKILL at its timeout: docs/compression.md#host-deadlines-and-a-killed-hook) runs no code, so its own group
 // kill never happens and a detached child lived on. On Linux the child is therefore started
 // through util-linux's setpriv, which sets PR_SET_PDEATHSIG (the kernel sends SIGKILL when we die),
 // then setsid(1), which makes it a group leader as `detached` did. Bun's own `detached` spawn

@@ -38,7 +38,7 @@
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import * as path from "node:path";
-import type { SavedOutput } from "../core/compress-gates.ts";
+import type { SavedOutput } from "../core/compress.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
@@ -99,7 +99,7 @@ const WRITE_SLACK_MS = 10_000;
 
 /**
  * copilotSavedFile(notice, payload, env) → the saved output to read when the notice names a file
- * Copilot itself wrote for this call, else why not (issue 30 item 4: an output that merely began
+ * Copilot itself wrote for this call, else why not (docs/compression.md#copilots-saved-output: an output that merely began
  * with the notice made the hook read, compile and archive any file it named). Copilot's file is in
  * its temporary directory (the TMPDIR it gave us), named as it names them with a time within the
  * last minute, and, checked on the opened file: a regular file with one link, owned by this user,

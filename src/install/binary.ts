@@ -4,7 +4,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { copyAtomically, errorCode, makeDirectories, ownerOfNearest } from "./registry.ts";
+import { errorCode } from "../core/state.ts";
+import { copyAtomically, makeDirectories } from "./atomic-write.ts";
+import { ownerOfNearest } from "./file-owner.ts";
 
 export type RunningBinary = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
 

@@ -15,7 +15,9 @@ import TOML from "@iarna/toml";
 import { z } from "zod";
 import { canonicalJson, isJsonObject } from "./entries.ts";
 import { readBoundedFile } from "../core/bounded-read.ts";
-import { MAX_READ_BYTES, ownedEntries, type OwnedEntry } from "./registry.ts";
+import type { OwnedEntry } from "./entries.ts";
+import { ownedEntries } from "./owned-entries.ts";
+import { MAX_READ_BYTES } from "./safe-read.ts";
 
 const EVENTS_WITHOUT_MATCHER = new Set(["Stop", "UserPromptSubmit"]);
 const DEFAULT_TIMEOUT_SECONDS = 600;

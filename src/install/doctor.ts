@@ -17,7 +17,7 @@ import { inspectBinary, runningBinary } from "./binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
 import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import type { RowState } from "./registry.ts";
+import type { RowState } from "./owned-entries.ts";
 import { embedderNote, probeAll, probeIsOff, serverLines } from "./server-report.ts";
 
 const SHELL_TIMEOUT_MS = 5000;

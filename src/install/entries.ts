@@ -15,6 +15,23 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 
 export type Ownership = "ours" | "legacy" | "foreign";
 
+/** One handler of ours found in a registry: where it sits and what it says. */
+export interface OwnedEntry {
+  readonly event: string;
+  /** Index under `hooks.<event>`: the group (grouped layout), or the handler itself (flat layout). */
+  readonly group: number;
+  /** Index inside the group's `hooks` (always 0 in the flat layout). */
+  readonly handler: number;
+  readonly ownership: "ours" | "legacy";
+  readonly value: unknown;
+  /** The enclosing group's matcher, as written (undefined when absent). */
+  readonly matcher: unknown;
+  /** How many handlers share the group (ours included). */
+  readonly groupSize: number;
+  /** The group holds keys other than matcher/hooks. */
+  readonly groupExtraKeys: boolean;
+}
+
 /**
  * ownershipOf(handler, "/home/u/.velesdb-hooks/bin/velesdb-hooks", ["command"]) → "ours" |
  * "legacy" | "foreign". `commandFields` are the handler fields holding a command line (the

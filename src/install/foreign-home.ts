@@ -12,7 +12,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { InstallerClient } from "./clients/client.ts";
 import { shown, type InstallerContext } from "./paths.ts";
-import { errorCode, ownerOfNearest, type Owner } from "./registry.ts";
+import { errorCode } from "../core/state.ts";
+import { ownerOfNearest, type Owner } from "./file-owner.ts";
 
 /** Kernels give up after 40 links in one lookup (Linux MAXSYMLINKS); so do we. */
 const MAX_LINKS = 40;

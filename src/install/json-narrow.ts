@@ -1,4 +1,4 @@
-// A large JSON file edited through a small stand-in (issue 30, item 8). ~/.claude.json keeps
+// A large JSON file edited through a small stand-in (docs/hardening.md §8). ~/.claude.json keeps
 // every project Claude Code has seen with its prompt history: 41 MB and 60 MB files were found,
 // and `install --mcp` built jsonc-parser's syntax tree of the whole file several times over
 // (read, plan, verify): 10–22 s and 2.6–3.4 GB resident. Only the path to the servers table

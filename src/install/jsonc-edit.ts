@@ -59,7 +59,7 @@ export function parseJsonc(text: string): ParsedJsonc {
 
 /**
  * checkJsoncSyntax(text) → what parseJsonc says about the text, without its syntax tree: a tree
- * of a 41 MB ~/.claude.json held gigabytes (issue 30, item 8); this pass holds no more than the
+ * of a 41 MB ~/.claude.json held gigabytes (docs/hardening.md §8); this pass holds no more than the
  * token it reads. The same nesting bound, the same first error, line and column.
  */
 export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<ParsedJsonc, { ok: false }> {

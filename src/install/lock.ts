@@ -11,7 +11,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { tryClaim, type ClaimOwner } from "../core/claim.ts";
-import { errorCode, makeDirectories, ownerOfNearest } from "./registry.ts";
+import { errorCode } from "../core/state.ts";
+import { makeDirectories } from "./atomic-write.ts";
+import { ownerOfNearest } from "./file-owner.ts";
 
 export const LOCK_NAME = "install.lock";
 /** How long a command waits for another one by default: far above one install (≈1 s with a first copy of the binary). */
@@ -62,7 +64,7 @@ export function acquireInstallerLock(tree: string, waitMs = DEFAULT_WAIT_MS, sho
 
 /**
  * notALock(lockPath, shown) → the refusal when something other than a regular file sits at the
- * lock's name. Our claims are regular files; a directory there (issue 30, item 7) can never be
+ * lock's name. Our claims are regular files; a directory there (docs/hardening.md §7) can never be
  * released, so waiting for it only cost the full bound before blaming "another velesdb-hooks".
  * A link or a FIFO is not ours either: named, never followed, never removed by us.
  */

@@ -15,7 +15,8 @@
 import * as path from "node:path";
 import { isJsonObject } from "./entries.ts";
 import { readBoundedFile } from "../core/bounded-read.ts";
-import { MAX_READ_BYTES, type InstallRecord } from "./registry.ts";
+import type { InstallRecord } from "./plan-entries.ts";
+import { MAX_READ_BYTES } from "./safe-read.ts";
 
 export const MANIFEST_NAME = "installed.json";
 

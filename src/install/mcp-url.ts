@@ -1,4 +1,4 @@
-// What the installer accepts as `--mcp-url`, and how it shows any argument it refuses (issue 30).
+// What the installer accepts as `--mcp-url`, and how it shows any argument it refuses (docs/hardening.md §9).
 // The URL is written verbatim into up to seven agents' files, so it is checked on its own text,
 // not on what the WHATWG parser makes of it: the parser drops tabs and line breaks and trims
 // control characters, so a newline passed the check and still went into the files (Codex then
@@ -37,7 +37,7 @@ export function mcpUrlProblem(text: string, example: string): string | undefined
  * shownArgument(arg) → the argument as a usage error may print it: `--flag=value` as
  * "--flag=…" (value not shown), a URL without its credentials, query and fragment, anything
  * else quoted as given (cut at 80 characters). `check --mcp-url=https://u:PW@h/?token=T`
- * printed the password and the token (issue 30, item 9).
+ * printed the password and the token (docs/hardening.md §9).
  */
 export function shownArgument(arg: string): string {
   const flag = /^(--?[A-Za-z0-9][A-Za-z0-9-]*)=/.exec(arg);

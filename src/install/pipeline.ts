@@ -21,21 +21,19 @@ import { CLIENTS } from "./clients/index.ts";
 import { clientFiles, foreignHomeOwner, linkProblem, reachFor, type Reach } from "./foreign-home.ts";
 import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
 import { ourTree, printable, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import {
-  backupPath,
-  errorCode,
-  judgeRegistry,
-  ownerOfNearest,
-  planRegistry,
-  readRegistry,
-  undoWrite,
-  writeUserFile,
-  type OwnedEntry,
-  type Undo,
-  type WritableFile,
-} from "./registry.ts";
+import { errorCode } from "../core/state.ts";
+import type { OwnedEntry } from "./entries.ts";
+import { ownerOfNearest } from "./file-owner.ts";
+import { judgeRegistry } from "./owned-entries.ts";
+import { planEntries } from "./plan-entries.ts";
+import { readRegistry } from "./registry-file.ts";
+import type { WritableFile } from "./safe-read.ts";
+import { backupPath, undoWrite, writeUserFile, type Undo } from "./user-file-write.ts";
 import type { Output } from "./report.ts";
-import { MAX_MCP_FILE_BYTES, mcpInstallCommand, mcpReport, planMcpEdit, readMcpFile, type McpSource } from "./mcp.ts";
+import { MAX_MCP_FILE_BYTES, type McpSource } from "./mcp.ts";
+import { mcpInstallCommand, mcpReport } from "./mcp-check.ts";
+import { planMcpEdit } from "./mcp-edit.ts";
+import { readMcpFile } from "./mcp-read.ts";
 import { planRules, readRulesFile } from "./rules.ts";
 
 export type Mode = "install" | "uninstall";
@@ -209,7 +207,7 @@ function planTarget(
   const changes: FileChange[] = [];
   let hooksAfter: unknown;
   if (client.registry) {
-    const planned = planRegistryChange(ctx, client, client.registry, registryPath, stable, tree, manifest, mode, shared ? mcpEdit : undefined, notes);
+    const planned = planRegistryChange({ ctx, client, registry: client.registry, registryPath, stable, tree, manifest, mode, sharedMcp: shared ? mcpEdit : undefined, notes });
     if (!planned.ok) return planned;
     changes.push(planned.change);
     hooksAfter = planned.hooksAfter;
@@ -248,31 +246,39 @@ function planTarget(
 /** McpEdit(text, creates, standalone) → the MCP server edit of a file's text (planMcpEdit for this client and run). */
 type McpEdit = (text: string, creates: boolean, standalone: boolean) => ReturnType<typeof planMcpEdit>;
 
+/** What planRegistryChange needs: the run, the client and its registry, and where the run's notes go. */
+interface RegistryChangeInput {
+  readonly ctx: InstallerContext;
+  readonly client: InstallerClient;
+  readonly registry: RegistrySpec;
+  readonly registryPath: string;
+  /** The installed binary's path, which every entry runs. */
+  readonly stable: string;
+  /** Our own tree (a registry resolving into it is refused). */
+  readonly tree: string;
+  readonly manifest: Manifest;
+  readonly mode: Mode;
+  /** The MCP server edit, when the server lives in the registry's own file (Gemini, Qwen). */
+  readonly sharedMcp: McpEdit | undefined;
+  /** Lines the run prints after its report (appended to). */
+  readonly notes: string[];
+}
+
 /**
  * planRegistryChange → the registry's edit for this run (the first change of a client that has
  * one). With `sharedMcp` (the server lives in the registry's file): uninstall takes the server
  * out first, so the registry's plan sees what is left; install adds it to the planned text.
  */
-function planRegistryChange(
-  ctx: InstallerContext,
-  client: InstallerClient,
-  registry: RegistrySpec,
-  registryPath: string,
-  stable: string,
-  tree: string,
-  manifest: Manifest,
-  mode: Mode,
-  sharedMcp: McpEdit | undefined,
-  notes: string[],
-): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
+function planRegistryChange(input: RegistryChangeInput): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
+  const { ctx, client, registry, registryPath, stable, tree, manifest, mode, sharedMcp, notes } = input;
   const file = readRegistry(registryPath, tree, registry.skeleton);
   if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
   const known = recordFor(manifest, client.name, registryPath);
   let sharedEdit: ReturnType<McpEdit> | undefined;
   if (sharedMcp && mode === "uninstall") sharedEdit = sharedMcp(file.kind === "present" ? file.text : "", false, false);
   if (sharedEdit && !sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
-  const registryInput = sharedEdit?.ok && file.kind === "present" && sharedEdit.edit.text !== null ? { ...file, text: sharedEdit.edit.text } : file;
-  const planned = planRegistry(registryInput, registry, stable, ctx.platform, mode, known);
+  const before = file.kind === "present" ? (sharedEdit?.ok && sharedEdit.edit.text !== null ? sharedEdit.edit.text : file.text) : null;
+  const planned = planEntries({ text: before, registry, binaryPath: stable, platform: ctx.platform, mode, record: known });
   if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
   if (sharedMcp && mode === "install") {
     sharedEdit = sharedMcp(planned.plan.deleteFile ? "" : planned.plan.text, file.kind === "absent", false);

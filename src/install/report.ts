@@ -8,10 +8,11 @@ import type { BinaryState } from "./binary.ts";
 import { primaryPath, type InstallerClient, type SectionSpec } from "./clients/client.ts";
 import { clientFiles, reachFor } from "./foreign-home.ts";
 import { readManifest } from "./manifest.ts";
-import { mcpReport, type ServerTarget } from "./mcp.ts";
+import { mcpReport, type ServerTarget } from "./mcp-check.ts";
 import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
 import { posixQuote } from "./shell-words.ts";
-import { judgeRegistry, readRegistry, type RegistryVerdict } from "./registry.ts";
+import { judgeRegistry, type RegistryVerdict } from "./owned-entries.ts";
+import { readRegistry } from "./registry-file.ts";
 import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
 
 /** Collects stdout lines and stderr lines; written once at the end. */

@@ -1,4 +1,4 @@
-// The HTTP half of the server probe (server-probe.ts): `/health`, then the MCP conversation over
+// The HTTP half of the server probe (server-probe.ts; the conversation itself: server-conversation.ts): `/health`, then the MCP conversation over
 // Streamable HTTP, each within what is left of the bound. velesdb-memory 0.17.0 built with
 // `--features http` serves `/health` → `OK` and `/mcp` with stateful sessions
 // (`mcp-session-id`; src/http.rs:377-379,437-439), HTTPS by default with a certificate of its
@@ -8,7 +8,7 @@
 // entry's headers are sent (the client sends them) and never shown.
 import { isLoopback, mcpMessages, readAnswerUntil } from "../core/freshness.ts";
 import { isJsonObject, type JsonObject } from "./entries.ts";
-import { INITIALIZE, INITIALIZED, MEMORY_STATUS, resultFrom, TOOLS_LIST, type ProbeResult, type ServerSpec } from "./server-probe.ts";
+import { INITIALIZE, INITIALIZED, MEMORY_STATUS, resultFrom, TOOLS_LIST, type ProbeResult, type ServerSpec } from "./server-conversation.ts";
 
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 

@@ -4,8 +4,9 @@
 // with the same entry share one start: a second start of the same store would only meet the
 // first one's lock), so the whole report waits one bound at most.
 import type { InstallerContext } from "./paths.ts";
-import type { ServerTarget } from "./mcp.ts";
-import { probeServer, specKey, type Embedder, type ProbeResult } from "./server-probe.ts";
+import type { ServerTarget } from "./mcp-check.ts";
+import type { Embedder, ProbeResult } from "./server-conversation.ts";
+import { probeServer, specKey } from "./server-probe.ts";
 
 /** VELESDB_HOOKS_SERVER_PROBE=off: check and doctor read the entries but start nothing. */
 export const probeIsOff = (env: NodeJS.ProcessEnv): boolean => (env.VELESDB_HOOKS_SERVER_PROBE ?? "").toLowerCase() === "off";

@@ -1,5 +1,5 @@
 // The broker: one detached process per store that runs the one velesdb-memory the store allows
-// and shares it among every `velesdb-hooks mcp` front (issue 34 §1, docs/shared-memory.md).
+// and shares it among every `velesdb-hooks mcp` front (docs/shared-memory.md).
 // Measured facts of velesdb-memory 0.17.0 it is built on:
 // - a second server on one store exits at start with "[velesdb-memory] another velesdb-memory
 //   process holds <store> — kill it (pkill velesdb-memory) or point VELESDB_MEMORY_PATH
@@ -27,6 +27,8 @@ export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "20
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
 /** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
+/** How long a new broker waits for its first client before it counts as idle. */
+const FIRST_CLIENT_GRACE_MS = 10_000;
 const STARTUP_NOTICE = /Using the offline 'hash' embedder|setting\(s\) from /;
 
 export interface BrokerOptions {
@@ -106,6 +108,9 @@ class Broker {
   private child: ChildProcess | undefined;
   private childOut = new LineSplitter();
   private stderrTail: string[] = [];
+  /** The server's stderr after its last newline: a line can arrive in two chunks. */
+  private stderrPartial = "";
+  private spawnFailed = false;
   private initResult: JsonRpcMessage | undefined;
   private state: "starting" | "ready" | "stopping" = "starting";
   private failure: string | undefined;
@@ -134,7 +139,11 @@ class Broker {
     return new Promise((resolve) => {
       this.finished = resolve;
       this.startChild();
-      this.armIdle();
+      // The front that started this broker connects only once it listens; until a first client
+      // has come, the idle grace is at least FIRST_CLIENT_GRACE_MS. Otherwise a grace of 0 (what
+      // check's probe sets) stopped the broker before its own front reached it, and the probe
+      // read "velesdb-memory exited (code 0)" (seen on every cold `check` of the npm test).
+      this.armIdle(Math.max(this.options.idleMs, FIRST_CLIENT_GRACE_MS));
     });
   }
 
@@ -150,16 +159,25 @@ class Broker {
     // always set, so no config file can move the store either (the environment wins over it).
     const child = spawn(server, [], { cwd: store, env: { ...env, VELESDB_MEMORY_PATH: store }, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
-    child.on("error", (error) => this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+    child.on("error", (error) => {
+      this.spawnFailed = true;
+      this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+    });
     child.stdout!.on("data", (chunk: Buffer) => {
       for (const event of this.childOut.push(chunk)) if (event.kind === "line") this.fromChild(event.text);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
-      const lines = chunk.toString("utf8").split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
+      const text = this.stderrPartial + chunk.toString("utf8");
+      const cut = text.lastIndexOf("\n");
+      this.stderrPartial = text.slice(cut + 1).slice(-4096);
+      const lines = text.slice(0, cut + 1).split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
       this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
     });
-    child.on("exit", (code, signal) => this.childExited(code, signal));
+    // "close", not "exit": exit can come before the last stderr chunk is read, and that chunk
+    // holds the server's own `Error:` line, the cause a user needs (seen under load in
+    // test/memory-down.test.ts: only an earlier warning had arrived).
+    child.on("close", (code, signal) => this.childExited(code, signal));
     child.stdin!.on("error", () => {}); // EPIPE once it died: its exit event says what happened
     this.toChild({ jsonrpc: "2.0", id: BROKER_INIT_ID, method: "initialize", params: { protocolVersion: BROKER_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "velesdb-hooks-broker", version: "1" } } });
     setTimeout(() => {
@@ -307,7 +325,14 @@ class Broker {
 
   private childExited(code: number | null, signal: string | null): void {
     if (this.state === "stopping") return; // stop() ended it
-    const said = this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ?? this.stderrTail.at(-1);
+    // A server that never started: the "error" handler has decided, and the broker stays to tell
+    // the clients that reach it (it exits when idle, as always).
+    if (this.spawnFailed) return;
+    if (this.stderrPartial.trim() !== "") this.stderrTail = [...this.stderrTail, this.stderrPartial].slice(-5);
+    const said =
+      this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ??
+      [...this.stderrTail].reverse().find((l) => /^(\[velesdb-memory\] )?Error:/.test(l)) ??
+      this.stderrTail.at(-1);
     const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
     this.childFailed(said ? oneLine(said) : `velesdb-memory ${how}`);
     // Every request in flight gets exactly one answer, never a re-send: a save must not apply twice.
@@ -319,10 +344,10 @@ class Broker {
     void this.stop(1);
   }
 
-  private armIdle(): void {
+  private armIdle(graceMs: number = this.options.idleMs): void {
     this.disarmIdle();
     if (this.connections.size > 0 || this.state === "stopping") return;
-    this.idleTimer = setTimeout(() => void this.stop(0), this.options.idleMs);
+    this.idleTimer = setTimeout(() => void this.stop(0), graceMs);
   }
 
   private disarmIdle(): void {

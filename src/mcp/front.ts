@@ -1,5 +1,5 @@
 // `velesdb-hooks mcp --server <path>`: the stdio MCP server every agent is wired to by
-// `install --mcp` (issue 34 §1, docs/shared-memory.md). It is a pipe to the broker of its store,
+// `install --mcp` (docs/shared-memory.md). It is a pipe to the broker of its store,
 // starting that broker (detached: its own session, so a host killing its MCP process tree does
 // not take memory from the other sessions) when none answers. A host must never hang on it:
 // the start is bounded (VELESDB_HOOKS_MCP_START_MS, default 15 s: Codex gives an MCP server 10 s
@@ -215,7 +215,12 @@ class Front {
       const timer = setTimeout(() => settle({ kind: "failed", cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}` }), Math.max(0, deadline - Date.now()));
       socket.once("connect", () => socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`));
       socket.on("error", (error: NodeJS.ErrnoException) => {
-        settle({ kind: error.code === "ENOENT" || error.code === "ECONNREFUSED" ? "absent" : "failed", cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
+        // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
+        // next attempt reaches its successor (seen as ECONNRESET in test/mcp-front-real.test.ts's
+        // two-fronts race under load).
+        const code = error.code ?? "";
+        const kind = code === "ENOENT" || code === "ECONNREFUSED" ? "absent" : code === "ECONNRESET" || code === "EPIPE" ? "retry" : "failed";
+        settle({ kind, cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
       });
       socket.on("close", () => {
         if (!settled) settle({ kind: "retry", cause: "the broker closed the connection while starting" });

@@ -121,7 +121,7 @@ function scalarEnd(text: string, at: number): number {
   return i;
 }
 
-/** JSON-RPC 2.0 §5.1: -32000..-32099 are the implementation's own server errors. */
+/** JSON-RPC 2.0, section 5.1: -32000..-32099 are the implementation's own server errors. */
 export const SERVER_STOPPED = -32000;
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

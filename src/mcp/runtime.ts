@@ -1,5 +1,5 @@
 // Where the shared-memory broker of one velesdb-memory store lives, and what it last said about
-// itself (issue 34 §1, docs/shared-memory.md). velesdb-memory is single-writer (its store takes
+// itself (docs/shared-memory.md). velesdb-memory is single-writer (its store takes
 // an exclusive lock: velesdb-memory 0.17.0 src/daemon_startup.rs, open_through_lock_retries), so
 // every session reaches the one server of a store through a broker keyed by that store. This
 // module owns the names — the broker, the front, the guard and doctor all go through it, never

@@ -163,6 +163,23 @@ export function pairOf<R>(run: (mode: Mode) => Promise<R>, offline: (r: R) => vo
   });
 }
 
+/**
+ * withAndWithoutIn(suite) → withAndWithout(run, check): runs with and without hooks, both proven
+ * offline against the suite's mock; the check must pass, then fail. (Here rather than in the
+ * harness, which runs hosts and knows no check.)
+ */
+export function withAndWithoutIn(suite: { readonly mock: { escaped(): string[] } }): (run: (mode: Mode) => Promise<RunResult>, check: Check) => Promise<RunResult> {
+  return async (run, check) => {
+    const on = await run("hooks");
+    const off = await run("none");
+    assertOffline(on, suite.mock.escaped());
+    assertOffline(off, suite.mock.escaped());
+    expectCheck(check, on).toPass();
+    expectCheck(check, off).toFail();
+    return on;
+  };
+}
+
 /** proves(check, pair) → with our hooks the check passes, without them it fails. */
 export function proves(c: Check, pair: Pair): void {
   expectCheck(c, pair.on).toPass();

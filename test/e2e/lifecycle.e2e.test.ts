@@ -10,6 +10,7 @@ import {
   codexMessages,
   count,
   exitedCleanly,
+  withAndWithoutIn,
 } from "./checks.ts";
 import {
   claudeSessionId,
@@ -32,7 +33,7 @@ const suite = e2eSuite();
 /** A fresh case for one run of a scenario, with our hooks registered or not. */
 const setup = (name: string, mode: Mode, host: "claude" | "codex", script: Scenario, options: CaseOptions = {}): E2ECase =>
   suite.setup(name, mode, host, script, options);
-const withAndWithout = suite.withAndWithout;
+const withAndWithout = withAndWithoutIn(suite);
 
 // ---------------------------------------------------------------------------------------------
 // Claude Code 2.1.328

@@ -1,4 +1,4 @@
-// Issue 34 §6, proofs 1, 2 and 4, on the real CLIs with the REAL velesdb-memory (0.17.0,
+// docs/real-server.md#the-memory-proofs, proofs 1, 2 and 4, on the real CLIs with the REAL velesdb-memory (0.17.0,
 // VELESDB_MEMORY_BIN_REAL; .ci/run builds it): the working context one session saves at Stop
 // reaches the model of the next session of that repository at SessionStart.
 // - proof 1: a Claude Code session saves at Stop; the next Claude session gets it back;

@@ -16,7 +16,7 @@
 //   touches the memory: that is what the negative controls rely on.
 // The call is read from the text, never from the test: a text that stops naming the slot, or
 // names another one, changes what the model does. `mcp__velesdb-memory__load_working_context(…)`
-// (a host-qualified name, issue 34 §4) is read the same way.
+// (a host-qualified name, docs/working-context.md#tool-names-the-hosts-tool-search-finds) is read the same way.
 import type { ClaudeReply, CodexReply, LoggedRequest } from "./mock-llm.ts";
 import { codexText, text } from "./mock-llm.ts";
 import type { GeminiReply, GeminiRequest } from "./mock-gemini.ts";

@@ -132,7 +132,7 @@ const bothWorked = (p: PairRun): string[] => {
 };
 
 /**
- * §4 (decided on main, docs/working-context.md): each host session saves its own slot
+ * Decided on main (docs/working-context.md#the-decision-each-session-saves-its-own-slot): each host session saves its own slot
  * (<session>/<host session id>), and the next session's load misses its own slot and lists both
  * in other_sessions, most recent first; the load text then names the same call on the first one
  * or two of them, which the obedient model makes. So what each of the two saved comes back.

@@ -11,7 +11,7 @@
 import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { check, expectCheck } from "./checks.ts";
+import { check, expectCheck, withAndWithoutIn } from "./checks.ts";
 import { e2eSuite, E2E_PROJECT, HOOKS_BIN, runClaude, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { text } from "./mock-llm.ts";
 import { realisticCompiler } from "../support/compress-fixtures.ts";
@@ -70,7 +70,7 @@ test("claude: after refused edit → recall → edit → compressed Bash → Sto
     }, { projectConfig: { ...E2E_PROJECT, enforce_learning_loop: true }, mcp: {} });
     return runClaude(c, ["-p", "write, recall, write, build, stop"], { env: { VELESDB_MEMORY_BIN: compiler() } });
   };
-  const on = await suite.withAndWithout(run, counted);
+  const on = await withAndWithoutIn(suite)(run, counted);
   expect(on.exitCode).toBe(0);
   expect(fs.existsSync(path.join(on.case.workspace, "guarded.txt"))).toBe(true);
 

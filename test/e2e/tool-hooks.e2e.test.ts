@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, expectCheck } from "./checks.ts";
+import { assertOffline, check, expectCheck, withAndWithoutIn } from "./checks.ts";
 import {
   e2eSuite,
   type Mode,
@@ -28,7 +28,7 @@ const suite = e2eSuite();
 function setup(name: string, mode: Mode, host: Host, script: (c: E2ECase) => Scenario, mcp: McpOptions = {}): E2ECase {
   return suite.setup(name, mode, host, script, { projectConfig: OPT_IN, mcp });
 }
-const withAndWithout = suite.withAndWithout;
+const withAndWithout = withAndWithoutIn(suite);
 
 /** A directory that exists, for a compiler path that does not. */
 const mockDir = () => path.dirname(FAKE_MCP);

@@ -1,4 +1,4 @@
-// Claude Code's side of the ~/.claude.json race (issue 30, item 2): a process that rewrites the
+// Claude Code's side of the ~/.claude.json race (docs/hardening.md §2): a process that rewrites the
 // file the way a running Claude does — read it, change a field, write the whole file to a
 // temporary name, rename it over. Each rewrite adds `tipsHistory["rewrite-<n>"]`, so a rewrite
 // that someone else's rename undid is visible afterwards as a missing key.

@@ -1,5 +1,5 @@
-// A long-lived Claude Code's ~/.claude.json, for the installer's size and race tests (issue 30,
-// items 2 and 8): a trial found 41 MB and 60 MB files in real homes. The shape is Claude Code's
+// A long-lived Claude Code's ~/.claude.json, for the installer's size and race tests
+// (docs/hardening.md §2, §8): a trial found 41 MB and 60 MB files in real homes. The shape is Claude Code's
 // own global config — every field name below occurs in the claude-code 2.1.328 binary installed by
 // scripts/install-e2e-hosts.ts (test/e2e/node_modules/@anthropic-ai/claude-code-linux-x64) —:
 // a few account and tip fields at the top, then `projects`, one entry per working directory the

@@ -174,7 +174,7 @@ export async function spawnHook(
   await writing;
   // The timer alone is not the judge: when the event loop runs late (a loaded CI machine), the
   // exit can be handled before a due timer fires, and a run far past the bound was reported as
-  // within it (issue 30). The time measured decides as well.
+  // within it (docs/hardening.md#tests-that-could-not-fail). The time measured decides as well.
   const elapsedMs = performance.now() - started;
   return { exitCode, signal: child.signalCode === null ? null : String(child.signalCode), stdout, stderr, elapsedMs, timedOut: timedOut || elapsedMs > options.boundMs };
 }

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { REPO_ROOT } from "./hook-runner.ts";
 
 export const HOOKS_BINARY = path.join(REPO_ROOT, "dist", "velesdb-hooks");
-/** The real velesdb-memory 0.17.0 (issue 34 §5); unset: the real-server cases skip, and fail under CI=true. */
+/** The real velesdb-memory 0.17.0 (docs/real-server.md); unset: the real-server cases skip, and fail under CI=true. */
 export const REAL_SERVER = process.env.VELESDB_MEMORY_BIN_REAL;
 
 export type Message = Record<string, unknown> & { id?: unknown; result?: any; error?: any; method?: string };

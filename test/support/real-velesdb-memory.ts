@@ -1,5 +1,5 @@
 // The real velesdb-memory, for the suites that check a double against it, run on it, or show a
-// rule against the server itself (issue 34 §5). `.ci/run` builds crates.io velesdb-memory 0.17.0
+// rule against the server itself (docs/real-server.md). `.ci/run` builds crates.io velesdb-memory 0.17.0
 // with `--features http` into a cache outside the clone and exports VELESDB_MEMORY_BIN_REAL
 // (docs/real-server.md). On a developer's machine without it those suites skip, saying so once;
 // with CI=true they FAIL instead, so a CI run can never pass without having run them. Also here:

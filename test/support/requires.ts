@@ -2,7 +2,7 @@
 // user, chattr). On a developer's machine such a case is skipped with one line saying why; in CI
 // (CI=true, which .ci/run and GitHub Actions set) a missing requirement is a failure, so a
 // runner that lost root can never report the cases as passed — the pattern of the Windows
-// suite (test/windows/windows.test.ts), kept in one place (issue 30: 21 root-only sites skipped
+// suite (test/windows/windows.test.ts), kept in one place (docs/hardening.md#tests-that-could-not-fail: 21 root-only sites skipped
 // silently where the runner was not root).
 import { test } from "bun:test";
 

@@ -10,6 +10,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { packageVersion } from "../../scripts/build.ts";
+import { sessionSlot } from "../../src/core/identity.ts";
+import { HOSTS } from "../../src/hosts/index.ts";
 import { loadPayload, parseOneJsonAnswer } from "../support/hook-runner.ts";
 import { checkpointTargets, continuation, editPayload, isDeny, recallPayload, stopPayload } from "../support/learning.ts";
 import { bashWords, findWineToolchain, powershellCallWords, startWineWorld, windowsCommandLine, type WineRun, type WineWorld } from "./support/wine.ts";
@@ -65,7 +67,8 @@ async function jsonHook(who: Profile, host: Host, event: string, payload: Record
   return parseOneJsonAnswer(run.stdout);
 }
 
-const loadCall = (project: string) => `load_working_context(project="${project}", session="rolling`; // then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot)
+/** loadCall("claude", "app") → the start of the load call as that host's model sees the tool (HostProfile.mcpTool); then the session's own slot, "/<id>" (src/core/identity.ts sessionSlot). */
+const loadCall = (host: Host, project: string) => `${HOSTS[host].profile.mcpTool("load_working_context")}(project="${project}", session="rolling`;
 const contextOf = (answer: Record<string, unknown>) =>
   String((answer.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext ?? "");
 
@@ -132,13 +135,13 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       ["gemini", "session-start", "forward slashes and another letter case", (r: string) => slashes(lower(`${r}\\src`))],
     ] as const)("%s %s: cwd with %s names the repository's project", async (host, event, _form, spell) => {
       const answer = await jsonHook(who, host, event, loadPayload(host, "session-start.startup", { cwd: spell(root) }));
-      expect(contextOf(answer)).toContain(loadCall("win-repo"));
+      expect(contextOf(answer)).toContain(loadCall(host, "win-repo"));
     });
 
     test("windsurf pre-user-prompt (no cwd in the payload): the process's working directory, in another case, names the project", async () => {
       const run = await hook(who, "windsurf", "pre-user-prompt", loadPayload("windsurf", "pre-user-prompt"), lower(`${root}\\src`));
       expect(run.exitCode).toBe(0);
-      expect(run.stdout).toContain(loadCall("win-repo"));
+      expect(run.stdout).toContain(loadCall("windsurf", "win-repo"));
     });
 
     test("codex apply_patch with a relative backslash target is judged by the repository under the cwd; control: a plain repository passes", async () => {
@@ -152,7 +155,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     test("control: a directory outside the repository gets its own name as project", async () => {
       const outside = repo("Elsewhere");
       const answer = await jsonHook(who, "claude", "session-start", loadPayload("claude", "session-start.startup", { cwd: outside }));
-      expect(contextOf(answer)).toContain(loadCall("Elsewhere"));
+      expect(contextOf(answer)).toContain(loadCall("claude", "Elsewhere"));
     });
   });
 
@@ -233,7 +236,8 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       const checkpoint = host === "gemini" ? (answer.decision === "deny" ? String(answer.reason) : undefined) : continuation(host === "dsh" ? "codex" : host, { json: answer, stderr: "", exitCode: 0 });
       expect(checkpoint).toContain("Recall");
       // The repository is named once, by its canonical spelling, whatever spelling the edit used.
-      expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: "rolling", root: loop }]);
+      // The slot is this host session's own, as on Linux (test/learning.test.ts; docs/working-context.md).
+      expect(checkpointTargets(checkpoint)).toEqual([{ project: "loop", session: sessionSlot("rolling", session), root: loop }]);
       expect(await stop()).toEqual({});
     });
   });
@@ -243,7 +247,7 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
     let project: string;
     const stable = () => `${who.dir}\\.velesdb-hooks\\bin\\velesdb-hooks.exe`;
     const registry = (relative: string) => JSON.parse(fs.readFileSync(world.onLinux(`${who.dir}\\${relative}`), "utf8"));
-    const installer = (exe: string, args: string[]) => world.run(windowsCommandLine([exe, ...args]), { env: who.env, cwd: who.dir });
+    const installer = (exe: string, args: string[], env: Record<string, string> = {}) => world.run(windowsCommandLine([exe, ...args]), { env: { ...who.env, ...env }, cwd: who.dir });
 
     beforeAll(() => {
       if (!toolchain.ok) return;
@@ -313,13 +317,21 @@ describe.skipIf(!toolchain.ok && !IN_CI)("Windows x64 asset under Wine", () => {
       expect(run.exitCode).toBe(0);
       // Windsurf's reminder is plain text; the others answer one JSON object.
       const said = client === "windsurf" ? run.stdout : contextOf(parseOneJsonAnswer(run.stdout));
-      expect(said).toContain(loadCall("installed"));
+      expect(said).toContain(loadCall(client, "installed"));
     });
 
     test("check by the installed binary: every client in step", async () => {
-      const run = await installer(stable(), ["check"]);
-      expect(run.exitCode).toBe(0);
+      // USER_FILES name a daemon at 127.0.0.1:18090 that nobody runs here, and check starts each
+      // configured server (docs/doctor.md). This case is about the entries and the binary on
+      // Windows, so the probe is off; test/server-probe.test.ts proves the probe itself.
+      const run = await installer(stable(), ["check"], { VELESDB_HOOKS_SERVER_PROBE: "off" });
+      expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toMatchObject({ exitCode: 0 });
       for (const client of CLIENTS) expect(run.stdout).toMatch(new RegExp(`^${client}: entries in step`, "m"));
+      // The servers were read, not started (dsh's live in the harness's own config).
+      for (const client of CLIENTS.filter((c) => c !== "dsh")) expect(run.stdout).toContain(`${client}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`);
+      // Control: with the probe on, the same check fails on the daemon nobody runs.
+      const probed = await installer(stable(), ["check"]);
+      expect({ exitCode: probed.exitCode, stdout: probed.stdout }).toMatchObject({ exitCode: 1, stdout: expect.stringContaining("claude: MCP server in ~\\.claude.json (user scope) does not answer") });
     });
 
     test("a second install changes no byte under the profile", async () => {

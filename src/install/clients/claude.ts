@@ -25,7 +25,7 @@ const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CLAUDE_CON
 // file under `projects.<cwd>.mcpServers`, project scope in the cwd's `.mcp.json` (listed as
 // "Pending approval" until the user approves it in a session). ~/.claude.json is Claude
 // Code's own state file, rewritten while it runs: the pipeline writes it only when its bytes
-// are still those it planned from (registry.ts, writeUserFile).
+// are still those it planned from (user-file-write.ts, writeUserFile).
 const claudeJson: McpFile["path"] = (ctx) => {
   const dir = absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", ctx.home);
   return dir.ok ? { ok: true, path: path.join(dir.path, ".claude.json") } : dir;

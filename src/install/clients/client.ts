@@ -25,7 +25,7 @@
 //    can still run our binary after uninstall (Codex config.toml), so the binary is kept;
 //    `alsoReads` lists such files, so root in another user's home checks their links first.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
-// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp.ts
+// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp*.ts
 //    does the rest: check/doctor look for a velesdb-memory server there, `install --mcp` /
 //    `--mcp-url` add one to `mcp.files[0]`, uninstall takes it out again). `files` lists every
 //    place the agent reads servers from, the one install writes first; `stdio(command)` and
@@ -35,9 +35,8 @@
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
 import * as path from "node:path";
-import type { JsonObject } from "../entries.ts";
+import type { JsonObject, OwnedEntry } from "../entries.ts";
 import type { InstallerContext, Resolved } from "../paths.ts";
-import type { OwnedEntry } from "../registry.ts";
 
 export interface Registration {
   /** The key under `hooks` in the client's registry, exactly as the host spells it. */
@@ -86,7 +85,7 @@ export interface SectionSpec {
   markerNote(): string;
   /**
    * The section is the whole file (OpenCode's plugin module): a file at that path holding no
-   * section of ours is the user's, never appended to (issue 30: appended to a user's module,
+   * section of ours is the user's, never appended to (docs/hardening.md §3: appended to a user's module,
    * both failed to load). Its value says what such a file is to its host, for the refusal.
    * Absent: a section appended to the user's text (Windsurf's rules).
    */

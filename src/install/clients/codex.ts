@@ -8,7 +8,7 @@ import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as path from "node:path";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
-import { ownedEntries } from "../registry.ts";
+import { ownedEntries } from "../owned-entries.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
 import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 

@@ -20,7 +20,7 @@ import { isExecutableFile } from "../../core/compiler.ts";
 import { isJsonObject } from "../entries.ts";
 import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
-import { readUserFile } from "../registry.ts";
+import { readUserFile } from "../safe-read.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
 import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
 

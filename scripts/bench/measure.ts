@@ -1,0 +1,41 @@
+// What the benches share (scripts/bench.ts, scripts/bench-compress.ts, scripts/bench/stats-ab.ts):
+// the statistics their tables print and the page-cache state each program is measured in. Kept
+// apart so that the compression bench, which bench.ts loads after its own table, needs nothing
+// back from bench.ts.
+import * as fs from "node:fs";
+
+export const median = (values: readonly number[]): number => quantile(values, 0.5);
+
+/** quantile(values, q) → the q-quantile (linear between ranks), ignoring NaN. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
+}
+
+/**
+ * dropPageCache(file) → true once the file's pages are out of the page cache (GNU dd's nocache
+ * flag: posix_fadvise DONTNEED). Written back first: DONTNEED leaves dirty pages where they are,
+ * and a fresh copy's are dirty until written back (seen: one run in two dropped nothing).
+ */
+export function dropPageCache(file: string): boolean {
+  const fd = fs.openSync(file, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "pipe" });
+  return result.exitCode === 0;
+}
+
+/** freshCopy(program, target) → target: a new executable copy of program, as `install` makes one (its pages as a copy leaves them). */
+export function freshCopy(program: string, target: string): string {
+  fs.rmSync(target, { force: true });
+  fs.copyFileSync(program, target);
+  fs.chmodSync(target, 0o755);
+  return target;
+}
