@@ -23,10 +23,18 @@ const E2E_DIR = path.join(ROOT, "test", "e2e");
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 interface HostVersion {
+  /** The package as test/e2e/package.json pins it. */
   name: string;
+  /** The package installed for the newest version: the pin's, or its renamed successor's. */
+  installName: string;
   pinned: string;
   newest: string;
 }
+
+// Hosts that moved to another package name: the newest release is the successor's. Pi was
+// renamed after 0.73.1 (its README and npm: @earendil-works/pi-coding-agent 0.74.0 …), and
+// test/e2e/host-bins.ts runs the successor when it is installed.
+const RENAMED: Readonly<Record<string, string>> = { "@mariozechner/pi-coding-agent": "@earendil-works/pi-coding-agent" };
 
 function fail(message: string): never {
   console.error(`e2e-latest: ${message}`);
@@ -67,12 +75,13 @@ const pins = e2ePackage.dependencies;
 const hosts: HostVersion[] = [];
 for (const [name, pinned] of Object.entries(pins)) {
   if (name === "node") continue;
-  hosts.push({ name, pinned, newest: newestVersion(`${name}@latest`) });
+  const installName = RENAMED[name] ?? name;
+  hosts.push({ name, installName, pinned, newest: newestVersion(`${installName}@latest`) });
 }
 if (pins.node) {
   const qwen = hosts.find((h) => h.name === "@qwen-code/qwen-code");
   const major = qwen ? nodeMajorForQwen(qwen.newest) : "22";
-  hosts.push({ name: "node", pinned: pins.node, newest: newestVersion(`node@${major}`) });
+  hosts.push({ name: "node", installName: "node", pinned: pins.node, newest: newestVersion(`node@${major}`) });
 }
 
 const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-latest-"));
@@ -85,7 +94,7 @@ const cleanUp = (): void => {
 // lands mid-install. No lockfile: this is a one-off prefix.
 fs.writeFileSync(
   path.join(prefix, "package.json"),
-  `${JSON.stringify({ name: "velesdb-hooks-e2e-latest", private: true, type: "module", dependencies: Object.fromEntries(hosts.map((h) => [h.name, h.newest])) }, null, 2)}\n`,
+  `${JSON.stringify({ name: "velesdb-hooks-e2e-latest", private: true, type: "module", dependencies: Object.fromEntries(hosts.map((h) => [h.installName, h.newest])) }, null, 2)}\n`,
 );
 // The same npm settings as the pinned install (legacy-peer-deps: the DeepSeek packages' rc
 // peer ranges disagree with one another, and npm's strict resolver refuses the set).
@@ -109,15 +118,16 @@ const installed = (name: string): string => {
     return "missing";
   }
 };
-const rows = hosts.map((h) => ({ ...h, installed: installed(h.name) }));
-const width = Math.max(...rows.map((r) => r.name.length));
+const rows = hosts.map((h) => ({ ...h, installed: installed(h.installName) }));
+const label = (r: HostVersion): string => (r.installName === r.name ? r.name : `${r.name} -> ${r.installName}`);
+const width = Math.max(...rows.map((r) => label(r).length));
 console.log(`\n${"host".padEnd(width)}  pinned          newest (installed)`);
-for (const r of rows) console.log(`${r.name.padEnd(width)}  ${r.pinned.padEnd(14)}  ${r.installed}${r.installed === r.pinned ? "" : "  (newer than the pin)"}`);
+for (const r of rows) console.log(`${label(r).padEnd(width)}  ${r.pinned.padEnd(14)}  ${r.installed}${r.installed === r.pinned && r.installName === r.name ? "" : "  (newer than the pin)"}`);
 console.log("");
 const missing = rows.filter((r) => r.installed !== r.newest);
 if (missing.length > 0) {
   cleanUp();
-  fail(`not installed as asked: ${missing.map((r) => `${r.name} (asked ${r.newest}, found ${r.installed})`).join(", ")}`);
+  fail(`not installed as asked: ${missing.map((r) => `${r.installName} (asked ${r.newest}, found ${r.installed})`).join(", ")}`);
 }
 
 const bun = process.execPath;
@@ -141,11 +151,11 @@ if (process.env.GITHUB_STEP_SUMMARY) {
     "",
     "| host | pinned | newest |",
     "| --- | --- | --- |",
-    ...rows.map((r) => `| \`${r.name}\` | ${r.pinned} | ${r.installed} |`),
+    ...rows.map((r) => `| \`${label(r)}\` | ${r.pinned} | ${r.installed} |`),
     "",
   ].join("\n");
   fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, table);
 }
 cleanUp();
-console.log(`e2e-latest: the suite ${passed ? "passed" : "FAILED"} on ${rows.map((r) => `${r.name}@${r.installed}`).join(", ")}`);
+console.log(`e2e-latest: the suite ${passed ? "passed" : "FAILED"} on ${rows.map((r) => `${r.installName}@${r.installed}`).join(", ")}`);
 process.exit(passed ? 0 : 1);

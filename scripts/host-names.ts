@@ -18,6 +18,9 @@ export const HOST_PRODUCTS = {
   qwen: "Qwen Code",
   opencode: "OpenCode",
   droid: "Factory Droid",
+  kilo: "Kilo Code",
+  codebuddy: "CodeBuddy Code",
+  pi: "the Pi coding agent",
 } as const satisfies Record<HostName, string>;
 
 /** hostProducts() → the product names in the host table's order. */

@@ -51,7 +51,7 @@ Usage:
 
 Hosts and events:
 ${Object.entries(HOSTS as Record<string, HostModule>)
-  .map(([name, host]) => `  ${name.padEnd(9)} ${Object.keys(host.events).join(", ")}`)
+  .map(([name, host], _i, all) => `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))} ${Object.keys(host.events).join(", ")}`)
   .join("\n")}
 `;
 }

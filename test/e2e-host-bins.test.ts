@@ -26,7 +26,7 @@ test("VH_E2E_HOSTS moves every host, the DeepSeek bridge module included", () =>
   fs.writeFileSync(path.join(bridgeDir, "package.json"), JSON.stringify({ name: "@deepseek-ai/dsh-hooks-codex", type: "module", main: "entry.js" }));
   fs.writeFileSync(path.join(bridgeDir, "entry.js"), "export const apply = () => {};\n");
   const { bins, bridge } = hostBinsUnder({ VH_E2E_HOSTS: modules });
-  expect(Object.keys(bins).sort()).toEqual(["claude", "codex", "copilot", "droid", "gemini", "opencode", "qwenCli", "qwenNode"]);
+  expect(Object.keys(bins).sort()).toEqual(["claude", "codebuddy", "codex", "copilot", "droid", "gemini", "kilo", "opencode", "piCli", "piMcpAdapter", "qwenCli", "qwenNode"]);
   for (const [host, file] of Object.entries(bins)) expect(`${host}: ${file}`).toStartWith(`${host}: ${modules}${path.sep}`);
   expect(bridge).toBe(path.join(bridgeDir, "entry.js"));
 });

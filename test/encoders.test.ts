@@ -16,6 +16,18 @@ const none = (stdout: string, stderr = "", exitCode: 0 | 2 = 0): HookAnswer => (
 const exitTwo = (reason: string): HookAnswer => ({ stdout: "", stderr: `${reason}\n`, exitCode: 2 });
 const jsonDeny = (json: string, reason: string, stderr = ""): HookAnswer => ({ ...none(json, stderr), ifStdoutFails: exitTwo(reason) });
 
+// OpenCode's answers are what its plugin reads (src/install/clients/opencode-plugin.ts).
+const OPENCODE_ROWS: readonly Row[] = [
+  ["pass", "session.idle", { kind: "pass" }, none("{}\n")],
+  ["pass with a user message: no channel, stderr only", "session.idle", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
+  ["addContext is the system text the plugin pushes", "experimental.chat.system.transform", { kind: "addContext", text: "load" }, none('{"system":"load"}\n')],
+  ["continue is the prompt the plugin sends", "session.idle", { kind: "continue", text: "save" }, none('{"prompt":"save"}\n')],
+  ["deny is the message the plugin throws", "tool.execute.before", { kind: "deny", reason: REASON }, jsonDeny(`{"deny":${JSON.stringify(REASON)}}\n`, REASON)],
+  ["replaceOutput is bash's output", "tool.execute.after", { kind: "replaceOutput", toolResponse: { output: "compiled" } }, none('{"output":"compiled"}\n')],
+  ["replaceOutput without an output string is a pass", "tool.execute.after", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
+  ["summariserInstructions are compaction context", "experimental.session.compacting", { kind: "summariserInstructions", text: "keep it" }, none('{"context":"keep it"}\n')],
+];
+
 // Every kind once, plus the variants a host spells differently (notes, userMessage, PreCompact's
 // silent pass, Codex's empty-reason deny, its context cut).
 const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
@@ -111,6 +123,19 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput without a textResultForLlm is a pass", "postToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
     ["summariserInstructions map to a pass", "preCompact", { kind: "summariserInstructions", text: "keep it" }, none("{}\n")],
   ],
+  codebuddy: [
+    ["pass is silence (CodeBuddy adds plain SessionStart stdout to the context)", "SessionStart", { kind: "pass", note: "n", userMessage: "u" }, none("", "velesdb-hooks: n\n")],
+    ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
+    ["continue is continue:false with the reason (CodeBuddy's documented Stop form)", "Stop", { kind: "continue", text: "save" }, none('{"continue":false,"reason":"save"}\n')],
+    [
+      "deny",
+      "PreToolUse",
+      { kind: "deny", reason: REASON },
+      jsonDeny(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":${JSON.stringify(REASON)}}}\n`, REASON),
+    ],
+    ["replaceOutput maps to a pass (no replacement for built-in tools)", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
+    ["summariserInstructions map to a pass", "Stop", { kind: "summariserInstructions", text: "keep it" }, none("")],
+  ],
   droid: [
     ["pass is silence (Droid reads SessionStart stdout `{}` as a user message)", "SessionStart", { kind: "pass", note: "n" }, none("", "velesdb-hooks: n\n")],
     ["addContext", "SessionStart", { kind: "addContext", text: "load" }, none('{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"load"}}\n')],
@@ -124,16 +149,11 @@ const ROWS: Readonly<Record<HostName, readonly Row[]>> = {
     ["replaceOutput maps to a pass", "PostToolUse", { kind: "replaceOutput", toolResponse: REPLACED }, none("")],
     ["summariserInstructions map to a pass", "Stop", { kind: "summariserInstructions", text: "keep it" }, none("")],
   ],
-  opencode: [
-    ["pass", "session.idle", { kind: "pass" }, none("{}\n")],
-    ["pass with a user message: no channel, stderr only", "session.idle", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],
-    ["addContext is the system text the plugin pushes", "experimental.chat.system.transform", { kind: "addContext", text: "load" }, none('{"system":"load"}\n')],
-    ["continue is the prompt the plugin sends", "session.idle", { kind: "continue", text: "save" }, none('{"prompt":"save"}\n')],
-    ["deny is the message the plugin throws", "tool.execute.before", { kind: "deny", reason: REASON }, jsonDeny(`{"deny":${JSON.stringify(REASON)}}\n`, REASON)],
-    ["replaceOutput is bash's output", "tool.execute.after", { kind: "replaceOutput", toolResponse: { output: "compiled" } }, none('{"output":"compiled"}\n')],
-    ["replaceOutput without an output string is a pass", "tool.execute.after", { kind: "replaceOutput", toolResponse: REPLACED }, none("{}\n")],
-    ["summariserInstructions are compaction context", "experimental.session.compacting", { kind: "summariserInstructions", text: "keep it" }, none('{"context":"keep it"}\n')],
-  ],
+  opencode: OPENCODE_ROWS,
+  // Kilo Code is OpenCode's fork, answered through the same plugin (src/hosts/kilo.ts).
+  kilo: OPENCODE_ROWS,
+  // Pi's extension reads OpenCode's answers (src/hosts/pi.ts; the encoder ignores the wire name).
+  pi: OPENCODE_ROWS,
   qwen: [
     ["pass", "Stop", { kind: "pass" }, none("{}\n")],
     ["pass with a user message: no measured channel, stderr only", "Stop", { kind: "pass", userMessage: "state is broken", note: "n" }, none("{}\n", "velesdb-hooks: n\n")],

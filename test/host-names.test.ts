@@ -44,10 +44,10 @@ describe("one host table", () => {
   });
 
   test("control: a description that leaves a host out is caught", () => {
-    const withoutDroid = packageDescription().replace(" and Factory Droid", "");
+    const withoutDroid = packageDescription().replace("Factory Droid, ", "");
     expect(missingProducts(withoutDroid)).toEqual(["Factory Droid"]);
     // package.json as it was before the table decided it: four hosts.
-    expect(missingProducts("… for Claude Code, Codex, Windsurf and the DeepSeek harness.")).toHaveLength(6);
+    expect(missingProducts("… for Claude Code, Codex, Windsurf and the DeepSeek harness.")).toHaveLength(9);
   });
 });
 
@@ -70,7 +70,7 @@ describe("the metadata says what the table says", () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
     const table = readme.slice(readme.indexOf("## Hosts"), readme.indexOf("\n## ", readme.indexOf("## Hosts") + 1));
     for (const host of Object.keys(HOSTS)) expect(table).toContain(`](docs/hosts/${host}.md)`);
-    expect(missingProducts(table.replaceAll("Windsurf Cascade", "Windsurf").replaceAll("DeepSeek harness", "the DeepSeek harness"))).toEqual([]);
+    expect(missingProducts(table.replaceAll("Windsurf Cascade", "Windsurf").replaceAll("DeepSeek harness", "the DeepSeek harness").replaceAll("Pi coding agent", "the Pi coding agent"))).toEqual([]);
     const pages = fs.readdirSync(path.join(ROOT, "docs", "hosts")).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
     expect(pages.sort()).toEqual(Object.keys(HOSTS).sort());
   });

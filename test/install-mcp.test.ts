@@ -13,7 +13,7 @@ import { IS_ROOT, testIf } from "./support/requires.ts";
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
 beforeEach(() => {
-  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid"], mcp: false });
+  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid", "kilo", "codebuddy", "pi"], mcp: false });
   fs.mkdirSync(path.join(box.home, ".qwen"));
   server = path.join(box.root, "bin", "velesdb-memory");
   write(server, "#!/bin/sh\nexit 0\n", 0o755);
@@ -70,6 +70,22 @@ const CASES: readonly ClientCase[] = [
     url: (url) => ({ type: "remote", url, enabled: true }),
     userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
   },
+  // Kilo Code 7.7.7 reads OpenCode's entry shape from kilo.json (`kilo mcp list` lists it:
+  // test/e2e/mcp-wiring.e2e.test.ts).
+  {
+    client: "kilo",
+    file: ".config/kilo/kilo.json",
+    key: "mcp",
+    userText: `{\n  // mine\n  "$schema": "https://app.kilo.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server"], "environment": { "TOKEN": "${PLANTED_SECRET}" } }\n  }\n}\n`,
+    stdio: (command, args) => ({ type: "local", command: [command, ...args], enabled: true }),
+    url: (url) => ({ type: "remote", url, enabled: true }),
+    userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
+  },
+  // CodeBuddy Code 2.117.0: its user scope is the first that exists of ~/.codebuddy/.mcp.json,
+  // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/install-codebuddy.test.ts).
+  { client: "codebuddy", file: ".codebuddy/.mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args }), url: (url) => ({ type: "http", url }) },
+  // Pi has no MCP of its own: pi-mcp-adapter 2.11.0 reads this Pi-owned file (its README).
+  { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (url) => ({ url }) },
   // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
   { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
 ];
@@ -78,7 +94,7 @@ const CASES: readonly ClientCase[] = [
 function directEntry(c: ClientCase, text: string): string {
   const escaped = JSON.stringify(server);
   if (c.client === "codex") return text.replace(`command = ${JSON.stringify(front())}\nargs = ["mcp", "--server", ${escaped}]\n`, `command = ${escaped}\n`);
-  if (c.client === "opencode") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
+  if (c.client === "opencode" || c.client === "kilo") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
   return text.replace(`"command": ${JSON.stringify(front())}`, `"command": ${escaped}`).replace(/"args": \[[^\]]*"--server"[^\]]*\]/, '"args": []');
 }
 
@@ -186,6 +202,7 @@ const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
   ["claude", ".claude.json"],
   ["opencode", ".config/opencode/opencode.json"],
   ["droid", ".factory/mcp.json"],
+  ["kilo", ".config/kilo/kilo.json"],
 ];
 testIf(IS_ROOT, "root").each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
   const file = path.join(box.home, relative);

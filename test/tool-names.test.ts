@@ -3,7 +3,8 @@
 // `mcp__velesdb-memory__load_working_context`, not `load_working_context`. Each expected form
 // below is the name the host's model calls and its payloads carry, as measured on the real CLI
 // (the e2e suites' mock models call exactly these names and the call reaches the server:
-// test/e2e/harness.e2e.test.ts, mcp-wiring, gemini, qwen, copilot, opencode, droid, dsh-bridge;
+// test/e2e/harness.e2e.test.ts, mcp-wiring, gemini, qwen, copilot, opencode, droid, dsh-bridge,
+// kilo, codebuddy, pi;
 // the payload fixtures under fixtures/payloads/<host>/). Windsurf and Cursor were never run
 // here: bare names, said so in their host files.
 //
@@ -31,6 +32,9 @@ const EXPECTED: Readonly<Record<string, (tool: string) => string>> = {
   opencode: (t) => `velesdb-memory_${t}`, // chat tool call in opencode.e2e
   droid: (t) => `velesdb-memory___${t}`, // chat tool call in droid.e2e (three underscores)
   dsh: (t) => `mcp__velesdb-memory__${t}`, // the bridge's tool_name, dsh-bridge.e2e
+  kilo: (t) => `velesdb-memory_${t}`, // chat tool call in kilo.e2e (OpenCode's form)
+  codebuddy: (t) => `mcp__velesdb-memory__${t}`, // DeferExecuteTool's toolName and PostToolUse tool_name in codebuddy.e2e
+  pi: (t) => `velesdb_memory_${t}`, // the `tool` of pi-mcp-adapter's proxy call `mcp` in pi.e2e
   windsurf: (t) => t, // not measured
   cursor: (t) => t, // not measured
 };

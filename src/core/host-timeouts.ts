@@ -10,6 +10,10 @@ export const POST_TOOL_USE_TIMEOUT_S = {
   codex: 10,
   copilot: 10,
   opencode: 10,
+  // The spawn bound of Kilo's plugin (OpenCode's, src/install/clients/kilo.ts) and of Pi's
+  // extension (src/install/clients/pi-extension.ts).
+  kilo: 10,
+  pi: 10,
 } as const;
 
 export type CompressingHost = keyof typeof POST_TOOL_USE_TIMEOUT_S;

@@ -33,8 +33,8 @@
 //   PreCompact exists but was not measured: not registered.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
-import { diagnosticLine, jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { silentPassEncoder } from "./silent-pass.ts";
 
 const DROID_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   Create: "file_path",
@@ -44,23 +44,6 @@ const DROID_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 
 // `<server>___<tool>`.
 const DROID_VELESDB_TOOL = /^(velesdb[-_]memory)___(.+)$/;
-
-function encodeDroidAnswer(wireName: string, decision: Decision): HookAnswer {
-  switch (decision.kind) {
-    case "pass":
-    case "replaceOutput":
-    case "summariserInstructions":
-      return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
-    case "addContext":
-      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: decision.text }), decision.note);
-    case "continue":
-      return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
-    case "deny":
-      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
-    default:
-      return decision satisfies never;
-  }
-}
 
 export const droid: HostModule = {
   profile: tempStateProfile("droid", "droid-", (tool) => `velesdb-memory___${tool}`),
@@ -80,5 +63,5 @@ export const droid: HostModule = {
       run: async (input) => (await import("./tool-events.ts")).evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
     },
   },
-  encode: encodeDroidAnswer,
+  encode: silentPassEncoder((text) => ({ decision: "block", reason: text })),
 };

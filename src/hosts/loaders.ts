@@ -16,4 +16,7 @@ export const HOST_LOADERS: Readonly<Record<string, () => Promise<HostModule>>> =
   qwen: async () => (await import("./qwen.ts")).qwen,
   opencode: async () => (await import("./opencode.ts")).opencode,
   droid: async () => (await import("./droid.ts")).droid,
+  kilo: async () => (await import("./kilo.ts")).kilo,
+  codebuddy: async () => (await import("./codebuddy.ts")).codebuddy,
+  pi: async () => (await import("./pi.ts")).pi,
 };

@@ -86,16 +86,22 @@ async function opencodePreToolUse(input: HookInput): Promise<Decision> {
   return guardNamedEditTool(input, OPENCODE_EDIT_TARGET_FIELD);
 }
 
-/** tool.execute.after: recall evidence from a velesdb-memory MCP result; bash compression. */
-async function opencodePostToolUse(input: HookInput): Promise<Decision> {
-  const tool = stringField(input.payload, "tool_name") ?? "";
-  if (tool === "bash") return compressOpencodeBash(input);
-  const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
-  return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
+/**
+ * opencodePostToolUse("opencode") → tool.execute.after: recall evidence from a velesdb-memory MCP
+ * result; bash compression within that host's deadline (Kilo, OpenCode's fork, has its own row
+ * in src/core/host-timeouts.ts).
+ */
+export function opencodePostToolUse(host: "opencode" | "kilo"): (input: HookInput) => Promise<Decision> {
+  return async (input) => {
+    const tool = stringField(input.payload, "tool_name") ?? "";
+    if (tool === "bash") return compressOpencodeBash(input, host);
+    const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
+    return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
+  };
 }
 
 /** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (docs/contract.md §8). */
-async function compressOpencodeBash(input: HookInput): Promise<Decision> {
+async function compressOpencodeBash(input: HookInput, host: "opencode" | "kilo"): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response) || typeof response.output !== "string") return pass("bash output is not {output: string}; left as is");
   const metadata = objectField(response, "metadata") ?? {};
@@ -109,7 +115,7 @@ async function compressOpencodeBash(input: HookInput): Promise<Decision> {
     // OpenCode's file is in its data directory and kept: it is the archive the footer names.
     saved: savedPath === undefined ? undefined : { path: savedPath, temporary: false },
     original: { stdout: response.output },
-    deadlineMs: compressionDeadlineMs("opencode"),
+    deadlineMs: compressionDeadlineMs(host),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
@@ -127,7 +133,7 @@ export const opencode: HostModule = {
       run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
     },
     "pre-tool-use": { wireName: "tool.execute.before", failure: "closed", run: opencodePreToolUse },
-    "post-tool-use": { wireName: "tool.execute.after", failure: "open", run: opencodePostToolUse },
+    "post-tool-use": { wireName: "tool.execute.after", failure: "open", run: opencodePostToolUse("opencode") },
   },
   encode: encodeOpencodeAnswer,
 };

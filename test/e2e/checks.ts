@@ -2,8 +2,12 @@
 // = pass), so the same check can be asserted to pass with our hooks registered and to FAIL in
 // the negative control (same scenario, no hooks): a check that passes either way proves nothing.
 import { expect } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { mustKeepOf } from "../support/real-outputs.ts";
 import type { Mode, RunResult } from "./harness.ts";
 import type { LoggedRequest } from "./mock-llm.ts";
+import { messagesOf, messageText, toolResultsOf } from "./mock-openai-chat.ts";
 
 export interface Check {
   readonly name: string;
@@ -180,4 +184,80 @@ export function withAndWithoutIn(suite: { readonly mock: { escaped(): string[] }
 export function proves(c: Check, pair: Pair): void {
   expectCheck(c, pair.on).toPass();
   expectCheck(c, pair.off).toFail();
+}
+
+/**
+ * The recall-before-edit checks of the chat-completions hosts, for an edit of `fileOf(case)` by
+ * the tool `tool`: refused (our reason, naming recall_fused, in a tool result; the file not
+ * written) and written.
+ */
+export function editGuardChecks(fileOf: (c: RunResult["case"]) => string, tool: string): { readonly refused: Check; readonly written: Check } {
+  const refused = check(`the ${tool} was refused with a reason naming recall_fused, and the file was not written`, (r) => {
+    const p: string[] = [];
+    if (fs.existsSync(fileOf(r.case))) p.push(`${path.basename(fileOf(r.case))} was written`);
+    if (!toolResultsOf(r.requests).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
+    return p;
+  });
+  const written = check(`the ${tool} after the recall went through`, (r) => (fs.existsSync(fileOf(r.case)) ? [] : [`${path.basename(fileOf(r.case))} was not written`]));
+  return { refused, written };
+}
+
+/** expectRecallGate(checks, failed, worked) → a failed recall kept the edit refused, a good one unlocked it, and both reached the MCP fake (the difference is its answer). */
+export function expectRecallGate(checks: { readonly refused: Check; readonly written: Check }, failed: RunResult, worked: RunResult): void {
+  expectCheck(checks.refused, failed).toPass();
+  expectCheck(checks.written, failed).toFail();
+  expectCheck(checks.written, worked).toPass();
+  for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
+}
+
+/** userMessageInFirstRequest(text) → the check: a user message of the first model request carries `text` (chat-completions hosts). */
+export function userMessageInFirstRequest(text: string): Check {
+  return check("the first request carries the load call in a user message", (r) => {
+    const first = r.requests[0];
+    if (!first) return ["no model request"];
+    return messagesOf(first.body).some((m) => m?.role === "user" && messageText(m).includes(text)) ? [] : [`no user message carries ${text}`];
+  });
+}
+
+/** lostLines(result, original, runner) → the lines the runner marks in the original that the model did not read. */
+export function lostLines(result: string, original: string, runner: string): string[] {
+  // A plugin host's output is both streams in one: the runner's parser reads it as stderr too.
+  const needed = mustKeepOf(runner)(original, original);
+  if (needed.length === 0) return ["the original holds no line the runner marks"];
+  const lines = new Set(result.split("\n"));
+  return needed.filter((line) => !lines.has(line)).map((line) => `lost: ${line}`);
+}
+
+/**
+ * findViewProblems(result, whole) → what is wrong with `result`, the compiled view of the real
+ * `find` output over 2400 generated files (test/support/real-outputs.ts) whose whole text the
+ * host saved or we archived as `whole`: not all 2400 paths kept, a line find marks lost, or the
+ * raw listing read by the model too.
+ */
+export function findViewProblems(result: string, whole: string): string[] {
+  const p: string[] = [];
+  if (whole.trimEnd().split("\n").length !== 2400) p.push("the whole output kept does not hold the 2400 paths");
+  p.push(...lostLines(result, whole, "find"));
+  if (result.split("\nassets/").length > 200) p.push("the raw output reached the model too");
+  return p;
+}
+
+/**
+ * compiledKeepingWhole(resultOf, runner, whole) → the check: the tool result `resultOf(r)` is the
+ * compiled view (the e2e compiler's E2E-COMPILED) keeping every line the runner marks, and the
+ * archive it names holds the complete output (`whole(stored)` says what is missing, or "").
+ */
+export function compiledKeepingWhole(resultOf: (r: RunResult) => string | undefined, runner: string, whole: (stored: string) => string): Check {
+  return check("the model reads the compiled view of the kept-whole output; the archive it names holds the complete output", (r) => {
+    const result = resultOf(r);
+    if (result === undefined) return ["the bash call never answered"];
+    if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+    const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+    if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+    const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
+    const p = lostLines(result, stored, runner);
+    const missing = whole(stored);
+    if (missing !== "") p.push(`the archive does not hold the complete output (${missing})`);
+    return p;
+  });
 }

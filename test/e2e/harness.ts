@@ -290,6 +290,18 @@ export function e2eSuite(): E2ESuite {
   return suite;
 }
 
+/**
+ * doubleLauncher(c, mode) → an executable `velesdb-memory` in the case that runs the MCP double
+ * in `mode`, logging to c.mcpLog: what `install --mcp` is given (VELESDB_MEMORY_BIN) when a test
+ * lets our installer write the host's server entry, which runs the program with no arguments.
+ */
+export function doubleLauncher(c: E2ECase, mode: DoubleMode): string {
+  const bin = path.join(c.root, "bin", "velesdb-memory");
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --mode ${mode} --log ${shellQuote(c.mcpLog)} "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
 /** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
 export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
 
@@ -554,6 +566,9 @@ export function spyOnInstalledHooks(home: string): string {
   fs.renameSync(installed, real);
   const script = [
     "#!/bin/sh",
+    // The MCP front (`velesdb-hooks mcp`, what install --mcp registers) is a stdio server whose
+    // stdin never ends: recording it first would hang the host's MCP client. It runs unspied.
+    `if [ "$1" = mcp ]; then exec ${shellQuote(real)} "$@"; fi`,
     `n="${dir}/$(date +%s%N)-$$"`,
     `printf '%s\\n' "$@" > "$n.argv"`,
     `cat > "$n.stdin"`,

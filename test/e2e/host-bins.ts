@@ -6,6 +6,7 @@
 //
 // VH_E2E_GEMINI_BIN and VH_E2E_QWEN_PREFIX (one host from a scratch install) still win for
 // their host, as they did before this module existed.
+import * as fs from "node:fs";
 import * as path from "node:path";
 
 const E2E_DIR = import.meta.dir;
@@ -34,6 +35,20 @@ export const HOST_BINS = {
   opencode: inHosts("opencode-linux-x64", "bin", "opencode"),
   /** Factory Droid's platform package, run directly (the @factory/cli loader wants an unpublished platform version). */
   droid: inHosts("@factory", "cli-linux-x64", "bin", "droid"),
+  /** Kilo Code's platform package, run directly (@kilocode/cli 7.8.1 pins platform packages this registry lacks). */
+  kilo: inHosts("@kilocode", "cli-linux-x64", "bin", "kilo"),
+  /** CodeBuddy Code's Node launcher (run as `node <it>`), shipped inside @tencent-ai/agent-sdk under cli/ (its own package is not on the registry). */
+  codebuddy: inHosts("@tencent-ai", "agent-sdk", "cli", "bin", "codebuddy"),
+  /**
+   * Pi's entry (run as `node <it>` with qwenNode: the current line needs Node >= 22.19). The pin
+   * is @mariozechner/pi-coding-agent; `e2e:latest` installs its renamed successor
+   * @earendil-works/pi-coding-agent, taken when present.
+   */
+  piCli: fs.existsSync(inHosts("@earendil-works", "pi-coding-agent", "dist", "cli.js"))
+    ? inHosts("@earendil-works", "pi-coding-agent", "dist", "cli.js")
+    : inHosts("@mariozechner", "pi-coding-agent", "dist", "cli.js"),
+  /** The MCP extension Pi loads (listed in ~/.pi/agent/settings.json `extensions`). */
+  piMcpAdapter: inHosts("pi-mcp-adapter", "index.ts"),
 } as const;
 
 /**

@@ -359,14 +359,16 @@ describe("install --mcp on the real hosts", () => {
   }, 240_000);
 });
 
-// OpenCode and Factory Droid: the listing only (their sessions with the hooks are proved in
-// opencode.e2e.test.ts and droid.e2e.test.ts). Both listings start each server and say whether
-// it answered, so "listed and connected" shows the entry install wrote is one the host can run.
-// These two run after the sessions above, one at a time (not concurrent): `droid mcp list`
-// reaches for api.factory.ai, telemetry.factory.ai and registry.npmjs.org, which the trap proxy
-// catches and logs, and that log must stay empty while the sessions assert they stayed offline.
+// OpenCode, Factory Droid and Kilo Code: the listing only (their sessions with the hooks are
+// proved in opencode.e2e.test.ts, droid.e2e.test.ts and kilo.e2e.test.ts). Each listing starts
+// each server and says whether it answered, so "listed and connected" shows the entry install
+// wrote is one the host can run. These run after the sessions above, one at a time (not
+// concurrent): `droid mcp list` reaches for api.factory.ai, telemetry.factory.ai and
+// registry.npmjs.org, which the trap proxy catches and logs, and that log must stay empty while
+// the sessions assert they stayed offline.
 const OPENCODE_BIN = HOST_BINS.opencode;
 const DROID_BIN = HOST_BINS.droid;
+const KILO_BIN = HOST_BINS.kilo;
 
 /** The listing's line for velesdb-memory (OpenCode prints the command on a line of its own after it). */
 const listedLine = (listing: string): string => listing.split("\n").find((line) => SERVER_LISTED.test(line)) ?? "";
@@ -377,6 +379,12 @@ async function proveListing(spec: {
   userFile: string;
   userText(c: E2ECase): string;
   list(c: E2ECase): Promise<string>;
+  /**
+   * The host rewrites its config file whenever it starts (Kilo 7.7.7 adds `"permission":
+   * {"bash":"allow"}` and re-indents): the user's file is then taken as one listing left it, as
+   * any Kilo user's file is, and that listing must have changed it (measured, not assumed).
+   */
+  hostRewritesFile?: boolean;
 }): Promise<void> {
   const [on, off] = (["mcp", "hooks-only"] as const).map((mode) => {
     const c = createCase(llm, `mcp-${spec.client}-${mode}`, { projectConfig: OPT_IN });
@@ -386,6 +394,14 @@ async function proveListing(spec: {
     fs.writeFileSync(file, spec.userText(c));
     return { c, file, before: fs.readFileSync(file, "utf8") };
   }) as [{ c: E2ECase; file: string; before: string }, { c: E2ECase; file: string; before: string }];
+  if (spec.hostRewritesFile) {
+    for (const side of [on, off]) {
+      await slot(() => spec.list(side.c));
+      const rewritten = fs.readFileSync(side.file, "utf8");
+      expect(rewritten).not.toBe(side.before);
+      side.before = rewritten;
+    }
+  }
   installer(on.c, ["install", "--client", spec.client, "--mcp"], { VELESDB_MEMORY_BIN: launcher(on.c).bin });
   installer(off.c, ["install", "--client", spec.client]);
   const [withServer, without] = await Promise.all([slot(() => spec.list(on.c)), slot(() => spec.list(off.c))]);
@@ -404,13 +420,23 @@ async function proveListing(spec: {
   expect(fs.readFileSync(on.file, "utf8")).toBe(on.before);
 }
 
-describe("install --mcp on OpenCode and Factory Droid: the host's own listing", () => {
+describe("install --mcp on OpenCode, Factory Droid and Kilo Code: the host's own listing", () => {
   test("OpenCode: opencode mcp list shows velesdb-memory connected after install --mcp, not without it nor after uninstall", async () => {
     await proveListing({
       client: "opencode",
       userFile: path.join(".config", "opencode", "opencode.json"),
       userText: (c) => `${JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
       list: (c) => listing([OPENCODE_BIN, "mcp", "list"], { ...baseEnv(c), OPENCODE_DISABLE_MODELS_FETCH: "1" }, c.workspace),
+    });
+  }, 240_000);
+
+  test("Kilo Code: kilo mcp list shows velesdb-memory connected after install --mcp, not without it nor after uninstall", async () => {
+    await proveListing({
+      client: "kilo",
+      userFile: path.join(".config", "kilo", "kilo.json"),
+      userText: (c) => `${JSON.stringify({ $schema: "https://app.kilo.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
+      list: (c) => listing([KILO_BIN, "mcp", "list"], { ...baseEnv(c), KILO_DISABLE_MODELS_FETCH: "1", KILO_TELEMETRY_LEVEL: "off" }, c.workspace),
+      hostRewritesFile: true,
     });
   }, 240_000);
 

@@ -73,6 +73,27 @@ export function toolResultsOf(requests: readonly { readonly body: unknown }[]): 
   return [...byId.values()];
 }
 
+/** toolResultFor(requests, "bash", (args) => args.command === "ls") → what the model was shown for the first such call (one session may make several). */
+export function toolResultFor(requests: readonly { readonly body: unknown }[], name: string, matches: (args: Record<string, unknown>) => boolean): string | undefined {
+  for (const q of requests) {
+    const messages = messagesOf(q.body);
+    for (const m of messages) {
+      for (const call of Array.isArray(m?.tool_calls) ? m.tool_calls : []) {
+        let args: unknown;
+        try {
+          args = JSON.parse(String(call?.function?.arguments ?? "{}"));
+        } catch {
+          continue;
+        }
+        if (call?.function?.name !== name || args === null || typeof args !== "object" || !matches(args as Record<string, unknown>)) continue;
+        const answer = messages.find((a) => a?.role === "tool" && a.tool_call_id === call.id);
+        if (answer) return messageText(answer);
+      }
+    }
+  }
+  return undefined;
+}
+
 let counter = 0;
 const nextId = (prefix: string): string => `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}`;
 

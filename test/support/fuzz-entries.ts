@@ -11,6 +11,12 @@ export type HookClass = "lifecycle" | "precompact" | "stop" | "guard" | "posttoo
 
 export interface Entry {
   readonly host: HostName;
+  /**
+   * The host whose payloads and answers this one shares: itself, or the host it is a fork of
+   * (Kilo Code speaks OpenCode's plugin wire, src/hosts/kilo.ts). Payloads, judges and
+   * replacement checks read it; the binary is still run as `host`.
+   */
+  readonly dialect: HostName;
   readonly event: string;
   readonly wireName: string;
   /** `claude/stop`: the label used in test names, seeds and failure files. */
@@ -44,14 +50,21 @@ const CLASS_OF_WIRE_NAME: Readonly<Record<string, HookClass>> = {
   "session.idle": "stop",
   "tool.execute.before": "guard",
   "tool.execute.after": "posttooluse",
+  // Pi (the extension's events)
+  before_agent_start: "lifecycle",
+  turn_end: "stop",
+  tool_call: "guard",
+  tool_result: "posttooluse",
 };
+
+const DIALECT_OF: Readonly<Record<string, HostName>> = { kilo: "opencode" };
 
 /** ENTRIES → every host × event of the binary, in the order --help lists them. */
 export const ENTRIES: readonly Entry[] = Object.entries(HOSTS as Record<string, HostModule>).flatMap(([host, module]) =>
   Object.entries(module.events).map(([event, { wireName }]) => {
     const hookClass = CLASS_OF_WIRE_NAME[wireName];
     if (hookClass === undefined) throw new Error(`fuzz-entries: no hook class for ${host} ${event} (${wireName}); add it above`);
-    return { host: host as HostName, event, wireName, id: `${host}/${event}`, hookClass, payloadNamesEvent: module.payloadNamesEvent };
+    return { host: host as HostName, dialect: (DIALECT_OF[host] ?? host) as HostName, event, wireName, id: `${host}/${event}`, hookClass, payloadNamesEvent: module.payloadNamesEvent };
   }),
 );
 
@@ -88,12 +101,12 @@ export interface RawAnswer {
  */
 export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: Judged } | { ok: false; problems: string[] } {
   const problems: string[] = [];
-  const windsurfDeny = entry.host === "windsurf" && entry.wireName === "pre_write_code" && raw.exitCode === 2;
-  const allowedExit = entry.host === "windsurf" && entry.wireName === "pre_write_code" ? [0, 2] : [0];
+  const windsurfDeny = entry.dialect === "windsurf" && entry.wireName === "pre_write_code" && raw.exitCode === 2;
+  const allowedExit = entry.dialect === "windsurf" && entry.wireName === "pre_write_code" ? [0, 2] : [0];
   if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.host === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.host === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.host === "opencode" ? judgeOpencode(entry, raw.stdout) : entry.host === "droid" && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
+  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" || entry.dialect === "pi" ? judgeOpencode(entry, raw.stdout) : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
@@ -170,7 +183,7 @@ function oneCompactObject(stdout: string): Record<string, unknown> | string {
 }
 
 function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
-  if (entry.wireName === "PreCompact" && entry.host !== "qwen") {
+  if (entry.wireName === "PreCompact" && entry.dialect !== "qwen") {
     // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
     if (stdout === "") return { kind: "pass" };
     if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
@@ -181,14 +194,19 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   if (typeof value === "string") return value;
   const keys = Object.keys(value);
   if (keys.length === 0) return { kind: "pass" };
-  if (entry.host === "gemini") return judgeGemini(entry, value, keys);
+  if (entry.dialect === "gemini") return judgeGemini(entry, value, keys);
   // Claude shows systemMessage to the user only: with nothing else, the answer is a pass.
-  if (entry.host === "claude" && keys.join(",") === "systemMessage") {
+  if (entry.dialect === "claude" && keys.join(",") === "systemMessage") {
     const message = value.systemMessage;
     return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
   }
-  const codexDialect = entry.host === "codex" || entry.host === "dsh";
-  if (entry.wireName === "Stop" && (codexDialect || entry.host === "qwen" || entry.host === "droid")) {
+  // CodeBuddy's documented Stop form: {continue:false, reason}.
+  if (entry.wireName === "Stop" && entry.dialect === "codebuddy") {
+    if (keys.sort().join(",") !== "continue,reason" || value.continue !== false || !nonEmpty(value.reason)) return `codebuddy Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
+    return { kind: "continue", text: value.reason as string };
+  }
+  const codexDialect = entry.dialect === "codex" || entry.dialect === "dsh";
+  if (entry.wireName === "Stop" && (codexDialect || entry.dialect === "qwen" || entry.dialect === "droid")) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
     if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };
@@ -218,7 +236,7 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
       }
       return { kind: "deny", text: specific.permissionDecisionReason as string };
     case "PostToolUse": {
-      if (entry.host !== "claude") return `${entry.id} answered something other than {}`;
+      if (entry.dialect !== "claude") return `${entry.id} answered something other than {}`;
       if (fields !== "updatedToolOutput" || !isObject(specific.updatedToolOutput)) return `PostToolUse answer has the wrong shape: ${fields}`;
       const out = specific.updatedToolOutput;
       // A string or partial object is silently ignored by Claude (docs/contract.md §4.1): the full Bash shape.

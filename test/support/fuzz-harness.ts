@@ -76,7 +76,7 @@ export function fuzzSettings(env: NodeJS.ProcessEnv = process.env): FuzzSettings
  */
 export function coverageFloors(entry: Entry): Record<string, number> {
   const floors: Record<string, number> = { "input:object": 1, "input:json-not-object": 1, "input:text": 1, "input:bytes": 1, "input:deep": 1 };
-  if (entry.host !== "windsurf") floors["input:payload-cwd"] = 1;
+  if (entry.dialect !== "windsurf") floors["input:payload-cwd"] = 1;
   switch (entry.hookClass) {
     case "lifecycle":
       floors["answer:context"] = 1;
@@ -95,7 +95,7 @@ export function coverageFloors(entry: Entry): Record<string, number> {
     case "posttooluse":
       floors["answer:pass"] = 1;
       // Only Claude's Bash results are compressed (docs/contract.md §7): both archive forms are checked there.
-      if (entry.host === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
+      if (entry.dialect === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
       break;
   }
   return floors;
@@ -192,7 +192,7 @@ async function runCaseIn(box: FuzzSandbox, before: Snapshot, entry: Entry, c: Fu
   const cwd = resolvedCwd(payload, processCwd);
   const env = { ...box.env };
   const excluded = [box.stateDir];
-  if (entry.host === "dsh") {
+  if (entry.dialect === "dsh") {
     // The DeepSeek bridge keeps state in `<cwd>/.velesdb-hooks/`. A cwd outside the sandbox
     // would put it on this machine: there, the state goes to the sandbox through the override.
     if (isInside(cwd, box.root)) excluded.push(path.join(cwd, ".velesdb-hooks"));
@@ -258,7 +258,9 @@ const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path
 const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
 const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
+const CODEBUDDY_TARGET_FIELD: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
 const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
+const PI_TARGET_FIELD: Readonly<Record<string, string>> = { write: "path", edit: "path" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
   if (entry.hookClass !== "guard") return undefined;
@@ -270,11 +272,13 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
   };
   const tool = str(payload, "tool_name");
   let targets: string[];
-  switch (entry.host) {
+  switch (entry.dialect) {
     case "claude":
+    case "codebuddy":
     case "droid":
     case "qwen": {
-      const table = entry.host === "claude" ? CLAUDE_TARGET_FIELD : entry.host === "droid" ? DROID_TARGET_FIELD : QWEN_TARGET_FIELD;
+      const tables: Readonly<Record<string, Readonly<Record<string, string>>>> = { claude: CLAUDE_TARGET_FIELD, codebuddy: CODEBUDDY_TARGET_FIELD, droid: DROID_TARGET_FIELD };
+      const table = tables[entry.dialect] ?? QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
       targets = target === undefined ? [] : [target];
@@ -303,6 +307,12 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       targets = target === undefined ? [] : [target];
       break;
     }
+    case "pi": {
+      if (tool === undefined || !Object.hasOwn(PI_TARGET_FIELD, tool)) return undefined;
+      const target = str(payload.tool_input, PI_TARGET_FIELD[tool]!);
+      targets = target === undefined ? [] : [target];
+      break;
+    }
     case "opencode": {
       if (tool === "apply_patch") targets = parsePatchTargets(str(payload.tool_input, "patchText") ?? "");
       else if (tool !== undefined && Object.hasOwn(OPENCODE_TARGET_FIELD, tool)) {
@@ -320,6 +330,9 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
       } else return undefined;
       break;
     }
+    default:
+      // Kilo speaks OpenCode's dialect (fuzz-entries.ts DIALECT_OF): never its own here.
+      throw new Error(`fuzz-harness: no guard oracle for the ${entry.dialect} dialect`);
   }
   return targets.length > 0 ? targets.map((t) => path.dirname(path.resolve(cwd, t))) : [cwd];
 }
@@ -374,7 +387,7 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   if (answer.kind === "pass") return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
   if (answer.kind !== "replace" || !answer.replacement) return [`PostToolUse answered ${answer.kind}`];
   // Copilot's result is `toolResult`, the other hosts' `tool_response`.
-  if (entry.host === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
+  if (entry.dialect === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
   const original = payload.tool_response;
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
@@ -383,7 +396,12 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   const { stdout: newStdout, stderr: newStderr, ...keptOut } = out;
   // OpenCode's bash answer is the new `output` text alone; the archive holds the original text
   // as its stdout (src/hosts/opencode.ts).
-  if (entry.host === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
+  if (entry.dialect === "opencode") return opencodeReplacementViolations(original, out, archiveDir, archives);
+  // Pi's bash answer is the new text alone; the archive holds the one text block's output (src/hosts/pi.ts).
+  if (entry.dialect === "pi") {
+    const content = Array.isArray(original.content) ? original.content : [];
+    return opencodeReplacementViolations({ output: isObject(content[0]) ? content[0].text : undefined }, out, archiveDir, archives);
+  }
   if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
   // Claude's stderr moves into the view (the model read both streams): emptied, never dropped with its key.
   if (typeof oldStderr === "string" && newStderr !== "") problems.push("the replacement's stderr is not emptied (the view holds it)");

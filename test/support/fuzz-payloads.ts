@@ -48,7 +48,7 @@ const templateCache = new Map<string, Record<string, unknown>[]>();
 export function templates(entry: Entry): Record<string, unknown>[] {
   const cached = templateCache.get(entry.id);
   if (cached) return cached;
-  const dir = path.join(FIXTURES, "payloads", entry.host);
+  const dir = path.join(FIXTURES, "payloads", entry.dialect);
   const files = fs.readdirSync(dir).filter((f) => f === `${entry.event}.json` || (f.startsWith(`${entry.event}.`) && f.endsWith(".json")));
   if (files.length === 0) throw new Error(`no fixture payload for ${entry.id}`);
   const loaded = files.sort().map((f) => intoSandbox(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))) as Record<string, unknown>);
@@ -206,7 +206,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
   const session = fc.option(fc.constantFrom(...SESSIONS), { nil: undefined, freq: 4 });
   const withSession = (fields: fc.Arbitrary<Record<string, unknown>>, key = "session_id") =>
     fc.tuple(fields, session).map(([f, s]) => (s === undefined ? { ...f, [`@DROP@${key}`]: true } : { ...f, [key]: s }));
-  switch (`${entry.host}/${entry.wireName}`) {
+  switch (`${entry.dialect}/${entry.wireName}`) {
     case "claude/PreToolUse":
       return withSession(
         fc.record({ cwd, tool: fc.constantFrom("Edit", "Write", "NotebookEdit", "Bash", "Read", "MultiEdit"), target }).map(({ cwd, tool, target }) => ({
@@ -333,6 +333,24 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })),
         ),
       );
+    case "codebuddy/PreToolUse":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: claudeEditInput(tool, target),
+        })),
+      );
+    case "codebuddy/PostToolUse":
+      // CodeBuddy hands the MCP content array, with no error flag even for a failed call.
+      return withSession(
+        fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: input,
+          tool_response: response,
+        })),
+      );
     case "droid/PreToolUse":
       return withSession(
         fc.record({ cwd, tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"), target }).map(({ cwd, tool, target }) => ({
@@ -375,8 +393,33 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           })),
         ),
       );
+    case "pi/tool_call":
+      return withSession(
+        fc.record({ cwd, tool: fc.constantFrom("write", "edit", "bash", "read", "Write"), target }).map(({ cwd, tool, target }) => ({
+          cwd,
+          tool_name: tool,
+          tool_input: tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, content: "x\n" },
+        })),
+      );
+    case "pi/tool_result":
+      return withSession(
+        fc.oneof(
+          fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses, isError: fc.constantFrom(false, true) }).map(({ cwd, tool, input, response, isError }) => {
+            const [, server, name] = /^mcp__(.*)__(.+)$/.exec(tool) ?? [];
+            return { cwd, tool_name: "mcp", tool_input: { tool: `${server}_${name}`, args: JSON.stringify(input) }, tool_response: { server, tool: name, mcpResult: response, isError } };
+          }),
+          fc.record({ cwd, response: bashResponse }).map(({ cwd, response }) => ({
+            cwd,
+            tool_name: "bash",
+            tool_input: { command: "cargo build" },
+            tool_response: { content: [{ type: "text", text: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response }], isError: false, truncated: false },
+          })),
+        ),
+      );
+    case "pi/turn_end":
     case "opencode/session.idle":
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
+    case "pi/before_agent_start":
     case "opencode/experimental.chat.system.transform":
       return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "compact", 9) }));
     case "opencode/experimental.session.compacting":
@@ -386,6 +429,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "copilot/sessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
+    case "codebuddy/Stop":
     case "droid/Stop":
     case "codex/Stop":
     case "dsh/Stop":
@@ -396,6 +440,7 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "qwen/PreCompact":
       return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
     case "claude/SessionStart":
+    case "codebuddy/SessionStart":
     case "droid/SessionStart":
     case "codex/SessionStart":
     case "dsh/SessionStart":

@@ -64,7 +64,7 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode" | "droid";
+export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode" | "droid" | "kilo" | "codebuddy" | "pi";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -76,6 +76,9 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
   copilot: ".copilot",
   opencode: path.join(".config", "opencode"),
   droid: ".factory",
+  kilo: path.join(".config", "kilo"),
+  codebuddy: ".codebuddy",
+  pi: path.join(".pi", "agent"),
 };
 
 /**
@@ -90,6 +93,9 @@ export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [st
   windsurf: [path.join(".codeium", "windsurf", "mcp_config.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`],
   copilot: [path.join(".copilot", "mcp-config.json"), `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`],
   opencode: [path.join(".config", "opencode", "opencode.json"), `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`],
+  kilo: [path.join(".config", "kilo", "kilo.json"), `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`],
+  codebuddy: [path.join(".codebuddy", ".mcp.json"), `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[]}}}\n`],
+  pi: [path.join(".pi", "agent", "mcp.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}","args":[]}}}\n`],
   droid: [path.join(".factory", "mcp.json"), `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"disabled":false}}}\n`],
 };
 

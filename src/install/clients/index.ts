@@ -3,16 +3,19 @@
 // detection of `install`, check, doctor and usage messages all read this table.
 import { claude } from "./claude.ts";
 import type { InstallerClient } from "./client.ts";
+import { codebuddy } from "./codebuddy.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
 import { droid } from "./droid.ts";
 import { dsh } from "./dsh.ts";
 import { gemini } from "./gemini.ts";
+import { kilo } from "./kilo.ts";
 import { opencode } from "./opencode.ts";
+import { pi } from "./pi.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid];
+export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo, codebuddy, pi];
 
 export type ClientName = string;
 

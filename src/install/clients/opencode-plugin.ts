@@ -16,21 +16,22 @@
 
 import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 
-/** The timeout each hook call gets, in milliseconds (compression keeps its deadline inside it). */
-export const OPENCODE_HOOK_TIMEOUT_MS = POST_TOOL_USE_TIMEOUT_S.opencode * 1000;
+/** The hosts whose plugin or extension spawns us through ask(): OpenCode, Kilo Code, Pi. */
+export type SpawningHost = "opencode" | "kilo" | "pi";
 
-/** opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string literal. */
-export function opencodePluginBody(binaryPath: string): string {
-  return `import { spawnSync } from "node:child_process";
+/** hookTimeoutMs("opencode") → the timeout each hook call gets, in ms (compression keeps its deadline inside it). */
+export const hookTimeoutMs = (host: SpawningHost): number => POST_TOOL_USE_TIMEOUT_S[host] * 1000;
 
-const BINARY = ${JSON.stringify(binaryPath)};
-const EDIT_TOOLS = /^(write|edit|patch|multiedit|apply_patch)$/;
-const AFTER_TOOLS = /^(bash|velesdb[-_]memory_.+)$/;
-
-function ask(event, payload) {
+/**
+ * askFunctionSource("opencode") → the module's `ask(event, payload)`: one bounded synchronous
+ * spawn of `BINARY <host> <event>` and its answer as an object ({} on any failure; exit 2 a
+ * refusal whose reason is stderr). Shared with Pi's extension (pi-extension.ts).
+ */
+export function askFunctionSource(host: SpawningHost): string {
+  return `function ask(event, payload) {
   let run;
   try {
-    run = spawnSync(BINARY, ["opencode", event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${OPENCODE_HOOK_TIMEOUT_MS}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
+    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${hookTimeoutMs(host)}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
   } catch {
     return {};
   }
@@ -42,7 +43,22 @@ function ask(event, payload) {
   } catch {
     return {};
   }
+}`;
 }
+
+/**
+ * opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string
+ * literal. `host` is the first argument of every spawn: "opencode", or "kilo" for Kilo Code,
+ * the fork that loads the same plugin from its own directory (src/install/clients/kilo.ts).
+ */
+export function opencodePluginBody(binaryPath: string, host: "opencode" | "kilo" = "opencode"): string {
+  return `import { spawnSync } from "node:child_process";
+
+const BINARY = ${JSON.stringify(binaryPath)};
+const EDIT_TOOLS = /^(write|edit|patch|multiedit|apply_patch)$/;
+const AFTER_TOOLS = /^(bash|velesdb[-_]memory_.+)$/;
+
+${askFunctionSource(host)}
 
 const text = (value) => (typeof value === "string" && value !== "" ? value : undefined);
 

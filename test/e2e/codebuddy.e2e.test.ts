@@ -1,0 +1,205 @@
+// CodeBuddy Code end to end: the real CLI (2.117.0, shipped whole inside
+// @tencent-ai/agent-sdk 0.3.201 under cli/; its own npm package is not on the registry here),
+// offline with no login (a models.json entry pointed at the chat-completions mock on 127.0.0.1),
+// the fake velesdb-memory MCP server as a user-scope server in ~/.codebuddy/.mcp.json, and our
+// hooks registered by our own installer (`velesdb-hooks install --client codebuddy`) in
+// ~/.codebuddy/settings.json. CodeBuddy runs live (`--input-format stream-json`, stdin held open
+// until the session has been quiet a while): plain `-p "PROMPT"` exits before it sends a Stop
+// continuation. Each scenario runs again without our hooks (or without the one thing it depends
+// on) and the same check must then fail; every run proves nothing left 127.0.0.1. A spy on the
+// installed binary records what CodeBuddy handed each hook (a failed recall's payload included).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { assertOffline, check, editGuardChecks, expectRecallGate, hostSlots, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
+import { doubleArgs, doubleLauncher, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { HOST_BINS } from "./host-bins.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+
+const CODEBUDDY_BIN = HOST_BINS.codebuddy;
+const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
+const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
+/** The user's own settings, kept byte for byte through install and uninstall. */
+const USER_SETTINGS = '{\n  // mine\n  "language": "English"\n}\n';
+
+let llm: MockLlm;
+let chat: MockOpenAiChat;
+const cases: E2ECase[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  if (!fs.existsSync(CODEBUDDY_BIN)) throw new Error(`${CODEBUDDY_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  llm = await startMockLlm();
+  chat = startMockOpenAiChat();
+});
+afterAll(() => {
+  llm?.stop();
+  chat?.stop();
+  cases.forEach(removeCase);
+});
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/** setup(name, mode, …) → a case with the mock model in ~/.codebuddy/models.json, the MCP fake as a user-scope server and, in "hooks" mode, our installer run (and a spy on its binary). */
+function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } }): E2ECase {
+  const c = createCase(llm, `codebuddy-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
+  cases.push(c);
+  chat.script(c.scenario, options.turns(c));
+  const dir = path.join(c.home, ".codebuddy");
+  const model = { id: "mock-model", name: "mock-model", vendor: "OpenAI", apiKey: "dummy", url: `${chat.baseUrl(c.scenario)}/chat/completions`, maxInputTokens: 100000, maxOutputTokens: 4000, supportsToolCall: true, supportsImages: false };
+  writeFile(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
+  writeFile(path.join(dir, "settings.json"), USER_SETTINGS);
+  const doubleMode = options.mcp?.failing ? "is-error" : "structured";
+  if (options.mcp?.viaInstaller) {
+    // `install --mcp` writes the server into the user scope itself (it creates ~/.codebuddy/.mcp.json).
+    runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
+  } else {
+    writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }));
+    if (mode === "hooks") runInstaller(c, "codebuddy", "install");
+  }
+  if (mode === "hooks") spyOnInstalledHooks(c.home);
+  return c;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The environment of a run: the case's, no login, no marketplace clone, no telemetry (measured:
+ * reports to www.codebuddy.ai/v2/report without DISABLE_TELEMETRY), and no remote product
+ * config (the bundle's CloudProductProvider fetches <endpoint>/v3/config unless
+ * CODEBUDDY_REMOTE_CONFIG_DISABLED is set; a slow run once reached for www.codebuddy.ai).
+ */
+function codebuddyEnv(c: E2ECase): Record<string, string> {
+  return { ...baseEnv(c), CODEBUDDY_API_KEY: "dummy", CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1", DISABLE_TELEMETRY: "1", CODEBUDDY_REMOTE_CONFIG_DISABLED: "1" };
+}
+
+/**
+ * runCodebuddy(c, prompt) → a live session: `codebuddy -p -y --input-format stream-json`, the
+ * prompt as one stream-json user message, stdin held open until the mock has seen no request
+ * for `quietMs` (so a Stop continuation can run), then closed; the process is killed if it
+ * outlives the bound.
+ */
+async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise<RunResult> {
+  const started = Date.now();
+  const child = spawn("node", [CODEBUDDY_BIN, "-p", "-y", "--model", "mock-model", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], {
+    cwd: c.workspace,
+    env: codebuddyEnv(c),
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  child.stdin!.write(`${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: prompt }] } })}\n`);
+  const killGroup = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  };
+  let timedOut = false;
+  try {
+    // Wait for the first request, then for quiet.
+    let count = 0;
+    let stableSince = Date.now();
+    while (Date.now() - started < 150_000) {
+      const now = chat.requests(c.scenario).length;
+      if (now !== count) {
+        count = now;
+        stableSince = Date.now();
+      } else if (count > 0 && Date.now() - stableSince >= quietMs) break;
+      await sleep(250);
+    }
+    child.stdin!.end();
+    const bound = sleep(20_000).then(() => "bound" as const);
+    if ((await Promise.race([exited, bound])) === "bound") timedOut = true;
+  } finally {
+    killGroup();
+  }
+  const { code, signal } = await exited;
+  const requests = chat.requests(c.scenario);
+  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
+  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return { exitCode: code, signal, timedOut, stdout, stderr, durationMs: Date.now() - started, requests, allRequests, case: c };
+}
+
+// Each run costs a Node start of a 16 MB bundle; CI has 2 cores.
+const slot = hostSlots(3);
+const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
+const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
+
+const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
+const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("Write", { file_path: guardedFile(c), content: "x\n" }) });
+// A user-scope server's tools reach the model only behind DeferExecuteTool.
+const recallTurn: ChatTurn = { reply: chatTool("DeferExecuteTool", { toolName: "mcp__velesdb-memory__recall_fused", params: { query: "guarded.txt" } }) };
+const done: ChatTurn = { reply: chatText("DONE answer") };
+const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+
+const guard = editGuardChecks(guardedFile, "Write");
+const { refused } = guard;
+
+/** One live session, with our hooks and without: SessionStart, a Write before any recall, then Stop. */
+const sessionPair = pairOf((mode) => runCodebuddy(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"), offline, slot);
+/** With our hooks and the server `install --mcp` wrote: a recall the MCP fake fails (isError), and one it answers, each before the Write. */
+const recallRuns = once(() => {
+  const run = (failing: boolean) =>
+    slot(async () => {
+      const r = await runCodebuddy(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing, viaInstaller: true } }), "recall, then write");
+      offline(r);
+      return r;
+    });
+  return Promise.all([run(true), run(false)]);
+});
+
+describe("codebuddy", () => {
+  test.concurrent("SessionStart: the load guidance is a hook reminder in the first user message", async () => {
+    const context = userMessageInFirstRequest(LOAD_CALL);
+    proves(context, await sessionPair());
+  }, 300_000);
+
+  test.concurrent("Write before recall: refused, the model reads why, the file is not written", async () => {
+    proves(refused, await sessionPair());
+  }, 300_000);
+
+  test.concurrent("a failed recall (MCP isError, which reaches PostToolUse like a success) keeps the Write refused; a successful one unlocks it", async () => {
+    const [failed, worked] = await recallRuns();
+    expectRecallGate(guard, failed, worked);
+    // What CodeBuddy handed the hook: the real tool's name, the content array, no error flag.
+    const recallPayload = (r: RunResult) => spied(r).find((run) => run.argv.join(" ") === "codebuddy post-tool-use")?.payload;
+    const failedPayload = recallPayload(failed);
+    expect(failedPayload?.tool_name).toBe("mcp__velesdb-memory__recall_fused");
+    expect(JSON.stringify(failedPayload?.tool_response)).not.toContain("isError");
+    expect(recallPayload(worked)?.tool_name).toBe("mcp__velesdb-memory__recall_fused");
+  }, 300_000);
+
+  test.concurrent("Stop: one continuation carrying the save guidance, then the session ends", async () => {
+    const continued = check("exactly one request ends in the save call, and it is the last one", (r) => {
+      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
+      if (continuations.length !== 1) return [`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`];
+      return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
+    });
+    proves(continued, await sessionPair());
+    // The hook saw the continuation's Stop as stop_hook_active.
+    const stops = spied((await sessionPair()).on).filter((run) => run.argv.join(" ") === "codebuddy stop").map((run) => run.payload?.stop_hook_active);
+    expect(stops).toEqual([false, true]);
+  }, 300_000);
+
+  test.concurrent("uninstall after a session gives the user's settings.json back byte for byte", async () => {
+    // The spy's records stay in ~/.velesdb-hooks/spy when uninstall removes the binary.
+    const { on } = await sessionPair();
+    const settings = path.join(on.case.home, ".codebuddy", "settings.json");
+    expect(fs.readFileSync(settings, "utf8")).toContain(" codebuddy pre-tool-use");
+    runInstaller(on.case, "codebuddy", "uninstall");
+    expect(fs.readFileSync(settings, "utf8")).toBe(USER_SETTINGS);
+  }, 300_000);
+
+});
