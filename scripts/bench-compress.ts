@@ -45,7 +45,8 @@ function runOnce(argv: readonly string[], stdin: Uint8Array, env: Record<string,
   const started = performance.now();
   const result = Bun.spawnSync([...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - started;
-  if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
   return { ms, stdout: result.stdout.toString() };
 }
 
@@ -54,10 +55,23 @@ function runOnce(argv: readonly string[], stdin: Uint8Array, env: Record<string,
  * resourceUsage: measured here, its maxRSS is the largest child this bench ever had (the
  * RUSAGE_CHILDREN maximum), so the floor and the hook read the same number.
  */
-function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string, string>, cwd: string, out: string): number {
+function peakRss(
+  argv: readonly string[],
+  stdin: Uint8Array,
+  env: Record<string, string>,
+  cwd: string,
+  out: string,
+): number {
   if (!fs.existsSync(GNU_TIME)) return Number.NaN;
-  const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], {
+    stdin,
+    env,
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (result.exitCode !== 0)
+    throw new Error(`${argv.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
   return Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024;
 }
 
@@ -81,8 +95,12 @@ export async function runCompressionBench(): Promise<void> {
     // the page cache measured up to 21% apart in CPU (scripts/bench.ts says how).
     const hookCopy = freshCopy(dist, path.join(root, "velesdb-hooks"));
     const floorCopy = freshCopy(floor, path.join(root, "empty"));
-    const hook = { argv: [hookCopy, "claude", "post-tool-use"], label: "dist/velesdb-hooks claude post-tool-use (a fresh copy)" };
-    const encode = (stdout: string) => Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
+    const hook = {
+      argv: [hookCopy, "claude", "post-tool-use"],
+      label: "dist/velesdb-hooks claude post-tool-use (a fresh copy)",
+    };
+    const encode = (stdout: string) =>
+      Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: "bench-compress" })));
 
     // (a) Pass-through: a small Bash result, under the size threshold.
     const small = encode(`${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`);
@@ -109,8 +127,14 @@ export async function runCompressionBench(): Promise<void> {
       fs.rmSync(path.join(stateDir, "tool-output"), { recursive: true, force: true });
       floorLargeMs.push(runOnce([floorCopy], new Uint8Array(), baseEnv, workspace).ms);
       const run = runOnce(hook.argv, large, largeEnv, workspace);
-      if (!run.stdout.includes("updatedToolOutput")) throw new Error(`5 MB run did not compress: ${run.stdout.slice(0, 300)}`);
-      const own = fs.readFileSync(timing, "utf8").split("\n").filter(Boolean).map(Number).reduce((a, b) => a + b, 0);
+      if (!run.stdout.includes("updatedToolOutput"))
+        throw new Error(`5 MB run did not compress: ${run.stdout.slice(0, 300)}`);
+      const own = fs
+        .readFileSync(timing, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map(Number)
+        .reduce((a, b) => a + b, 0);
       totalMs.push(run.ms);
       compilerMs.push(own);
       overheadMs.push(run.ms - own);
@@ -161,9 +185,13 @@ export async function runCompressionBench(): Promise<void> {
     console.log(`hook: ${hook.label}`);
     console.log(`floor: empty program, same flags (median ${f.toFixed(2)} ms, peak RSS ${mb(median(floorRss))} MB)`);
     console.log("");
-    console.log(`(a) pass-through, small Bash result: median ${s.toFixed(2)} ms = ${(s / f).toFixed(2)}× floor (target ≤ 1.5×) ${s / f <= 1.5 ? "ok" : "MISSED"}`);
+    console.log(
+      `(a) pass-through, small Bash result: median ${s.toFixed(2)} ms = ${(s / f).toFixed(2)}× floor (target ≤ 1.5×) ${s / f <= 1.5 ? "ok" : "MISSED"}`,
+    );
     console.log(`(b) ${mb(payloadBytes)} MB payload through the realistic compiler (${RUNS_LARGE} runs):`);
-    console.log(`    total median ${median(totalMs).toFixed(1)} ms; compiler's own time median ${median(compilerMs).toFixed(1)} ms`);
+    console.log(
+      `    total median ${median(totalMs).toFixed(1)} ms; compiler's own time median ${median(compilerMs).toFixed(1)} ms`,
+    );
     console.log(
       `    hook overhead (total − compiler) median ${median(overheadMs).toFixed(1)} ms = ${overheadOverFloor.toFixed(1)} ms over the floor (target < 50 ms) ${overheadOverFloor < 50 ? "ok" : "MISSED"}`,
     );
@@ -179,8 +207,12 @@ export async function runCompressionBench(): Promise<void> {
     );
     const hugeOver = median(hugeRss) - median(floorRss);
     const tinyOver = median(tinyRss) - median(floorRss);
-    console.log(`    fixed cost: a 20 KB result compressed peaks at ${mb(median(tinyRss))} MB = ${mb(tinyOver)} MB over the floor (${(tinyOver / payloadBytes).toFixed(2)}× the ${mb(payloadBytes)} MB payload by itself)`);
-    console.log(`    ${mb(huge.length)} MB payload: peak RSS ${mb(median(hugeRss))} MB = ${mb(hugeOver)} MB over the floor = ${(hugeOver / huge.length).toFixed(2)}× the payload (3 runs; the fake compiler's perl is the larger process here)`);
+    console.log(
+      `    fixed cost: a 20 KB result compressed peaks at ${mb(median(tinyRss))} MB = ${mb(tinyOver)} MB over the floor (${(tinyOver / payloadBytes).toFixed(2)}× the ${mb(payloadBytes)} MB payload by itself)`,
+    );
+    console.log(
+      `    ${mb(huge.length)} MB payload: peak RSS ${mb(median(hugeRss))} MB = ${mb(hugeOver)} MB over the floor = ${(hugeOver / huge.length).toFixed(2)}× the payload (3 runs; the fake compiler's perl is the larger process here)`,
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

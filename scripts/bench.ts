@@ -20,8 +20,10 @@ import * as path from "node:path";
 import { dropPageCache, freshCopy, median, quantile } from "./bench/measure.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
-const recordedPayload = (host: string, name: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, `${name}.json`), "utf8"));
-const recordedRecallResponse = (host: string): unknown => recordedPayload(host, "post-tool-use.recall-fused").tool_response;
+const recordedPayload = (host: string, name: string): Record<string, unknown> =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, `${name}.json`), "utf8"));
+const recordedRecallResponse = (host: string): unknown =>
+  recordedPayload(host, "post-tool-use.recall-fused").tool_response;
 const CODEX_RECALL_RESPONSE = recordedRecallResponse("codex");
 const CLAUDE_RECALL_RESPONSE = recordedRecallResponse("claude");
 
@@ -75,7 +77,8 @@ export const LIFECYCLE_CASES: BenchCase[] = [
   {
     label: "claude stop (later: pass)",
     args: ["claude", "stop"],
-    payload: (ws) => json({ session_id: "bench-stop-pass", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: true }),
+    payload: (ws) =>
+      json({ session_id: "bench-stop-pass", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: true }),
     touchesState: true,
   },
   {
@@ -87,7 +90,14 @@ export const LIFECYCLE_CASES: BenchCase[] = [
   {
     label: "codex session-start (compact)",
     args: ["codex", "session-start"],
-    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "compact", transcript_path: "/t/r.jsonl" }),
+    payload: (ws) =>
+      json({
+        session_id: "bench",
+        cwd: ws.repo,
+        hook_event_name: "SessionStart",
+        source: "compact",
+        transcript_path: "/t/r.jsonl",
+      }),
     touchesState: true,
   },
   {
@@ -116,24 +126,46 @@ export const LEARNING_CASES: BenchCase[] = [
     before: (ws) => {
       // One recall before the first run makes every run take the unlocked path.
       if (!fs.existsSync(ws.stateDir)) {
-        Bun.spawnSync([path.join(ROOT, "dist", "velesdb-hooks"), "claude", "post-tool-use"], { stdin: Buffer.from(json(recallMarkerFor(ws))), env: ws.env });
+        Bun.spawnSync([path.join(ROOT, "dist", "velesdb-hooks"), "claude", "post-tool-use"], {
+          stdin: Buffer.from(json(recallMarkerFor(ws))),
+          env: ws.env,
+        });
       }
     },
     payload: (ws) =>
-      json({ session_id: "bench-guard", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.optedIn, "src", "a.ts") } }),
+      json({
+        session_id: "bench-guard",
+        cwd: ws.optedIn,
+        hook_event_name: "PreToolUse",
+        tool_name: "Edit",
+        tool_input: { file_path: path.join(ws.optedIn, "src", "a.ts") },
+      }),
     touchesState: true,
   },
   {
     label: "claude pre-tool-use (refused)",
     args: ["claude", "pre-tool-use"],
     payload: (ws) =>
-      json({ session_id: "bench-refused", cwd: ws.optedIn, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: path.join(ws.optedIn, "src", "b.ts") } }),
+      json({
+        session_id: "bench-refused",
+        cwd: ws.optedIn,
+        hook_event_name: "PreToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: path.join(ws.optedIn, "src", "b.ts") },
+      }),
     touchesState: true,
   },
   {
     label: "claude pre-tool-use (not opted in)",
     args: ["claude", "pre-tool-use"],
-    payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreToolUse", tool_name: "Edit", tool_input: { file_path: path.join(ws.repo, "src", "a.ts") } }),
+    payload: (ws) =>
+      json({
+        session_id: "bench",
+        cwd: ws.repo,
+        hook_event_name: "PreToolUse",
+        tool_name: "Edit",
+        tool_input: { file_path: path.join(ws.repo, "src", "a.ts") },
+      }),
     touchesState: false,
   },
   {
@@ -177,7 +209,11 @@ export const LEARNING_CASES: BenchCase[] = [
     args: ["claude", "post-tool-use"],
     payload: (ws) => {
       const recorded = recordedPayload("claude", "post-tool-use.bash-small");
-      return json({ ...recorded, cwd: ws.repo, tool_response: { ...(recorded.tool_response as object), stdout: SMALL_SHELL_OUTPUT } });
+      return json({
+        ...recorded,
+        cwd: ws.repo,
+        tool_response: { ...(recorded.tool_response as object), stdout: SMALL_SHELL_OUTPUT },
+      });
     },
     touchesState: false,
   },
@@ -192,7 +228,8 @@ export const LEARNING_CASES: BenchCase[] = [
   {
     label: "codex post-tool-use (small Bash)",
     args: ["codex", "post-tool-use"],
-    payload: (ws) => json({ ...recordedPayload("codex", "post-tool-use.bash"), cwd: ws.repo, tool_response: SMALL_SHELL_OUTPUT }),
+    payload: (ws) =>
+      json({ ...recordedPayload("codex", "post-tool-use.bash"), cwd: ws.repo, tool_response: SMALL_SHELL_OUTPUT }),
     touchesState: false,
   },
 ];
@@ -204,7 +241,14 @@ interface Sample {
   readonly rssKb: number | undefined;
 }
 
-function runOnce(binary: string, args: readonly string[], stdin: string, env: Record<string, string>, cwd: string, measureRss: boolean): Sample {
+function runOnce(
+  binary: string,
+  args: readonly string[],
+  stdin: string,
+  env: Record<string, string>,
+  cwd: string,
+  measureRss: boolean,
+): Sample {
   if (measureRss && fs.existsSync(GNU_TIME)) {
     const out = path.join(os.tmpdir(), `vh-bench-time-${process.pid}`);
     Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, binary, ...args], { stdin: Buffer.from(stdin), env, cwd });
@@ -213,10 +257,21 @@ function runOnce(binary: string, args: readonly string[], stdin: string, env: Re
     return { ms: Number.NaN, cpuMs: Number.NaN, rssKb };
   }
   const started = performance.now();
-  const result = Bun.spawnSync([binary, ...args], { stdin: Buffer.from(stdin), env, cwd, stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync([binary, ...args], {
+    stdin: Buffer.from(stdin),
+    env,
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const ms = performance.now() - started;
-  if (result.exitCode !== 0) throw new Error(`${binary} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
-  return { ms, cpuMs: result.resourceUsage ? Number(result.resourceUsage.cpuTime.total) / 1000 : Number.NaN, rssKb: undefined };
+  if (result.exitCode !== 0)
+    throw new Error(`${binary} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+  return {
+    ms,
+    cpuMs: result.resourceUsage ? Number(result.resourceUsage.cpuTime.total) / 1000 : Number.NaN,
+    rssKb: undefined,
+  };
 }
 
 /** ratioCell(hook, floor) → "1.07 (1.02–1.12)": median of the per-run ratios and their interquartile range. */
@@ -241,7 +296,10 @@ export function makeBenchWorkspace(): BenchWorkspace {
   fs.mkdirSync(path.join(repo, "src"), { recursive: true });
   fs.mkdirSync(path.join(optedIn, "src"), { recursive: true });
   fs.writeFileSync(path.join(repo, ".velesdb-hooks.json"), json({ project: "bench", session: "rolling" }));
-  fs.writeFileSync(path.join(optedIn, ".velesdb-hooks.json"), json({ project: "bench-guarded", enforce_learning_loop: true }));
+  fs.writeFileSync(
+    path.join(optedIn, ".velesdb-hooks.json"),
+    json({ project: "bench-guarded", enforce_learning_loop: true }),
+  );
   const tmp = path.join(root, "tmp");
   fs.mkdirSync(tmp);
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, TMPDIR: tmp };
@@ -279,7 +337,9 @@ export function runBench(cases: readonly BenchCase[]): boolean {
     const stopCase = cases.find((c) => c.label === STRAIGHT_LINE_STOP_CASE);
     if (stopCase) measureStraightLineStop(programs, stopCase, ws);
     const dropped = [programs.empty, programs.io, programs.hook].every(dropPageCache);
-    console.log(`\nThe same three ${dropped ? "dropped from the page cache and read back" : "again (not dropped: no GNU dd)"}:`);
+    console.log(
+      `\nThe same three ${dropped ? "dropped from the page cache and read back" : "again (not dropped: no GNU dd)"}:`,
+    );
     ok = measureTable(programs, cases, ws) && ok;
     return ok;
   } finally {
@@ -304,11 +364,17 @@ function measureStraightLineStop(programs: Programs, c: BenchCase, ws: BenchWork
   const times = { io: [] as number[], straight: [] as number[], hook: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
     c.before?.(ws);
-    for (const [name, binary, args] of [["io", programs.io, []], ["straight", straight, []], ["hook", programs.hook, c.args]] as const) {
+    for (const [name, binary, args] of [
+      ["io", programs.io, []],
+      ["straight", straight, []],
+      ["hook", programs.hook, c.args],
+    ] as const) {
       times[name].push(runOnce(binary, args, c.payload(ws), env, ws.repo, false).cpuMs);
     }
   }
-  console.log(`\n${c.label}, against a program making the same system calls in straight-line code (scripts/bench/stop-syscalls.ts, same flags):`);
+  console.log(
+    `\n${c.label}, against a program making the same system calls in straight-line code (scripts/bench/stop-syscalls.ts, same flags):`,
+  );
   printTable([
     ["program", "CPU ms", "×I/O floor (IQR)"],
     ["I/O floor", median(times.io).toFixed(2), "1"],
@@ -319,7 +385,20 @@ function measureStraightLineStop(programs: Programs, c: BenchCase, ws: BenchWork
 
 function measureTable(programs: Programs, cases: readonly BenchCase[], ws: BenchWorkspace): boolean {
   let allWithinGuard = true;
-  const rows: string[][] = [["hook", "CPU ms", "empty CPU", "I/O CPU", "×empty (IQR)", "×I/O floor (IQR)", "wall ms", "peak RSS MB", "RSS ×empty", "guard"]];
+  const rows: string[][] = [
+    [
+      "hook",
+      "CPU ms",
+      "empty CPU",
+      "I/O CPU",
+      "×empty (IQR)",
+      "×I/O floor (IQR)",
+      "wall ms",
+      "peak RSS MB",
+      "RSS ×empty",
+      "guard",
+    ],
+  ];
   for (const c of cases) {
     const env = { ...ws.env, ...(c.env?.(ws) ?? {}) };
     const hookTimes: number[] = [];
@@ -343,7 +422,10 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
     }
     // "Spread included" (docs/performance/2026-12-02-io-floor.md): the upper quartile of the
     // per-run ratios must be within the guard.
-    const upperRatio = quantile(hookTimes.map((t, i) => t / ioTimes[i]!), 0.75);
+    const upperRatio = quantile(
+      hookTimes.map((t, i) => t / ioTimes[i]!),
+      0.75,
+    );
     const within = upperRatio <= guardOf(c);
     allWithinGuard &&= within;
     const r = median(hookRss) / 1024;
@@ -362,7 +444,9 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
     ]);
   }
   printTable(rows);
-  console.log(`\n${RUNS} interleaved runs per hook (empty, I/O floor, hook); ratios are medians of per-run CPU-time ratios with their interquartile range; RSS from ${fs.existsSync(GNU_TIME) ? "GNU time (5 runs)" : "unavailable: install Debian's `time`"}.`);
+  console.log(
+    `\n${RUNS} interleaved runs per hook (empty, I/O floor, hook); ratios are medians of per-run CPU-time ratios with their interquartile range; RSS from ${fs.existsSync(GNU_TIME) ? "GNU time (5 runs)" : "unavailable: install Debian's `time`"}.`,
+  );
   return allWithinGuard;
 }
 

@@ -105,7 +105,9 @@ export async function buildRelease(options: ReleaseOptions): Promise<BuiltAsset[
   return (await buildReleaseWithPackages(options)).assets;
 }
 
-export async function buildReleaseWithPackages(options: ReleaseOptions): Promise<{ assets: BuiltAsset[]; npmPackages: PackedPackage[] }> {
+export async function buildReleaseWithPackages(
+  options: ReleaseOptions,
+): Promise<{ assets: BuiltAsset[]; npmPackages: PackedPackage[] }> {
   const { outDir, version } = options;
   if (!VERSION_PATTERN.test(version)) throw new Error(`version ${JSON.stringify(version)} is not X.Y.Z[-pre]`);
   // Both scripts are read and stamped first: a bad --repo is refused before anything is built.
@@ -124,17 +126,29 @@ export async function buildReleaseWithPackages(options: ReleaseOptions): Promise
   removeStaleAssets(outDir);
   // npm/ is build:all's own: an earlier run's tarballs (another version, say) must not be published with these.
   fs.rmSync(npmDir, { recursive: true, force: true });
-  const buildOne = async (target: ReleaseTarget): Promise<{ asset: BuiltAsset; npmPackage: PackedPackage | undefined }> => {
+  const buildOne = async (
+    target: ReleaseTarget,
+  ): Promise<{ asset: BuiltAsset; npmPackage: PackedPackage | undefined }> => {
     // Each binary is compiled into a private directory of its own, so the archive holds
     // exactly one entry with the plain name install.sh and install.ps1 extract.
     const staging = fs.mkdtempSync(path.join(outDir, `.build-${target.id}-`));
     try {
       const binary = path.join(staging, binaryName(target));
-      await compileBinaryAsync(path.join(ROOT, "src", "cli.ts"), binary, [`--target=${target.bunTarget}`, ...versionDefine(version)]);
+      await compileBinaryAsync(path.join(ROOT, "src", "cli.ts"), binary, [
+        `--target=${target.bunTarget}`,
+        ...versionDefine(version),
+      ]);
       const name = assetName(version, target);
       const archive = path.join(outDir, name);
       await packArchiveAsync(binary, archive, target);
-      const asset = { target, name, path: archive, sha256: sha256File(archive), archiveBytes: fs.statSync(archive).size, binaryBytes: fs.statSync(binary).size };
+      const asset = {
+        target,
+        name,
+        path: archive,
+        sha256: sha256File(archive),
+        archiveBytes: fs.statSync(archive).size,
+        binaryBytes: fs.statSync(binary).size,
+      };
       const npmPackage = withNpm ? packPlatformPackage(target, binary, version, options.repo, npmDir) : undefined;
       return { asset, npmPackage };
     } finally {
@@ -180,7 +194,12 @@ export function packArchive(binary: string, archive: string, target: ReleaseTarg
 export async function packArchiveAsync(binary: string, archive: string, target: ReleaseTarget): Promise<void> {
   if (archiveExtension(target) !== ".zip") return packArchive(binary, archive, target);
   const { dir, partial } = preparePack(binary, archive);
-  const zip = Bun.spawn(["zip", ...zipArgs(partial, binary)], { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const zip = Bun.spawn(["zip", ...zipArgs(partial, binary)], {
+    cwd: dir,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const [code, stderr] = await Promise.all([zip.exited, new Response(zip.stderr).text()]);
   if (code !== 0) throw new Error(`zip failed (exit ${code}): ${stderr.trim()}`);
   fs.renameSync(partial, archive);
@@ -199,7 +218,8 @@ const zipArgs = (partial: string, binary: string): string[] => ["-q", "-X", "-j"
 function run(program: string, args: readonly string[], cwd: string, hint: string): void {
   const result = spawnSync(program, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
   if (result.error) throw new Error(`${program} is needed to pack the release (${hint}): ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`${program} failed (exit ${result.status}): ${result.stderr.toString().trim()}`);
+  if (result.status !== 0)
+    throw new Error(`${program} failed (exit ${result.status}): ${result.stderr.toString().trim()}`);
 }
 
 /** sha256File(path) → lowercase hex digest, read in chunks (assets are ~100 MB). */
@@ -252,7 +272,10 @@ function parseArgs(argv: readonly string[]): ReleaseOptions {
     else if (flag === "--only") {
       const wanted = value.split(",");
       const unknown = wanted.filter((id) => !RELEASE_TARGETS.some((t) => t.id === id));
-      if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(", ")} (targets: ${RELEASE_TARGETS.map((t) => t.id).join(", ")})`);
+      if (unknown.length > 0)
+        throw new Error(
+          `unknown target ${unknown.join(", ")} (targets: ${RELEASE_TARGETS.map((t) => t.id).join(", ")})`,
+        );
       targets = RELEASE_TARGETS.filter((t) => wanted.includes(t.id));
     } else throw new Error(`unknown option ${JSON.stringify(flag)} (options: --only, --out, --version, --repo)`);
   }
@@ -265,11 +288,18 @@ if (import.meta.main) {
     const started = performance.now();
     const { assets: built, npmPackages } = await buildReleaseWithPackages(options);
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-    for (const asset of built) console.log(`${asset.sha256}  ${shownPath(asset.path)}  (${mb(asset.archiveBytes)}; binary ${mb(asset.binaryBytes)})`);
+    for (const asset of built)
+      console.log(
+        `${asset.sha256}  ${shownPath(asset.path)}  (${mb(asset.archiveBytes)}; binary ${mb(asset.binaryBytes)})`,
+      );
     const scripts = `${shownPath(path.join(options.outDir, "install.sh"))}, ${shownPath(path.join(options.outDir, "install.ps1"))}`;
     for (const pkg of npmPackages) console.log(`npm package ${pkg.name} → ${shownPath(pkg.path)}`);
-    console.log(`install scripts → ${scripts}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholders kept)"}`);
-    console.log(`built ${built.length} assets of ${options.version} and SHA256SUMS in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `install scripts → ${scripts}${options.repo ? ` (for ${options.repo})` : " (no --repo: placeholders kept)"}`,
+    );
+    console.log(
+      `built ${built.length} assets of ${options.version} and SHA256SUMS in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   } catch (error) {
     console.error(`build:all: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -39,7 +39,12 @@ export function compileBinary(entry: string, outfile: string, extra: readonly st
 /** compileBinaryAsync(entry, outfile, extra) → compileBinary without blocking: builds of several targets can overlap. */
 export async function compileBinaryAsync(entry: string, outfile: string, extra: readonly string[] = []): Promise<void> {
   const { args, staging } = compileCommand(entry, outfile, extra);
-  const child = Bun.spawn([process.execPath, ...args], { cwd: ROOT, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, ...args], {
+    cwd: ROOT,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   finishCompile(entry, outfile, staging, await child.exited);
 }
 

@@ -18,7 +18,16 @@ import * as path from "node:path";
 import { findRealVelesdbMemory, REAL_SOURCE, REAL_VERSION } from "../test/support/real-velesdb-memory.ts";
 import { COMPILE_CASES, type CompileOutcome } from "../test/support/compile-stdin-cases.ts";
 import { mcpSession, initialize, initialized, toolCall, type McpRequest } from "../test/e2e/mcp-session.ts";
-import { ASKED_VERSIONS, CANONICAL_CALLS, emptyStoreSession, factStoreSession, INJECTION_TRIGGERS, RECALL_TOOLS, REFUSAL_CALLS, statelessSession } from "../test/e2e/velesdb-memory-cases.ts";
+import {
+  ASKED_VERSIONS,
+  CANONICAL_CALLS,
+  emptyStoreSession,
+  factStoreSession,
+  INJECTION_TRIGGERS,
+  RECALL_TOOLS,
+  REFUSAL_CALLS,
+  statelessSession,
+} from "../test/e2e/velesdb-memory-cases.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const OUT = path.join(ROOT, "test", "e2e", "velesdb-memory-wire.json");
@@ -40,7 +49,13 @@ let stores = 0;
 function privateEnv(): Record<string, string> {
   const dir = path.join(scratch, `s${++stores}`);
   fs.mkdirSync(path.join(dir, "home"), { recursive: true });
-  return { HOME: path.join(dir, "home"), TMPDIR: dir, VELESDB_MEMORY_PATH: path.join(dir, "store"), VELESDB_MEMORY_QUIET: "1", LANG: "C.UTF-8" };
+  return {
+    HOME: path.join(dir, "home"),
+    TMPDIR: dir,
+    VELESDB_MEMORY_PATH: path.join(dir, "store"),
+    VELESDB_MEMORY_QUIET: "1",
+    LANG: "C.UTF-8",
+  };
 }
 const session = (requests: McpRequest[]): Promise<string[]> => mcpSession([BIN], requests, privateEnv());
 
@@ -51,7 +66,9 @@ function masked(result: unknown, toolName?: string): any {
     if (key === "instructions" && typeof value === "string") return PLACEHOLDER_INSTRUCTIONS;
     if (key === "description" && typeof value === "string") {
       // A tool's own description (the object holding inputSchema) or a schema field's.
-      return this && typeof this === "object" && "inputSchema" in this ? `(velesdb-memory's own description of ${(this as { name: string }).name}, not copied)` : "(velesdb-memory's own description, not copied)";
+      return this && typeof this === "object" && "inputSchema" in this
+        ? `(velesdb-memory's own description of ${(this as { name: string }).name}, not copied)`
+        : "(velesdb-memory's own description, not copied)";
     }
     return value;
   });
@@ -62,28 +79,40 @@ function rawResult(line: string): string {
   if (!prefix || !line.endsWith("}")) fail(`not a result line: ${line.slice(0, 200)}`);
   return line.slice(prefix[0].length, -1);
 }
-const undated = (text: string): string => text.replace(/"_veles_date\\?":\d{8}/g, (m) => m.replace(/\d{8}$/, "20261201"));
+const undated = (text: string): string =>
+  text.replace(/"_veles_date\\?":\d{8}/g, (m) => m.replace(/\d{8}$/, "20261201"));
 
 // --- initialize at every version asked: what is negotiated, and whether anything else moves --
 const negotiated: Record<string, string> = {};
 let initializeResult: any;
 let toolsList: string | undefined;
 for (const version of ASKED_VERSIONS) {
-  const [init, listed, ping, called] = await session([initialize(version), initialized, { method: "tools/list" }, { method: "ping" }, toolCall("recall_fused", { query: "x" })]);
+  const [init, listed, ping, called] = await session([
+    initialize(version),
+    initialized,
+    { method: "tools/list" },
+    { method: "ping" },
+    toolCall("recall_fused", { query: "x" }),
+  ]);
   const result = parse(init!).result;
   negotiated[version] = result.protocolVersion;
   const shape = masked({ ...result, protocolVersion: "NEGOTIATED" });
   if (initializeResult === undefined) initializeResult = shape;
-  else if (JSON.stringify(shape) !== JSON.stringify(initializeResult)) fail(`initialize at ${version} differs from the others beyond protocolVersion`);
+  else if (JSON.stringify(shape) !== JSON.stringify(initializeResult))
+    fail(`initialize at ${version} differs from the others beyond protocolVersion`);
   const list = rawResult(listed!);
   if (toolsList === undefined) toolsList = list;
   else if (list !== toolsList) fail(`tools/list after initialize at ${version} differs from the others`);
   if (rawResult(ping!) !== "{}") fail(`ping after initialize at ${version} answered ${ping}`);
-  if (rawResult(called!) !== '{"content":[{"type":"text","text":"{\\"memories\\":[]}"}],"structuredContent":{"memories":[]},"isError":false}') {
+  if (
+    rawResult(called!) !==
+    '{"content":[{"type":"text","text":"{\\"memories\\":[]}"}],"structuredContent":{"memories":[]},"isError":false}'
+  ) {
     fail(`a tools/call after initialize at ${version} answered ${called}`);
   }
 }
-if (JSON.stringify(JSON.parse(toolsList!)) !== toolsList) fail("tools/list holds a number JSON.parse cannot keep exact");
+if (JSON.stringify(JSON.parse(toolsList!)) !== toolsList)
+  fail("tools/list holds a number JSON.parse cannot keep exact");
 const fallback = negotiated["1999-01-01"]!;
 const tools = masked(JSON.parse(toolsList!));
 const toolNames: string[] = tools.tools.map((t: { name: string }) => t.name);
@@ -93,19 +122,24 @@ if (uncovered.length > 0) fail(`tools without a canonical call in velesdb-memory
 // --- MCP 2026-07-28 without initialize: server/discover, then _meta on every request ---------
 // What Claude Code 2.1.328 speaks to this server. Measured: the same answers as an initialized
 // session, a result opening with resultType and tools/list with its cache fields; errors unchanged.
-const [discovered, pingFirst, listed2026, ping2026, called2026, isError2026, rpcError2026, unknown2026, discoverBare] = await session(statelessSession());
+const [discovered, pingFirst, listed2026, ping2026, called2026, isError2026, rpcError2026, unknown2026, discoverBare] =
+  await session(statelessSession());
 const discoverResult = parse(discovered!).result;
-if (JSON.stringify(discoverResult) !== rawResult(discovered!)) fail("server/discover's result holds a number JSON.parse cannot keep exact");
+if (JSON.stringify(discoverResult) !== rawResult(discovered!))
+  fail("server/discover's result holds a number JSON.parse cannot keep exact");
 const list2026 = rawResult(listed2026!);
 const toolsListPrefix2026 = list2026.slice(0, list2026.length - toolsList!.length + 1);
-if (`${toolsListPrefix2026}${toolsList!.slice(1)}` !== list2026 || !toolsListPrefix2026.startsWith("{")) fail("tools/list at 2026-07-28 is not the same list with fields in front");
+if (`${toolsListPrefix2026}${toolsList!.slice(1)}` !== list2026 || !toolsListPrefix2026.startsWith("{"))
+  fail("tools/list at 2026-07-28 is not the same list with fields in front");
 if (rawResult(pingFirst!) !== "{}") fail(`ping right after server/discover answered ${pingFirst}`);
 const ping2026Error = parse(ping2026!).error;
 if (!ping2026Error) fail(`ping after a 2026-07-28 request answered ${ping2026}`);
-const legacyEmptyRecall = '{"content":[{"type":"text","text":"{\\"memories\\":[]}"}],"structuredContent":{"memories":[]},"isError":false}';
+const legacyEmptyRecall =
+  '{"content":[{"type":"text","text":"{\\"memories\\":[]}"}],"structuredContent":{"memories":[]},"isError":false}';
 const call2026 = rawResult(called2026!);
 const resultPrefix2026 = call2026.slice(0, call2026.length - legacyEmptyRecall.length + 1);
-if (`${resultPrefix2026}${legacyEmptyRecall.slice(1)}` !== call2026) fail(`a tools/call at 2026-07-28 answered ${called2026}`);
+if (`${resultPrefix2026}${legacyEmptyRecall.slice(1)}` !== call2026)
+  fail(`a tools/call at 2026-07-28 answered ${called2026}`);
 const discoverMetaError = parse(discoverBare!).error;
 if (!discoverMetaError) fail(`server/discover without _meta answered ${discoverBare}`);
 
@@ -125,7 +159,8 @@ function split(requests: McpRequest[], lines: string[]): ToolAnswers & { byReque
     if (!("method" in request) || request.method !== "tools/call") return;
     const name = (request.params as { name: string }).name;
     if (!toolNames.includes(name)) return; // no_such_tool: unknownToolError below
-    if (Object.hasOwn(out.answers, name) || Object.hasOwn(out.errors, name) || Object.hasOwn(out.argumentErrors, name)) return; // the first call of a tool is its canonical one
+    if (Object.hasOwn(out.answers, name) || Object.hasOwn(out.errors, name) || Object.hasOwn(out.argumentErrors, name))
+      return; // the first call of a tool is its canonical one
     const message = parse(line);
     if (message.error) {
       out.errors[name] = message.error;
@@ -149,7 +184,9 @@ const factRequests = factStoreSession();
 const fact = split(factRequests, await session(factRequests));
 const emptyRequests = emptyStoreSession();
 const empty = split(emptyRequests, await session(emptyRequests));
-const emptyAnswers = Object.fromEntries(RECALL_TOOLS.filter((name) => empty.answers[name] !== fact.answers[name]).map((name) => [name, empty.answers[name]!]));
+const emptyAnswers = Object.fromEntries(
+  RECALL_TOOLS.filter((name) => empty.answers[name] !== fact.answers[name]).map((name) => [name, empty.answers[name]!]),
+);
 
 const answerOf = (request: McpRequest): string => {
   const i = factRequests.filter((r) => !("notification" in r)).indexOf(request);
@@ -159,14 +196,28 @@ const rpcError = parse(answerOf(INJECTION_TRIGGERS["rpc-error"])).error;
 const isError = parse(answerOf(INJECTION_TRIGGERS["is-error"])).result;
 const [unknownTool, blankSession, longSession, emptyWorking] = REFUSAL_CALLS.map((r) => parse(answerOf(r)).error);
 // The same failures in a 2026-07-28 session: the isError result with the prefix, the errors as they are.
-if (rawResult(isError2026!) !== `${resultPrefix2026}${JSON.stringify(isError).slice(1)}`) fail(`the argument error at 2026-07-28 answered ${isError2026}`);
-if (JSON.stringify(parse(rpcError2026!).error) !== JSON.stringify(rpcError) || JSON.stringify(parse(unknown2026!).error) !== JSON.stringify(unknownTool)) fail("a JSON-RPC error differs at 2026-07-28");
+if (rawResult(isError2026!) !== `${resultPrefix2026}${JSON.stringify(isError).slice(1)}`)
+  fail(`the argument error at 2026-07-28 answered ${isError2026}`);
+if (
+  JSON.stringify(parse(rpcError2026!).error) !== JSON.stringify(rpcError) ||
+  JSON.stringify(parse(unknown2026!).error) !== JSON.stringify(unknownTool)
+)
+  fail("a JSON-RPC error differs at 2026-07-28");
 
 // --- compile-stdin ---------------------------------------------------------------------------
 const compileStdin: Record<string, CompileOutcome> = {};
 for (const c of COMPILE_CASES) {
-  const run = Bun.spawnSync([BIN, "compile-stdin", ...c.args], { stdin: typeof c.stdin === "string" ? Buffer.from(c.stdin) : c.stdin, env: { PATH: "/usr/bin:/bin", ...privateEnv() }, stdout: "pipe", stderr: "pipe", timeout: 60_000 });
-  compileStdin[c.name] = run.exitCode === 0 ? { exitCode: 0, keys: Object.keys(JSON.parse(run.stdout.toString())) } : { exitCode: run.exitCode ?? -1, stderr: run.stderr.toString() };
+  const run = Bun.spawnSync([BIN, "compile-stdin", ...c.args], {
+    stdin: typeof c.stdin === "string" ? Buffer.from(c.stdin) : c.stdin,
+    env: { PATH: "/usr/bin:/bin", ...privateEnv() },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 60_000,
+  });
+  compileStdin[c.name] =
+    run.exitCode === 0
+      ? { exitCode: 0, keys: Object.keys(JSON.parse(run.stdout.toString())) }
+      : { exitCode: run.exitCode ?? -1, stderr: run.stderr.toString() };
 }
 
 const wire = {
@@ -193,4 +244,6 @@ const wire = {
   compileStdin,
 };
 fs.writeFileSync(OUT, `${JSON.stringify(wire, null, 2)}\n`);
-console.log(`capture-velesdb-memory-wire: ${toolNames.length} tools, ${Object.keys(fact.answers).length} answers, ${Object.keys(fact.errors).length} errors, ${Object.keys(fact.argumentErrors).length} argument errors, ${COMPILE_CASES.length} compile-stdin cases → ${path.relative(ROOT, OUT)}`);
+console.log(
+  `capture-velesdb-memory-wire: ${toolNames.length} tools, ${Object.keys(fact.answers).length} answers, ${Object.keys(fact.errors).length} errors, ${Object.keys(fact.argumentErrors).length} argument errors, ${COMPILE_CASES.length} compile-stdin cases → ${path.relative(ROOT, OUT)}`,
+);

@@ -34,7 +34,9 @@ interface HostVersion {
 // Hosts that moved to another package name: the newest release is the successor's. Pi was
 // renamed after 0.73.1 (its README and npm: @earendil-works/pi-coding-agent 0.74.0 …), and
 // test/e2e/host-bins.ts runs the successor when it is installed.
-const RENAMED: Readonly<Record<string, string>> = { "@mariozechner/pi-coding-agent": "@earendil-works/pi-coding-agent" };
+const RENAMED: Readonly<Record<string, string>> = {
+  "@mariozechner/pi-coding-agent": "@earendil-works/pi-coding-agent",
+};
 
 function fail(message: string): never {
   console.error(`e2e-latest: ${message}`);
@@ -44,7 +46,8 @@ function fail(message: string): never {
 /** npmView(spec, field) → the registry's answer, parsed from `npm view --json`. */
 function npmView(spec: string, field: string): unknown {
   const run = spawnSync(NPM, ["view", spec, field, "--json"], { encoding: "utf8" });
-  if (run.status !== 0) fail(`npm view ${spec} ${field} failed: ${(run.stderr || run.error?.message || "").trim().split("\n")[0]}`);
+  if (run.status !== 0)
+    fail(`npm view ${spec} ${field} failed: ${(run.stderr || run.error?.message || "").trim().split("\n")[0]}`);
   try {
     return JSON.parse(run.stdout);
   } catch {
@@ -69,7 +72,9 @@ function nodeMajorForQwen(qwenVersion: string): string {
   return major;
 }
 
-const e2ePackage = JSON.parse(fs.readFileSync(path.join(E2E_DIR, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+const e2ePackage = JSON.parse(fs.readFileSync(path.join(E2E_DIR, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+};
 const pins = e2ePackage.dependencies;
 
 const hosts: HostVersion[] = [];
@@ -104,7 +109,10 @@ console.log(`e2e-latest: installing the newest hosts into ${prefix}`);
 // `npm install`, not `npm ci` (no lockfile; and Qwen Code's clipboard package lists platform
 // packages that were never published, which only install skips). Install scripts must run:
 // Claude Code and Codex put their platform binary in place from a postinstall step.
-const install = spawnSync(NPM, ["install", "--no-audit", "--no-fund", "--no-package-lock"], { cwd: prefix, stdio: "inherit" });
+const install = spawnSync(NPM, ["install", "--no-audit", "--no-fund", "--no-package-lock"], {
+  cwd: prefix,
+  stdio: "inherit",
+});
 if (install.status !== 0) {
   cleanUp();
   fail(`npm install in ${prefix} failed (${install.error?.message ?? `exit ${install.status}`})`);
@@ -113,7 +121,13 @@ if (install.status !== 0) {
 // What npm actually put there (the table reads the installed package.json, not our request).
 const installed = (name: string): string => {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(prefix, "node_modules", name, "package.json"), "utf8")) as { version?: string }).version ?? "?";
+    return (
+      (
+        JSON.parse(fs.readFileSync(path.join(prefix, "node_modules", name, "package.json"), "utf8")) as {
+          version?: string;
+        }
+      ).version ?? "?"
+    );
   } catch {
     return "missing";
   }
@@ -122,12 +136,17 @@ const rows = hosts.map((h) => ({ ...h, installed: installed(h.installName) }));
 const label = (r: HostVersion): string => (r.installName === r.name ? r.name : `${r.name} -> ${r.installName}`);
 const width = Math.max(...rows.map((r) => label(r).length));
 console.log(`\n${"host".padEnd(width)}  pinned          newest (installed)`);
-for (const r of rows) console.log(`${label(r).padEnd(width)}  ${r.pinned.padEnd(14)}  ${r.installed}${r.installed === r.pinned && r.installName === r.name ? "" : "  (newer than the pin)"}`);
+for (const r of rows)
+  console.log(
+    `${label(r).padEnd(width)}  ${r.pinned.padEnd(14)}  ${r.installed}${r.installed === r.pinned && r.installName === r.name ? "" : "  (newer than the pin)"}`,
+  );
 console.log("");
 const missing = rows.filter((r) => r.installed !== r.newest);
 if (missing.length > 0) {
   cleanUp();
-  fail(`not installed as asked: ${missing.map((r) => `${r.installName} (asked ${r.newest}, found ${r.installed})`).join(", ")}`);
+  fail(
+    `not installed as asked: ${missing.map((r) => `${r.installName} (asked ${r.newest}, found ${r.installed})`).join(", ")}`,
+  );
 }
 
 const bun = process.execPath;
@@ -157,5 +176,7 @@ if (process.env.GITHUB_STEP_SUMMARY) {
   fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, table);
 }
 cleanUp();
-console.log(`e2e-latest: the suite ${passed ? "passed" : "FAILED"} on ${rows.map((r) => `${r.installName}@${r.installed}`).join(", ")}`);
+console.log(
+  `e2e-latest: the suite ${passed ? "passed" : "FAILED"} on ${rows.map((r) => `${r.installName}@${r.installed}`).join(", ")}`,
+);
 process.exit(passed ? 0 : 1);

@@ -12,7 +12,13 @@
 // after another (each runs eight hooks at a time). The seed is printed first; the same seed and
 // count generate the same payloads, so a failure seen once is a failure seen again.
 import { ENTRIES, entryById } from "../test/support/fuzz-entries.ts";
-import { coverageShortfall, fuzzEntry, fuzzSettings, replayFailures, type FuzzSettings } from "../test/support/fuzz-harness.ts";
+import {
+  coverageShortfall,
+  fuzzEntry,
+  fuzzSettings,
+  replayFailures,
+  type FuzzSettings,
+} from "../test/support/fuzz-harness.ts";
 import type { FuzzCase } from "../test/support/fuzz-payloads.ts";
 import * as fs from "node:fs";
 
@@ -57,7 +63,11 @@ function parseArgs(argv: readonly string[]): Options {
 
 async function replay(file: string, boundMs: number): Promise<number> {
   const saved = JSON.parse(fs.readFileSync(file, "utf8")) as { entry: string; failing: Array<{ case: FuzzCase }> };
-  const results = await replayFailures(entryById(saved.entry), saved.failing.map((f) => f.case), boundMs);
+  const results = await replayFailures(
+    entryById(saved.entry),
+    saved.failing.map((f) => f.case),
+    boundMs,
+  );
   let bad = 0;
   results.forEach((r, i) => {
     console.log(`case ${i}: ${r.violations.length === 0 ? "ok" : r.violations.join("; ")}`);
@@ -71,12 +81,18 @@ async function main(): Promise<number> {
   if (options.replay) return replay(options.replay, options.settings.boundMs);
   const { settings } = options;
   const selected = options.entries.length > 0 ? ENTRIES.filter((e) => options.entries.includes(e.id)) : ENTRIES;
-  console.log(`fuzz: seed ${settings.seed}, ${settings.count} payloads per entry, ${selected.length} entries, bound ${settings.boundMs} ms`);
+  console.log(
+    `fuzz: seed ${settings.seed}, ${settings.count} payloads per entry, ${selected.length} entries, bound ${settings.boundMs} ms`,
+  );
   let failures = 0;
   for (const entry of selected) {
     const report = await fuzzEntry(entry, settings);
-    const kinds = Object.entries(report.kinds).map(([k, n]) => `${k} ${n}`).join(", ");
-    console.log(`${entry.id.padEnd(26)} ${String(report.cases).padStart(6)} payloads in ${(report.elapsedMs / 1000).toFixed(1)} s, slowest ${report.slowestMs.toFixed(0)} ms (${kinds})`);
+    const kinds = Object.entries(report.kinds)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
+    console.log(
+      `${entry.id.padEnd(26)} ${String(report.cases).padStart(6)} payloads in ${(report.elapsedMs / 1000).toFixed(1)} s, slowest ${report.slowestMs.toFixed(0)} ms (${kinds})`,
+    );
     if (report.failure) {
       failures++;
       console.log(report.failure.message);
@@ -85,8 +101,16 @@ async function main(): Promise<number> {
       for (const line of coverageShortfall(entry, report.reached)) console.log(`  coverage: ${line}`);
     }
   }
-  if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `fuzz: seed ${settings.seed}, ${settings.count} payloads per entry, ${failures} failing entr${failures === 1 ? "y" : "ies"}\n`);
-  console.log(failures === 0 ? `fuzz: 0 invariant violations (seed ${settings.seed})` : `fuzz: ${failures} entr${failures === 1 ? "y" : "ies"} failed (seed ${settings.seed})`);
+  if (process.env.GITHUB_STEP_SUMMARY)
+    fs.appendFileSync(
+      process.env.GITHUB_STEP_SUMMARY,
+      `fuzz: seed ${settings.seed}, ${settings.count} payloads per entry, ${failures} failing entr${failures === 1 ? "y" : "ies"}\n`,
+    );
+  console.log(
+    failures === 0
+      ? `fuzz: 0 invariant violations (seed ${settings.seed})`
+      : `fuzz: ${failures} entr${failures === 1 ? "y" : "ies"} failed (seed ${settings.seed})`,
+  );
   return failures === 0 ? 0 : 1;
 }
 

@@ -43,7 +43,10 @@ if (import.meta.main) {
     const text = fs.readFileSync(PACKAGE_JSON, "utf8");
     const current = JSON.parse(text).description as string;
     // A minimal edit: only the value of "description" changes, the file's layout stays.
-    fs.writeFileSync(PACKAGE_JSON, text.replace(`"description": ${JSON.stringify(current)}`, `"description": ${JSON.stringify(description)}`));
+    fs.writeFileSync(
+      PACKAGE_JSON,
+      text.replace(`"description": ${JSON.stringify(current)}`, `"description": ${JSON.stringify(description)}`),
+    );
   }
   console.log(description);
 }

@@ -30,12 +30,16 @@ function installPinned(dir: string): void {
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const result = spawnSync(npm, ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error(`install-e2e-hosts: npm install in ${label} failed (${result.error?.message ?? `exit ${result.status}`})`);
+    console.error(
+      `install-e2e-hosts: npm install in ${label} failed (${result.error?.message ?? `exit ${result.status}`})`,
+    );
     process.exit(1);
   }
   const lockAfter = fs.readFileSync(lockfile);
   if (createHash("sha256").update(lockAfter).digest("hex") !== lockHash) {
-    console.error(`install-e2e-hosts: npm rewrote ${label}/package-lock.json: the pins and the lockfile disagree; commit the new lockfile after checking its diff`);
+    console.error(
+      `install-e2e-hosts: npm rewrote ${label}/package-lock.json: the pins and the lockfile disagree; commit the new lockfile after checking its diff`,
+    );
     process.exit(1);
   }
   fs.writeFileSync(stamp, `${lockHash}\n`);

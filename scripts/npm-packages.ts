@@ -39,17 +39,37 @@ function commonFields(version: string, repo: string | undefined): Record<string,
     version,
     description: DESCRIPTION,
     license: "MIT",
-    ...(repo ? { repository: { type: "git", url: `git+https://github.com/${repo}.git` }, homepage: `https://github.com/${repo}#readme` } : {}),
+    ...(repo
+      ? {
+          repository: { type: "git", url: `git+https://github.com/${repo}.git` },
+          homepage: `https://github.com/${repo}#readme`,
+        }
+      : {}),
   };
 }
 
 /** packPlatformPackage(target, binary, version, repo, npmDir) → <npmDir>/velesdb-hooks-<id>-<version>.tgz holding package.json and bin/<binary>. */
-export function packPlatformPackage(target: ReleaseTarget, binary: string, version: string, repo: string | undefined, npmDir: string): PackedPackage {
+export function packPlatformPackage(
+  target: ReleaseTarget,
+  binary: string,
+  version: string,
+  repo: string | undefined,
+  npmDir: string,
+): PackedPackage {
   const name = platformPackageName(target);
   return packDirectory(npmDir, name, version, (dir) => {
-    const manifest = { name, ...commonFields(version, repo), ...npmPlatform(target), files: [`bin/${binaryName(target)}`], preferUnplugged: true };
+    const manifest = {
+      name,
+      ...commonFields(version, repo),
+      ...npmPlatform(target),
+      files: [`bin/${binaryName(target)}`],
+      preferUnplugged: true,
+    };
     fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    fs.writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe ${target.id} binary of [velesdb-hooks](https://www.npmjs.com/package/${MAIN_PACKAGE}). Install \`${MAIN_PACKAGE}\`, which picks this package on ${target.id}.\n`);
+    fs.writeFileSync(
+      path.join(dir, "README.md"),
+      `# ${name}\n\nThe ${target.id} binary of [velesdb-hooks](https://www.npmjs.com/package/${MAIN_PACKAGE}). Install \`${MAIN_PACKAGE}\`, which picks this package on ${target.id}.\n`,
+    );
     fs.mkdirSync(path.join(dir, "bin"));
     fs.copyFileSync(binary, path.join(dir, "bin", binaryName(target)));
     fs.chmodSync(path.join(dir, "bin", binaryName(target)), 0o755);
@@ -57,7 +77,12 @@ export function packPlatformPackage(target: ReleaseTarget, binary: string, versi
 }
 
 /** packMainPackage(launcher, version, repo, npmDir) → the launcher package, its optionalDependencies naming every target of the matrix at this exact version. */
-export function packMainPackage(launcher: string, version: string, repo: string | undefined, npmDir: string): PackedPackage {
+export function packMainPackage(
+  launcher: string,
+  version: string,
+  repo: string | undefined,
+  npmDir: string,
+): PackedPackage {
   return packDirectory(npmDir, MAIN_PACKAGE, version, (dir) => {
     const optionalDependencies = Object.fromEntries(RELEASE_TARGETS.map((t) => [platformPackageName(t), version]));
     const manifest = {
@@ -127,10 +152,13 @@ function packDirectory(npmDir: string, name: string, version: string, fill: (dir
 
 /** filesUnder(dir) → every regular file below dir, relative, sorted (the tarball's order). */
 function filesUnder(dir: string, prefix = ""): string[] {
-  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(prefix, entry.name);
-    if (entry.isDirectory()) return filesUnder(dir, relative);
-    if (!entry.isFile()) throw new Error(`${relative} is neither a file nor a directory`);
-    return [relative];
-  }).sort();
+  return fs
+    .readdirSync(path.join(dir, prefix), { withFileTypes: true })
+    .flatMap((entry) => {
+      const relative = path.join(prefix, entry.name);
+      if (entry.isDirectory()) return filesUnder(dir, relative);
+      if (!entry.isFile()) throw new Error(`${relative} is neither a file nor a directory`);
+      return [relative];
+    })
+    .sort();
 }

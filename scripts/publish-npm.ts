@@ -30,10 +30,21 @@ interface Tarball {
 function readTarball(file: string): Tarball {
   const tar = spawnSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8", maxBuffer: 1 << 24 });
   if (tar.status !== 0) throw new Error(`${path.basename(file)} holds no package/package.json`);
-  const manifest = JSON.parse(tar.stdout) as { name?: unknown; version?: unknown; optionalDependencies?: Record<string, string> };
-  if (typeof manifest.name !== "string" || typeof manifest.version !== "string") throw new Error(`${path.basename(file)}: package.json has no name or version`);
+  const manifest = JSON.parse(tar.stdout) as {
+    name?: unknown;
+    version?: unknown;
+    optionalDependencies?: Record<string, string>;
+  };
+  if (typeof manifest.name !== "string" || typeof manifest.version !== "string")
+    throw new Error(`${path.basename(file)}: package.json has no name or version`);
   const integrity = `sha512-${createHash("sha512").update(fs.readFileSync(file)).digest("base64")}`;
-  return { path: file, name: manifest.name, version: manifest.version, optionalDependencies: manifest.optionalDependencies ?? {}, integrity };
+  return {
+    path: file,
+    name: manifest.name,
+    version: manifest.version,
+    optionalDependencies: manifest.optionalDependencies ?? {},
+    integrity,
+  };
 }
 
 /** publishOrder(tarballs) → platform packages then the launcher; throws unless they are exactly one release of one version. */
@@ -44,12 +55,17 @@ export function publishOrder(tarballs: readonly Tarball[]): Tarball[] {
   const platform = tarballs.filter((t) => t.name !== MAIN_PACKAGE);
   const wanted = Object.entries(optionalDependencies);
   for (const [name, range] of wanted) {
-    if (range !== version) throw new Error(`${MAIN_PACKAGE} ${version} asks for ${name}@${range}: the versions must move together`);
+    if (range !== version)
+      throw new Error(`${MAIN_PACKAGE} ${version} asks for ${name}@${range}: the versions must move together`);
     const found = platform.filter((t) => t.name === name);
-    if (found.length !== 1 || found[0]!.version !== version) throw new Error(`${name}@${version} is missing from the tarballs (found ${found.map((t) => t.version).join(", ") || "none"})`);
+    if (found.length !== 1 || found[0]!.version !== version)
+      throw new Error(
+        `${name}@${version} is missing from the tarballs (found ${found.map((t) => t.version).join(", ") || "none"})`,
+      );
   }
   const extra = platform.filter((t) => !(t.name in optionalDependencies));
-  if (extra.length > 0) throw new Error(`tarballs ${MAIN_PACKAGE} does not list: ${extra.map((t) => t.name).join(", ")}`);
+  if (extra.length > 0)
+    throw new Error(`tarballs ${MAIN_PACKAGE} does not list: ${extra.map((t) => t.name).join(", ")}`);
   return [...platform, main[0]!];
 }
 
@@ -65,7 +81,10 @@ function publishedIntegrity(name: string, version: string): string | undefined {
 }
 
 function publish(dir: string, provenance: boolean): void {
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith(".tgz")).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".tgz"))
+    .sort();
   const order = publishOrder(files.map((f) => readTarball(path.join(dir, f))));
   for (const tarball of order) {
     const label = `${tarball.name}@${tarball.version}`;
@@ -74,12 +93,16 @@ function publish(dir: string, provenance: boolean): void {
       console.log(`${label}: already published with these bytes`);
       continue;
     }
-    if (existing !== undefined) throw new Error(`${label} is already published with other bytes (${existing}); a published version cannot be replaced: release a new version`);
+    if (existing !== undefined)
+      throw new Error(
+        `${label} is already published with other bytes (${existing}); a published version cannot be replaced: release a new version`,
+      );
     // npm refuses to put a prerelease on `latest` without being told; it goes to `next`.
     const tag = tarball.version.includes("-") ? ["--tag", "next"] : [];
     const args = ["publish", tarball.path, "--access", "public", ...tag, ...(provenance ? ["--provenance"] : [])];
     const result = spawnSync(npm, args, { stdio: ["ignore", "inherit", "inherit"] });
-    if (result.status !== 0) throw new Error(`npm publish ${label} failed (${result.error?.message ?? `exit ${result.status}`})`);
+    if (result.status !== 0)
+      throw new Error(`npm publish ${label} failed (${result.error?.message ?? `exit ${result.status}`})`);
     console.log(`${label}: published`);
   }
 }
@@ -89,7 +112,8 @@ if (import.meta.main) {
     const args = process.argv.slice(2);
     const provenance = args.includes("--provenance");
     const rest = args.filter((a) => a !== "--provenance");
-    if (rest.length !== 1 || rest[0]!.startsWith("-")) throw new Error("usage: bun scripts/publish-npm.ts DIR [--provenance]");
+    if (rest.length !== 1 || rest[0]!.startsWith("-"))
+      throw new Error("usage: bun scripts/publish-npm.ts DIR [--provenance]");
     publish(path.resolve(rest[0]!), provenance);
   } catch (error) {
     console.error(`publish-npm: ${error instanceof Error ? error.message : String(error)}`);

@@ -11,9 +11,24 @@ import * as fs from "node:fs";
 
 /** writeTarGz(file, dir, entries, mtime) → file holds exactly `entries` (paths relative to dir, in that order), gzip-compressed; written beside and renamed. */
 export function writeTarGz(file: string, dir: string, entries: readonly string[], mtime: Date): void {
-  const args = ["--format=ustar", "--owner=0", "--group=0", "--numeric-owner", `--mtime=@${Math.floor(mtime.getTime() / 1000)}`, "-cf", "-", "-C", dir, "--", ...entries];
+  const args = [
+    "--format=ustar",
+    "--owner=0",
+    "--group=0",
+    "--numeric-owner",
+    `--mtime=@${Math.floor(mtime.getTime() / 1000)}`,
+    "-cf",
+    "-",
+    "-C",
+    dir,
+    "--",
+    ...entries,
+  ];
   const tar = spawnSync("tar", args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 30 });
-  if (tar.status !== 0) throw new Error(`tar failed for ${file}: ${tar.stderr?.toString().trim() || tar.error?.message || `exit ${tar.status}`}`);
+  if (tar.status !== 0)
+    throw new Error(
+      `tar failed for ${file}: ${tar.stderr?.toString().trim() || tar.error?.message || `exit ${tar.status}`}`,
+    );
   const partial = `${file}.partial-${process.pid}`;
   try {
     fs.writeFileSync(partial, Bun.gzipSync(tar.stdout, { library: "libdeflate", level: 6 }));

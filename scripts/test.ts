@@ -44,7 +44,8 @@ export const OUTSIDE_UNIT_TIER: ReadonlyArray<readonly [string, string]> = [
 
 /** unitTierFiles(root) → "./test/…" for every test file outside OUTSIDE_UNIT_TIER (the ./ makes bun test take a path, not a filter). */
 export function unitTierFiles(root: string): string[] {
-  const out = (file: string) => OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? file.startsWith(name) : file === name));
+  const out = (file: string) =>
+    OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? file.startsWith(name) : file === name));
   const files: string[] = [];
   const walk = (rel: string) => {
     for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
@@ -64,7 +65,14 @@ async function runTests(argv: readonly string[]): Promise<number> {
   const workers = workerCount();
   const runDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vh-test-run-")));
   // The unit tier starts its slowest files first from the same timings file (--update-timings merges into it).
-  const args = ["test", "--timeout", "60000", ...(workers > 1 ? [`--parallel=${workers}`, `--timings=${TIMINGS}`] : []), ...passed, ...(unit ? unitTierFiles(ROOT) : [])];
+  const args = [
+    "test",
+    "--timeout",
+    "60000",
+    ...(workers > 1 ? [`--parallel=${workers}`, `--timings=${TIMINGS}`] : []),
+    ...passed,
+    ...(unit ? unitTierFiles(ROOT) : []),
+  ];
   const child = Bun.spawn([process.execPath, ...args], {
     cwd: ROOT,
     stdio: ["inherit", "inherit", "inherit"],

@@ -51,15 +51,20 @@ Usage:
 
 Hosts and events:
 ${Object.entries(HOSTS as Record<string, HostModule>)
-  .map(([name, host], _i, all) => `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))} ${Object.keys(host.events).join(", ")}`)
+  .map(
+    ([name, host], _i, all) =>
+      `  ${name.padEnd(Math.max(...all.map(([n]) => n.length)))} ${Object.keys(host.events).join(", ")}`,
+  )
   .join("\n")}
 `;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const [first, second] = argv;
-  if (first === "--version" || first === "-V") return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
-  if (first === "--help" || first === "-h" || first === "help") return writeAnswer({ stdout: await usage(), stderr: "", exitCode: 0 });
+  if (first === "--version" || first === "-V")
+    return writeAnswer({ stdout: `velesdb-hooks ${VERSION}\n`, stderr: "", exitCode: 0 });
+  if (first === "--help" || first === "-h" || first === "help")
+    return writeAnswer({ stdout: await usage(), stderr: "", exitCode: 0 });
   // The bare name is someone at a terminal, not a host (hosts always pass host and event):
   // the whole usage serves them better than `unknown host ""`. Still exit 64, stdout empty.
   if (first === undefined) return writeAnswer({ stdout: "", stderr: await usage(), exitCode: EXIT_USAGE });
@@ -77,13 +82,19 @@ async function main(argv: readonly string[]): Promise<number> {
   // hasOwn: `toString` or `constructor` must be an unknown host, not Object.prototype's.
   const host = Object.hasOwn(HOST_LOADERS, first) ? await HOST_LOADERS[first]!() : undefined;
   if (!host) {
-    return usageError(`unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOST_LOADERS).join(", ")} (see --help)`);
+    return usageError(
+      `unknown host ${JSON.stringify(first)}; hosts are ${Object.keys(HOST_LOADERS).join(", ")} (see --help)`,
+    );
   }
   const event = second !== undefined && Object.hasOwn(host.events, second) ? host.events[second] : undefined;
   if (!event) {
-    return usageError(`unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`, host.usageExitCode);
+    return usageError(
+      `unknown event ${JSON.stringify(second ?? "")} for ${first}; events are ${Object.keys(host.events).join(", ")}`,
+      host.usageExitCode,
+    );
   }
-  if (argv.length > 2) return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
+  if (argv.length > 2)
+    return usageError(`unexpected argument ${JSON.stringify(argv[2])} after ${first} ${second}`, host.usageExitCode);
   const exitCode = writeAnswer(await runHook(host, second!, event));
   // One stats record per hook call, once its answer is out (src/core/stats-record.ts).
   appendHookRecord(process.env);
@@ -91,7 +102,11 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** runHook(host, "stop", event) → the host's answer; a rule that throws yields its event's failure answer. */
-export async function runHook(registered: HostModule, eventName: string, registeredEvent: HookEvent): Promise<HookAnswer> {
+export async function runHook(
+  registered: HostModule,
+  eventName: string,
+  registeredEvent: HookEvent,
+): Promise<HookAnswer> {
   const reading = readPayloadFromStdin(registeredEvent.bytesField);
   // Another host may run this host's hooks with its own payloads (Cursor runs Claude Code's):
   // it gets its own rules and answer shapes, never answers spelled for a host it is not.
@@ -105,7 +120,10 @@ export async function runHook(registered: HostModule, eventName: string, registe
   if (sentEvent !== undefined && sentEvent !== event.wireName) {
     // Registered under the wrong event: our answer would be spelled for another event, and
     // some hosts turn a misread answer into model-visible text. Pass, and say so.
-    return host.encode(event.wireName, pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`));
+    return host.encode(
+      event.wireName,
+      pass(`registered for ${sentEvent}, but this is the ${event.wireName} hook; passing`),
+    );
   }
   try {
     return host.encode(event.wireName, noteDecision(withReportedProblems(await event.run(input))));
@@ -132,8 +150,7 @@ function writeAnswer(answer: HookAnswer): number {
   const fallback = answer.ifStdoutFails;
   if (fallback === undefined) {
     if (!writeFully(1, answer.stdout)) noteStat("answerLost", true);
-  }
-  else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
+  } else if (stdoutIsDiscarded() || !writeFully(1, answer.stdout)) return writeAnswer(fallback);
   writeFully(2, answer.stderr);
   return answer.exitCode;
 }

@@ -3,7 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { additionalContextOf, BINARY, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import {
+  additionalContextOf,
+  BINARY,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeAll(() => {
@@ -24,7 +31,11 @@ const BAD_INPUTS: ReadonlyArray<readonly [string, string | Uint8Array, RegExp | 
   ["not JSON", "{oops", /stdin is not JSON/],
   ["a JSON array", "[1,2,3]", /not an object/],
   ["a JSON string", '"hello"', /not an object/],
-  ["wrong field types", JSON.stringify({ cwd: 5, session_id: { a: 1 }, source: [], transcript_path: 7, stop_hook_active: "yes" }), null],
+  [
+    "wrong field types",
+    JSON.stringify({ cwd: 5, session_id: { a: 1 }, source: [], transcript_path: 7, stop_hook_active: "yes" }),
+    null,
+  ],
   ["NUL in cwd", JSON.stringify({ cwd: "/tmp/\u0000x", session_id: "nul" }), null],
   ["invalid UTF-8", new Uint8Array([0xff, 0xfe, 0x7b, 0x80]), /not JSON/],
 ];
@@ -52,18 +63,24 @@ describe.each([
       return;
     }
     const answer = parseOneJsonAnswer(result.stdout);
-    if (event === "session-start") expect(additionalContextOf(answer)).toContain('load_working_context(project="project"');
+    if (event === "session-start")
+      expect(additionalContextOf(answer)).toContain('load_working_context(project="project"');
   });
 
   test("a 5 MB payload is read whole and answered", () => {
-    const result = runBinary([host, event], FIVE_MB_PAYLOAD.replace('"cwd":""', `"cwd":${JSON.stringify(box.workspace)}`), {
-      env: box.env,
-      cwd: box.root,
-    });
+    const result = runBinary(
+      [host, event],
+      FIVE_MB_PAYLOAD.replace('"cwd":""', `"cwd":${JSON.stringify(box.workspace)}`),
+      {
+        env: box.env,
+        cwd: box.root,
+      },
+    );
     expect(result.exitCode).toBe(0);
     expectNoStackTrace(result.stderr);
     if (form === "json") parseOneJsonAnswer(result.stdout);
-    if (event === "session-start") expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project"');
+    if (event === "session-start")
+      expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project"');
   });
 });
 
@@ -84,7 +101,12 @@ describe.skipIf(!fs.existsSync("/usr/bin/time"))("stdin above the 64 MiB cap", (
       stderr: "pipe",
     });
     const peakKb = Number(/peak-kb=(\d+)/.exec(fs.readFileSync(path.join(box.root, "peak"), "utf8"))?.[1]);
-    return { exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString(), maxRssBytes: peakKb * 1024 };
+    return {
+      exitCode: result.exitCode,
+      stdout: result.stdout.toString(),
+      stderr: result.stderr.toString(),
+      maxRssBytes: peakKb * 1024,
+    };
   };
   test.each([
     ["claude", "session-start", "{}\n"],
@@ -102,7 +124,11 @@ describe.skipIf(!fs.existsSync("/usr/bin/time"))("stdin above the 64 MiB cap", (
   });
 
   test("positive control: a 60 MiB payload is still read whole and answered", () => {
-    const payload = JSON.stringify({ cwd: box.home, hook_event_name: "SessionStart", padding: "x".repeat(60 * 1024 * 1024) });
+    const payload = JSON.stringify({
+      cwd: box.home,
+      hook_event_name: "SessionStart",
+      padding: "x".repeat(60 * 1024 * 1024),
+    });
     const result = runMeasured(["claude", "session-start"], Buffer.from(payload));
     expect(result.exitCode).toBe(0);
     expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="home"');
@@ -139,7 +165,12 @@ exit($? >> 8);
 `;
 
 test("a payload written late, in two pieces, on a non-blocking pipe is read whole", () => {
-  const payload = JSON.stringify({ session_id: "late", cwd: box.home, hook_event_name: "SessionStart", source: "startup" });
+  const payload = JSON.stringify({
+    session_id: "late",
+    cwd: box.home,
+    hook_event_name: "SessionStart",
+    source: "startup",
+  });
   const run = Bun.spawnSync(["perl", "-e", LATE_WRITER, BINARY, "claude", "session-start"], {
     env: { ...box.env, PAYLOAD: payload },
     cwd: box.workspace,

@@ -11,8 +11,19 @@ function systemCksum(bytes: Uint8Array): string {
 }
 
 test("posixCksum equals the system's cksum", () => {
-  const inputs = ["", "a", "abc", "hostile", "session\n/home/dev/repo", "é€😀\n/tmp/x", "x".repeat(255), "y".repeat(256), "z".repeat(70_000)];
-  for (const text of inputs) expect(`${text.length}:${posixCksum(text)}`).toBe(`${text.length}:${systemCksum(new TextEncoder().encode(text))}`);
+  const inputs = [
+    "",
+    "a",
+    "abc",
+    "hostile",
+    "session\n/home/dev/repo",
+    "é€😀\n/tmp/x",
+    "x".repeat(255),
+    "y".repeat(256),
+    "z".repeat(70_000),
+  ];
+  for (const text of inputs)
+    expect(`${text.length}:${posixCksum(text)}`).toBe(`${text.length}:${systemCksum(new TextEncoder().encode(text))}`);
   const allBytes = Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff);
   expect(posixCksum(allBytes)).toBe(systemCksum(allBytes));
   // The known answer, so a broken `cksum` on the machine cannot make both sides agree.

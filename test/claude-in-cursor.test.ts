@@ -13,7 +13,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cursorIsCalling } from "../src/hosts/claude.ts";
 import { encodeCursorAnswer } from "../src/hosts/claude-in-cursor.ts";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -27,7 +34,10 @@ const SAVE = 'save_working_context(project="cur-app", session="slot/';
 
 /** A Cursor fixture with its /e2e paths moved into this sandbox's workspace. */
 function cursorPayload(name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const text = fs.readFileSync(path.join(import.meta.dir, "..", "fixtures", "payloads", "cursor", `${name}.json`), "utf8");
+  const text = fs.readFileSync(
+    path.join(import.meta.dir, "..", "fixtures", "payloads", "cursor", `${name}.json`),
+    "utf8",
+  );
   return { ...(JSON.parse(text.replaceAll("/e2e/ws", box.workspace)) as Record<string, unknown>), ...overrides };
 }
 
@@ -36,9 +46,15 @@ const claudeRun = (event: string, payload: Record<string, unknown> | string, env
   expect(result.exitCode).toBe(0);
   return result;
 };
-const answerOf = (event: string, payload: Record<string, unknown> | string, env: Record<string, string> = {}) => parseOneJsonAnswer(claudeRun(event, payload, env).stdout);
-const claudeWrite = () => loadPayload("claude", "pre-tool-use.write", { cwd: box.workspace, tool_input: { file_path: path.join(box.workspace, "a.ts"), content: "x\n" } });
-const denied = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
+const answerOf = (event: string, payload: Record<string, unknown> | string, env: Record<string, string> = {}) =>
+  parseOneJsonAnswer(claudeRun(event, payload, env).stdout);
+const claudeWrite = () =>
+  loadPayload("claude", "pre-tool-use.write", {
+    cwd: box.workspace,
+    tool_input: { file_path: path.join(box.workspace, "a.ts"), content: "x\n" },
+  });
+const denied = (answer: Record<string, unknown>) =>
+  (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
 
 describe("who is calling", () => {
   test.each([
@@ -46,7 +62,12 @@ describe("who is calling", () => {
     ["a Cursor payload, without the variable", { cursor_version: "2.1.0" }, {}, true],
     ["nothing parsed, CURSOR_VERSION set", {}, { CURSOR_VERSION: "2.1.0" }, true],
     // Claude Code started from Cursor's terminal may inherit the variable: its payload decides.
-    ["a Claude payload, CURSOR_VERSION set", { session_id: "s", hook_event_name: "Stop" }, { CURSOR_VERSION: "2.1.0" }, false],
+    [
+      "a Claude payload, CURSOR_VERSION set",
+      { session_id: "s", hook_event_name: "Stop" },
+      { CURSOR_VERSION: "2.1.0" },
+      false,
+    ],
     ["a Claude payload", { session_id: "s", hook_event_name: "Stop" }, {}, false],
     ["an empty cursor_version", { cursor_version: "" }, {}, false],
     ["a cursor_version that is not a string", { cursor_version: 2 }, {}, false],
@@ -59,7 +80,10 @@ describe("Cursor's answer shapes", () => {
   test.each([
     [{ kind: "addContext", text: "t" }, { additional_context: "t" }],
     [{ kind: "continue", text: "t" }, { followup_message: "t" }],
-    [{ kind: "deny", reason: "r" }, { permission: "deny", user_message: "r", agent_message: "r" }],
+    [
+      { kind: "deny", reason: "r" },
+      { permission: "deny", user_message: "r", agent_message: "r" },
+    ],
     [{ kind: "pass" }, {}],
     [{ kind: "summariserInstructions", text: "t" }, {}],
     [{ kind: "replaceOutput", toolResponse: { stdout: "" } }, {}],
@@ -77,7 +101,9 @@ describe("Claude hooks run by Cursor", () => {
     // and its deny reason goes to the user, not the model: a refusal would never lift.
     expect(answerOf("pre-tool-use", cursorPayload("pre-tool-use.write"))).toEqual({});
     // The docs do not say which event name Cursor sends to a Claude hook: Claude's own spelling passes too.
-    expect(answerOf("pre-tool-use", cursorPayload("pre-tool-use.write", { hook_event_name: "PreToolUse" }))).toEqual({});
+    expect(answerOf("pre-tool-use", cursorPayload("pre-tool-use.write", { hook_event_name: "PreToolUse" }))).toEqual(
+      {},
+    );
     expect(answerOf("pre-tool-use", cursorPayload("pre-tool-use.shell"))).toEqual({});
   });
 
@@ -125,15 +151,23 @@ describe("Claude hooks run by Cursor", () => {
     ["post-tool-use", []],
     ["session-start", ["additional_context"]],
     ["stop", ["followup_message"]],
-  ])("unparsable stdin with CURSOR_VERSION set, %s: one answer in Cursor's shape, exit 0, one stderr line", (event, keys) => {
-    const run = claudeRun(event, "not json", { CURSOR_VERSION: "2.1.0" });
-    expect(Object.keys(parseOneJsonAnswer(run.stdout))).toEqual(keys);
-    expect(run.stderr).toMatch(/^velesdb-hooks: [^\n]*\n$/);
-  });
+  ])(
+    "unparsable stdin with CURSOR_VERSION set, %s: one answer in Cursor's shape, exit 0, one stderr line",
+    (event, keys) => {
+      const run = claudeRun(event, "not json", { CURSOR_VERSION: "2.1.0" });
+      expect(Object.keys(parseOneJsonAnswer(run.stdout))).toEqual(keys);
+      expect(run.stderr).toMatch(/^velesdb-hooks: [^\n]*\n$/);
+    },
+  );
 });
 
 describe("Claude hooks run by Devin CLI (Claude-shaped payloads, its own tool names)", () => {
-  const devin = (overrides: Record<string, unknown>) => ({ session_id: "devin-1", cwd: box.workspace, hook_event_name: "PreToolUse", ...overrides });
+  const devin = (overrides: Record<string, unknown>) => ({
+    session_id: "devin-1",
+    cwd: box.workspace,
+    hook_event_name: "PreToolUse",
+    ...overrides,
+  });
   const DEVIN_ENV = { DEVIN_PROJECT_DIR: "" };
 
   test.each([
@@ -141,11 +175,21 @@ describe("Claude hooks run by Devin CLI (Claude-shaped payloads, its own tool na
     ["exec", { command: "ls" }],
     ["mcp__velesdb-memory__recall_fused", { query: "q" }],
   ])("PreToolUse %s: a Claude pass, never a deny of a tool that is not Claude's edit tool", (tool, input) => {
-    expect(answerOf("pre-tool-use", devin({ tool_name: tool, tool_input: input }), { ...DEVIN_ENV, DEVIN_PROJECT_DIR: box.workspace })).toEqual({});
+    expect(
+      answerOf("pre-tool-use", devin({ tool_name: tool, tool_input: input }), {
+        ...DEVIN_ENV,
+        DEVIN_PROJECT_DIR: box.workspace,
+      }),
+    ).toEqual({});
   });
 
   test("a recall through Devin counts as evidence (same MCP spelling as Claude), and Stop answers in Claude's shape", () => {
-    answerOf("post-tool-use", { ...devin({ hook_event_name: "PostToolUse" }), tool_name: "mcp__velesdb-memory__recall_fused", tool_input: { query: "q" }, tool_response: [{ type: "text", text: "[]" }] });
+    answerOf("post-tool-use", {
+      ...devin({ hook_event_name: "PostToolUse" }),
+      tool_name: "mcp__velesdb-memory__recall_fused",
+      tool_input: { query: "q" },
+      tool_response: [{ type: "text", text: "[]" }],
+    });
     expect(answerOf("pre-tool-use", { ...claudeWrite(), session_id: "devin-1" })).toEqual({});
     const stop = answerOf("stop", devin({ hook_event_name: "Stop", stop_hook_active: false }));
     expect(stop.hookSpecificOutput).toBeDefined();

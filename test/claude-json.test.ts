@@ -28,13 +28,21 @@ function insertedText(before: string, after: string): string {
   let prefix = 0;
   while (prefix < before.length && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
   let suffix = 0;
-  while (suffix < before.length - prefix && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
+  while (
+    suffix < before.length - prefix &&
+    before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
+  )
+    suffix++;
   expect(prefix + suffix).toBe(before.length); // nothing of the file was removed or changed
   return after.slice(prefix, after.length - suffix);
 }
 
 /** peakRss(argv, env, cwd) → the command's exit code and its peak resident set in bytes (GNU time -v). */
-function peakRss(argv: string[], env: Record<string, string>, cwd: string): { exitCode: number; rss: number; stderr: string } {
+function peakRss(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+): { exitCode: number; rss: number; stderr: string } {
   const report = path.join(box.root, "time.txt");
   const run = Bun.spawnSync([GNU_TIME, "-v", "-o", report, ...argv], { env, cwd, stdout: "pipe", stderr: "pipe" });
   const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(fs.readFileSync(report, "utf8"))?.[1]) * 1024;
@@ -50,13 +58,20 @@ describe("8. a 41 MiB ~/.claude.json", () => {
       const env = { ...box.env, VELESDB_MEMORY_BIN: server };
       const installed = peakRss([snapshotBinary(), "install", "--client", "claude", "--mcp"], env, box.home);
       expect({ exitCode: installed.exitCode, stderr: installed.stderr }).toEqual({ exitCode: 0, stderr: "" });
-      console.log(`install --mcp on ${original.length} bytes: peak RSS ${Math.round(installed.rss / 1e6)} MB (${(installed.rss / original.length).toFixed(1)}× the file)`);
+      console.log(
+        `install --mcp on ${original.length} bytes: peak RSS ${Math.round(installed.rss / 1e6)} MB (${(installed.rss / original.length).toFixed(1)}× the file)`,
+      );
       expect(installed.rss).toBeLessThan(12 * original.length);
       const after = fs.readFileSync(claudeJson(), "utf8");
       const added = insertedText(original, after);
       expect(JSON.parse(`{${added.replace(/^\s*,/, "")}}`)).toEqual({
         // The shared front (docs/shared-memory.md): the stable binary, told where the server is.
-        "velesdb-memory": { type: "stdio", command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"), args: ["mcp", "--server", server], env: {} },
+        "velesdb-memory": {
+          type: "stdio",
+          command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"),
+          args: ["mcp", "--server", server],
+          env: {},
+        },
       });
       // Control: the same bound holds for uninstall, and uninstall gives the original bytes back.
       const removed = peakRss([snapshotBinary(), "uninstall", "--client", "claude"], box.env, box.home);
@@ -71,37 +86,47 @@ describe("8. a 41 MiB ~/.claude.json", () => {
 describe("2. Claude rewriting ~/.claude.json while install --mcp writes it", () => {
   const REWRITER = path.join(import.meta.dir, "support", "claude-json-rewriter.ts");
   /** trial(mode, …) → what one install did and whether a rewrite of the rewriter was undone. */
-  const trial = async (base: string, args: string[], index: number): Promise<{ added: boolean; undone: boolean; writes: number }> => {
+  const trial = async (
+    base: string,
+    args: string[],
+    index: number,
+  ): Promise<{ added: boolean; undone: boolean; writes: number }> => {
     fs.writeFileSync(claudeJson(), base);
     const stop = path.join(box.root, `stop-${index}`);
-    const rewriter = Bun.spawn([process.execPath, REWRITER, args[0]!, claudeJson(), stop, ...args.slice(1)], { stdout: "pipe", stderr: "inherit" });
+    const rewriter = Bun.spawn([process.execPath, REWRITER, args[0]!, claudeJson(), stop, ...args.slice(1)], {
+      stdout: "pipe",
+      stderr: "inherit",
+    });
     // The rewriter has read the file and holds its rewrite ready (trigger), or is rewriting (loop).
-    for (let i = 0; i < 500 && !fs.readdirSync(box.home).some((name) => name.startsWith(".claude.json.tmp.")); i++) await Bun.sleep(2);
-    const install = await box.runAsync(["install", "--client", "claude", "--mcp"], { env: { VELESDB_MEMORY_BIN: server } });
+    for (let i = 0; i < 500 && !fs.readdirSync(box.home).some((name) => name.startsWith(".claude.json.tmp.")); i++)
+      await Bun.sleep(2);
+    const install = await box.runAsync(["install", "--client", "claude", "--mcp"], {
+      env: { VELESDB_MEMORY_BIN: server },
+    });
     await Bun.sleep(50);
     fs.writeFileSync(stop, "");
     const { writes } = JSON.parse(await new Response(rewriter.stdout).text()) as { writes: number };
     await rewriter.exited;
-    if (install.exitCode !== 0) expect(install.stderr).toContain("changed while velesdb-hooks was editing it; run the command again");
-    const tips = (JSON.parse(fs.readFileSync(claudeJson(), "utf8")) as { tipsHistory: Record<string, number> }).tipsHistory;
+    if (install.exitCode !== 0)
+      expect(install.stderr).toContain("changed while velesdb-hooks was editing it; run the command again");
+    const tips = (JSON.parse(fs.readFileSync(claudeJson(), "utf8")) as { tipsHistory: Record<string, number> })
+      .tipsHistory;
     const undone = Array.from({ length: writes }, (_, n) => n).some((n) => tips[`rewrite-${n}`] !== n);
     return { added: install.exitCode === 0, undone, writes };
   };
 
-  test(
-    "a rewrite landing while the installer writes its backup and new bytes is never undone: the install refuses (\"changed while\"); control: alone, it adds the server",
-    async () => {
-      const base = realisticClaudeJson(4_000_000);
-      const results = [];
-      for (let i = 0; i < 8; i++) results.push(await trial(base, ["trigger"], i));
-      console.log(`trigger: ${results.length} trials, rewrites landed in ${results.filter((r) => r.writes > 0).length}; undone: ${results.filter((r) => r.undone).length}; installs that added: ${results.filter((r) => r.added).length}`);
-      expect(results.filter((r) => r.writes > 0).length).toBeGreaterThanOrEqual(6); // the rewrites really landed during the installs
-      expect(results.filter((r) => r.undone)).toEqual([]);
-      // Control: with no rewriter, the same install adds the server.
-      fs.writeFileSync(claudeJson(), base);
-      const alone = box.run(["install", "--client", "claude", "--mcp"], { env: { VELESDB_MEMORY_BIN: server } });
-      expect({ exitCode: alone.exitCode, stderr: alone.stderr }).toEqual({ exitCode: 0, stderr: "" });
-    },
-    600_000,
-  );
+  test('a rewrite landing while the installer writes its backup and new bytes is never undone: the install refuses ("changed while"); control: alone, it adds the server', async () => {
+    const base = realisticClaudeJson(4_000_000);
+    const results = [];
+    for (let i = 0; i < 8; i++) results.push(await trial(base, ["trigger"], i));
+    console.log(
+      `trigger: ${results.length} trials, rewrites landed in ${results.filter((r) => r.writes > 0).length}; undone: ${results.filter((r) => r.undone).length}; installs that added: ${results.filter((r) => r.added).length}`,
+    );
+    expect(results.filter((r) => r.writes > 0).length).toBeGreaterThanOrEqual(6); // the rewrites really landed during the installs
+    expect(results.filter((r) => r.undone)).toEqual([]);
+    // Control: with no rewriter, the same install adds the server.
+    fs.writeFileSync(claudeJson(), base);
+    const alone = box.run(["install", "--client", "claude", "--mcp"], { env: { VELESDB_MEMORY_BIN: server } });
+    expect({ exitCode: alone.exitCode, stderr: alone.stderr }).toEqual({ exitCode: 0, stderr: "" });
+  }, 600_000);
 });

@@ -8,7 +8,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -30,9 +37,16 @@ function repo(name: string, optedIn: boolean): string {
   return dir;
 }
 
-const write = (session: string, cwd: string) => loadPayload("codebuddy", "pre-tool-use.write", { session_id: session, cwd, tool_input: { file_path: path.join(cwd, "guarded.txt"), content: "x\n" } });
-const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) => loadPayload("codebuddy", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
-const denyReason = (answer: Record<string, unknown> | undefined): unknown => (answer?.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason;
+const write = (session: string, cwd: string) =>
+  loadPayload("codebuddy", "pre-tool-use.write", {
+    session_id: session,
+    cwd,
+    tool_input: { file_path: path.join(cwd, "guarded.txt"), content: "x\n" },
+  });
+const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) =>
+  loadPayload("codebuddy", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
+const denyReason = (answer: Record<string, unknown> | undefined): unknown =>
+  (answer?.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason;
 
 describe("codebuddy guard and evidence", () => {
   test("Write before a recall is refused in an opted-in repository; elsewhere it passes in silence", () => {
@@ -66,7 +80,9 @@ describe("codebuddy lifecycle", () => {
     const payload = loadPayload("codebuddy", "session-start.startup");
     expect(Object.hasOwn(payload, "cwd")).toBe(false);
     const answer = hook("session-start", payload, dir);
-    expect((answer?.hookSpecificOutput as Record<string, unknown>).additionalContext as string).toContain('load_working_context(project="proj"');
+    expect((answer?.hookSpecificOutput as Record<string, unknown>).additionalContext as string).toContain(
+      'load_working_context(project="proj"',
+    );
   });
 
   test("Stop continues once as continue:false with the reason, then lets the session end in silence", () => {

@@ -15,17 +15,46 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { compileText, PROBE_BUDGET, PROBE_CORPUS, probeProblem, readRisk, readTokens } from "../src/core/compiler.ts";
 import { runWithWatchdog } from "../src/core/watchdog.ts";
-import { bashPayload, fake, hookCommand, PLAIN_PATH, realisticCompiler, realisticLog, type HookCommand } from "./support/compress-fixtures.ts";
-import { BASH_OUTPUT, COMPILE_CASES, NOTHING_FITS, tokensMasked, type CompileCase, type CompileOutcome } from "./support/compile-stdin-cases.ts";
+import {
+  bashPayload,
+  fake,
+  hookCommand,
+  PLAIN_PATH,
+  realisticCompiler,
+  realisticLog,
+  type HookCommand,
+} from "./support/compress-fixtures.ts";
+import {
+  BASH_OUTPUT,
+  COMPILE_CASES,
+  NOTHING_FITS,
+  tokensMasked,
+  type CompileCase,
+  type CompileOutcome,
+} from "./support/compile-stdin-cases.ts";
 import { makeSandbox, parseOneJsonAnswer, REPO_ROOT, type Sandbox } from "./support/hook-runner.ts";
 import { describeWithReal, realBinary } from "./support/real-velesdb-memory.ts";
 
-const CAPTURED = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test", "e2e", "velesdb-memory-wire.json"), "utf8")) as { compileStdin: Record<string, CompileOutcome> }).compileStdin;
+const CAPTURED = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "test", "e2e", "velesdb-memory-wire.json"), "utf8")) as {
+    compileStdin: Record<string, CompileOutcome>;
+  }
+).compileStdin;
 const FAKE_MCP = path.join(REPO_ROOT, "test", "e2e", "fake-velesdb-memory.mjs");
 
 /** What one call looked like on the wire, reduced to what a caller may rely on. */
 type Shape =
-  | { kind: "answer"; exitCode: 0; lines: number; trailingNewline: boolean; keys: string[]; types: string[]; riskKnown: boolean; savedIsDifference: boolean; stderr: string }
+  | {
+      kind: "answer";
+      exitCode: 0;
+      lines: number;
+      trailingNewline: boolean;
+      keys: string[];
+      types: string[];
+      riskKnown: boolean;
+      savedIsDifference: boolean;
+      stderr: string;
+    }
   | { kind: "error"; exitCode: number; stdout: string; stderrLines: number; stderr: string };
 
 const ANSWER_KEYS = ["content", "tokens_in", "tokens_out", "tokens_saved", "risk"];
@@ -49,9 +78,13 @@ interface Case extends CompileCase {
 /** The cases, each with what the real binary did (captured; a case the capture lacks is a failure here). */
 const WIRE: readonly Case[] = COMPILE_CASES.map((c) => {
   const outcome = CAPTURED[c.name];
-  if (!outcome) throw new Error(`velesdb-memory-wire.json has no compile-stdin capture for ${JSON.stringify(c.name)}: run scripts/capture-velesdb-memory-wire.ts`);
+  if (!outcome)
+    throw new Error(
+      `velesdb-memory-wire.json has no compile-stdin capture for ${JSON.stringify(c.name)}: run scripts/capture-velesdb-memory-wire.ts`,
+    );
   if (outcome.exitCode === 0) {
-    if (JSON.stringify(outcome.keys) !== JSON.stringify(ANSWER_KEYS)) throw new Error(`the captured answer to ${JSON.stringify(c.name)} has keys ${JSON.stringify(outcome.keys)}`);
+    if (JSON.stringify(outcome.keys) !== JSON.stringify(ANSWER_KEYS))
+      throw new Error(`the captured answer to ${JSON.stringify(c.name)} has keys ${JSON.stringify(outcome.keys)}`);
     return { ...c, wire: answerShape };
   }
   return { ...c, wire: errorShape(tokensMasked(outcome.stderr ?? "")) };
@@ -80,15 +113,29 @@ afterAll(() => sb.cleanup());
 const callEnv = (): Record<string, string> => ({ PATH: PLAIN_PATH, HOME: sb.home, TMPDIR: sb.tmp, LANG: "C.UTF-8" });
 
 function call(command: readonly string[], c: Case) {
-  const run = Bun.spawnSync([...command, "compile-stdin", ...c.args], { stdin: typeof c.stdin === "string" ? Buffer.from(c.stdin) : c.stdin, env: callEnv(), stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+  const run = Bun.spawnSync([...command, "compile-stdin", ...c.args], {
+    stdin: typeof c.stdin === "string" ? Buffer.from(c.stdin) : c.stdin,
+    env: callEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 60_000,
+  });
   return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
-const typeName = (value: unknown): string => (Number.isSafeInteger(value) ? "integer" : value === null ? "null" : typeof value);
+const typeName = (value: unknown): string =>
+  Number.isSafeInteger(value) ? "integer" : value === null ? "null" : typeof value;
 
 /** shapeOf(run) → the run reduced to a Shape, comparable with toEqual (an error's stderr is matched separately). */
 function shapeOf(run: { exitCode: number; stdout: string; stderr: string }): Shape {
-  if (run.exitCode !== 0) return { kind: "error", exitCode: run.exitCode, stdout: run.stdout, stderrLines: run.stderr.split("\n").filter(Boolean).length, stderr: tokensMasked(run.stderr) };
+  if (run.exitCode !== 0)
+    return {
+      kind: "error",
+      exitCode: run.exitCode,
+      stdout: run.stdout,
+      stderrLines: run.stderr.split("\n").filter(Boolean).length,
+      stderr: tokensMasked(run.stderr),
+    };
   const lines = run.stdout.split("\n").filter(Boolean);
   let parsed: Record<string, unknown> = {};
   try {
@@ -115,9 +162,12 @@ function expectWire(run: { exitCode: number; stdout: string; stderr: string }, c
 }
 
 describe.each(DOUBLES)("double %#: answers in the real wire", (double) => {
-  test.each(WIRE.filter((c) => !double.skips.includes(c.name)).map((c) => [c.name, c] as const))(`${double.name}: %s`, (_name, c) => {
-    expectWire(call(double.command(), c), c);
-  });
+  test.each(WIRE.filter((c) => !double.skips.includes(c.name)).map((c) => [c.name, c] as const))(
+    `${double.name}: %s`,
+    (_name, c) => {
+      expectWire(call(double.command(), c), c);
+    },
+  );
 });
 
 describe("negative control: the contract check can fail", () => {
@@ -126,10 +176,16 @@ describe("negative control: the contract check can fail", () => {
   });
   test("a refusal in 0.12.0's Debug-quoted form does not pass as 0.17.0's", () => {
     const empty = WIRE.find((c) => c.name === "empty stdin")!;
-    expect(shapeOf({ exitCode: 1, stdout: "", stderr: 'Error: "compile-stdin received empty input on stdin"\n' })).not.toEqual(empty.wire);
+    expect(
+      shapeOf({ exitCode: 1, stdout: "", stderr: 'Error: "compile-stdin received empty input on stdin"\n' }),
+    ).not.toEqual(empty.wire);
   });
   test("an answer without its trailing newline (the old inline doctor fake) does not pass", () => {
-    const shape = shapeOf({ exitCode: 0, stdout: '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}', stderr: "" });
+    const shape = shapeOf({
+      exitCode: 0,
+      stdout: '{"content":"x","tokens_in":9,"tokens_out":3,"tokens_saved":6,"risk":"low"}',
+      stderr: "",
+    });
     expect(shape).not.toEqual(answerShape);
   });
 });
@@ -140,7 +196,12 @@ describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
   });
 
   test("the probe, read by our own code, says yes", async () => {
-    const outcome = await runWithWatchdog(realBinary(), ["compile-stdin", "--budget", String(PROBE_BUDGET)], PROBE_CORPUS, { timeoutMs: 30_000, maxStdoutBytes: 1024 * 1024, env: callEnv() });
+    const outcome = await runWithWatchdog(
+      realBinary(),
+      ["compile-stdin", "--budget", String(PROBE_BUDGET)],
+      PROBE_CORPUS,
+      { timeoutMs: 30_000, maxStdoutBytes: 1024 * 1024, env: callEnv() },
+    );
     expect(probeProblem(outcome)).toBeNull();
   });
 
@@ -163,14 +224,20 @@ describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
       const home = fs.mkdtempSync(path.join(os.tmpdir(), "vh-contract-home-"));
       try {
         const run = Bun.spawnSync([hook.binary, ...hook.args], {
-          stdin: Buffer.from(JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: `contract-${path.basename(workspace)}` }))),
+          stdin: Buffer.from(
+            JSON.stringify(bashPayload(stdout, { cwd: workspace, sessionId: `contract-${path.basename(workspace)}` })),
+          ),
           env: { PATH: PLAIN_PATH, HOME: home, TMPDIR: home, LANG: "C.UTF-8", VELESDB_MEMORY_BIN: compiler },
           cwd: workspace,
           stdout: "pipe",
           stderr: "pipe",
           timeout: 60_000,
         });
-        return { exitCode: run.exitCode, answer: parseOneJsonAnswer(run.stdout.toString()), stderr: run.stderr.toString() };
+        return {
+          exitCode: run.exitCode,
+          answer: parseOneJsonAnswer(run.stdout.toString()),
+          stderr: run.stderr.toString(),
+        };
       } finally {
         fs.rmSync(home, { recursive: true, force: true });
       }
@@ -181,8 +248,11 @@ describeWithReal("the real velesdb-memory (VELESDB_MEMORY_BIN_REAL)", () => {
       const result = runHook(BASH_OUTPUT, realBinary());
       expect(result.stderr).toBe("");
       expect(result.exitCode).toBe(0);
-      const output = (result.answer.hookSpecificOutput as { updatedToolOutput?: { stdout: string } } | undefined)?.updatedToolOutput;
-      expect(output?.stdout).toMatch(/made by velesdb-memory compile-stdin from \d+ bytes: .*compile-stdin's fidelity risk: (low|medium|high)\)\./);
+      const output = (result.answer.hookSpecificOutput as { updatedToolOutput?: { stdout: string } } | undefined)
+        ?.updatedToolOutput;
+      expect(output?.stdout).toMatch(
+        /made by velesdb-memory compile-stdin from \d+ bytes: .*compile-stdin's fidelity risk: (low|medium|high)\)\./,
+      );
       expect(Buffer.byteLength(output!.stdout)).toBeLessThan(Buffer.byteLength(BASH_OUTPUT));
     });
 

@@ -26,7 +26,10 @@ describe("compression on real command outputs", () => {
     for (const r of results.filter((r) => r.bytesBefore < SIZE_FLOOR)) expect(r.replaced).toBe(false);
     for (const host of HOSTS) {
       const a = aggregate(host, results);
-      expect({ host, lost: results.filter((r) => r.host === host).flatMap((r) => r.lost.map((line) => `${r.name}: ${line}`)) }).toEqual({ host, lost: [] });
+      expect({
+        host,
+        lost: results.filter((r) => r.host === host).flatMap((r) => r.lost.map((line) => `${r.name}: ${line}`)),
+      }).toEqual({ host, lost: [] });
       expect(a.replaced).toBeGreaterThanOrEqual(Math.ceil(0.8 * a.items));
       expect(a.bytesAfter / a.bytesBefore).toBeLessThanOrEqual(0.25);
     }

@@ -23,13 +23,24 @@ afterEach(() => {
   box.cleanup();
 });
 
-const env = (): Record<string, string> => ({ ...box.env, VELESDB_MEMORY_BIN: fake("hangs-on-compile"), VELESDB_FAKE_PID_FILE: pidFile });
+const env = (): Record<string, string> => ({
+  ...box.env,
+  VELESDB_MEMORY_BIN: fake("hangs-on-compile"),
+  VELESDB_FAKE_PID_FILE: pidFile,
+});
 const archives = (): string[] => {
   const dir = path.join(box.stateDir, "tool-output");
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 };
 
-const codexPayload = () => ({ session_id: "s1", cwd: box.workspace, hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: CARGO_TEST.command }, tool_response: CARGO_TEST.stdout });
+const codexPayload = () => ({
+  session_id: "s1",
+  cwd: box.workspace,
+  hook_event_name: "PostToolUse",
+  tool_name: "Bash",
+  tool_input: { command: CARGO_TEST.command },
+  tool_response: CARGO_TEST.stdout,
+});
 const claudePayload = () => ({
   session_id: "s1",
   cwd: box.workspace,
@@ -48,7 +59,14 @@ describe("each host's deadline is its own registered timeout, less a margin", ()
 
   test("Codex (registered at 10 s): a compilation that never ends is given up before the host's timeout, its compiler gone", async () => {
     const started = performance.now();
-    const run = Bun.spawnSync([BINARY, "codex", "post-tool-use"], { stdin: Buffer.from(JSON.stringify(codexPayload())), env: env(), cwd: box.root, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    const run = Bun.spawnSync([BINARY, "codex", "post-tool-use"], {
+      stdin: Buffer.from(JSON.stringify(codexPayload())),
+      env: env(),
+      cwd: box.root,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
     const elapsed = performance.now() - started;
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.stdout.toString())).toEqual({});
@@ -64,16 +82,26 @@ describe("each host's deadline is its own registered timeout, less a margin", ()
 
 describe("a hook killed by its host", () => {
   // Linux: the compiler is tied to the hook by PR_SET_PDEATHSIG (src/core/watchdog.ts).
-  test.skipIf(process.platform !== "linux")("SIGKILL in the middle of a compilation: the compiler dies with the hook, and no archive is left", async () => {
-    const hook = Bun.spawn([BINARY, "claude", "post-tool-use"], { stdin: Buffer.from(JSON.stringify(claudePayload())), env: env(), cwd: box.root, stdout: "pipe", stderr: "pipe" });
-    const until = performance.now() + 10_000;
-    while (pidsFrom(pidFile).length === 0 && performance.now() < until) await Bun.sleep(20);
-    const [compiler] = pidsFrom(pidFile);
-    expect(compiler).toBeDefined();
-    expect(isAlive(compiler!)).toBe(true); // control: it was running when the host struck
-    hook.kill("SIGKILL");
-    await hook.exited;
-    expect(await waitUntilGone([compiler!], 2000)).toEqual([]);
-    expect(archives()).toEqual([]);
-  }, 30_000);
+  test.skipIf(process.platform !== "linux")(
+    "SIGKILL in the middle of a compilation: the compiler dies with the hook, and no archive is left",
+    async () => {
+      const hook = Bun.spawn([BINARY, "claude", "post-tool-use"], {
+        stdin: Buffer.from(JSON.stringify(claudePayload())),
+        env: env(),
+        cwd: box.root,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const until = performance.now() + 10_000;
+      while (pidsFrom(pidFile).length === 0 && performance.now() < until) await Bun.sleep(20);
+      const [compiler] = pidsFrom(pidFile);
+      expect(compiler).toBeDefined();
+      expect(isAlive(compiler!)).toBe(true); // control: it was running when the host struck
+      hook.kill("SIGKILL");
+      await hook.exited;
+      expect(await waitUntilGone([compiler!], 2000)).toEqual([]);
+      expect(archives()).toEqual([]);
+    },
+    30_000,
+  );
 });

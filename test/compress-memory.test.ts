@@ -30,11 +30,26 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** peakRss(argv, stdin, env, cwd) → the process's peak RSS in bytes (GNU time, %M) and its stdout. */
-function peakRss(argv: readonly string[], stdin: Uint8Array, env: Record<string, string>, cwd: string): { bytes: number; stdout: string } {
+function peakRss(
+  argv: readonly string[],
+  stdin: Uint8Array,
+  env: Record<string, string>,
+  cwd: string,
+): { bytes: number; stdout: string } {
   const out = path.join(root, "peak");
-  const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], { stdin, env, cwd, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+  const result = Bun.spawnSync([GNU_TIME, "-f", "%M", "-o", out, ...argv], {
+    stdin,
+    env,
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  });
   expect(result.exitCode).toBe(0);
-  return { bytes: Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024, stdout: result.stdout.toString() };
+  return {
+    bytes: Number(fs.readFileSync(out, "utf8").trim().split("\n").pop()) * 1024,
+    stdout: result.stdout.toString(),
+  };
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -51,7 +66,9 @@ describe.skipIf(!fs.existsSync(GNU_TIME))("compression memory (GNU time)", () =>
     // The sh fake as compiler: its own peak (a few MB at 5 MB) stays below the hook's, and GNU
     // time reports the larger of the two.
     const env = { PATH: PLAIN_PATH, HOME: root, TMPDIR: tmp, LANG: "C.UTF-8", VELESDB_MEMORY_BIN: fake("medium") };
-    const payload = Buffer.from(JSON.stringify(bashPayload(realisticLog(5 * 1024 * 1024), { cwd: workspace, sessionId: "compress-memory" })));
+    const payload = Buffer.from(
+      JSON.stringify(bashPayload(realisticLog(5 * 1024 * 1024), { cwd: workspace, sessionId: "compress-memory" })),
+    );
     const argv = [hook.binary, ...hook.args];
     peakRss(argv, payload, env, workspace); // the probe runs once per session, as in the bench
     const hookPeaks: number[] = [];

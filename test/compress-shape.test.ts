@@ -41,7 +41,12 @@ describe("shapeOutput", () => {
 
   test("a long line that is not signal is shown cut and says so; a long signal line stays whole", () => {
     const filler = "x".repeat(2000);
-    const lines = ["start", ...Array.from({ length: 40 }, (_, i) => `row ${i} ${filler}`), `error: the build failed at ${filler}`, "end"];
+    const lines = [
+      "start",
+      ...Array.from({ length: 40 }, (_, i) => `row ${i} ${filler}`),
+      `error: the build failed at ${filler}`,
+      "end",
+    ];
     const view = viewOf(lines.join("\n"), 4000);
     expect(view.text).toContain("[…");
     expect(view.text.split("\n")).toContain(`error: the build failed at ${filler}`);

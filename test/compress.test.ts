@@ -39,7 +39,10 @@ const SESSION = "0d6f7a52-compress-test";
 const REAL = process.env.VELESDB_MEMORY_BIN_REAL;
 const realTest = REAL || process.env.CI === "true" ? test : test.skip;
 const realCompiler = (): string => {
-  if (!REAL) throw new Error("VELESDB_MEMORY_BIN_REAL must name the real velesdb-memory 0.17.0 (CI=true: this case may not skip)");
+  if (!REAL)
+    throw new Error(
+      "VELESDB_MEMORY_BIN_REAL must name the real velesdb-memory 0.17.0 (CI=true: this case may not skip)",
+    );
   return REAL;
 };
 
@@ -61,7 +64,10 @@ function hookEnv(compiler: string | null, extra: Record<string, string> = {}): R
   return env;
 }
 
-function payloadOf(stdout = LOG, options: { response?: Record<string, unknown>; toolName?: string; sessionId?: string } = {}) {
+function payloadOf(
+  stdout = LOG,
+  options: { response?: Record<string, unknown>; toolName?: string; sessionId?: string } = {},
+) {
   return bashPayload(stdout, { cwd: sb.workspace, sessionId: SESSION, ...options });
 }
 
@@ -109,7 +115,13 @@ describe("what ships", () => {
     expect(response.stdout).toContain("fidelity risk: medium");
     // Both streams are in the view (the model read both): stderr is emptied, not lost.
     expect(response.stdout).toContain("\n[stderr]\nShell cwd was reset\n");
-    expect(response).toMatchObject({ stderr: "", interrupted: false, isImage: false, noOutputExpected: false, futureField: { kept: [1, 2] } });
+    expect(response).toMatchObject({
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      futureField: { kept: [1, 2] },
+    });
     expect(Object.keys(response).sort()).toEqual(Object.keys(payload.tool_response as object).sort());
   });
 
@@ -125,8 +137,14 @@ describe("what ships", () => {
     const bytes = Buffer.byteLength(LOG);
     const [content, footer] = response.stdout.split("\n\n[velesdb-hooks] ") as [string, string];
     expect(content).toStartWith("MEDIUM-COMPILED");
-    expect(footer).toMatch(new RegExp(`from ${bytes} bytes: (\\d+) tokens in, (\\d+) tokens out, (\\d+) tokens saved; its (\\d+) lines of errors, failures and summary are shown verbatim`));
-    const [, tokensIn, tokensOut, saved] = /(\d+) tokens in, (\d+) tokens out, (\d+) tokens saved/.exec(footer)!.map(Number) as number[];
+    expect(footer).toMatch(
+      new RegExp(
+        `from ${bytes} bytes: (\\d+) tokens in, (\\d+) tokens out, (\\d+) tokens saved; its (\\d+) lines of errors, failures and summary are shown verbatim`,
+      ),
+    );
+    const [, tokensIn, tokensOut, saved] = /(\d+) tokens in, (\d+) tokens out, (\d+) tokens saved/
+      .exec(footer)!
+      .map(Number) as number[];
     expect(tokensIn! - tokensOut!).toBe(saved!);
     expect(tokensOut!).toBeLessThan(tokensIn! / 4);
     expect(footer).toContain("complete original output is saved at");
@@ -173,7 +191,7 @@ describe("what ships", () => {
   });
 
   test("a stdout given as a Utf8Literal (a large payload's) is compiled, archived and answered exactly as its string", async () => {
-    const text = `${"naïve 😀 \"quoted\" \\ tab\t\u001b[31m ESC\n".repeat(4000)}${LOG}`;
+    const text = `${'naïve 😀 "quoted" \\ tab\t\u001b[31m ESC\n'.repeat(4000)}${LOG}`;
     const runs: Array<{ stdin: Buffer; archive: string; stdout: string }> = [];
     for (const stdout of [text, new Utf8Literal(Buffer.from(text, "utf8"))]) {
       const record = fs.mkdtempSync(path.join(sb.root, "record-"));
@@ -181,8 +199,13 @@ describe("what ships", () => {
       const response = shipped(await runRule(payload, hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })));
       const compile = recordedCalls(record).find((c) => c.args.includes("--query"));
       const archive = archiveOf(response.stdout);
-      runs.push({ stdin: compile!.stdin, archive: fs.readFileSync(archive, "utf8"), // The archive's random name is priced in the footer's count (its digits cost more than its letters).
-      stdout: response.stdout.replace(JSON.stringify(archive), "ARCHIVE").replace(/\d+ tokens out, \d+ tokens saved/, "N tokens out, N tokens saved") });
+      runs.push({
+        stdin: compile!.stdin,
+        archive: fs.readFileSync(archive, "utf8"), // The archive's random name is priced in the footer's count (its digits cost more than its letters).
+        stdout: response.stdout
+          .replace(JSON.stringify(archive), "ARCHIVE")
+          .replace(/\d+ tokens out, \d+ tokens saved/, "N tokens out, N tokens saved"),
+      });
     }
     const [fromString, fromBytes] = runs as [(typeof runs)[0], (typeof runs)[0]];
     expect(fromBytes.stdin.equals(fromString.stdin)).toBe(true);
@@ -191,11 +214,14 @@ describe("what ships", () => {
     expect(fromBytes.stdout).toBe(fromString.stdout);
   });
 
-  realTest("end to end with the real compile-stdin: every failure and the summary of a real pytest run survive", async () => {
-    const response = shipped(await runRule(payloadOf(), hookEnv(realCompiler())));
-    for (const line of PYTEST.mustKeep) expect(response.stdout.split("\n")).toContain(line);
-    expect(Buffer.byteLength(response.stdout)).toBeLessThan(Buffer.byteLength(LOG) / 4);
-  });
+  realTest(
+    "end to end with the real compile-stdin: every failure and the summary of a real pytest run survive",
+    async () => {
+      const response = shipped(await runRule(payloadOf(), hookEnv(realCompiler())));
+      for (const line of PYTEST.mustKeep) expect(response.stdout.split("\n")).toContain(line);
+      expect(Buffer.byteLength(response.stdout)).toBeLessThan(Buffer.byteLength(LOG) / 4);
+    },
+  );
 });
 
 describe("the archive", () => {
@@ -223,28 +249,42 @@ describe("the archive", () => {
     expect(result).toEqual({ ok: true, path: path.join(archiveDir(), "velesdb-output.fresh") });
     expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
     expect(fs.readlinkSync(path.join(archiveDir(), "velesdb-output.predictable"))).toBe(victim);
-    expect(JSON.parse(fs.readFileSync(path.join(archiveDir(), "velesdb-output.fresh"), "utf8"))).toEqual({ stdout: "original\n" });
+    expect(JSON.parse(fs.readFileSync(path.join(archiveDir(), "velesdb-output.fresh"), "utf8"))).toEqual({
+      stdout: "original\n",
+    });
   });
 
   // docs/decisions.md#compression: inside a safe state directory, only a link, a non-directory or another
   // user's directory refuses; a looser mode on our own directory is repaired, not refused forever.
   const IS_ROOT = process.getuid?.() === 0;
   test.each([
-    ["a symlink to a directory elsewhere", () => {
-      const elsewhere = path.join(sb.root, "elsewhere");
-      fs.mkdirSync(elsewhere, { mode: 0o700 });
-      fs.symlinkSync(elsewhere, archiveDir());
-      return () => expect(fs.readdirSync(elsewhere)).toEqual([]);
-    }, /archive directory .* is a symlink/],
-    ["a regular file", () => {
-      fs.writeFileSync(archiveDir(), "not a directory\n");
-      return () => expect(fs.readFileSync(archiveDir(), "utf8")).toBe("not a directory\n");
-    }, /archive directory .* is not a directory/],
-    ["another user's directory", () => {
-      fs.mkdirSync(archiveDir(), { mode: 0o700 });
-      fs.chownSync(archiveDir(), 4242, 4242);
-      return () => expect(fs.readdirSync(archiveDir())).toEqual([]);
-    }, /archive directory .* is owned by another user/],
+    [
+      "a symlink to a directory elsewhere",
+      () => {
+        const elsewhere = path.join(sb.root, "elsewhere");
+        fs.mkdirSync(elsewhere, { mode: 0o700 });
+        fs.symlinkSync(elsewhere, archiveDir());
+        return () => expect(fs.readdirSync(elsewhere)).toEqual([]);
+      },
+      /archive directory .* is a symlink/,
+    ],
+    [
+      "a regular file",
+      () => {
+        fs.writeFileSync(archiveDir(), "not a directory\n");
+        return () => expect(fs.readFileSync(archiveDir(), "utf8")).toBe("not a directory\n");
+      },
+      /archive directory .* is not a directory/,
+    ],
+    [
+      "another user's directory",
+      () => {
+        fs.mkdirSync(archiveDir(), { mode: 0o700 });
+        fs.chownSync(archiveDir(), 4242, 4242);
+        return () => expect(fs.readdirSync(archiveDir())).toEqual([]);
+      },
+      /archive directory .* is owned by another user/,
+    ],
   ])("a tool-output that is %s refuses compression and is left as it is", async (label, plant, note) => {
     if (label.startsWith("another user") && missing(IS_ROOT, "root")) return;
     shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
@@ -271,7 +311,10 @@ describe("the archive", () => {
   test("no net saving removes the archive; a saving ships and keeps it", async () => {
     shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
     expect(archives().length).toBe(1);
-    refused(await runRule(payloadOf(), hookEnv(fake("medium"), { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000000" })), /below the 1000000 margin/);
+    refused(
+      await runRule(payloadOf(), hookEnv(fake("medium"), { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000000" })),
+      /below the 1000000 margin/,
+    );
     expect(archives().length).toBe(1);
   });
 });
@@ -293,7 +336,9 @@ describe("persisted outputs (the host saved the full output itself)", () => {
     const { file, content } = writeBigFile();
     const record = path.join(sb.root, "record");
     fs.mkdirSync(record);
-    const response = shipped(await runRule(persistedPayload(file), hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })));
+    const response = shipped(
+      await runRule(persistedPayload(file), hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record })),
+    );
     const compile = recordedCalls(record).find((c) => c.args.includes("--query"))!;
     expect(compile.args).toEqual(["compile-stdin", "--budget", "1000", "--query", "Bash output of cargo build"]);
     // The whole file was read: its first and last lines are in the view compiled.
@@ -334,28 +379,84 @@ describe("persisted outputs (the host saved the full output itself)", () => {
 
 describe("refusals leave the result untouched, each beside its control", () => {
   // [label, control: shipped with these, refusal: same but these, expected note (null: silent pass)]
-  type Setup = { compiler?: string | null; env?: Record<string, string>; stdout?: string; response?: Record<string, unknown>; toolName?: string };
+  type Setup = {
+    compiler?: string | null;
+    env?: Record<string, string>;
+    stdout?: string;
+    response?: Record<string, unknown>;
+    toolName?: string;
+  };
   const rows: [string, Setup, Setup, RegExp | null][] = [
     ["the Read tool", {}, { toolName: "Read" }, null],
-    ["a tool named in the allowlist but not verified (Grep)", { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" } }, { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" }, toolName: "Grep" }, null],
-    ["Bash removed from the allowlist", { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep, Bash" } }, { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep" } }, null],
+    [
+      "a tool named in the allowlist but not verified (Grep)",
+      { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" } },
+      { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Bash,Grep" }, toolName: "Grep" },
+      null,
+    ],
+    [
+      "Bash removed from the allowlist",
+      { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep, Bash" } },
+      { env: { VELESDB_HOOK_COMPRESS_TOOLS: "Grep" } },
+      null,
+    ],
     ["output one byte under the threshold", { stdout: LOG.slice(0, 12_000) }, { stdout: LOG.slice(0, 11_999) }, null],
     ["an image response", {}, { response: { isImage: true } }, null],
     ["a response without interrupted", {}, { response: { interrupted: "no" } }, /Bash shape/],
     ["a missing binary", {}, { compiler: "/nonexistent/velesdb-memory" }, /not an executable file/],
     ["velesdb-memory not on PATH", {}, { compiler: null }, /velesdb-memory was not found on PATH/],
-    ["a relative VELESDB_MEMORY_BIN", {}, { compiler: "bin/velesdb-memory" }, /neither absolute nor a bare command name/],
-    ["a failed compilation", { compiler: fake("medium") }, { compiler: fake("fails-compile") }, /exited 1: Error: a budget of 2000 tokens fits none of the \d+ input tokens/],
+    [
+      "a relative VELESDB_MEMORY_BIN",
+      {},
+      { compiler: "bin/velesdb-memory" },
+      /neither absolute nor a bare command name/,
+    ],
+    [
+      "a failed compilation",
+      { compiler: fake("medium") },
+      { compiler: fake("fails-compile") },
+      /exited 1: Error: a budget of 2000 tokens fits none of the \d+ input tokens/,
+    ],
     ["an answer that is not JSON", { compiler: fake("medium") }, { compiler: fake("bad-json") }, /not JSON/],
     ["an empty compilation", { compiler: fake("low") }, { compiler: fake("empty-content") }, /compilation is empty/],
-    ["a compilation that drops signal lines, at both budgets", { compiler: fake("medium") }, { compiler: fake("drops-lines") }, /at 4000 tokens left out \d+ of \d+ signal lines/],
-    ["one that drops them with the ceiling equal to the budget", { compiler: fake("medium"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "2000" } }, { compiler: fake("drops-lines"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "2000" } }, /at 2000 tokens left out/],
+    [
+      "a compilation that drops signal lines, at both budgets",
+      { compiler: fake("medium") },
+      { compiler: fake("drops-lines") },
+      /at 4000 tokens left out \d+ of \d+ signal lines/,
+    ],
+    [
+      "one that drops them with the ceiling equal to the budget",
+      { compiler: fake("medium"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "2000" } },
+      { compiler: fake("drops-lines"), env: { VELESDB_HOOK_TOKEN_BUDGET_MAX: "2000" } },
+      /at 2000 tokens left out/,
+    ],
     ["a missing risk", { compiler: fake("medium") }, { compiler: fake("risk-missing") }, /has no risk/],
-    ["an unknown risk", { compiler: fake("medium") }, { compiler: fake("risk-unknown") }, /risk "minimal" is not low, medium or high/],
+    [
+      "an unknown risk",
+      { compiler: fake("medium") },
+      { compiler: fake("risk-unknown") },
+      /risk "minimal" is not low, medium or high/,
+    ],
     ["a non-string risk", { compiler: fake("medium") }, { compiler: fake("risk-not-string") }, /risk is a number/],
-    ["tokens_saved that is not in - out", { compiler: fake("low") }, { compiler: fake("tokens-inconsistent") }, /tokens_saved \d+ is not tokens_in/],
-    ["signal lines that no budget holds (3000 distinct errors)", {}, { stdout: UNIQUE_ERRORS }, /3000 signal lines need about \d+ tokens, above the 3600 available/],
-    ["a saving below margin plus footer", { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000" } }, { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000000" } }, /below the \d+ margin/],
+    [
+      "tokens_saved that is not in - out",
+      { compiler: fake("low") },
+      { compiler: fake("tokens-inconsistent") },
+      /tokens_saved \d+ is not tokens_in/,
+    ],
+    [
+      "signal lines that no budget holds (3000 distinct errors)",
+      {},
+      { stdout: UNIQUE_ERRORS },
+      /3000 signal lines need about \d+ tokens, above the 3600 available/,
+    ],
+    [
+      "a saving below margin plus footer",
+      { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000" } },
+      { env: { VELESDB_HOOK_MIN_SAVED_TOKENS: "1000000" } },
+      /below the \d+ margin/,
+    ],
   ];
 
   test.each(rows)("%s", async (_label, control, refusal, note) => {
@@ -386,15 +487,23 @@ describe("refusals leave the result untouched, each beside its control", () => {
   });
 
   test.each([
-    ["a state directory with mode 0755", (dir: string) => {
-      fs.mkdirSync(dir);
-      fs.chmodSync(dir, 0o755);
-    }, /state unavailable \(storage: .*mode 755/],
-    ["a state directory that is a symlink", (dir: string) => {
-      const real = path.join(sb.root, "real-state");
-      fs.mkdirSync(real, { mode: 0o700 });
-      fs.symlinkSync(real, dir);
-    }, /state unavailable \(linked/],
+    [
+      "a state directory with mode 0755",
+      (dir: string) => {
+        fs.mkdirSync(dir);
+        fs.chmodSync(dir, 0o755);
+      },
+      /state unavailable \(storage: .*mode 755/,
+    ],
+    [
+      "a state directory that is a symlink",
+      (dir: string) => {
+        const real = path.join(sb.root, "real-state");
+        fs.mkdirSync(real, { mode: 0o700 });
+        fs.symlinkSync(real, dir);
+      },
+      /state unavailable \(linked/,
+    ],
   ])("unsafe state: %s", async (_label, plant, note) => {
     shipped(await runRule(payloadOf(), hookEnv(fake("medium"))));
     fs.rmSync(sb.stateDir, { recursive: true });
@@ -462,7 +571,8 @@ describe("knobs are small decimal integers, never evaluated", () => {
   test("parseKnob reads decimal digits only", () => {
     expect(parseKnob("0010", 100)).toBe(10);
     expect(parseKnob("9999999999", 1e10)).toBe(9_999_999_999);
-    for (const text of ["1+1", "-5", "0x10", "", "12345678901", "0", "1_000", "٣"]) expect(parseKnob(text, 1e12)).toBeUndefined();
+    for (const text of ["1+1", "-5", "0x10", "", "12345678901", "0", "1_000", "٣"])
+      expect(parseKnob(text, 1e12)).toBeUndefined();
   });
 });
 
@@ -491,7 +601,12 @@ describe("the compiled hook", () => {
   }
 
   const updatedOutput = (answer: Record<string, unknown>) =>
-    (answer.hookSpecificOutput as { hookEventName: string; updatedToolOutput: Record<string, unknown> & { stdout: string } }).updatedToolOutput;
+    (
+      answer.hookSpecificOutput as {
+        hookEventName: string;
+        updatedToolOutput: Record<string, unknown> & { stdout: string };
+      }
+    ).updatedToolOutput;
 
   // 5 MB of real output: a `find` listing of 2400 generated files (test/support/real-outputs.ts), 65 times over.
   const FIVE_MB_LOG = realOutput("find").stdout.repeat(65);
@@ -507,7 +622,7 @@ describe("the compiled hook", () => {
   test("a 2 MB result of every kind of character: the compiler gets its lines as exact UTF-8, the archive its exact JSON", () => {
     const record = path.join(sb.root, "record");
     fs.mkdirSync(record);
-    const stdout = `${"naïve 😀 \"quoted\" \\ tab\t\u001b[31mred\u001b[0m € \u2028 done\n".repeat(40_000)}`;
+    const stdout = `${'naïve 😀 "quoted" \\ tab\t\u001b[31mred\u001b[0m € \u2028 done\n'.repeat(40_000)}`;
     const payload = payloadOf(stdout, { response: { stderr: "warn" } });
     expect(Buffer.byteLength(JSON.stringify(payload))).toBeGreaterThan(2 * 1024 * 1024); // parsed in place (≥ 1 MiB)
     const result = runHook(payload, hookEnv(fake("records"), { VELESDB_FAKE_RECORD_DIR: record }));
@@ -524,7 +639,10 @@ describe("the compiled hook", () => {
   test("never hangs: a never-returning compiler, 5 MB payload, probe timeout 2 → {} within 5 s, nothing left", async () => {
     const pids = path.join(sb.root, "pids");
     pidFiles.push(pids);
-    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("hangs"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    const result = runHook(
+      payloadOf(FIVE_MB_LOG),
+      hookEnv(fake("hangs"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }),
+    );
     expect(result.answer).toEqual({});
     expect(result.exitCode).toBe(0);
     expect(result.wallMs).toBeLessThan(5000);
@@ -536,7 +654,10 @@ describe("the compiled hook", () => {
   test("never hangs: a child that leaves a grandchild holding the pipes → {} at once, nothing left", async () => {
     const pids = path.join(sb.root, "pids");
     pidFiles.push(pids);
-    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("leaves-grandchild"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    const result = runHook(
+      payloadOf(FIVE_MB_LOG),
+      hookEnv(fake("leaves-grandchild"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }),
+    );
     expect(result.answer).toEqual({});
     expect(result.wallMs).toBeLessThan(5000);
     expect(await waitUntilGone(pidsFrom(pids))).toEqual([]);
@@ -545,7 +666,10 @@ describe("the compiled hook", () => {
   test("never hangs: 5 MB piped to a compilation that never reads stdin ends at the 20 s compile bound", async () => {
     const pids = path.join(sb.root, "pids");
     pidFiles.push(pids);
-    const result = runHook(payloadOf(FIVE_MB_LOG), hookEnv(fake("hangs-on-compile"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }));
+    const result = runHook(
+      payloadOf(FIVE_MB_LOG),
+      hookEnv(fake("hangs-on-compile"), { VELESDB_HOOK_PROBE_TIMEOUT: "2", VELESDB_FAKE_PID_FILE: pids }),
+    );
     expect(result.answer).toEqual({});
     expect(result.stderr).toMatch(/compilation timed out/);
     expect(result.wallMs).toBeGreaterThan(19_000);
@@ -555,13 +679,19 @@ describe("the compiled hook", () => {
 
   test("a bunfig.toml preload and a .env in the repository are not loaded", () => {
     const witness = path.join(sb.root, "preload-ran");
-    fs.writeFileSync(path.join(sb.workspace, "preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(witness)}, "ran");\n`);
+    fs.writeFileSync(
+      path.join(sb.workspace, "preload.ts"),
+      `require("node:fs").writeFileSync(${JSON.stringify(witness)}, "ran");\n`,
+    );
     fs.writeFileSync(path.join(sb.workspace, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
     // Loaded, this .env would disable compression (an invalid knob) and show in the answer.
     fs.writeFileSync(path.join(sb.workspace, ".env"), "VELESDB_HOOK_MIN_BYTES=1+1\n");
     fs.writeFileSync(path.join(sb.workspace, "noop.ts"), "\n");
     // Control: bun itself, run there, does load the preload (so the trap is armed).
-    Bun.spawnSync([process.execPath, "run", "noop.ts"], { cwd: sb.workspace, env: { ...hookEnv(null), PATH: process.env.PATH ?? PLAIN_PATH } });
+    Bun.spawnSync([process.execPath, "run", "noop.ts"], {
+      cwd: sb.workspace,
+      env: { ...hookEnv(null), PATH: process.env.PATH ?? PLAIN_PATH },
+    });
     expect(fs.existsSync(witness)).toBe(true);
     fs.rmSync(witness);
     const result = runHook(payloadOf(), hookEnv(fake("medium")));
@@ -596,19 +726,33 @@ describe("archivePieces: the archive written a slice of the output at a time is 
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
     ["a surrogate pair on every slice boundary", `a${"😀".repeat(700_000)}`],
-    ["lone surrogates, quotes, backslashes, NUL, line separators", "\ud800x\udc00\"\\\u0000\u2028\n".repeat(200_000)],
+    ["lone surrogates, quotes, backslashes, NUL, line separators", '\ud800x\udc00"\\\u0000\u2028\n'.repeat(200_000)],
     ["empty", ""],
   ])("%s", (_label, stdout) => {
-    const original = { stdout, stderr: "warn \"x\"", interrupted: false, isImage: false, extra: { stdout: "nested, not the output" } };
+    const original = {
+      stdout,
+      stderr: 'warn "x"',
+      interrupted: false,
+      isImage: false,
+      extra: { stdout: "nested, not the output" },
+    };
     expect(join(original)).toBe(JSON.stringify(original));
   });
   test.each([
     ["ASCII, several slices", "cargo build\n".repeat(300_000)],
     ["a four-byte character on every slice boundary", `a${"😀".repeat(700_000)}`],
-    ["two- and three-byte characters, quotes, backslashes, NUL, line separators", "é€\"\\\u0000\u2028\n".repeat(200_000)],
+    [
+      "two- and three-byte characters, quotes, backslashes, NUL, line separators",
+      'é€"\\\u0000\u2028\n'.repeat(200_000),
+    ],
     ["empty", ""],
   ])("from a Utf8Literal (%s): the same text as from the string", (_label, stdout) => {
-    const original = { stdout: new Utf8Literal(Buffer.from(stdout, "utf8")), stderr: "warn \"x\"", interrupted: false, isImage: false };
+    const original = {
+      stdout: new Utf8Literal(Buffer.from(stdout, "utf8")),
+      stderr: 'warn "x"',
+      interrupted: false,
+      isImage: false,
+    };
     expect(join(original)).toBe(JSON.stringify({ ...original, stdout }));
   });
   test("utf8Slices never cuts a character, whatever the slice size", () => {
@@ -619,7 +763,12 @@ describe("archivePieces: the archive written a slice of the output at a time is 
       expect(slices.join("")).toBe(text);
       for (const slice of slices) expect(slice).not.toContain("\ufffd");
       // Positive control of the rule: a plain cut every `size` bytes breaks characters.
-      if (size < 4) expect(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.toString("utf8", i * size, (i + 1) * size)).join("")).toContain("\ufffd");
+      if (size < 4)
+        expect(
+          Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) =>
+            bytes.toString("utf8", i * size, (i + 1) * size),
+          ).join(""),
+        ).toContain("\ufffd");
     }
   });
   test("key order is kept; an output that is not a string is serialised whole", () => {

@@ -6,7 +6,14 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fake } from "./support/compress-fixtures.ts";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 import { realOutput } from "./support/real-outputs.ts";
 
 let box: Sandbox;
@@ -15,7 +22,11 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-function hook(event: string, payload: Record<string, unknown>, env: Record<string, string> = {}): { json: Record<string, unknown>; stderr: string } {
+function hook(
+  event: string,
+  payload: Record<string, unknown>,
+  env: Record<string, string> = {},
+): { json: Record<string, unknown>; stderr: string } {
   const run = runBinary(["copilot", event], payload, { env: { ...box.env, ...env }, cwd: box.root });
   if (run.exitCode !== 0) throw new Error(`copilot ${event} exited ${run.exitCode}: ${run.stderr}`);
   return { json: parseOneJsonAnswer(run.stdout), stderr: run.stderr };
@@ -30,9 +41,17 @@ function repo(name: string, optedIn: boolean): string {
 }
 
 /** The preToolUse payload of each edit tool, aimed at `target`, from the recorded fixtures. */
-function editPayload(tool: "create" | "edit" | "apply_patch", session: string, cwd: string, target: string): Record<string, unknown> {
+function editPayload(
+  tool: "create" | "edit" | "apply_patch",
+  session: string,
+  cwd: string,
+  target: string,
+): Record<string, unknown> {
   const fixture = tool === "apply_patch" ? "pre-tool-use.apply-patch" : `pre-tool-use.${tool}`;
-  const toolArgs = tool === "apply_patch" ? `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch\n` : { ...(loadPayload("copilot", fixture).toolArgs as object), path: target };
+  const toolArgs =
+    tool === "apply_patch"
+      ? `*** Begin Patch\n*** Add File: ${target}\n+x\n*** End Patch\n`
+      : { ...(loadPayload("copilot", fixture).toolArgs as object), path: target };
   return loadPayload("copilot", fixture, { sessionId: session, cwd, toolArgs });
 }
 
@@ -41,7 +60,9 @@ function recallPayload(session: string, cwd: string, overrides: Record<string, u
 }
 
 const isDeny = (answer: { json: Record<string, unknown> }): boolean =>
-  answer.json.permissionDecision === "deny" && typeof answer.json.permissionDecisionReason === "string" && answer.json.permissionDecisionReason !== "";
+  answer.json.permissionDecision === "deny" &&
+  typeof answer.json.permissionDecisionReason === "string" &&
+  answer.json.permissionDecisionReason !== "";
 
 const EDIT_TOOLS = ["create", "edit", "apply_patch"] as const;
 
@@ -68,7 +89,11 @@ describe("copilot guard", () => {
     ["a server key spelled velesdb_memory", true, { toolName: "velesdb_memory-recall" }],
     ["resultType failure", false, { toolResult: { resultType: "failure", textResultForLlm: "[]" } }],
     ["resultType missing", false, { toolResult: { textResultForLlm: "[]" } }],
-    ["an error text instead of JSON", false, { toolResult: { resultType: "success", textResultForLlm: "velesdb-memory: no store" } }],
+    [
+      "an error text instead of JSON",
+      false,
+      { toolResult: { resultType: "success", textResultForLlm: "velesdb-memory: no store" } },
+    ],
     ["another server's recall_fused", false, { toolName: "other-recall_fused" }],
     ["save_working_context (not a recall)", false, { toolName: "velesdb-memory-save_working_context" }],
     ["the Claude spelling of the name", false, { toolName: "mcp__velesdb-memory__recall_fused" }],
@@ -78,7 +103,8 @@ describe("copilot guard", () => {
     const target = path.join(guarded, "a.ts");
     expect(isDeny(hook("pre-tool-use", editPayload("edit", "s1", guarded, target)))).toBe(true);
     expect(hook("post-tool-use", recallPayload("s1", guarded, overrides)).json).toEqual({});
-    for (const tool of EDIT_TOOLS) expect(isDeny(hook("pre-tool-use", editPayload(tool, "s1", guarded, target)))).toBe(!unlocks);
+    for (const tool of EDIT_TOOLS)
+      expect(isDeny(hook("pre-tool-use", editPayload(tool, "s1", guarded, target)))).toBe(!unlocks);
   });
 
   test("a payload without sessionId cannot be unlocked, and says why", () => {
@@ -102,7 +128,10 @@ describe("copilot checkpoint", () => {
     expect(first.reason).toContain("Learning checkpoint");
     expect(first.reason).toContain(JSON.stringify(fs.realpathSync(guarded)).slice(1, -1));
     expect(hook("stop", loadPayload("copilot", "stop.active", { sessionId: "s1", cwd: guarded })).json).toEqual({});
-    const idle = hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: repo("plain", false) })).json;
+    const idle = hook(
+      "stop",
+      loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: repo("plain", false) }),
+    ).json;
     expect(idle.decision).toBe("block");
     expect(idle.reason).not.toContain("Learning checkpoint");
   });
@@ -111,7 +140,8 @@ describe("copilot checkpoint", () => {
 describe("copilot lifecycle", () => {
   test("sessionStart answers the load guidance as additionalContext", () => {
     const dir = repo("plain", false);
-    const context = hook("session-start", loadPayload("copilot", "session-start.new", { cwd: dir })).json.additionalContext;
+    const context = hook("session-start", loadPayload("copilot", "session-start.new", { cwd: dir })).json
+      .additionalContext;
     expect(context).toContain('load_working_context(project="plain"');
   });
 
@@ -122,7 +152,9 @@ describe("copilot lifecycle", () => {
     expect(first.reason).toContain('save_working_context(project="plain"');
     expect(hook("stop", loadPayload("copilot", "stop.active", { sessionId: "s1", cwd: dir })).json).toEqual({});
     // Control: another session still gets its one continuation.
-    expect(hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: dir })).json.decision).toBe("block");
+    expect(hook("stop", loadPayload("copilot", "stop.first", { sessionId: "s2", cwd: dir })).json.decision).toBe(
+      "block",
+    );
   });
 });
 
@@ -131,7 +163,12 @@ describe("copilot bash compression", () => {
   const CARGO_TEST = realOutput("cargo test");
   const FOOTER = "\n<shellId: 3 completed with exit code 101>";
   const bash = (text: string, timestamp = Date.now()) =>
-    loadPayload("copilot", "post-tool-use.bash", { sessionId: "s1", cwd: box.workspace, timestamp, toolResult: { resultType: "success", textResultForLlm: text + FOOTER } });
+    loadPayload("copilot", "post-tool-use.bash", {
+      sessionId: "s1",
+      cwd: box.workspace,
+      timestamp,
+      toolResult: { resultType: "success", textResultForLlm: text + FOOTER },
+    });
   const compiler = { VELESDB_MEMORY_BIN: fake("medium") };
   const archiveIn = (text: string): string => JSON.parse(/saved at ("(?:[^"\\]|\\.)*")/.exec(text)![1]!) as string;
   const archives = (): string[] => {
@@ -166,7 +203,9 @@ describe("copilot bash compression", () => {
     const result = (answer.json.modifiedResult as { textResultForLlm: string }).textResultForLlm;
     expect(result).not.toContain("Output too large");
     for (const line of CARGO_TEST.mustKeep) expect(result.split("\n")).toContain(line);
-    expect((JSON.parse(fs.readFileSync(archiveIn(result), "utf8")) as { stdout: string }).stdout).toBe(CARGO_TEST.stdout);
+    expect((JSON.parse(fs.readFileSync(archiveIn(result), "utf8")) as { stdout: string }).stdout).toBe(
+      CARGO_TEST.stdout,
+    );
   });
 
   // docs/compression.md#copilots-saved-output: an output that merely begins with the notice must not make us read the file it names.
@@ -177,29 +216,53 @@ describe("copilot bash compression", () => {
   };
   test.each([
     ["a 0600 file in the home", () => secret(), /not in Copilot's temporary directory/],
-    ["a file named as Copilot names them, outside its temporary directory", () => saveAsCopilot(Date.now(), box.home), /not in Copilot's temporary directory/],
-    ["a file in TMPDIR not named as Copilot names them", () => {
-      const file = path.join(box.tmp, "copilot-tool-output.txt");
-      fs.writeFileSync(file, CARGO_TEST.stdout);
-      return file;
-    }, /not named as Copilot names/],
-    ["a saved output of an earlier call (its name's time is an hour old)", () => saveAsCopilot(Date.now() - 3_600_000), /not written during this call/],
-    ["a link named as Copilot names them, to a file in the home", () => {
-      const file = path.join(box.tmp, `${Date.now()}-copilot-tool-output-1-c0002c00-6f1d-4250-90fa-59881311390c.txt`);
-      fs.symlinkSync(secret(), file);
-      return file;
-    }, /is a symlink/],
-    ["a hard link named as Copilot names them, to a file in the home", () => {
-      const file = path.join(box.tmp, `${Date.now()}-copilot-tool-output-1-c0002c00-6f1d-4250-90fa-59881311390c.txt`);
-      fs.linkSync(secret(), file);
-      fs.utimesSync(file, new Date(), new Date());
-      return file;
-    }, /more than one link/],
-    ["a file written long after the time in its name", () => {
-      const file = saveAsCopilot(Date.now() - 30_000);
-      fs.utimesSync(file, new Date(), new Date());
-      return file;
-    }, /modified after Copilot wrote it/],
+    [
+      "a file named as Copilot names them, outside its temporary directory",
+      () => saveAsCopilot(Date.now(), box.home),
+      /not in Copilot's temporary directory/,
+    ],
+    [
+      "a file in TMPDIR not named as Copilot names them",
+      () => {
+        const file = path.join(box.tmp, "copilot-tool-output.txt");
+        fs.writeFileSync(file, CARGO_TEST.stdout);
+        return file;
+      },
+      /not named as Copilot names/,
+    ],
+    [
+      "a saved output of an earlier call (its name's time is an hour old)",
+      () => saveAsCopilot(Date.now() - 3_600_000),
+      /not written during this call/,
+    ],
+    [
+      "a link named as Copilot names them, to a file in the home",
+      () => {
+        const file = path.join(box.tmp, `${Date.now()}-copilot-tool-output-1-c0002c00-6f1d-4250-90fa-59881311390c.txt`);
+        fs.symlinkSync(secret(), file);
+        return file;
+      },
+      /is a symlink/,
+    ],
+    [
+      "a hard link named as Copilot names them, to a file in the home",
+      () => {
+        const file = path.join(box.tmp, `${Date.now()}-copilot-tool-output-1-c0002c00-6f1d-4250-90fa-59881311390c.txt`);
+        fs.linkSync(secret(), file);
+        fs.utimesSync(file, new Date(), new Date());
+        return file;
+      },
+      /more than one link/,
+    ],
+    [
+      "a file written long after the time in its name",
+      () => {
+        const file = saveAsCopilot(Date.now() - 30_000);
+        fs.utimesSync(file, new Date(), new Date());
+        return file;
+      },
+      /modified after Copilot wrote it/,
+    ],
   ])("a spoofed notice naming %s passes through unread", (_label, plant, note) => {
     const file = plant();
     const answer = hook("post-tool-use", bash(notice(file, CARGO_TEST.stdout.length)), compiler);

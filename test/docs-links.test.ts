@@ -80,10 +80,14 @@ function page(rel: string): PageIndex | null {
 }
 
 /** A docs reference in prose: `docs/contract.md §6.1, §6.5` or `docs/decisions.md#installer`. */
-const DOCS_REFERENCE = /docs\/[\w./-]*\.md(#[\p{L}\p{N}_-]+)?((?:(?:\s*(?:,|\+|and|or|–|-|\/)\s*|\s+)§\d+(?:\.\d+)*)*)/gu;
+const DOCS_REFERENCE =
+  /docs\/[\w./-]*\.md(#[\p{L}\p{N}_-]+)?((?:(?:\s*(?:,|\+|and|or|–|-|\/)\s*|\s+)§\d+(?:\.\d+)*)*)/gu;
 const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
   [/\bSPEC\b/, "cites SPEC, which is not in the repository (use docs/contract.md §N)"],
-  [/\bissues? #?\d+/i, "cites an issue number, which is not in the repository (point at the docs/ page that explains it)"],
+  [
+    /\bissues? #?\d+/i,
+    "cites an issue number, which is not in the repository (point at the docs/ page that explains it)",
+  ],
   [/\bSTYLE (§|point)/, "cites STYLE, which is not in the repository"],
   [/\.\.\/shared\//, "points outside the repository (../shared/)"],
 ];
@@ -153,10 +157,18 @@ function withoutOwnExamples(text: string): string {
 }
 
 /** Files outside src/, scripts/ and test/ that cite the contract too: installers, CI, fixtures. */
-const OTHER_CITING_FILES = ["install.sh", "install.ps1", ".ci/run", ...fs.readdirSync(path.join(ROOT, ".github", "workflows")).map((f) => `.github/workflows/${f}`)];
+const OTHER_CITING_FILES = [
+  "install.sh",
+  "install.ps1",
+  ".ci/run",
+  ...fs.readdirSync(path.join(ROOT, ".github", "workflows")).map((f) => `.github/workflows/${f}`),
+];
 
 describe("source, scripts and tests point only at documentation in this repository", () => {
-  const files = [...["src", "scripts", "test", "fixtures", "targets", "npm"].flatMap((dir) => filesUnder(dir)), ...OTHER_CITING_FILES];
+  const files = [
+    ...["src", "scripts", "test", "fixtures", "targets", "npm"].flatMap((dir) => filesUnder(dir)),
+    ...OTHER_CITING_FILES,
+  ];
 
   test("there are files to check (positive control: the scan sees the code)", () => {
     expect(files).toContain("src/core/guard.ts");
@@ -171,7 +183,9 @@ describe("source, scripts and tests point only at documentation in this reposito
       const text = fs.readFileSync(path.join(ROOT, file), "utf8");
       // This file names the forbidden forms in its header, its rules and its controls; the rest of it still counts.
       const checked = file === "test/docs-links.test.ts" ? withoutOwnExamples(text) : text;
-      return referenceProblems(checked, file.endsWith(".md") ? path.posix.dirname(file) : undefined).map((p) => `${file}: ${p}`);
+      return referenceProblems(checked, file.endsWith(".md") ? path.posix.dirname(file) : undefined).map(
+        (p) => `${file}: ${p}`,
+      );
     });
     expect(problems).toEqual([]);
   });
@@ -183,14 +197,32 @@ describe("README.md and docs/ link only to files and headings that exist", () =>
   test("every page's relative links and docs/ references resolve", () => {
     expect(pagesToCheck).toContain("docs/contract.md");
     const problems = pagesToCheck.flatMap((file) =>
-      referenceProblems(fs.readFileSync(path.join(ROOT, file), "utf8"), path.posix.dirname(file)).map((p) => `${file}: ${p}`),
+      referenceProblems(fs.readFileSync(path.join(ROOT, file), "utf8"), path.posix.dirname(file)).map(
+        (p) => `${file}: ${p}`,
+      ),
     );
     expect(problems).toEqual([]);
   });
 
   test("the contract's sections are numbered, so `docs/contract.md §N` can name them", () => {
     const contract = page("docs/contract.md")!;
-    for (const section of ["1", "2", "3.1", "3.5", "4.1", "4.9", "5.1", "6.1", "6.5", "7", "8", "9", "10", "11", "12"]) {
+    for (const section of [
+      "1",
+      "2",
+      "3.1",
+      "3.5",
+      "4.1",
+      "4.9",
+      "5.1",
+      "6.1",
+      "6.5",
+      "7",
+      "8",
+      "9",
+      "10",
+      "11",
+      "12",
+    ]) {
       expect(contract.sections.has(section)).toBe(true);
     }
   });
@@ -222,7 +254,9 @@ describe("the checker fails on what it must catch (controls)", () => {
   });
 
   test("good references pass (positive control)", () => {
-    expect(referenceProblems("// docs/contract.md §6.1, §6.5 and docs/decisions.md#installer; docs/doctor.md (pending)")).toEqual([]);
+    expect(
+      referenceProblems("// docs/contract.md §6.1, §6.5 and docs/decisions.md#installer; docs/doctor.md (pending)"),
+    ).toEqual([]);
   });
 
   test("a Markdown link to a missing file or heading is reported, a good one is not", () => {

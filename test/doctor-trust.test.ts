@@ -33,10 +33,34 @@ describe("trust hash of our own entries", () => {
 describe("trust hash rules measured on foreign-shaped entries", () => {
   test.each([
     // Stop drops its matcher; a handler without timeout hashes with 600.
-    ["Stop ignores its matcher", "Stop", "ignored", { type: "command", command: "/bin/true", timeout: 10 }, "3c75cb092e3950863ad8058f4bb30d306cedb26dfb7b5eb217733b2635579c77"],
-    ["default timeout 600", "PreToolUse", "^(apply_patch|Edit|Write)$", { type: "command", command: "/bin/true" }, "38f8a152025f06ff836fd79e2ef6437f8101acbef037a7ff9e3cfb12ed47e554"],
-    ["commandWindows is not hashed off Windows", "SessionStart", undefined, { type: "command", command: "/bin/true", timeout: 10, commandWindows: '& "C:\\x.exe" codex session-start' }, "dd5cdcb116994ce9a098a641cdd7d83bd23144aec16f1762761251873c7b53dc"],
-    ["a config.toml entry", "PreToolUse", "x", { type: "command", command: "/bin/echo hi" }, "a1d95bad6654e01819813d704d9b0a389cb3e46868ca4132eeb984ac0ed91f29"],
+    [
+      "Stop ignores its matcher",
+      "Stop",
+      "ignored",
+      { type: "command", command: "/bin/true", timeout: 10 },
+      "3c75cb092e3950863ad8058f4bb30d306cedb26dfb7b5eb217733b2635579c77",
+    ],
+    [
+      "default timeout 600",
+      "PreToolUse",
+      "^(apply_patch|Edit|Write)$",
+      { type: "command", command: "/bin/true" },
+      "38f8a152025f06ff836fd79e2ef6437f8101acbef037a7ff9e3cfb12ed47e554",
+    ],
+    [
+      "commandWindows is not hashed off Windows",
+      "SessionStart",
+      undefined,
+      { type: "command", command: "/bin/true", timeout: 10, commandWindows: '& "C:\\x.exe" codex session-start' },
+      "dd5cdcb116994ce9a098a641cdd7d83bd23144aec16f1762761251873c7b53dc",
+    ],
+    [
+      "a config.toml entry",
+      "PreToolUse",
+      "x",
+      { type: "command", command: "/bin/echo hi" },
+      "a1d95bad6654e01819813d704d9b0a389cb3e46868ca4132eeb984ac0ed91f29",
+    ],
   ] as const)("%s", (_name, event, matcher, handler, hex) => {
     expect(trustHash(event, matcher, handler, "linux")).toBe(`sha256:${hex}`);
   });

@@ -18,7 +18,11 @@ const doctor = (env?: Record<string, string | undefined>, cwd?: string): string 
   expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   return run.stdout;
 };
-const lineOf = (screen: string, label: string): string => screen.split("\n").filter((l) => l.startsWith(`${label}:`)).join("\n");
+const lineOf = (screen: string, label: string): string =>
+  screen
+    .split("\n")
+    .filter((l) => l.startsWith(`${label}:`))
+    .join("\n");
 const install = (...args: string[]) => expect(box.run(["install", ...args]).exitCode).toBe(0);
 
 /** The hash Codex stores for a trusted handler, computed here independently of src/. */
@@ -38,16 +42,30 @@ function codexTrustHash(event: string, matcher: string | undefined, handler: Rec
   const identity = {
     event_name: label,
     matcher: event === "Stop" ? undefined : matcher,
-    hooks: [{ type: handler.type, command: handler.command, timeout: handler.timeout ?? 600, async: false, statusMessage: handler.statusMessage }],
+    hooks: [
+      {
+        type: handler.type,
+        command: handler.command,
+        timeout: handler.timeout ?? 600,
+        async: false,
+        statusMessage: handler.statusMessage,
+      },
+    ],
   };
-  return `sha256:${createHash("sha256").update(JSON.stringify(sorted(identity))).digest("hex")}`;
+  return `sha256:${createHash("sha256")
+    .update(JSON.stringify(sorted(identity)))
+    .digest("hex")}`;
 }
 
 function trustEverything(b: InstallSandbox, tamper?: string): void {
-  const hooks = JSON.parse(read(b.codexHooks)).hooks as Record<string, Array<{ matcher?: string; hooks: Record<string, unknown>[] }>>;
+  const hooks = JSON.parse(read(b.codexHooks)).hooks as Record<
+    string,
+    Array<{ matcher?: string; hooks: Record<string, unknown>[] }>
+  >;
   const tables = Object.entries(hooks).map(([event, groups]) => {
     const label = event.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
-    const hash = event === tamper ? `sha256:${"0".repeat(64)}` : codexTrustHash(event, groups[0]!.matcher, groups[0]!.hooks[0]!);
+    const hash =
+      event === tamper ? `sha256:${"0".repeat(64)}` : codexTrustHash(event, groups[0]!.matcher, groups[0]!.hooks[0]!);
     return `[hooks.state.${JSON.stringify(`${b.codexHooks}:${label}:0:0`)}]\ntrusted_hash = ${JSON.stringify(hash)}\n`;
   });
   write(b.codexConfig, `model = "gpt-5.5"\n\n${tables.join("\n")}`);
@@ -94,7 +112,8 @@ describe("Codex trust of each of our entries", () => {
   test("untrusted after install, with the way to trust them", () => {
     install("--client", "codex");
     const trust = lineOf(doctor(), "trust");
-    for (const event of ["SessionStart", "Stop", "PreToolUse", "PostToolUse"]) expect(trust).toContain(`${event} untrusted`);
+    for (const event of ["SessionStart", "Stop", "PreToolUse", "PostToolUse"])
+      expect(trust).toContain(`${event} untrusted`);
     expect(doctor()).toContain("open /hooks in Codex and trust them");
   });
 
@@ -122,7 +141,9 @@ describe("Codex trust of each of our entries", () => {
   test("an approval goes stale when the entry changes (a moved binary), and install says so", () => {
     install("--client", "codex");
     trustEverything(box);
-    const moved = box.run(["install", "--client", "codex"], { env: { VELESDB_HOOKS_HOME: path.join(box.root, "moved") } });
+    const moved = box.run(["install", "--client", "codex"], {
+      env: { VELESDB_HOOKS_HOME: path.join(box.root, "moved") },
+    });
     expect(moved.stdout).toContain("Codex will skip");
     const trust = lineOf(doctor({ VELESDB_HOOKS_HOME: path.join(box.root, "moved") }), "trust");
     expect(trust).toContain("SessionStart untrusted");
@@ -147,13 +168,17 @@ describe("compiler probe", () => {
       "velesdb-memory",
       `cat >/dev/null\nprintf '%s\\n' '{"content":"velesdb-hooks capability probe: one line of ordinary text.\\n","tokens_in":19,"tokens_out":19,"tokens_saved":0,"risk":"low"}'`,
     );
-    expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin }), "compiler")).toMatch(/capable: .*velesdb-memory answered compile-stdin in \d+ ms/);
+    expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin }), "compiler")).toMatch(
+      /capable: .*velesdb-memory answered compile-stdin in \d+ ms/,
+    );
   });
 
   test("not capable: an old velesdb-memory that never answers is cut at the probe timeout", () => {
     const bin = fake("old-velesdb-memory", "sleep 30");
     const started = performance.now();
-    expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin, VELESDB_HOOK_PROBE_TIMEOUT: "1" }), "compiler")).toContain("not capable");
+    expect(lineOf(doctor({ VELESDB_MEMORY_BIN: bin, VELESDB_HOOK_PROBE_TIMEOUT: "1" }), "compiler")).toContain(
+      "not capable",
+    );
     expect(performance.now() - started).toBeLessThan(8000);
   });
 });
@@ -168,10 +193,15 @@ describe.skipIf(!HAS_OPENSSL)("daemon version", () => {
       const registry = startRegistry("0.5.0");
       try {
         const run = await box.runAsync(["doctor"], {
-          env: { VELESDB_HOOK_FRESHNESS: undefined, VELESDB_MCP_URL: daemon.url, VELESDB_HOOKS_LATEST_VERSION_URL: registry.url },
+          env: {
+            VELESDB_HOOK_FRESHNESS: undefined,
+            VELESDB_MCP_URL: daemon.url,
+            VELESDB_HOOKS_LATEST_VERSION_URL: registry.url,
+          },
         });
         expect(lineOf(run.stdout, "daemon")).toContain(expected);
-        if (running === "0.4.1") expect(lineOf(run.stdout, "daemon")).toContain("latest published 0.5.0: an upgrade is available");
+        if (running === "0.4.1")
+          expect(lineOf(run.stdout, "daemon")).toContain("latest published 0.5.0: an upgrade is available");
       } finally {
         daemon.stop();
         registry.stop();
@@ -180,7 +210,9 @@ describe.skipIf(!HAS_OPENSSL)("daemon version", () => {
   });
 
   test("no daemon", async () => {
-    const run = await box.runAsync(["doctor"], { env: { VELESDB_HOOK_FRESHNESS: undefined, VELESDB_MCP_URL: "https://127.0.0.1:9/mcp" } });
+    const run = await box.runAsync(["doctor"], {
+      env: { VELESDB_HOOK_FRESHNESS: undefined, VELESDB_MCP_URL: "https://127.0.0.1:9/mcp" },
+    });
     expect(lineOf(run.stdout, "daemon")).toBe("daemon:    no velesdb-memory answered at https://127.0.0.1:9/mcp");
   });
 });
@@ -202,9 +234,13 @@ describe("state, config and shell", () => {
     const repo = path.join(box.root, "repo");
     write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", enforce_learning_loop: true }));
     fs.mkdirSync(path.join(repo, "src"));
-    expect(lineOf(doctor(undefined, path.join(repo, "src")), "config")).toContain('parsed (project "atlas", session "rolling", learning loop enforced)');
+    expect(lineOf(doctor(undefined, path.join(repo, "src")), "config")).toContain(
+      'parsed (project "atlas", session "rolling", learning loop enforced)',
+    );
     write(path.join(repo, ".velesdb-hooks.json"), "{ nope");
-    expect(lineOf(doctor(undefined, path.join(repo, "src")), "config")).toContain("is not valid JSON: ignored, defaults apply");
+    expect(lineOf(doctor(undefined, path.join(repo, "src")), "config")).toContain(
+      "is not valid JSON: ignored, defaults apply",
+    );
   });
 
   test("a login shell that prints on start is called out; a quiet one is not", () => {
@@ -218,14 +254,20 @@ describe("state, config and shell", () => {
 describe("repository-controlled strings are printed quoted (docs/decisions.md#installer)", () => {
   // ESC [ 2 J clears the screen; U+009B is the one-byte CSI of C1 terminals; BEL rings.
   const HOSTILE = ["x\u001b[2Jy", "a\u009b31mb", "bell\u0007"];
-  test.each(HOSTILE.map((value) => [JSON.stringify(value), value]))("%s as the repository directory's name and as the config's session", (_label, value) => {
-    const repo = path.join(box.root, value);
-    write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ session: value }));
-    const screen = doctor(undefined, repo);
-    expect(screen).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    const escaped = JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-    expect(lineOf(screen, "config")).toContain(escaped.slice(1, -1));
-  });
+  test.each(HOSTILE.map((value) => [JSON.stringify(value), value]))(
+    "%s as the repository directory's name and as the config's session",
+    (_label, value) => {
+      const repo = path.join(box.root, value);
+      write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ session: value }));
+      const screen = doctor(undefined, repo);
+      expect(screen).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      const escaped = JSON.stringify(value).replace(
+        /[\u007f-\u009f]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      );
+      expect(lineOf(screen, "config")).toContain(escaped.slice(1, -1));
+    },
+  );
 
   test("control: a plain name is printed as a JSON string", () => {
     const repo = path.join(box.root, "plain");
@@ -246,7 +288,10 @@ describe("the login-shell probe never outlives its limit (docs/decisions.md#inst
   };
   test.each([
     ["a profile that waits for a child", `#!/bin/sh\nsleep 45 &\necho $! > "${"$"}PIDFILE"\nwait\n`],
-    ["a profile that leaves a background child holding stdout", `#!/bin/sh\nsleep 45 &\necho $! > "${"$"}PIDFILE"\nexit 0\n`],
+    [
+      "a profile that leaves a background child holding stdout",
+      `#!/bin/sh\nsleep 45 &\necho $! > "${"$"}PIDFILE"\nexit 0\n`,
+    ],
   ])("%s: doctor answers at the limit and the probe's processes are killed", async (_name, script) => {
     const shell = path.join(box.root, "slow-shell");
     write(shell, script, 0o755);

@@ -27,23 +27,36 @@ function repo(name: string, optedIn: boolean): string {
 }
 
 const create = (session: string, cwd: string, target: string, tool = "Create") =>
-  loadPayload("droid", "pre-tool-use.create", { session_id: session, cwd, tool_name: tool, tool_input: { file_path: target, content: "x\n" } });
-const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) => loadPayload("droid", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
-const denied = (stdout: string): boolean => (JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision === "deny";
+  loadPayload("droid", "pre-tool-use.create", {
+    session_id: session,
+    cwd,
+    tool_name: tool,
+    tool_input: { file_path: target, content: "x\n" },
+  });
+const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) =>
+  loadPayload("droid", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
+const denied = (stdout: string): boolean =>
+  (JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput
+    ?.permissionDecision === "deny";
 
 describe("droid", () => {
-  test.each(["Create", "Edit", "MultiEdit"])("%s before a recall is refused in an opted-in repository; it passes silently elsewhere", (tool) => {
-    const guarded = repo("guarded", true);
-    const plain = repo("plain", false);
-    expect(denied(hook("pre-tool-use", create("s1", guarded, path.join(guarded, "a.ts"), tool)).stdout)).toBe(true);
-    expect(hook("pre-tool-use", create("s1", plain, path.join(plain, "a.ts"), tool)).stdout).toBe("");
-  });
+  test.each(["Create", "Edit", "MultiEdit"])(
+    "%s before a recall is refused in an opted-in repository; it passes silently elsewhere",
+    (tool) => {
+      const guarded = repo("guarded", true);
+      const plain = repo("plain", false);
+      expect(denied(hook("pre-tool-use", create("s1", guarded, path.join(guarded, "a.ts"), tool)).stdout)).toBe(true);
+      expect(hook("pre-tool-use", create("s1", plain, path.join(plain, "a.ts"), tool)).stdout).toBe("");
+    },
+  );
 
   test("the string answer of velesdb-memory___recall_fused unlocks; another server's and a non-recall tool's do not", () => {
     const guarded = repo("guarded", true);
     const target = path.join(guarded, "a.ts");
     expect(hook("post-tool-use", recall("s1", guarded, { tool_name: "other___recall_fused" })).stdout).toBe("");
-    expect(hook("post-tool-use", loadPayload("droid", "post-tool-use.create", { session_id: "s1", cwd: guarded })).stdout).toBe("");
+    expect(
+      hook("post-tool-use", loadPayload("droid", "post-tool-use.create", { session_id: "s1", cwd: guarded })).stdout,
+    ).toBe("");
     expect(denied(hook("pre-tool-use", create("s1", guarded, target)).stdout)).toBe(true);
     expect(hook("post-tool-use", recall("s1", guarded)).stdout).toBe("");
     expect(hook("pre-tool-use", create("s1", guarded, target)).stdout).toBe("");
@@ -51,11 +64,17 @@ describe("droid", () => {
 
   test("SessionStart is Claude's additionalContext; Stop is decision:block once, then silence on stop_hook_active", () => {
     const dir = repo("proj", false);
-    const start = JSON.parse(hook("session-start", loadPayload("droid", "session-start.startup", { session_id: "s1", cwd: dir })).stdout) as { hookSpecificOutput: { additionalContext: string } };
+    const start = JSON.parse(
+      hook("session-start", loadPayload("droid", "session-start.startup", { session_id: "s1", cwd: dir })).stdout,
+    ) as { hookSpecificOutput: { additionalContext: string } };
     expect(start.hookSpecificOutput.additionalContext).toContain('load_working_context(project="proj"');
-    const stop = JSON.parse(hook("stop", loadPayload("droid", "stop.first", { session_id: "s1", cwd: dir })).stdout) as { decision: string; reason: string };
+    const stop = JSON.parse(
+      hook("stop", loadPayload("droid", "stop.first", { session_id: "s1", cwd: dir })).stdout,
+    ) as { decision: string; reason: string };
     expect(stop.decision).toBe("block");
     expect(stop.reason).toContain('save_working_context(project="proj"');
-    expect(hook("stop", loadPayload("droid", "stop.first", { session_id: "s1", cwd: dir, stop_hook_active: true })).stdout).toBe("");
+    expect(
+      hook("stop", loadPayload("droid", "stop.first", { session_id: "s1", cwd: dir, stop_hook_active: true })).stdout,
+    ).toBe("");
   });
 });

@@ -4,7 +4,15 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  additionalContextOf,
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 import { IS_ROOT, missing, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
@@ -21,13 +29,16 @@ const run = (event: string, payload: Record<string, unknown>, env: Record<string
   expect(result.exitCode).toBe(0);
   return parseOneJsonAnswer(result.stdout);
 };
-const fixture = (name: string, overrides: Record<string, unknown> = {}) => loadPayload("dsh", name, { cwd: box.workspace, ...overrides });
+const fixture = (name: string, overrides: Record<string, unknown> = {}) =>
+  loadPayload("dsh", name, { cwd: box.workspace, ...overrides });
 const steers = (answer: Record<string, unknown>) => answer.decision === "block";
 
 test("SessionStart: load guidance as additionalContext", () => {
   writeConfig(box.workspace, { project: "dsh-app", session: "slot" });
   const answer = run("session-start", fixture("session-start.startup"));
-  expect(additionalContextOf(answer)).toContain('mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/');
+  expect(additionalContextOf(answer)).toContain(
+    'mcp__velesdb-memory__load_working_context(project="dsh-app", session="slot/',
+  );
 });
 
 describe("guard", () => {
@@ -40,14 +51,18 @@ describe("guard", () => {
     ["a JSON string", '"[]"'],
     ["an empty array that is not text", []],
     ["a content array instead of text", [{ type: "text", text: "[]" }]],
-  ])("a recall response that is %s never unlocks (control: the fixture's, velesdb-memory's real answer, does)", (_label, response) => {
-    writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
-    const isDeny = (answer: Record<string, unknown>) => (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
-    run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));
-    expect(isDeny(run("pre-tool-use", fixture("pre-tool-use.edit")))).toBe(true);
-    run("post-tool-use", fixture("post-tool-use.recall-fused"));
-    expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
-  });
+  ])(
+    "a recall response that is %s never unlocks (control: the fixture's, velesdb-memory's real answer, does)",
+    (_label, response) => {
+      writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
+      const isDeny = (answer: Record<string, unknown>) =>
+        (answer.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecision === "deny";
+      run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: response }));
+      expect(isDeny(run("pre-tool-use", fixture("pre-tool-use.edit")))).toBe(true);
+      run("post-tool-use", fixture("post-tool-use.recall-fused"));
+      expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
+    },
+  );
 
   test("an edit in an opted-in cwd is denied before recall and allowed after a recall whose text is JSON", () => {
     writeConfig(box.workspace, { project: "dsh-app", enforce_learning_loop: true });
@@ -55,15 +70,21 @@ describe("guard", () => {
     expect((denied.hookSpecificOutput as Record<string, unknown>).permissionDecision).toBe("deny");
     expect(run("pre-tool-use", fixture("pre-tool-use.bash"))).toEqual({});
     run("post-tool-use", fixture("post-tool-use.recall-fused", { tool_response: '{"error":"locked"}' }));
-    expect((run("pre-tool-use", fixture("pre-tool-use.edit")).hookSpecificOutput as Record<string, unknown>).permissionDecision).toBe("deny");
+    expect(
+      (run("pre-tool-use", fixture("pre-tool-use.edit")).hookSpecificOutput as Record<string, unknown>)
+        .permissionDecision,
+    ).toBe("deny");
     run("post-tool-use", fixture("post-tool-use.recall-fused"));
     expect(run("pre-tool-use", fixture("pre-tool-use.edit"))).toEqual({});
-    for (const tool of ["write", "str_replace_editor"]) expect(run("pre-tool-use", fixture("pre-tool-use.edit", { tool_name: tool }))).toEqual({});
+    for (const tool of ["write", "str_replace_editor"])
+      expect(run("pre-tool-use", fixture("pre-tool-use.edit", { tool_name: tool }))).toEqual({});
     // State lives in the workspace, not in TMPDIR, in a folder that git ignores.
     expect(fs.existsSync(path.join(box.workspace, ".velesdb-hooks", "state"))).toBe(true);
     expect(fs.readFileSync(path.join(box.workspace, ".velesdb-hooks", ".gitignore"), "utf8")).toMatch(/^\*$/m);
     Bun.spawnSync(["git", "init", "-q"], { cwd: box.workspace });
-    expect(Bun.spawnSync(["git", "status", "--porcelain"], { cwd: box.workspace }).stdout.toString()).not.toContain(".velesdb-hooks/");
+    expect(Bun.spawnSync(["git", "status", "--porcelain"], { cwd: box.workspace }).stdout.toString()).not.toContain(
+      ".velesdb-hooks/",
+    );
     // The private state directory holds only the stats records, which every host keeps there (docs/stats.md).
     expect(fs.readdirSync(box.stateDir)).toEqual(["stats"]);
   });
@@ -87,18 +108,24 @@ describe("Stop", () => {
   });
 
   test.each([
-    ["a state path under a regular file", () => {
-      const file = path.join(box.root, "not-a-dir");
-      fs.writeFileSync(file, "x");
-      return { VELESDB_HOOKS_STATE_DIR: path.join(file, "state") };
-    }],
-    ["a state directory that is a symlink", () => {
-      // Inside the case's directory, so it goes with it (one was left in /tmp by every run).
-      const real = fs.mkdtempSync(path.join(box.root, "real-"));
-      const link = path.join(box.root, "state-link");
-      fs.symlinkSync(real, link);
-      return { VELESDB_HOOKS_STATE_DIR: link };
-    }],
+    [
+      "a state path under a regular file",
+      () => {
+        const file = path.join(box.root, "not-a-dir");
+        fs.writeFileSync(file, "x");
+        return { VELESDB_HOOKS_STATE_DIR: path.join(file, "state") };
+      },
+    ],
+    [
+      "a state directory that is a symlink",
+      () => {
+        // Inside the case's directory, so it goes with it (one was left in /tmp by every run).
+        const real = fs.mkdtempSync(path.join(box.root, "real-"));
+        const link = path.join(box.root, "state-link");
+        fs.symlinkSync(real, link);
+        return { VELESDB_HOOKS_STATE_DIR: link };
+      },
+    ],
   ])("an unwritable state location (%s) never steers", (_label, makeEnv) => {
     const env = makeEnv();
     for (let i = 0; i < 5; i++) expect(steers(run("stop", fixture("stop"), env))).toBe(false);
@@ -139,44 +166,67 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
     fs.readdirSync(dir, { recursive: true, withFileTypes: false }).map(String).sort();
 
   const HOSTILE: ReadonlyArray<readonly [string, () => string, RegExp, boolean]> = [
-    ["a symlink to another repository", () => {
-      const target = otherRepository();
-      fs.symlinkSync(target, workspaceState());
-      return target;
-    }, /linked: state directory .*\.velesdb-hooks"? is a symlink/, false],
-    ["a regular file", () => {
-      fs.writeFileSync(workspaceState(), "not a directory\n");
-      return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks"? is not a directory/, false],
-    ["a real directory whose state is a symlink to another repository", () => {
-      const target = otherRepository();
-      fs.mkdirSync(workspaceState());
-      fs.symlinkSync(target, path.join(workspaceState(), "state"));
-      return target;
-    }, /linked: state directory .*state"? is a symlink/, false],
-    ["a directory owned by another user", () => {
-      fs.mkdirSync(workspaceState(), { mode: 0o777 });
-      fs.chownSync(workspaceState(), 4242, 4242);
-      return box.workspace;
-    }, /storage: state directory .*\.velesdb-hooks"? is owned by another user/, true],
+    [
+      "a symlink to another repository",
+      () => {
+        const target = otherRepository();
+        fs.symlinkSync(target, workspaceState());
+        return target;
+      },
+      /linked: state directory .*\.velesdb-hooks"? is a symlink/,
+      false,
+    ],
+    [
+      "a regular file",
+      () => {
+        fs.writeFileSync(workspaceState(), "not a directory\n");
+        return box.workspace;
+      },
+      /storage: state directory .*\.velesdb-hooks"? is not a directory/,
+      false,
+    ],
+    [
+      "a real directory whose state is a symlink to another repository",
+      () => {
+        const target = otherRepository();
+        fs.mkdirSync(workspaceState());
+        fs.symlinkSync(target, path.join(workspaceState(), "state"));
+        return target;
+      },
+      /linked: state directory .*state"? is a symlink/,
+      false,
+    ],
+    [
+      "a directory owned by another user",
+      () => {
+        fs.mkdirSync(workspaceState(), { mode: 0o777 });
+        fs.chownSync(workspaceState(), 4242, 4242);
+        return box.workspace;
+      },
+      /storage: state directory .*\.velesdb-hooks"? is owned by another user/,
+      true,
+    ],
   ];
 
-  test.each(HOSTILE)("%s: state unavailable, one stderr line, nothing written anywhere", (_label, plant, problem, needsRoot) => {
-    if (needsRoot && missing(IS_ROOT, "root")) return;
-    const watched = plant();
-    const before = { watched: tree(watched), workspace: tree(box.workspace) };
-    for (let i = 0; i < 3; i++) {
-      const result = runBinary(["dsh", "stop"], fixture("stop"), { env: box.env, cwd: box.workspace });
-      expect(result.exitCode).toBe(0);
-      expect(steers(parseOneJsonAnswer(result.stdout))).toBe(false);
-      expect(result.stderr.trim().split("\n")).toHaveLength(1);
-      expect(result.stderr).toMatch(problem);
-    }
-    run("post-tool-use", fixture("post-tool-use.recall-fused"));
-    run("pre-tool-use", fixture("pre-tool-use.edit"));
-    expect(tree(watched)).toEqual(before.watched);
-    expect(tree(box.workspace)).toEqual(before.workspace);
-  });
+  test.each(HOSTILE)(
+    "%s: state unavailable, one stderr line, nothing written anywhere",
+    (_label, plant, problem, needsRoot) => {
+      if (needsRoot && missing(IS_ROOT, "root")) return;
+      const watched = plant();
+      const before = { watched: tree(watched), workspace: tree(box.workspace) };
+      for (let i = 0; i < 3; i++) {
+        const result = runBinary(["dsh", "stop"], fixture("stop"), { env: box.env, cwd: box.workspace });
+        expect(result.exitCode).toBe(0);
+        expect(steers(parseOneJsonAnswer(result.stdout))).toBe(false);
+        expect(result.stderr.trim().split("\n")).toHaveLength(1);
+        expect(result.stderr).toMatch(problem);
+      }
+      run("post-tool-use", fixture("post-tool-use.recall-fused"));
+      run("pre-tool-use", fixture("pre-tool-use.edit"));
+      expect(tree(watched)).toEqual(before.watched);
+      expect(tree(box.workspace)).toEqual(before.workspace);
+    },
+  );
 
   test("positive control: a fresh workspace gets .velesdb-hooks/state (0700) and its .gitignore, and Stop steers once", () => {
     expect(steers(run("stop", fixture("stop")))).toBe(true);
@@ -195,7 +245,12 @@ describe("a repository-controlled .velesdb-hooks is never followed", () => {
   test("a session cwd reached through a symlink keeps its state in the real workspace (the cwd itself may be a link)", () => {
     const linkedCwd = path.join(box.root, "linked-workspace");
     fs.symlinkSync(box.workspace, linkedCwd);
-    const stop = () => steers(parseOneJsonAnswer(runBinary(["dsh", "stop"], fixture("stop", { cwd: linkedCwd }), { env: box.env, cwd: linkedCwd }).stdout));
+    const stop = () =>
+      steers(
+        parseOneJsonAnswer(
+          runBinary(["dsh", "stop"], fixture("stop", { cwd: linkedCwd }), { env: box.env, cwd: linkedCwd }).stdout,
+        ),
+      );
     expect(stop()).toBe(true);
     expect(stop()).toBe(false);
     expect(fs.lstatSync(path.join(workspaceState(), "state")).isDirectory()).toBe(true);

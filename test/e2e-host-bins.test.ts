@@ -14,7 +14,11 @@ function hostBinsUnder(env: Record<string, string>): { bins: Record<string, stri
   const script = `const m = await import(${JSON.stringify(path.join(REPO_ROOT, "test", "e2e", "host-bins.ts"))});
 let bridge = ""; try { bridge = m.dshBridgeEntry(); } catch (e) { bridge = "unresolved"; }
 console.log(JSON.stringify({ bins: m.HOST_BINS, bridge }));`;
-  const run = Bun.spawnSync([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...env }, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync([process.execPath, "-e", script], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (run.exitCode !== 0) throw new Error(run.stderr.toString());
   return JSON.parse(run.stdout.toString()) as { bins: Record<string, string>; bridge: string };
 }
@@ -23,16 +27,34 @@ test("VH_E2E_HOSTS moves every host, the DeepSeek bridge module included", () =>
   const modules = path.join(root, "prefix", "node_modules");
   const bridgeDir = path.join(modules, "@deepseek-ai", "dsh-hooks-codex");
   fs.mkdirSync(bridgeDir, { recursive: true });
-  fs.writeFileSync(path.join(bridgeDir, "package.json"), JSON.stringify({ name: "@deepseek-ai/dsh-hooks-codex", type: "module", main: "entry.js" }));
+  fs.writeFileSync(
+    path.join(bridgeDir, "package.json"),
+    JSON.stringify({ name: "@deepseek-ai/dsh-hooks-codex", type: "module", main: "entry.js" }),
+  );
   fs.writeFileSync(path.join(bridgeDir, "entry.js"), "export const apply = () => {};\n");
   const { bins, bridge } = hostBinsUnder({ VH_E2E_HOSTS: modules });
-  expect(Object.keys(bins).sort()).toEqual(["claude", "codebuddy", "codex", "copilot", "droid", "gemini", "kilo", "opencode", "piCli", "piMcpAdapter", "qwenCli", "qwenNode"]);
-  for (const [host, file] of Object.entries(bins)) expect(`${host}: ${file}`).toStartWith(`${host}: ${modules}${path.sep}`);
+  expect(Object.keys(bins).sort()).toEqual([
+    "claude",
+    "codebuddy",
+    "codex",
+    "copilot",
+    "droid",
+    "gemini",
+    "kilo",
+    "opencode",
+    "piCli",
+    "piMcpAdapter",
+    "qwenCli",
+    "qwenNode",
+  ]);
+  for (const [host, file] of Object.entries(bins))
+    expect(`${host}: ${file}`).toStartWith(`${host}: ${modules}${path.sep}`);
   expect(bridge).toBe(path.join(bridgeDir, "entry.js"));
 });
 
 test("positive control: unset, they are the pinned copies under test/e2e/node_modules", () => {
   const pinned = path.join(REPO_ROOT, "test", "e2e", "node_modules");
   const { bins } = hostBinsUnder({});
-  for (const [host, file] of Object.entries(bins)) expect(`${host}: ${file}`).toStartWith(`${host}: ${pinned}${path.sep}`);
+  for (const [host, file] of Object.entries(bins))
+    expect(`${host}: ${file}`).toStartWith(`${host}: ${pinned}${path.sep}`);
 });

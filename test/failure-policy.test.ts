@@ -67,7 +67,9 @@ const EXPECTED: Readonly<Record<string, "open" | "closed">> = {
 
 test("every event names its failure policy: only the edit guards close", () => {
   const actual = Object.fromEntries(
-    Object.entries(HOSTS as Record<string, HostModule>).flatMap(([host, module]) => Object.entries(module.events).map(([event, e]) => [`${host}/${event}`, e.failure])),
+    Object.entries(HOSTS as Record<string, HostModule>).flatMap(([host, module]) =>
+      Object.entries(module.events).map(([event, e]) => [`${host}/${event}`, e.failure]),
+    ),
   );
   expect(actual).toEqual(EXPECTED);
 });
@@ -88,7 +90,13 @@ describe("failureDecision", () => {
     ["open, opted-in repository", "open", true, "pass", /internal error, passing: boom/],
     ["open, plain directory", "open", false, "pass", /internal error, passing: boom/],
     ["closed, opted-in repository", "closed", true, "deny", /internal error, refusing: boom/],
-    ["closed, plain directory: never blocks an unrelated repository", "closed", false, "pass", /internal error, passing .*not opted in.*: boom/],
+    [
+      "closed, plain directory: never blocks an unrelated repository",
+      "closed",
+      false,
+      "pass",
+      /internal error, passing .*not opted in.*: boom/,
+    ],
   ] as const)("%s", async (_label, policy, optedIn, kind, note) => {
     const decision = await failureDecision(policy, input(optedIn ? guarded : box.workspace), "boom");
     expect(decision.kind).toBe(kind);

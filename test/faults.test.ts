@@ -29,7 +29,14 @@ import {
   writeRecallMarkers,
   type ProbeRun,
 } from "./support/fuzz-faults.ts";
-import { FAKE_COMPILER, isInside, makeFuzzSandbox, snapshot, snapshotChanges, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
+import {
+  FAKE_COMPILER,
+  isInside,
+  makeFuzzSandbox,
+  snapshot,
+  snapshotChanges,
+  type FuzzSandbox,
+} from "./support/fuzz-sandbox.ts";
 import { FIXTURES, loadPayload, runBinary } from "./support/hook-runner.ts";
 import { checkpointTargets } from "./support/learning.ts";
 import { testIf } from "./support/requires.ts";
@@ -85,17 +92,41 @@ const FAULTS: Readonly<Record<string, Fault>> = {
     },
   },
   "config-malformed": { guardedDir: () => box.broken },
-  "compiler-missing": { env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: path.join(box.root, "no-such-velesdb-memory") }] },
-  "compiler-hangs": { env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: compiler("hangs"), VELESDB_HOOK_PROBE_TIMEOUT: "1" }], boundMs: 5000 },
+  "compiler-missing": {
+    env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: path.join(box.root, "no-such-velesdb-memory") }],
+  },
+  "compiler-hangs": {
+    env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: compiler("hangs"), VELESDB_HOOK_PROBE_TIMEOUT: "1" }],
+    boundMs: 5000,
+  },
   "compiler-killed": { env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: writeFakeCompiler(box.root, "killed") }] },
-  "compiler-floods": { env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: writeFakeCompiler(box.root, "floods") }], boundMs: 15_000 },
-  "compiler-bad-answer": { env: () => ["bad-json", "risk-unknown", "risk-not-string", "risk-missing"].map((name) => ({ ...baseEnv(), VELESDB_MEMORY_BIN: compiler(name) })) },
+  "compiler-floods": {
+    env: () => [{ ...baseEnv(), VELESDB_MEMORY_BIN: writeFakeCompiler(box.root, "floods") }],
+    boundMs: 15_000,
+  },
+  "compiler-bad-answer": {
+    env: () =>
+      ["bad-json", "risk-unknown", "risk-not-string", "risk-missing"].map((name) => ({
+        ...baseEnv(),
+        VELESDB_MEMORY_BIN: compiler(name),
+      })),
+  },
   // Filled to the last block: creating a file may still work (tmpfs has inodes left), writing into it does not.
-  "state-disk-full": { namespace: () => stateOnTmpfs("state-disk-full", `dd if=/dev/zero of=${q(path.join(box.tmp, "filler"))} bs=4096 2>/dev/null || true`) },
+  "state-disk-full": {
+    namespace: () =>
+      stateOnTmpfs(
+        "state-disk-full",
+        `dd if=/dev/zero of=${q(path.join(box.tmp, "filler"))} bs=4096 2>/dev/null || true`,
+      ),
+  },
   "state-read-only": { namespace: () => stateOnTmpfs("state-read-only", `mount -o remount,ro ${q(box.tmp)}`) },
 };
 
-const NAMESPACE_ROWS = new Set(Object.entries(FAULTS).filter(([, f]) => f.namespace).map(([id]) => id));
+const NAMESPACE_ROWS = new Set(
+  Object.entries(FAULTS)
+    .filter(([, f]) => f.namespace)
+    .map(([id]) => id),
+);
 const namespaceProblem = mountNamespaceProblem();
 if (namespaceProblem) console.log(`faults: skipping ${[...NAMESPACE_ROWS].join(", ")}: ${namespaceProblem}`);
 
@@ -106,7 +137,9 @@ function probesFor(row: FailureRow, fault: Fault): Array<{ column: Column; runs:
   return columns.map((column) => {
     let probes = columnProbes(column, box, session);
     if (column === "guard" && fault.guardedDir) {
-      const guarded = columnProbes("guard", { ...box, repo: fault.guardedDir() }, session).filter((p) => p.role === "guarded");
+      const guarded = columnProbes("guard", { ...box, repo: fault.guardedDir() }, session).filter(
+        (p) => p.role === "guarded",
+      );
       probes = [...guarded, ...probes.filter((p) => p.role === "unguarded")];
     }
     if (fault.stdin !== undefined) probes = probes.map((p) => ({ ...p, stdin: fault.stdin! }));
@@ -114,44 +147,57 @@ function probesFor(row: FailureRow, fault: Fault): Array<{ column: Column; runs:
   });
 }
 
-describe.each(FAILURE_TABLE.filter((row) => FAULTS[row.id]).map((row) => [row.id, row] as const))("fault %s", (id, row) => {
-  const fault = FAULTS[id]!;
-  const skip = NAMESPACE_ROWS.has(id) && namespaceProblem !== null;
-  testIf(!skip, `a mount namespace (${namespaceProblem})`)(`${row.situation}: the failure table's answers, nothing touched outside state, the session can end`, () => {
-    fault.setup?.();
-    const envs = fault.env?.() ?? [baseEnv()];
-    const before = snapshot(box.root, [box.stateDir]);
-    const planned = probesFor(row, fault);
-    const problems: string[] = [];
-    const stopRuns: ProbeRun[] = [];
-    for (const env of envs) {
-      const all = planned.flatMap((p) => p.runs);
-      const runs = runProbes(box, all, env, fault.namespace?.());
-      let offset = 0;
-      for (const { column, runs: probes } of planned) {
-        const mine = runs.slice(offset, offset + probes.length);
-        offset += probes.length;
-        const cell = row.cells[column];
-        if (cell) problems.push(...cellProblems(cell.expect, mine).map((p) => `${column}: ${p}`));
-        if (column === "stop") stopRuns.push(...mine);
-      }
-      const bound = fault.boundMs ?? 10_000;
-      problems.push(...runs.filter((r) => r.elapsedMs > bound).map((r) => `${r.probe.host} ${r.probe.event} took ${r.elapsedMs.toFixed(0)} ms (bound ${bound})`));
-      if (row.cells.posttooluse?.expect === "pass") {
-        const archives = path.join(box.stateDir, "tool-output");
-        if (fs.existsSync(archives) && fs.readdirSync(archives).length > 0) problems.push("an archive was left although nothing was replaced");
-      }
-    }
-    problems.push(...sessionEndProblems(stopRuns));
-    expect(problems).toEqual([]);
-    expect(snapshotChanges(before, snapshot(box.root, [box.stateDir]))).toEqual([]);
-    if (fault.namespace) {
-      // Inside the namespace, TMPDIR held only the state directory and the filler.
-      const foreign = lastListing.filter((p) => p !== box.tmp && p !== path.join(box.tmp, "filler") && !isInside(p, box.stateDir));
-      expect(foreign).toEqual([]);
-    }
-  });
-});
+describe.each(FAILURE_TABLE.filter((row) => FAULTS[row.id]).map((row) => [row.id, row] as const))(
+  "fault %s",
+  (id, row) => {
+    const fault = FAULTS[id]!;
+    const skip = NAMESPACE_ROWS.has(id) && namespaceProblem !== null;
+    testIf(!skip, `a mount namespace (${namespaceProblem})`)(
+      `${row.situation}: the failure table's answers, nothing touched outside state, the session can end`,
+      () => {
+        fault.setup?.();
+        const envs = fault.env?.() ?? [baseEnv()];
+        const before = snapshot(box.root, [box.stateDir]);
+        const planned = probesFor(row, fault);
+        const problems: string[] = [];
+        const stopRuns: ProbeRun[] = [];
+        for (const env of envs) {
+          const all = planned.flatMap((p) => p.runs);
+          const runs = runProbes(box, all, env, fault.namespace?.());
+          let offset = 0;
+          for (const { column, runs: probes } of planned) {
+            const mine = runs.slice(offset, offset + probes.length);
+            offset += probes.length;
+            const cell = row.cells[column];
+            if (cell) problems.push(...cellProblems(cell.expect, mine).map((p) => `${column}: ${p}`));
+            if (column === "stop") stopRuns.push(...mine);
+          }
+          const bound = fault.boundMs ?? 10_000;
+          problems.push(
+            ...runs
+              .filter((r) => r.elapsedMs > bound)
+              .map((r) => `${r.probe.host} ${r.probe.event} took ${r.elapsedMs.toFixed(0)} ms (bound ${bound})`),
+          );
+          if (row.cells.posttooluse?.expect === "pass") {
+            const archives = path.join(box.stateDir, "tool-output");
+            if (fs.existsSync(archives) && fs.readdirSync(archives).length > 0)
+              problems.push("an archive was left although nothing was replaced");
+          }
+        }
+        problems.push(...sessionEndProblems(stopRuns));
+        expect(problems).toEqual([]);
+        expect(snapshotChanges(before, snapshot(box.root, [box.stateDir]))).toEqual([]);
+        if (fault.namespace) {
+          // Inside the namespace, TMPDIR held only the state directory and the filler.
+          const foreign = lastListing.filter(
+            (p) => p !== box.tmp && p !== path.join(box.tmp, "filler") && !isInside(p, box.stateDir),
+          );
+          expect(foreign).toEqual([]);
+        }
+      },
+    );
+  },
+);
 
 describe("fault record-vanishes", () => {
   // A record that another hook consumed between our directory listing and our read. No binary
@@ -164,7 +210,10 @@ describe("fault record-vanishes", () => {
   function secondRepo(): string {
     const dir = path.join(box.root, "ws", "repo2");
     fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-    fs.writeFileSync(path.join(dir, ".velesdb-hooks.json"), JSON.stringify({ project: "fuzz-guarded-2", enforce_learning_loop: true }));
+    fs.writeFileSync(
+      path.join(dir, ".velesdb-hooks.json"),
+      JSON.stringify({ project: "fuzz-guarded-2", enforce_learning_loop: true }),
+    );
     return fs.realpathSync(dir);
   }
 
@@ -189,13 +238,28 @@ describe("fault record-vanishes", () => {
     writeRecallMarkers(box.stateDir, session, box.repo);
     writeRecallMarkers(box.stateDir, session, repo2);
     for (const dir of [box.repo, repo2]) {
-      const edit = runBinary(["claude", "pre-tool-use"], loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: path.join(dir, "src", "a.ts"), content: "x" } }), { env: env(), cwd: box.plain });
+      const edit = runBinary(
+        ["claude", "pre-tool-use"],
+        loadPayload("claude", "pre-tool-use.write", {
+          session_id: session,
+          cwd: box.plain,
+          tool_input: { file_path: path.join(dir, "src", "a.ts"), content: "x" },
+        }),
+        { env: env(), cwd: box.plain },
+      );
       expect(edit.stdout).toBe("{}\n");
     }
     const vanish = vanishOneListed("learning-dirty");
     let decision: Decision;
     try {
-      decision = stopDecision(createHookInput(loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }), "", claude.profile, env()));
+      decision = stopDecision(
+        createHookInput(
+          loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }),
+          "",
+          claude.profile,
+          env(),
+        ),
+      );
     } finally {
       vanish.restore();
     }
@@ -205,8 +269,18 @@ describe("fault record-vanishes", () => {
     expect(text).not.toMatch(/cannot read|malformed/);
     expect(checkpointTargets(text)).toHaveLength(1);
     // The session ends: the next Stop (through the binary) passes.
-    const next = runBinary(["claude", "stop"], loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain, stop_hook_active: true }), { env: env(), cwd: box.plain });
-    expect(judged({ probe: { host: "claude", event: "stop", stdin: "", cwd: box.plain, role: "next-stop" }, raw: next, elapsedMs: 0 }).kind).toBe("pass");
+    const next = runBinary(
+      ["claude", "stop"],
+      loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain, stop_hook_active: true }),
+      { env: env(), cwd: box.plain },
+    );
+    expect(
+      judged({
+        probe: { host: "claude", event: "stop", stdin: "", cwd: box.plain, role: "next-stop" },
+        raw: next,
+        elapsedMs: 0,
+      }).kind,
+    ).toBe("pass");
     expect(snapshotChanges(before, snapshot(box.root, [box.stateDir]))).toEqual([]);
   });
 
@@ -215,21 +289,46 @@ describe("fault record-vanishes", () => {
     const before = snapshot(box.root, [box.stateDir]);
     // Two refused edits queue two pending repositories for this session.
     for (const dir of [box.repo, repo2]) {
-      const refused = runBinary(["claude", "pre-tool-use"], loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: path.join(dir, "src", "a.ts"), content: "x" } }), { env: env(), cwd: box.plain });
+      const refused = runBinary(
+        ["claude", "pre-tool-use"],
+        loadPayload("claude", "pre-tool-use.write", {
+          session_id: session,
+          cwd: box.plain,
+          tool_input: { file_path: path.join(dir, "src", "a.ts"), content: "x" },
+        }),
+        { env: env(), cwd: box.plain },
+      );
       expect(refused.stdout).toContain('"permissionDecision":"deny"');
     }
     const vanish = vanishOneListed("pending-recall");
     let note: string;
     try {
-      const payload = loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: box.repo, tool_input: { query: "q" } });
-      note = recordRecallEvidence(createHookInput(payload, "", claude.profile, env()), { toolName: payload.tool_name, toolInput: payload.tool_input, toolResponse: payload.tool_response, form: "structured" });
+      const payload = loadPayload("claude", "post-tool-use.recall-fused", {
+        session_id: session,
+        cwd: box.repo,
+        tool_input: { query: "q" },
+      });
+      note = recordRecallEvidence(createHookInput(payload, "", claude.profile, env()), {
+        toolName: payload.tool_name,
+        toolInput: payload.tool_input,
+        toolResponse: payload.tool_response,
+        form: "structured",
+      });
     } finally {
       vanish.restore();
     }
     expect(vanish.vanished()).toBeDefined();
     expect(note).not.toMatch(/not recorded|malformed/);
     // The recall from the opted-in cwd unlocked that repository: its edit now passes.
-    const edit = runBinary(["claude", "pre-tool-use"], loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: path.join(box.repo, "src", "a.ts"), content: "x" } }), { env: env(), cwd: box.plain });
+    const edit = runBinary(
+      ["claude", "pre-tool-use"],
+      loadPayload("claude", "pre-tool-use.write", {
+        session_id: session,
+        cwd: box.plain,
+        tool_input: { file_path: path.join(box.repo, "src", "a.ts"), content: "x" },
+      }),
+      { env: env(), cwd: box.plain },
+    );
     expect(edit.stdout).toBe("{}\n");
     expect(snapshotChanges(before, snapshot(box.root, [box.stateDir]))).toEqual([]);
   });
@@ -239,7 +338,14 @@ test("fault unknown-entry: every column answers exit 64, nothing on stdout, one 
   const row = FAILURE_TABLE.find((r) => r.id === "unknown-entry")!;
   expect(COLUMNS.every(([c]) => row.cells[c]?.expect === "usage")).toBe(true);
   const before = snapshot(box.root, []);
-  for (const args of [["nohost", "session-start"], ["claude", "no-such-event"], ["codex", "pre-compact"], ["windsurf", "stop"], ["dsh", "post-mcp-tool-use"], ["claude", "stop", "extra"]]) {
+  for (const args of [
+    ["nohost", "session-start"],
+    ["claude", "no-such-event"],
+    ["codex", "pre-compact"],
+    ["windsurf", "stop"],
+    ["dsh", "post-mcp-tool-use"],
+    ["claude", "stop", "extra"],
+  ]) {
     const result = runBinary(args, "{}", { env: baseEnv(), cwd: box.plain });
     expect([args.join(" "), result.exitCode, result.stdout]).toEqual([args.join(" "), 64, ""]);
     expect(result.stderr).toMatch(/^velesdb-hooks: [^\n]+\n$/);

@@ -5,7 +5,13 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CACHE_TTL_MS, compareVersions, freshnessNotice, latestVersionCachePath, versionFromMcpBody } from "../src/core/freshness.ts";
+import {
+  CACHE_TTL_MS,
+  compareVersions,
+  freshnessNotice,
+  latestVersionCachePath,
+  versionFromMcpBody,
+} from "../src/core/freshness.ts";
 import { closedPortUrl, HAS_OPENSSL, startDaemon, startRegistry, type LocalServer } from "./support/install-servers.ts";
 
 let home: string;

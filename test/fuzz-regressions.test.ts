@@ -7,7 +7,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { loadPayload, parseOneJsonAnswer, runBinary, runBinaryTimed } from "./support/hook-runner.ts";
-import { FAKE_COMPILER, makeFuzzSandbox, snapshot, snapshotChanges, spawnHook, type FuzzSandbox } from "./support/fuzz-sandbox.ts";
+import {
+  FAKE_COMPILER,
+  makeFuzzSandbox,
+  snapshot,
+  snapshotChanges,
+  spawnHook,
+  type FuzzSandbox,
+} from "./support/fuzz-sandbox.ts";
 import { entryById } from "./support/fuzz-entries.ts";
 import { regressionRow, replayFailures } from "./support/fuzz-harness.ts";
 import type { FuzzCase } from "./support/fuzz-payloads.ts";
@@ -24,7 +31,10 @@ describe("dsh: a payload cwd that does not exist is never created (fuzz seed 1, 
   // any state directory. Now the workspace must exist; otherwise state is unavailable (docs/contract.md §10).
   const missing = () => path.join(box.repo, "missing", "deeper");
   const run = (event: string, fixture: string, cwd: string, extra: Record<string, unknown> = {}) =>
-    runBinary(["dsh", event], loadPayload("dsh", fixture, { cwd, session_id: "fz-missing-cwd", ...extra }), { env: box.env, cwd: box.plain });
+    runBinary(["dsh", event], loadPayload("dsh", fixture, { cwd, session_id: "fz-missing-cwd", ...extra }), {
+      env: box.env,
+      cwd: box.plain,
+    });
 
   test.each([
     // source "compact" reads the PreCompact marker, so SessionStart opens state too.
@@ -32,21 +42,24 @@ describe("dsh: a payload cwd that does not exist is never created (fuzz seed 1, 
     ["stop", "stop", "pass", {}],
     ["pre-tool-use", "pre-tool-use.edit", "deny", {}],
     ["post-tool-use", "post-tool-use.recall-fused", "pass", {}],
-  ] as const)("dsh %s from a missing cwd: the docs/contract.md §10 answer and no directory created", (event, fixture, kind, extra) => {
-    const before = snapshot(box.root, []);
-    const result = run(event, fixture, missing(), extra);
-    expect(result.exitCode).toBe(0);
-    const answer = parseOneJsonAnswer(result.stdout);
-    if (kind === "pass") expect(answer).toEqual({});
-    if (kind === "context") expect(JSON.stringify(answer)).toContain("load_working_context(");
-    // The missing directory sits inside the opted-in repository: unverifiable, so refused.
-    if (kind === "deny") expect(JSON.stringify(answer)).toContain('"permissionDecision":"deny"');
-    expect(fs.existsSync(path.join(box.repo, "missing"))).toBe(false);
-    // The one thing the call may write: its stats record (docs/stats.md), in the private state
-    // directory under TMPDIR, never in the workspace.
-    const statsRecord = /^created tmp\/velesdb-agent-hooks-\d+(\/stats(\/\d{4}-\d{2}-\d{2}\.jsonl)?)?$/;
-    expect(snapshotChanges(before, snapshot(box.root, [])).filter((change) => !statsRecord.test(change))).toEqual([]);
-  });
+  ] as const)(
+    "dsh %s from a missing cwd: the docs/contract.md §10 answer and no directory created",
+    (event, fixture, kind, extra) => {
+      const before = snapshot(box.root, []);
+      const result = run(event, fixture, missing(), extra);
+      expect(result.exitCode).toBe(0);
+      const answer = parseOneJsonAnswer(result.stdout);
+      if (kind === "pass") expect(answer).toEqual({});
+      if (kind === "context") expect(JSON.stringify(answer)).toContain("load_working_context(");
+      // The missing directory sits inside the opted-in repository: unverifiable, so refused.
+      if (kind === "deny") expect(JSON.stringify(answer)).toContain('"permissionDecision":"deny"');
+      expect(fs.existsSync(path.join(box.repo, "missing"))).toBe(false);
+      // The one thing the call may write: its stats record (docs/stats.md), in the private state
+      // directory under TMPDIR, never in the workspace.
+      const statsRecord = /^created tmp\/velesdb-agent-hooks-\d+(\/stats(\/\d{4}-\d{2}-\d{2}\.jsonl)?)?$/;
+      expect(snapshotChanges(before, snapshot(box.root, [])).filter((change) => !statsRecord.test(change))).toEqual([]);
+    },
+  );
 
   test("positive control: an existing workspace gets its .velesdb-hooks/state, and Stop continues once", () => {
     const first = parseOneJsonAnswer(run("stop", "stop", box.plain).stdout);
@@ -66,9 +79,20 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
   const LOG = "   Compiling velesdb-core (workspace member)\n".repeat(600);
 
   function bashPayloadText(depth: number, persisted: string | undefined): string {
-    const response: Record<string, unknown> = { stdout: LOG, stderr: "", interrupted: false, isImage: false, noOutputExpected: false, nested: "@NESTED@" };
+    const response: Record<string, unknown> = {
+      stdout: LOG,
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      nested: "@NESTED@",
+    };
     if (persisted) Object.assign(response, { persistedOutputPath: persisted, persistedOutputSize: 40_000 });
-    const payload = loadPayload("claude", "post-tool-use.bash-small", { session_id: "fz-deep", cwd: box.plain, tool_response: response });
+    const payload = loadPayload("claude", "post-tool-use.bash-small", {
+      session_id: "fz-deep",
+      cwd: box.plain,
+      tool_response: response,
+    });
     return JSON.stringify(payload).replace('"@NESTED@"', deep(depth));
   }
 
@@ -84,7 +108,10 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
   ] as const)("%s output nested 100 000 deep: {} with one clean diagnostic, nothing archived", (_label, persisted) => {
     const file = path.join(box.root, "persisted-output.txt");
     if (persisted) fs.writeFileSync(file, LOG.repeat(2));
-    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100_000, persisted ? file : undefined), { env: env(), cwd: box.plain });
+    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100_000, persisted ? file : undefined), {
+      env: env(),
+      cwd: box.plain,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("{}\n");
     expect(result.stderr).toMatch(/^velesdb-hooks: compression refused: [^\n]*\n$/);
@@ -96,14 +123,20 @@ describe("claude post-tool-use: a Bash result with a field nested 100 000 deep (
     // past the fuzzer's 5 s bound on a loaded machine. Counting the levels costs milliseconds.
     const file = path.join(box.root, "persisted-output.txt");
     fs.writeFileSync(file, LOG.repeat(2));
-    const result = runBinaryTimed(["claude", "post-tool-use"], bashPayloadText(127_116, file), { env: env(), cwd: box.plain });
+    const result = runBinaryTimed(["claude", "post-tool-use"], bashPayloadText(127_116, file), {
+      env: env(),
+      cwd: box.plain,
+    });
     expect(result.stdout).toBe("{}\n");
     expect(result.stderr).toBe("velesdb-hooks: compression refused: the tool result nests deeper than 10000 levels\n");
     expect(result.cpuMs).toBeLessThan(800);
   });
 
   test("positive control: nested 100 deep, the same output is compressed and archived whole", () => {
-    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100, undefined), { env: env(), cwd: box.plain });
+    const result = runBinary(["claude", "post-tool-use"], bashPayloadText(100, undefined), {
+      env: env(),
+      cwd: box.plain,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('"updatedToolOutput"');
     expect(archives()).toHaveLength(1);
@@ -122,12 +155,30 @@ function copilotBashCase(rest: Record<string, unknown>): FuzzCase {
   const textResultForLlm = `${"   Compiling velesdb-core\n".repeat(100)}<shellId: 0 completed with exit code 1>`;
   return {
     form: "object",
-    payload: { cwd: ".", toolName: "bash", toolArgs: { command: "cargo build", description: "build" }, toolResult: { textResultForLlm, ...rest } },
+    payload: {
+      cwd: ".",
+      toolName: "bash",
+      toolArgs: { command: "cargo build", description: "build" },
+      toolResult: { textResultForLlm, ...rest },
+    },
     processCwd: "plain",
   };
 }
 const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzCase }> = [
-  { entry: "dsh/session-start", found: "seed 1", case: { form: "object", payload: { hook_event_name: "SessionStart", session_id: "fz-missing-cwd", source: "compact", cwd: "@SB@/ws/repo/missing/deeper" }, processCwd: "plain" } },
+  {
+    entry: "dsh/session-start",
+    found: "seed 1",
+    case: {
+      form: "object",
+      payload: {
+        hook_event_name: "SessionStart",
+        session_id: "fz-missing-cwd",
+        source: "compact",
+        cwd: "@SB@/ws/repo/missing/deeper",
+      },
+      processCwd: "plain",
+    },
+  },
   {
     entry: "claude/post-tool-use",
     found: "seed 12345",
@@ -139,7 +190,14 @@ const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzC
         cwd: "@SB@/ws/plain",
         tool_name: "Bash",
         tool_input: { command: "cargo build", description: "build" },
-        tool_response: { stdout: "@HUGE:70000:10@", stderr: "", interrupted: false, isImage: false, noOutputExpected: false, nested: { "@DEEP@": 100_000, array: true } },
+        tool_response: {
+          stdout: "@HUGE:70000:10@",
+          stderr: "",
+          interrupted: false,
+          isImage: false,
+          noOutputExpected: false,
+          nested: { "@DEEP@": 100_000, array: true },
+        },
       },
       processCwd: "plain",
     },
@@ -148,36 +206,70 @@ const REGRESSION_ROWS: ReadonlyArray<{ entry: string; found: string; case: FuzzC
   // whole; a field of it nested
   // past JSON.stringify's reach overflowed the encoder's stack ("internal error", a rule threw).
   // The own key "__proto__" (as JSON.parse makes it), not the object's prototype.
-  { entry: "copilot/post-tool-use", found: "seed -512651350", case: copilotBashCase({ resultType: "success", ["__proto__"]: { "@DEEP@": 55_196, array: false } }) },
+  {
+    entry: "copilot/post-tool-use",
+    found: "seed -512651350",
+    case: copilotBashCase({ resultType: "success", ["__proto__"]: { "@DEEP@": 55_196, array: false } }),
+  },
   // A 1 MiB payload (parsed in place) nested 74 804 deep: the reviver that put its long literals
   // back recursed past the stack, the payload was taken for "not JSON", and dsh's Stop wrote its
   // state under the process cwd instead of the payload's.
-  { entry: "dsh/stop", found: "seed 1884534106", case: {"form":"object","payload":{"session_id":"@HUGE:1100000:233@","transcript_path":"@SB@/home/.dsh/sessions/--e2e-ws--/drive-1795990309917/session.jsonl.zstd","cwd":"@SB@/ws/repo/src","hook_event_name":"Stop","model":"deepseek-v4-pro","turn_id":"1","last_assistant_message":null,"Ki(8)Ry1b":{"@DEEP@":74804,"array":true}},"processCwd":"plain"} },
+  {
+    entry: "dsh/stop",
+    found: "seed 1884534106",
+    case: {
+      form: "object",
+      payload: {
+        session_id: "@HUGE:1100000:233@",
+        transcript_path: "@SB@/home/.dsh/sessions/--e2e-ws--/drive-1795990309917/session.jsonl.zstd",
+        cwd: "@SB@/ws/repo/src",
+        hook_event_name: "Stop",
+        model: "deepseek-v4-pro",
+        turn_id: "1",
+        last_assistant_message: null,
+        "Ki(8)Ry1b": { "@DEEP@": 74804, array: true },
+      },
+      processCwd: "plain",
+    },
+  },
   // A resultType that is not a word: the compiled text went back inside a result of a shape
   // Copilot never sends. Now left as it is.
-  { entry: "copilot/post-tool-use", found: "seed 1884534106", case: copilotBashCase({ resultType: { d: "x", ")": [3.5e196, null] } }) },
+  {
+    entry: "copilot/post-tool-use",
+    found: "seed 1884534106",
+    case: copilotBashCase({ resultType: { d: "x", ")": [3.5e196, null] } }),
+  },
 ];
 
 describe("fuzz regression rows: each once-failing payload keeps every invariant", () => {
-  test.each(REGRESSION_ROWS.map((row) => [row.entry, row.found, row] as const))("%s (%s)", async (_entry, _found, row) => {
-    // The bound is the hook's own deadline, not the fuzz run's 5 s: a row pins a verdict, and
-    // the fuzz run itself holds hooks to the tighter bound (on a two-core machine shared by
-    // several test runs, 5 s of wall time can pass while a hook waits for a core).
-    const [result] = await replayFailures(entryById(row.entry), [row.case], ROW_BOUND_MS);
-    expect(result!.violations).toEqual([]);
-  });
+  test.each(REGRESSION_ROWS.map((row) => [row.entry, row.found, row] as const))(
+    "%s (%s)",
+    async (_entry, _found, row) => {
+      // The bound is the hook's own deadline, not the fuzz run's 5 s: a row pins a verdict, and
+      // the fuzz run itself holds hooks to the tighter bound (on a two-core machine shared by
+      // several test runs, 5 s of wall time can pass while a hook waits for a core).
+      const [result] = await replayFailures(entryById(row.entry), [row.case], ROW_BOUND_MS);
+      expect(result!.violations).toEqual([]);
+    },
+  );
 
   test("a row's line is what a failing run prints, and it reads back as the same case", () => {
     const row = REGRESSION_ROWS[1]!;
     const line = regressionRow(row.entry, row.found, row.case);
-    const parsed = JSON.parse(line.replace(/^\{ entry: (.*), found: (.*), case: (.*) \},$/, '{"entry":$1,"found":$2,"case":$3}'));
+    const parsed = JSON.parse(
+      line.replace(/^\{ entry: (.*), found: (.*), case: (.*) \},$/, '{"entry":$1,"found":$2,"case":$3}'),
+    );
     expect(parsed).toEqual({ entry: row.entry, found: row.found, case: row.case });
   });
 
   test("negative control: a payload that breaks an invariant is reported by the same replay", async () => {
     // No hook process finishes within 1 ms: the replay must report the bound as broken, so a
     // row that passes above passed the invariants, not a harness that checks nothing.
-    const [result] = await replayFailures(entryById("claude/stop"), [{ form: "object", payload: { cwd: "@SB@/ws/plain" }, processCwd: "plain" }], 1);
+    const [result] = await replayFailures(
+      entryById("claude/stop"),
+      [{ form: "object", payload: { cwd: "@SB@/ws/plain" }, processCwd: "plain" }],
+      1,
+    );
     expect(result!.violations.join("\n")).toContain("did not finish within 1 ms");
   });
 
@@ -187,7 +279,11 @@ describe("fuzz regression rows: each once-failing payload keeps every invariant"
     // the loop is held for 300 ms after each spawn, so both are due when it runs again.
     const kept: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const pending = spawnHook(["--version"], new Uint8Array(), { env: { PATH: "/usr/bin:/bin" }, cwd: os.tmpdir(), boundMs: 1 });
+      const pending = spawnHook(["--version"], new Uint8Array(), {
+        env: { PATH: "/usr/bin:/bin" },
+        cwd: os.tmpdir(),
+        boundMs: 1,
+      });
       const until = performance.now() + 300;
       while (performance.now() < until) {
         // Busy: no timer and no exit callback can run.

@@ -20,7 +20,9 @@ import { ENTRIES } from "./support/fuzz-entries.ts";
 import { BATCH, coverageShortfall, fuzzEntry, fuzzSettings } from "./support/fuzz-harness.ts";
 
 const settings = fuzzSettings();
-console.log(`fuzz: seed ${settings.seed} (VELESDB_FUZZ_SEED), ${settings.count} payloads per entry (VELESDB_FUZZ_RUNS), ${settings.jobs} at a time`);
+console.log(
+  `fuzz: seed ${settings.seed} (VELESDB_FUZZ_SEED), ${settings.count} payloads per entry (VELESDB_FUZZ_RUNS), ${settings.jobs} at a time`,
+);
 
 // One payload costs ~10 ms on two cores; the bound leaves room for a loaded CI machine.
 const TIMEOUT_MS = Math.max(120_000, settings.count * 150);
@@ -30,12 +32,20 @@ describe.each(ENTRIES.map((e) => [e.id, e] as const))("fuzz %s", (_id, entry) =>
     `${settings.count} generated payloads keep every invariant and reach every checked branch`,
     async () => {
       const report = await fuzzEntry(entry, settings);
-      const kinds = Object.entries(report.kinds).map(([k, n]) => `${k} ${n}`).join(", ");
-      console.log(`  ${entry.id}: ${report.cases} payloads in ${(report.elapsedMs / 1000).toFixed(1)} s, slowest ${report.slowestMs.toFixed(0)} ms (${kinds})`);
+      const kinds = Object.entries(report.kinds)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ");
+      console.log(
+        `  ${entry.id}: ${report.cases} payloads in ${(report.elapsedMs / 1000).toFixed(1)} s, slowest ${report.slowestMs.toFixed(0)} ms (${kinds})`,
+      );
       if (report.failure) throw new Error(report.failure.message);
       expect(report.cases).toBeGreaterThanOrEqual(Math.ceil(settings.count / BATCH) * BATCH);
       // Not a hook verdict: the generator (or a count set too low) no longer reaches a branch.
-      expect(coverageShortfall(entry, report.reached).map((line) => `${line} (seed ${settings.seed}, ${settings.count} payloads)`)).toEqual([]);
+      expect(
+        coverageShortfall(entry, report.reached).map(
+          (line) => `${line} (seed ${settings.seed}, ${settings.count} payloads)`,
+        ),
+      ).toEqual([]);
     },
     TIMEOUT_MS,
   );
@@ -44,7 +54,14 @@ describe.each(ENTRIES.map((e) => [e.id, e] as const))("fuzz %s", (_id, entry) =>
 test("a coverage floor fails a run that never reaches its branch (negative control)", () => {
   const claudePost = ENTRIES.find((e) => e.id === "claude/post-tool-use")!;
   const claudePre = ENTRIES.find((e) => e.id === "claude/pre-tool-use")!;
-  const everyInput = { "input:object": 3, "input:json-not-object": 1, "input:text": 1, "input:bytes": 1, "input:deep": 1, "input:payload-cwd": 1 };
+  const everyInput = {
+    "input:object": 3,
+    "input:json-not-object": 1,
+    "input:text": 1,
+    "input:bytes": 1,
+    "input:deep": 1,
+    "input:payload-cwd": 1,
+  };
   // Only passes, never a replacement: the compression invariants were never checked.
   expect(coverageShortfall(claudePost, { ...everyInput, "answer:pass": 3 })).toEqual([
     "claude/post-tool-use: answer:replace reached 0 time(s), floor 1",
@@ -52,7 +69,16 @@ test("a coverage floor fails a run that never reaches its branch (negative contr
     "claude/post-tool-use: replace:host-persisted reached 0 time(s), floor 1",
   ]);
   // Positive control: a guard run that reached both sides of the oracle.
-  const guardRun = { ...everyInput, "answer:deny": 2, "answer:pass": 1, "guard:edit-in-opted-in-repo": 2, "guard:edit-elsewhere": 1, "state:written": 2 };
+  const guardRun = {
+    ...everyInput,
+    "answer:deny": 2,
+    "answer:pass": 1,
+    "guard:edit-in-opted-in-repo": 2,
+    "guard:edit-elsewhere": 1,
+    "state:written": 2,
+  };
   expect(coverageShortfall(claudePre, guardRun)).toEqual([]);
-  expect(coverageShortfall(claudePre, { ...guardRun, "input:bytes": 0 })).toEqual(["claude/pre-tool-use: input:bytes reached 0 time(s), floor 1"]);
+  expect(coverageShortfall(claudePre, { ...guardRun, "input:bytes": 0 })).toEqual([
+    "claude/pre-tool-use: input:bytes reached 0 time(s), floor 1",
+  ]);
 });

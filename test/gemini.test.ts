@@ -8,7 +8,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { withoutUntrustedWrapper } from "../src/hosts/gemini.ts";
 import { mcpResultOfLlmContent } from "../src/hosts/tool-events.ts";
-import { BINARY, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  BINARY,
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -18,8 +26,16 @@ afterEach(() => box.cleanup());
 
 describe("mcpResultOfLlmContent: Gemini's AfterTool response as the MCP result the core reads", () => {
   test.each<[string, unknown, unknown]>([
-    ["success, wrapper removed", { llmContent: [{ text: "<untrusted_context>\n{\"r\":[]}\n</untrusted_context>" }], returnDisplay: "x" }, { content: [{ type: "text", text: '{"r":[]}' }] }],
-    ["failure keeps its error", { llmContent: "MCP tool failed", error: { message: "m", type: "mcp_tool_error" } }, { content: [{ type: "text", text: "MCP tool failed" }], error: { message: "m", type: "mcp_tool_error" } }],
+    [
+      "success, wrapper removed",
+      { llmContent: [{ text: '<untrusted_context>\n{"r":[]}\n</untrusted_context>' }], returnDisplay: "x" },
+      { content: [{ type: "text", text: '{"r":[]}' }] },
+    ],
+    [
+      "failure keeps its error",
+      { llmContent: "MCP tool failed", error: { message: "m", type: "mcp_tool_error" } },
+      { content: [{ type: "text", text: "MCP tool failed" }], error: { message: "m", type: "mcp_tool_error" } },
+    ],
     ["unwrapped text stays as sent", { llmContent: [{ text: "[]" }] }, { content: [{ type: "text", text: "[]" }] }],
     ["a part without text", { llmContent: [{ inlineData: {} }] }, { content: [{ type: "non-text" }] }],
     ["not an object", "text", "text"],
@@ -29,12 +45,16 @@ describe("mcpResultOfLlmContent: Gemini's AfterTool response as the MCP result t
 });
 
 const SESSION = "g-session-1";
-const run = (event: string, payload: Record<string, unknown>) => runBinary(["gemini", event], payload, { env: box.env, cwd: box.workspace });
+const run = (event: string, payload: Record<string, unknown>) =>
+  runBinary(["gemini", event], payload, { env: box.env, cwd: box.workspace });
 const beforeTool = (tool: "write_file" | "replace", filePath: string, session = SESSION) =>
   loadPayload("gemini", tool === "write_file" ? "before-tool.write-file" : "before-tool.replace", {
     session_id: session,
     cwd: box.workspace,
-    tool_input: tool === "write_file" ? { file_path: filePath, content: "x\n" } : { file_path: filePath, old_string: "", new_string: "x", instruction: "create" },
+    tool_input:
+      tool === "write_file"
+        ? { file_path: filePath, content: "x\n" }
+        : { file_path: filePath, old_string: "", new_string: "x", instruction: "create" },
   });
 const afterRecall = (response: unknown, server = "velesdb-memory", session = SESSION) =>
   loadPayload("gemini", "after-tool.recall-fused", {
@@ -45,18 +65,29 @@ const afterRecall = (response: unknown, server = "velesdb-memory", session = SES
     tool_response: response,
     mcp_context: { server_name: server, tool_name: "recall_fused", command: "velesdb-memory", args: [] },
   });
-const wrapped = (text: string) => ({ llmContent: [{ text: `<untrusted_context>\n${text}\n</untrusted_context>` }], returnDisplay: text });
+const wrapped = (text: string) => ({
+  llmContent: [{ text: `<untrusted_context>\n${text}\n</untrusted_context>` }],
+  returnDisplay: text,
+});
 /** What Gemini CLI 0.61.0 handed AfterTool for velesdb-memory's real recall answer (the recorded fixture). */
 const REAL_RECALL: unknown = loadPayload("gemini", "after-tool.recall-fused").tool_response;
-const afterAgent = (active: boolean) => loadPayload("gemini", active ? "after-agent.continuation" : "after-agent.first", { session_id: SESSION, cwd: box.workspace });
+const afterAgent = (active: boolean) =>
+  loadPayload("gemini", active ? "after-agent.continuation" : "after-agent.first", {
+    session_id: SESSION,
+    cwd: box.workspace,
+  });
 
 test("session-start: the load guidance for the workspace's identity, in hookSpecificOutput", () => {
   writeConfig(box.workspace, { project: "gem-app", session: "slot" });
   const result = run("session-start", loadPayload("gemini", "session-start.startup", { cwd: box.workspace }));
   expect(result.exitCode).toBe(0);
-  const answer = parseOneJsonAnswer(result.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+  const answer = parseOneJsonAnswer(result.stdout) as {
+    hookSpecificOutput: { hookEventName: string; additionalContext: string };
+  };
   expect(answer.hookSpecificOutput.hookEventName).toBe("SessionStart");
-  expect(answer.hookSpecificOutput.additionalContext).toContain('mcp_velesdb-memory_load_working_context(project="gem-app", session="slot/');
+  expect(answer.hookSpecificOutput.additionalContext).toContain(
+    'mcp_velesdb-memory_load_working_context(project="gem-app", session="slot/',
+  );
 });
 
 describe("before-tool guard", () => {
@@ -88,14 +119,27 @@ describe("before-tool guard", () => {
 
   test("other tools pass untouched (positive control: write_file in the same repository is refused)", () => {
     writeConfig(box.workspace, { project: "gem-app", enforce_learning_loop: true });
-    const shell = loadPayload("gemini", "before-tool.write-file", { session_id: SESSION, cwd: box.workspace, tool_name: "run_shell_command", tool_input: { command: "echo x > a.ts" } });
+    const shell = loadPayload("gemini", "before-tool.write-file", {
+      session_id: SESSION,
+      cwd: box.workspace,
+      tool_name: "run_shell_command",
+      tool_input: { command: "echo x > a.ts" },
+    });
     expect(run("before-tool", shell)).toEqual({ exitCode: 0, stdout: "{}\n", stderr: "" });
     expect(parseOneJsonAnswer(run("before-tool", beforeTool("write_file", "a.ts")).stdout).decision).toBe("deny");
   });
 
   test.each<[string, unknown, string]>([
-    ["the bare-array error Gemini makes of `[]`", loadPayload("gemini", "after-tool.recall-fused-array-error").tool_response, "velesdb-memory"],
-    ["an error field", { llmContent: "failed", returnDisplay: "Error", error: { message: "store locked", type: "mcp_tool_error" } }, "velesdb-memory"],
+    [
+      "the bare-array error Gemini makes of `[]`",
+      loadPayload("gemini", "after-tool.recall-fused-array-error").tool_response,
+      "velesdb-memory",
+    ],
+    [
+      "an error field",
+      { llmContent: "failed", returnDisplay: "Error", error: { message: "store locked", type: "mcp_tool_error" } },
+      "velesdb-memory",
+    ],
     ["an empty answer", { llmContent: [], returnDisplay: "" }, "velesdb-memory"],
     ["another server", REAL_RECALL, "other-memory"],
     ["prose, not JSON", wrapped("Found 1 memory: parser.txt holds the grammar."), "velesdb-memory"],
@@ -119,7 +163,9 @@ test("after-agent: one checkpoint continuation naming save_working_context after
   const answer = parseOneJsonAnswer(first.stdout);
   expect(Object.keys(answer).sort()).toEqual(["decision", "reason"]);
   expect(answer.decision).toBe("deny");
-  expect(answer.reason).toContain('mcp_velesdb-memory_save_working_context(project="gem-app", session="slot/g-session-1")');
+  expect(answer.reason).toContain(
+    'mcp_velesdb-memory_save_working_context(project="gem-app", session="slot/g-session-1")',
+  );
   expect(run("after-agent", afterAgent(true)).stdout).toBe("{}\n");
 });
 
@@ -153,12 +199,26 @@ describe("a deny whose stdout cannot be written: the same JSON on stderr with ex
   const REDIRECT = { closed: ">&-", full: ">/dev/full", "closed pipe": "| true", readable: '>"$OUT"' } as const;
   function runWithStdout(stdout: keyof typeof REDIRECT) {
     writeConfig(box.workspace, { project: "gem-app", enforce_learning_loop: true });
-    const files = { IN: path.join(box.tmp, "in.json"), OUT: path.join(box.tmp, "out.txt"), ERR: path.join(box.tmp, "err.txt"), BIN: BINARY };
+    const files = {
+      IN: path.join(box.tmp, "in.json"),
+      OUT: path.join(box.tmp, "out.txt"),
+      ERR: path.join(box.tmp, "err.txt"),
+      BIN: BINARY,
+    };
     fs.writeFileSync(files.IN, JSON.stringify(beforeTool("write_file", "a.ts")));
     // The payload arrives late, so the pipe's reader (`true`) is gone before the hook writes.
     const script = `{ sleep 0.2; cat "$IN"; } | "$BIN" gemini before-tool 2>"$ERR" ${REDIRECT[stdout]}; echo "\${PIPESTATUS[1]}"`;
-    const run = Bun.spawnSync(["bash", "-c", script], { env: { ...box.env, ...files }, cwd: box.workspace, stdout: "pipe", timeout: 20_000 });
-    return { exitCode: Number(run.stdout.toString().trim()), stdout: fs.existsSync(files.OUT) ? fs.readFileSync(files.OUT, "utf8") : "", stderr: fs.readFileSync(files.ERR, "utf8") };
+    const run = Bun.spawnSync(["bash", "-c", script], {
+      env: { ...box.env, ...files },
+      cwd: box.workspace,
+      stdout: "pipe",
+      timeout: 20_000,
+    });
+    return {
+      exitCode: Number(run.stdout.toString().trim()),
+      stdout: fs.existsSync(files.OUT) ? fs.readFileSync(files.OUT, "utf8") : "",
+      stderr: fs.readFileSync(files.ERR, "utf8"),
+    };
   }
 
   test("positive control: with a readable stdout the deny is on stdout", () => {

@@ -58,7 +58,12 @@ describe("the metadata says what the table says", () => {
 
   test("the packed npm packages carry the same description, in package.json and the launcher's README", () => {
     const npmDir = path.join(scratch, "npm");
-    const launcher = packMainPackage(fs.readFileSync(path.join(ROOT, "npm", "launcher.js"), "utf8"), "0.0.0-test", undefined, npmDir);
+    const launcher = packMainPackage(
+      fs.readFileSync(path.join(ROOT, "npm", "launcher.js"), "utf8"),
+      "0.0.0-test",
+      undefined,
+      npmDir,
+    );
     expect(JSON.parse(packedFile(launcher.path, "package/package.json")).description).toBe(packageDescription());
     expect(packedFile(launcher.path, "package/README.md")).toContain(packageDescription());
     const target = RELEASE_TARGETS[0]!;
@@ -70,8 +75,18 @@ describe("the metadata says what the table says", () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
     const table = readme.slice(readme.indexOf("## Hosts"), readme.indexOf("\n## ", readme.indexOf("## Hosts") + 1));
     for (const host of Object.keys(HOSTS)) expect(table).toContain(`](docs/hosts/${host}.md)`);
-    expect(missingProducts(table.replaceAll("Windsurf Cascade", "Windsurf").replaceAll("DeepSeek harness", "the DeepSeek harness").replaceAll("Pi coding agent", "the Pi coding agent"))).toEqual([]);
-    const pages = fs.readdirSync(path.join(ROOT, "docs", "hosts")).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
+    expect(
+      missingProducts(
+        table
+          .replaceAll("Windsurf Cascade", "Windsurf")
+          .replaceAll("DeepSeek harness", "the DeepSeek harness")
+          .replaceAll("Pi coding agent", "the Pi coding agent"),
+      ),
+    ).toEqual([]);
+    const pages = fs
+      .readdirSync(path.join(ROOT, "docs", "hosts"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => f.slice(0, -3));
     expect(pages.sort()).toEqual(Object.keys(HOSTS).sort());
   });
 });

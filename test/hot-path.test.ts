@@ -37,7 +37,10 @@ interface MetaImport {
 }
 interface Metafile {
   readonly inputs: Record<string, { readonly imports: readonly MetaImport[] }>;
-  readonly outputs: Record<string, { readonly inputs: Record<string, unknown>; readonly imports: readonly MetaImport[]; readonly entryPoint?: string }>;
+  readonly outputs: Record<
+    string,
+    { readonly inputs: Record<string, unknown>; readonly imports: readonly MetaImport[]; readonly entryPoint?: string }
+  >;
 }
 
 let dir: string;
@@ -46,7 +49,10 @@ let entryChunk: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "vh-hotpath-"));
   const metafile = path.join(dir, "meta.json");
-  compileBinary(path.join(REPO_ROOT, "src", "cli.ts"), path.join(dir, "velesdb-hooks"), [...versionDefine(packageVersion()), `--metafile=${metafile}`]);
+  compileBinary(path.join(REPO_ROOT, "src", "cli.ts"), path.join(dir, "velesdb-hooks"), [
+    ...versionDefine(packageVersion()),
+    `--metafile=${metafile}`,
+  ]);
   compileBinary(path.join(REPO_ROOT, "scripts", "bench", "io-floor.ts"), path.join(dir, "io-floor"));
   meta = JSON.parse(fs.readFileSync(metafile, "utf8")) as Metafile;
   entryChunk = Object.keys(meta.outputs).find((name) => meta.outputs[name]!.entryPoint === "src/cli.ts")!;
@@ -64,14 +70,17 @@ function closure(start: string, follow: (to: MetaImport) => boolean): Set<string
     for (const to of meta.outputs[chunk]?.imports ?? []) {
       if (to.external || !follow(to)) continue;
       // Output import paths are relative to the output directory, spelled like the keys.
-      const key = Object.keys(meta.outputs).find((name) => path.posix.normalize(name) === path.posix.normalize(to.path));
+      const key = Object.keys(meta.outputs).find(
+        (name) => path.posix.normalize(name) === path.posix.normalize(to.path),
+      );
       if (key) queue.push(key);
     }
   }
   return seen;
 }
 
-const sourcesOf = (chunks: Iterable<string>): string[] => [...chunks].flatMap((chunk) => Object.keys(meta.outputs[chunk]!.inputs));
+const sourcesOf = (chunks: Iterable<string>): string[] =>
+  [...chunks].flatMap((chunk) => Object.keys(meta.outputs[chunk]!.inputs));
 const librariesIn = (sources: readonly string[]): string[] =>
   INSTALLER_LIBRARIES.filter(([, pattern]) => sources.some((source) => pattern.test(source))).map(([name]) => name);
 
@@ -87,13 +96,18 @@ test("what every hook evaluates imports only the built-ins every hook uses", () 
   // A source's external static imports are the built-ins (its lazy imports are listed as
   // external chunks, which the closure above already judged).
   const builtins = sourcesOf(eager).flatMap((source) =>
-    (meta.inputs[source]?.imports ?? []).filter((to) => to.external && to.kind === "import-statement" && !to.path.startsWith("./")).map((to) => to.path.replace(/^node:/, "")),
+    (meta.inputs[source]?.imports ?? [])
+      .filter((to) => to.external && to.kind === "import-statement" && !to.path.startsWith("./"))
+      .map((to) => to.path.replace(/^node:/, "")),
   );
   expect([...new Set(builtins)].sort()).toEqual(HOOK_PATH_BUILTINS);
 });
 
 test("no hook can evaluate zod, @iarna/toml or jsonc-parser; only the installer's lazy chunk holds them", () => {
-  const isInstaller = (to: MetaImport) => meta.outputs[Object.keys(meta.outputs).find((name) => path.posix.normalize(name) === path.posix.normalize(to.path)) ?? ""]?.entryPoint === INSTALLER_ENTRY;
+  const isInstaller = (to: MetaImport) =>
+    meta.outputs[
+      Object.keys(meta.outputs).find((name) => path.posix.normalize(name) === path.posix.normalize(to.path)) ?? ""
+    ]?.entryPoint === INSTALLER_ENTRY;
   // Every chunk a hook can reach: static and lazy imports alike, except the installer's.
   const hookReachable = closure(entryChunk, (to) => !(to.kind === "dynamic-import" && isInstaller(to)));
   expect(librariesIn(sourcesOf(hookReachable))).toEqual([]);
@@ -125,29 +139,59 @@ const EVENT_RULES = [
 
 test("a hook evaluates one host module: the entry loads hosts lazily, from a table that matches src/hosts/index.ts", async () => {
   expect(Object.keys(HOST_LOADERS)).toEqual(Object.keys(HOSTS));
-  for (const [name, load] of Object.entries(HOST_LOADERS)) expect(await load()).toBe((HOSTS as Record<string, Awaited<ReturnType<typeof load>>>)[name]!);
+  for (const [name, load] of Object.entries(HOST_LOADERS))
+    expect(await load()).toBe((HOSTS as Record<string, Awaited<ReturnType<typeof load>>>)[name]!);
   const hostModules = Object.keys(HOSTS).map((name) => `src/hosts/${name}.ts`);
   const eager = sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement"));
   expect(eager.filter((source) => hostModules.includes(source))).toEqual([]);
   // Positive control: each host module is in the build, as a chunk the entry imports lazily.
-  for (const module of hostModules) expect(Object.values(meta.outputs).some((out) => out.entryPoint === module)).toBe(true);
+  for (const module of hostModules)
+    expect(Object.values(meta.outputs).some((out) => out.entryPoint === module)).toBe(true);
 });
 
 test("each event evaluates its own rules only", () => {
   const allSources = sourcesOf(Object.keys(meta.outputs));
   // Positive control: every rule listed is in the build, so its absence below means something.
   for (const rule of EVENT_RULES) expect(allSources).toContain(rule);
-  expect(sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => EVENT_RULES.includes(source))).toEqual([]);
-  const notFor = (entryPoint: string, rules: readonly string[]) => eagerSourcesOf(entryPoint).filter((source) => rules.includes(source));
+  expect(
+    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) =>
+      EVENT_RULES.includes(source),
+    ),
+  ).toEqual([]);
+  const notFor = (entryPoint: string, rules: readonly string[]) =>
+    eagerSourcesOf(entryPoint).filter((source) => rules.includes(source));
   // Stop and PreCompact share lifecycle.ts with SessionStart; only SessionStart probes the daemon.
-  expect(notFor("src/core/checkpoint.ts", ["src/core/freshness.ts", "src/core/compress.ts", "src/core/watchdog.ts"])).toEqual([]);
-  expect(notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"])).toEqual([]);
-  expect(notFor("src/core/guard.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/evidence.ts"])).toEqual([]);
+  expect(
+    notFor("src/core/checkpoint.ts", ["src/core/freshness.ts", "src/core/compress.ts", "src/core/watchdog.ts"]),
+  ).toEqual([]);
+  expect(
+    notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"]),
+  ).toEqual([]);
+  expect(
+    notFor("src/core/guard.ts", [
+      "src/core/freshness.ts",
+      "src/core/lifecycle.ts",
+      "src/core/checkpoint.ts",
+      "src/core/compress.ts",
+      "src/core/evidence.ts",
+    ]),
+  ).toEqual([]);
   // The recall-evidence rule and what it reads come only once a tool's name can be a recall's.
   expect(
-    notFor("src/hosts/tool-events.ts", ["src/core/freshness.ts", "src/core/lifecycle.ts", "src/core/checkpoint.ts", "src/core/compress.ts", "src/core/guard.ts", "src/core/evidence.ts", "src/core/identity.ts", "src/core/records.ts"]),
+    notFor("src/hosts/tool-events.ts", [
+      "src/core/freshness.ts",
+      "src/core/lifecycle.ts",
+      "src/core/checkpoint.ts",
+      "src/core/compress.ts",
+      "src/core/guard.ts",
+      "src/core/evidence.ts",
+      "src/core/identity.ts",
+      "src/core/records.ts",
+    ]),
   ).toEqual([]);
-  expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(expect.arrayContaining(["src/core/identity.ts", "src/core/records.ts"]));
+  expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(
+    expect.arrayContaining(["src/core/identity.ts", "src/core/records.ts"]),
+  );
   // A Bash result goes through the payload-only gates first: the host chunk that runs them (and
   // the gates themselves) evaluate neither the compressor, its watchdog and compiler client, nor
   // the recall-evidence rule, which Bash never feeds (docs/performance/2026-12-02-io-floor.md).
@@ -160,10 +204,17 @@ test("each event evaluates its own rules only", () => {
   // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:
   // no hook evaluates them; the guard reads the broker's status through src/mcp/runtime.ts alone.
   const shared = ["src/mcp/front.ts", "src/mcp/broker.ts", "src/mcp/channel.ts", "src/mcp/lines.ts"];
-  for (const rule of ["src/core/guard.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"]) expect(notFor(rule, shared)).toEqual([]);
-  expect(sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => shared.includes(source) || source === "src/mcp/runtime.ts")).toEqual([]);
+  for (const rule of ["src/core/guard.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"])
+    expect(notFor(rule, shared)).toEqual([]);
+  expect(
+    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter(
+      (source) => shared.includes(source) || source === "src/mcp/runtime.ts",
+    ),
+  ).toEqual([]);
   // Positive control: the front's own chunk evaluates the channel and the framing.
-  expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]));
+  expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(
+    expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]),
+  );
   expect(eagerSourcesOf("src/core/guard.ts")).toContain("src/mcp/runtime.ts");
 });
 
@@ -173,7 +224,13 @@ test("each event evaluates its own rules only", () => {
  * had not finished when the process exited printed nothing, so a loaded machine could hide a
  * compile from this test, and once left the positive control below with no line at all (CI).
  */
-function compiledFunctions(binary: string, args: readonly string[], payload: unknown, env: Record<string, string>, cwd: string): string[] {
+function compiledFunctions(
+  binary: string,
+  args: readonly string[],
+  payload: unknown,
+  env: Record<string, string>,
+  cwd: string,
+): string[] {
   const run = Bun.spawnSync([binary, ...args], {
     stdin: Buffer.from(JSON.stringify(payload)),
     env: { ...env, BUN_JSC_reportCompileTimes: "1", BUN_JSC_useConcurrentJIT: "0" },
@@ -181,7 +238,8 @@ function compiledFunctions(binary: string, args: readonly string[], payload: unk
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (run.exitCode !== 0 && run.exitCode !== 2) throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
+  if (run.exitCode !== 0 && run.exitCode !== 2)
+    throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
   return [...run.stderr.toString().matchAll(/^Optimized (\S+):/gm)].map((m) => m[1]!);
 }
 
@@ -189,7 +247,8 @@ test("no hook JIT-compiles anything the I/O floor does not", () => {
   const box = makeSandbox("hotpath-jit");
   try {
     writeConfig(box.workspace, { project: "hot", enforce_learning_loop: true });
-    const at = (host: string, name: string, overrides: Record<string, unknown> = {}) => loadPayload(host, name, { cwd: box.workspace, ...overrides });
+    const at = (host: string, name: string, overrides: Record<string, unknown> = {}) =>
+      loadPayload(host, name, { cwd: box.workspace, ...overrides });
     const target = { file_path: path.join(box.workspace, "src", "a.ts"), content: "x" };
     const runs: Array<[readonly string[], Record<string, unknown>]> = [
       [["claude", "session-start"], at("claude", "session-start.startup")],
@@ -203,14 +262,24 @@ test("no hook JIT-compiles anything the I/O floor does not", () => {
       [["codex", "stop"], at("codex", "stop.first")],
       [["gemini", "before-tool"], at("gemini", "before-tool.write-file")],
     ];
-    const floor = new Set(compiledFunctions(path.join(dir, "io-floor"), [], at("claude", "stop.first"), box.env, box.workspace));
+    const floor = new Set(
+      compiledFunctions(path.join(dir, "io-floor"), [], at("claude", "stop.first"), box.env, box.workspace),
+    );
     for (const [args, payload] of runs) {
-      const extra = compiledFunctions(path.join(dir, "velesdb-hooks"), args, payload, box.env, box.workspace).filter((name) => !floor.has(name));
+      const extra = compiledFunctions(path.join(dir, "velesdb-hooks"), args, payload, box.env, box.workspace).filter(
+        (name) => !floor.has(name),
+      );
       expect(`${args.join(" ")}: ${extra.join(", ")}`).toBe(`${args.join(" ")}: `);
     }
     // Positive control: with the engine's thresholds at their lowest, the same report names
     // functions (~100 in a Stop; at 5, about 10, which left too little margin).
-    const forced = compiledFunctions(path.join(dir, "velesdb-hooks"), ["claude", "stop"], at("claude", "stop.first"), { ...box.env, BUN_JSC_thresholdForJITAfterWarmUp: "1", BUN_JSC_thresholdForJITSoon: "1" }, box.workspace);
+    const forced = compiledFunctions(
+      path.join(dir, "velesdb-hooks"),
+      ["claude", "stop"],
+      at("claude", "stop.first"),
+      { ...box.env, BUN_JSC_thresholdForJITAfterWarmUp: "1", BUN_JSC_thresholdForJITSoon: "1" },
+      box.workspace,
+    );
     expect(forced.length).toBeGreaterThan(0);
   } finally {
     box.cleanup();

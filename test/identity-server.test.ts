@@ -34,7 +34,9 @@ describe("the slot rule", () => {
 
   test("a per-session slot is never over the cap, keeps a plain host id as it is, and is the base without one", () => {
     expect(bytes(sessionSlot(B256, "x".repeat(500)))).toBeLessThanOrEqual(256);
-    expect(sessionSlot("rolling", "94daaa85-620d-444a-a7f5-edce09bb30db")).toBe("rolling/94daaa85-620d-444a-a7f5-edce09bb30db");
+    expect(sessionSlot("rolling", "94daaa85-620d-444a-a7f5-edce09bb30db")).toBe(
+      "rolling/94daaa85-620d-444a-a7f5-edce09bb30db",
+    );
     expect(sessionSlot("rolling", "id with spaces")).toMatch(/^rolling\/id-\d+-14$/);
     expect(sessionSlot("rolling", undefined)).toBe("rolling");
     expect(sessionSlot("rolling", "  ")).toBe("rolling");
@@ -52,7 +54,10 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0 agrees, case by case", ()
 
   test.each(CASES)("%s: saved as session and as project exactly when the rule accepts it", async (_label, value) => {
     const accepted = slotNameProblem(value) === undefined;
-    for (const args of [{ project: "p", session: value }, { project: value, session: "s" }]) {
+    for (const args of [
+      { project: "p", session: value },
+      { project: value, session: "s" },
+    ]) {
       const answer = await server.tool("save_working_context", { ...args, working: { goal: "g" } });
       const saved = answer.error === undefined && answer.result?.isError !== true;
       expect({ value: value.slice(0, 12), saved }).toEqual({ value: value.slice(0, 12), saved: accepted });
@@ -63,7 +68,11 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0 agrees, case by case", ()
 
 describe("check and doctor name a configured id the server would refuse", () => {
   test.each([
-    ["a 257-byte project", { project: B257 }, "has a project that is 257 bytes, over velesdb-memory's 256-byte cap for an id"],
+    [
+      "a 257-byte project",
+      { project: B257 },
+      "has a project that is 257 bytes, over velesdb-memory's 256-byte cap for an id",
+    ],
     ["a blank session", { session: "  " }, "has a session that is blank"],
   ])("%s: one config line, check fails; control: 256 bytes pass", (_label, fields, problem) => {
     const box = makeInstallSandbox("identity", { clients: ["claude"] });
@@ -75,7 +84,10 @@ describe("check and doctor name a configured id the server would refuse", () => 
       expect(run.exitCode).toBe(1);
       const doctor = box.run(["doctor", "--client", "claude"], { cwd: repo });
       expect(doctor.stdout.split("\n").find((line) => line.startsWith("config:"))).toContain(problem);
-      write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ enforce_learning_loop: true, project: B256, session: "main" }));
+      write(
+        path.join(repo, ".velesdb-hooks.json"),
+        JSON.stringify({ enforce_learning_loop: true, project: B256, session: "main" }),
+      );
       const control = box.run(["check", "--client", "claude"], { cwd: repo });
       expect(control.stdout).not.toContain("config:");
     } finally {

@@ -24,7 +24,13 @@ function moduleFiles(root: string, folders: readonly string[]): string[] {
   for (const folder of folders) {
     if (!fs.existsSync(path.join(root, folder))) continue;
     for (const file of new Bun.Glob(`${folder}/**/*`).scanSync({ cwd: root })) {
-      if (SOURCE.test(file) && !file.split(/[\\/]/).includes("node_modules") && !file.endsWith(".d.ts") && !file.endsWith(".d.mts")) found.push(file);
+      if (
+        SOURCE.test(file) &&
+        !file.split(/[\\/]/).includes("node_modules") &&
+        !file.endsWith(".d.ts") &&
+        !file.endsWith(".d.mts")
+      )
+        found.push(file);
     }
   }
   return found.sort();
@@ -131,11 +137,18 @@ describe("the import graph", () => {
       write("test/back.ts", 'import { load } from "./lazy.ts";\nexport const again = load;\n');
       write("test/reexport.ts", 'export * from "./reexported.ts";\n');
       write("test/reexported.ts", 'import "./reexport.ts";\nexport const side = 1;\n');
-      write("test/quiet.ts", '// import { x } from "./quiet-other.ts";\nexport const text = \'import { y } from "./quiet-other.ts"\';\n');
+      write(
+        "test/quiet.ts",
+        '// import { x } from "./quiet-other.ts";\nexport const text = \'import { y } from "./quiet-other.ts"\';\n',
+      );
       write("test/quiet-other.ts", 'import { text } from "./quiet.ts";\nexport const x = text;\n');
       write("test/self.ts", 'import * as me from "./self.ts";\nexport const self = me;\n');
       const graph = importGraph(box, moduleFiles(box, ROOTS));
-      expect(circles(graph).map((trail) => trail.join(" → ")).sort()).toEqual([
+      expect(
+        circles(graph)
+          .map((trail) => trail.join(" → "))
+          .sort(),
+      ).toEqual([
         "scripts/types.ts → scripts/uses.ts → scripts/types.ts",
         "src/a.ts → src/deep/b.ts → src/c.ts → src/a.ts",
         "test/back.ts → test/lazy.ts → test/back.ts",

@@ -28,7 +28,11 @@ const ok = (args: string[], env: Record<string, string | undefined> = {}) => {
 };
 const C = ["--client", "codebuddy"];
 /** The entry install --mcp writes: the shared front, run by the stable binary (docs/shared-memory.md). */
-const frontEntry = () => ({ type: "stdio", command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"), args: ["mcp", "--server", server] });
+const frontEntry = () => ({
+  type: "stdio",
+  command: path.join(box.home, ".velesdb-hooks", "bin", "velesdb-hooks"),
+  args: ["mcp", "--server", server],
+});
 
 describe("codebuddy entries", () => {
   test("grouped handlers per event, POSIX-quoted, timeout in seconds, matchers on the tool events; the user's settings stay", () => {
@@ -36,7 +40,11 @@ describe("codebuddy entries", () => {
     ok(["install", ...C]);
     const parsed = Bun.JSONC.parse(read(settings())) as { language: string; hooks: Record<string, unknown> };
     expect(parsed.language).toBe("English");
-    const handler = (event: string) => ({ type: "command", command: `'${box.stableBinary}' codebuddy ${event}`, timeout: 10 });
+    const handler = (event: string) => ({
+      type: "command",
+      command: `'${box.stableBinary}' codebuddy ${event}`,
+      timeout: 10,
+    });
     expect(parsed.hooks).toEqual({
       SessionStart: [{ hooks: [handler("session-start")] }],
       Stop: [{ hooks: [handler("stop")] }],
@@ -78,7 +86,8 @@ describe("codebuddy entries", () => {
 
 describe("codebuddy MCP server", () => {
   const mine = '{\n  // mine\n  "mcpServers": { "other": { "type": "stdio", "command": "other-server" } }\n}\n';
-  const serverIn = (file: string) => (Bun.JSONC.parse(read(file)) as { mcpServers?: Record<string, unknown> }).mcpServers?.["velesdb-memory"];
+  const serverIn = (file: string) =>
+    (Bun.JSONC.parse(read(file)) as { mcpServers?: Record<string, unknown> }).mcpServers?.["velesdb-memory"];
 
   test("no user-scope file: install --mcp creates ~/.codebuddy/.mcp.json; check finds it; uninstall removes what it created", () => {
     fs.mkdirSync(dir(), { recursive: true });
@@ -95,18 +104,24 @@ describe("codebuddy MCP server", () => {
   test.each([
     ["~/.codebuddy/mcp.json", () => path.join(dir(), "mcp.json")],
     ["~/.codebuddy.json", () => path.join(box.home, ".codebuddy.json")],
-  ])("a user's %s is the file CodeBuddy reads: install --mcp adds to it, creates no .mcp.json that would hide it, and uninstall gives its bytes back", (_label, file) => {
-    write(file(), mine);
-    ok(["install", ...C, "--mcp"]);
-    expect(fs.existsSync(path.join(dir(), ".mcp.json"))).toBe(false);
-    expect(serverIn(file())).toEqual(frontEntry());
-    ok(["uninstall", ...C]);
-    expect(read(file())).toBe(mine);
-  });
+  ])(
+    "a user's %s is the file CodeBuddy reads: install --mcp adds to it, creates no .mcp.json that would hide it, and uninstall gives its bytes back",
+    (_label, file) => {
+      write(file(), mine);
+      ok(["install", ...C, "--mcp"]);
+      expect(fs.existsSync(path.join(dir(), ".mcp.json"))).toBe(false);
+      expect(serverIn(file())).toEqual(frontEntry());
+      ok(["uninstall", ...C]);
+      expect(read(file())).toBe(mine);
+    },
+  );
 
   test("check reads only the first user-scope file, as CodeBuddy does: a server in a shadowed file is missing", () => {
     write(path.join(dir(), ".mcp.json"), '{"mcpServers":{}}\n');
-    write(path.join(dir(), "mcp.json"), '{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"/bin/sh","args":[]}}}\n');
+    write(
+      path.join(dir(), "mcp.json"),
+      '{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"/bin/sh","args":[]}}}\n',
+    );
     ok(["install", ...C]);
     const shadowed = box.run(["check", ...C]);
     expect(shadowed.exitCode).toBe(1);

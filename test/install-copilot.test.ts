@@ -21,10 +21,12 @@ const ok = (args: string[], env?: Record<string, string | undefined>) => {
   return run;
 };
 type Handler = Record<string, unknown>;
-const hooksOf = (file: string): Record<string, Handler[]> => (JSON.parse(read(file)) as { hooks: Record<string, Handler[]> }).hooks;
+const hooksOf = (file: string): Record<string, Handler[]> =>
+  (JSON.parse(read(file)) as { hooks: Record<string, Handler[]> }).hooks;
 
 // The user's own Copilot files: settings with hooks of theirs, and a hooks file of theirs.
-const USER_SETTINGS = '{\n  // mine\n  "model": "gpt-5",\n  "hooks": {"preToolUse": [{"type": "command", "bash": "echo mine"}]}\n}\n';
+const USER_SETTINGS =
+  '{\n  // mine\n  "model": "gpt-5",\n  "hooks": {"preToolUse": [{"type": "command", "bash": "echo mine"}]}\n}\n';
 const USER_HOOKS = '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"./notify.sh","timeoutSec":5}]}}';
 
 describe("entries", () => {
@@ -66,9 +68,15 @@ describe("entries", () => {
     const command = String(hooksOf(ours()).sessionStart![0]!.bash);
     const repo = path.join(box.root, "repo");
     write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
-    const run = Bun.spawnSync(["sh", "-c", command], { stdin: Buffer.from(JSON.stringify({ sessionId: "s1", cwd: repo, source: "new" })), env: box.env, cwd: repo });
+    const run = Bun.spawnSync(["sh", "-c", command], {
+      stdin: Buffer.from(JSON.stringify({ sessionId: "s1", cwd: repo, source: "new" })),
+      env: box.env,
+      cwd: repo,
+    });
     expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.stdout.toString()).additionalContext).toContain('load_working_context(project="atlas", session="main/');
+    expect(JSON.parse(run.stdout.toString()).additionalContext).toContain(
+      'load_working_context(project="atlas", session="main/',
+    );
   });
 
   test("COPILOT_HOME moves the file; a relative COPILOT_HOME is refused", () => {

@@ -15,7 +15,8 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 const settings = (): string => path.join(box.home, ".factory", "settings.json");
-const USER = '{\n  // my BYOK model\n  "customModels": [{"model": "m", "provider": "generic-chat-completion-api"}]\n}\n';
+const USER =
+  '{\n  // my BYOK model\n  "customModels": [{"model": "m", "provider": "generic-chat-completion-api"}]\n}\n';
 const ok = (args: string[]) => {
   const run = box.run(args);
   expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
@@ -26,9 +27,16 @@ describe("droid entries", () => {
   test("grouped handlers per event, POSIX-quoted, timeout in seconds, matchers on the tool events; the user's models stay", () => {
     write(settings(), USER);
     ok(["install", "--client", "droid"]);
-    const parsed = JSON.parse(read(settings()).replace(/^\s*\/\/.*$/m, "")) as { customModels: unknown[]; hooks: Record<string, Array<{ matcher?: string; hooks: unknown[] }>> };
+    const parsed = JSON.parse(read(settings()).replace(/^\s*\/\/.*$/m, "")) as {
+      customModels: unknown[];
+      hooks: Record<string, Array<{ matcher?: string; hooks: unknown[] }>>;
+    };
     expect(parsed.customModels).toHaveLength(1);
-    const handler = (event: string) => ({ type: "command", command: `'${box.stableBinary}' droid ${event}`, timeout: 10 });
+    const handler = (event: string) => ({
+      type: "command",
+      command: `'${box.stableBinary}' droid ${event}`,
+      timeout: 10,
+    });
     expect(parsed.hooks).toEqual({
       SessionStart: [{ hooks: [handler("session-start")] }],
       Stop: [{ hooks: [handler("stop")] }],

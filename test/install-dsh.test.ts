@@ -34,7 +34,10 @@ function pluginRow(stdout: string): Array<{ name: string; config: { configPath: 
   const lines = stdout.split("\n");
   const start = lines.findIndex((l) => l.includes("cordis.patch.yml"));
   expect(start).toBeGreaterThanOrEqual(0);
-  const yaml = lines.slice(start + 1, start + 5).map((l) => l.slice(2)).join("\n");
+  const yaml = lines
+    .slice(start + 1, start + 5)
+    .map((l) => l.slice(2))
+    .join("\n");
   return Bun.YAML.parse(yaml) as never;
 }
 
@@ -56,13 +59,22 @@ describe("entries and the plugin row", () => {
     const hooks = hooksOf(box.dshHooks);
     expect(Object.keys(hooks)).toEqual(EVENTS);
     expect(hooks.PreToolUse).toEqual([
-      { matcher: "^(edit|write|str_replace_editor)$", hooks: [{ type: "command", command: `'${box.stableBinary}' dsh pre-tool-use`, timeout: 10 }] },
+      {
+        matcher: "^(edit|write|str_replace_editor)$",
+        hooks: [{ type: "command", command: `'${box.stableBinary}' dsh pre-tool-use`, timeout: 10 }],
+      },
     ]);
-    expect(hooks.PostToolUse![0]!.matcher).toBe("^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$");
-    expect(hooks.SessionStart).toEqual([{ hooks: [{ type: "command", command: `'${box.stableBinary}' dsh session-start`, timeout: 10 }] }]);
+    expect(hooks.PostToolUse![0]!.matcher).toBe(
+      "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$",
+    );
+    expect(hooks.SessionStart).toEqual([
+      { hooks: [{ type: "command", command: `'${box.stableBinary}' dsh session-start`, timeout: 10 }] },
+    ]);
     expect(hooks.Stop![0]!.matcher).toBeUndefined();
     expect(modeOf(box.dshHooks)).toBe(0o600);
-    expect(pluginRow(run.stdout)).toEqual([{ name: PLUGIN, config: { configPath: box.dshHooks, model: "deepseek-v4" } }]);
+    expect(pluginRow(run.stdout)).toEqual([
+      { name: PLUGIN, config: { configPath: box.dshHooks, model: "deepseek-v4" } },
+    ]);
   });
 
   test("a relative --config is resolved against the cwd, and the row names the absolute path", () => {
@@ -92,16 +104,28 @@ describe("entries and the plugin row", () => {
     const command = String(hooksOf(box.dshHooks).SessionStart![0]!.hooks[0]!.command);
     const workspace = path.join(box.root, "ws");
     write(path.join(workspace, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
-    const payload = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s1", cwd: workspace, source: "startup", model: "deepseek-v4" });
+    const payload = JSON.stringify({
+      hook_event_name: "SessionStart",
+      session_id: "s1",
+      cwd: workspace,
+      source: "startup",
+      model: "deepseek-v4",
+    });
     for (const shell of ["sh", "bash"]) {
       const run = Bun.spawnSync([shell, "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: workspace });
       expect(run.exitCode).toBe(0);
       const answer = JSON.parse(run.stdout.toString());
       expect(answer.hookSpecificOutput.hookEventName).toBe("SessionStart");
-      expect(answer.hookSpecificOutput.additionalContext).toContain('load_working_context(project="atlas", session="main/');
+      expect(answer.hookSpecificOutput.additionalContext).toContain(
+        'load_working_context(project="atlas", session="main/',
+      );
     }
     // Control: the same path without the quoting does not run our binary.
-    const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} dsh session-start`], { stdin: Buffer.from(payload), env: box.env, cwd: workspace });
+    const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} dsh session-start`], {
+      stdin: Buffer.from(payload),
+      env: box.env,
+      cwd: workspace,
+    });
     expect(unquoted.exitCode).not.toBe(0);
     expect(box.run(["check", "--strict", ...D]).exitCode).toBe(0);
   });
@@ -114,7 +138,11 @@ describe("merge, idempotence, uninstall", () => {
     expect(read(box.dshHooks)).toBe(FOREIGN); // control: nothing of ours, nothing changed
     ok(["install", ...D]);
     const installed = read(box.dshHooks);
-    for (const piece of ["// my harness hooks", `{ "matcher": "^bash$", "hooks": [ { "type": "command", "command": "~/bin/deny-rm.sh", "timeout": 5 } ] }`, `"UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "echo hi" } ] } ]`]) {
+    for (const piece of [
+      "// my harness hooks",
+      `{ "matcher": "^bash$", "hooks": [ { "type": "command", "command": "~/bin/deny-rm.sh", "timeout": 5 } ] }`,
+      `"UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "echo hi" } ] } ]`,
+    ]) {
       expect(installed).toContain(piece);
     }
     expect(hooksOf(box.dshHooks).PreToolUse).toHaveLength(2);
@@ -168,20 +196,38 @@ describe("symlinks and refusals", () => {
     fs.symlinkSync(target, box.dshHooks);
     ok(["install", ...D]);
     expect(fs.lstatSync(box.dshHooks).isSymbolicLink()).toBe(true);
-    expect(Object.keys(hooksOf(target))).toEqual(["PreToolUse", "UserPromptSubmit", "SessionStart", "Stop", "PostToolUse"]);
+    expect(Object.keys(hooksOf(target))).toEqual([
+      "PreToolUse",
+      "UserPromptSubmit",
+      "SessionStart",
+      "Stop",
+      "PostToolUse",
+    ]);
     expect(modeOf(target)).toBe(0o640);
     ok(["uninstall", ...D]);
     expect(read(target)).toBe(FOREIGN);
   });
 
   test.each([
-    ["a broken link", (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.json"), b.dshHooks), /symlink to a file that does not exist/],
-    ["a file that does not parse", (b: InstallSandbox) => write(b.dshHooks, '{ "hooks": { "Stop": [ '), /does not parse: line \d+, column \d+/],
+    [
+      "a broken link",
+      (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.json"), b.dshHooks),
+      /symlink to a file that does not exist/,
+    ],
+    [
+      "a file that does not parse",
+      (b: InstallSandbox) => write(b.dshHooks, '{ "hooks": { "Stop": [ '),
+      /does not parse: line \d+, column \d+/,
+    ],
     ["a directory", (b: InstallSandbox) => fs.mkdirSync(b.dshHooks), /is a directory/],
   ])("refused before any change: %s", (_name, setup, reason) => {
     setup(box);
     const before = treeDigest(box.root);
-    for (const args of [["install", ...D], ["uninstall", ...D], ["install", "--dry-run", ...D]]) {
+    for (const args of [
+      ["install", ...D],
+      ["uninstall", ...D],
+      ["install", "--dry-run", ...D],
+    ]) {
       const run = box.run(args);
       expect(run.exitCode).toBe(1);
       expect(run.stderr).toMatch(reason);
@@ -195,9 +241,24 @@ describe("symlinks and refusals", () => {
 
 describe("--dry-run", () => {
   test.each([
-    ["install on an empty home", () => {}, ["install", "--dry-run", ...D], /would create it \(mode 600\)[\s\S]*configPath: /],
-    ["install into an existing file", () => write(box.dshHooks, FOREIGN), ["install", "--dry-run", ...D], /would add SessionStart, Stop, PreToolUse, PostToolUse/],
-    ["uninstall after install", () => ok(["install", ...D]), ["uninstall", "--dry-run", ...D], /would remove SessionStart, Stop, PreToolUse, PostToolUse/],
+    [
+      "install on an empty home",
+      () => {},
+      ["install", "--dry-run", ...D],
+      /would create it \(mode 600\)[\s\S]*configPath: /,
+    ],
+    [
+      "install into an existing file",
+      () => write(box.dshHooks, FOREIGN),
+      ["install", "--dry-run", ...D],
+      /would add SessionStart, Stop, PreToolUse, PostToolUse/,
+    ],
+    [
+      "uninstall after install",
+      () => ok(["install", ...D]),
+      ["uninstall", "--dry-run", ...D],
+      /would remove SessionStart, Stop, PreToolUse, PostToolUse/,
+    ],
   ] as const)("%s writes nothing and lists what it would do", (_name, setup, args, listed) => {
     setup();
     const before = treeDigest(box.root);
@@ -236,9 +297,17 @@ describe("check and doctor", () => {
     write(file, JSON.stringify(value, null, 2));
   };
   test.each([
-    ["a changed matcher", (f: string) => edit(f, (h) => (h.PreToolUse[0].matcher = "^(edit|write)$")), /dsh: entries drifted .*PreToolUse differs/],
+    [
+      "a changed matcher",
+      (f: string) => edit(f, (h) => (h.PreToolUse[0].matcher = "^(edit|write)$")),
+      /dsh: entries drifted .*PreToolUse differs/,
+    ],
     ["a removed event", (f: string) => edit(f, (h) => delete h.Stop), /Stop missing/],
-    ["a changed timeout", (f: string) => edit(f, (h) => (h.SessionStart[0].hooks[0].timeout = 600)), /SessionStart differs/],
+    [
+      "a changed timeout",
+      (f: string) => edit(f, (h) => (h.SessionStart[0].hooks[0].timeout = 600)),
+      /SessionStart differs/,
+    ],
   ])("drifted → exit 1 with a repair naming the same --config: %s", (_name, drift, reported) => {
     const custom = path.join(box.root, "my hooks.json");
     ok(["install", ...D, "--config", custom]);
@@ -294,7 +363,14 @@ describe("the file's content never appears in any output", () => {
   test("install, dry run, check, doctor, uninstall and a refusal stay silent about it", () => {
     write(box.dshHooks, `{ "env": { "DEEPSEEK_API_KEY": "${PLANTED_SECRET}" }, "hooks": {} }\n`);
     const outputs: string[] = [];
-    for (const args of [["install", "--dry-run"], ["install"], ["check"], ["doctor"], ["uninstall", "--dry-run"], ["uninstall"]]) {
+    for (const args of [
+      ["install", "--dry-run"],
+      ["install"],
+      ["check"],
+      ["doctor"],
+      ["uninstall", "--dry-run"],
+      ["uninstall"],
+    ]) {
       const run = box.run([...args, ...D]);
       outputs.push(run.stdout, run.stderr);
     }

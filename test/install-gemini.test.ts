@@ -10,7 +10,14 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { gemini } from "../src/install/clients/gemini.ts";
 import { ownershipOf } from "../src/install/entries.ts";
 import { powershellCallProgram } from "../src/install/shell-words.ts";
-import { makeInstallSandbox, modeOf, read, runSessionStartThroughBash, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import {
+  makeInstallSandbox,
+  modeOf,
+  read,
+  runSessionStartThroughBash,
+  write,
+  type InstallSandbox,
+} from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 let settings: string;
@@ -22,7 +29,12 @@ afterEach(() => box.cleanup());
 
 const G = ["--client", "gemini"];
 const EVENTS = ["SessionStart", "AfterAgent", "BeforeTool", "AfterTool"];
-const ARGV: Record<string, string> = { SessionStart: "session-start", AfterAgent: "after-agent", BeforeTool: "before-tool", AfterTool: "after-tool" };
+const ARGV: Record<string, string> = {
+  SessionStart: "session-start",
+  AfterAgent: "after-agent",
+  BeforeTool: "before-tool",
+  AfterTool: "after-tool",
+};
 
 const ok = (args: string[], env?: Record<string, string | undefined>) => {
   const run = box.run(args, { env });
@@ -54,11 +66,18 @@ describe("entries", () => {
     for (const event of EVENTS) {
       expect(hooks[event]).toHaveLength(1);
       expect(hooks[event]![0]!.hooks).toEqual([
-        { type: "command", name: `velesdb-hooks ${ARGV[event]}`, command: `'${box.stableBinary}' gemini ${ARGV[event]}`, timeout: 10_000 },
+        {
+          type: "command",
+          name: `velesdb-hooks ${ARGV[event]}`,
+          command: `'${box.stableBinary}' gemini ${ARGV[event]}`,
+          timeout: 10_000,
+        },
       ]);
     }
     expect(hooks.BeforeTool![0]!.matcher).toBe("^(write_file|replace)$");
-    expect(hooks.AfterTool![0]!.matcher).toBe("^mcp_velesdb[-_]memory_(recall|recall_fused|recall_where|compile_context|entity|why)$");
+    expect(hooks.AfterTool![0]!.matcher).toBe(
+      "^mcp_velesdb[-_]memory_(recall|recall_fused|recall_where|compile_context|entity|why)$",
+    );
     expect(hooks.SessionStart![0]!.matcher).toBeUndefined();
     expect(modeOf(settings)).toBe(0o600);
   });
@@ -75,7 +94,10 @@ describe("entries", () => {
 
   test("a HOME with spaces, quotes and $: the command, run by bash -c as Gemini does, answers; unquoted it does not", () => {
     box.cleanup();
-    box = makeInstallSandbox("gemini-awkward", { homeName: `it's a "home" with $HOME and \`tick\``, clients: ["gemini"] });
+    box = makeInstallSandbox("gemini-awkward", {
+      homeName: `it's a "home" with $HOME and \`tick\``,
+      clients: ["gemini"],
+    });
     settings = path.join(box.home, ".gemini", "settings.json");
     ok(["install", ...G]);
     const command = String(hooksOf().SessionStart![0]!.hooks[0]!.command);
@@ -88,7 +110,11 @@ describe("entries", () => {
 
   test("Windows: PowerShell's call operator on a single-quoted path, recognised as ours", () => {
     const exe = "C:\\Users\\it's me\\.velesdb-hooks\\bin\\velesdb-hooks.exe";
-    const handler = gemini.registry.handler({ wireEvent: "AfterAgent", argvEvent: "after-agent", timeout: 10 }, exe, "win32");
+    const handler = gemini.registry.handler(
+      { wireEvent: "AfterAgent", argvEvent: "after-agent", timeout: 10 },
+      exe,
+      "win32",
+    );
     expect(handler.command).toBe("& 'C:\\Users\\it''s me\\.velesdb-hooks\\bin\\velesdb-hooks.exe' gemini after-agent");
     expect(powershellCallProgram(String(handler.command))).toBe(exe);
     expect(ownershipOf(handler, exe)).toBe("ours");
@@ -140,7 +166,8 @@ describe("the user's file", () => {
 });
 
 describe("a missing binary", () => {
-  const WARNING = /gemini:\s+WARNING: the registered binary .* is missing or not executable, and Gemini CLI DENIES every write_file and replace/;
+  const WARNING =
+    /gemini:\s+WARNING: the registered binary .* is missing or not executable, and Gemini CLI DENIES every write_file and replace/;
 
   test("check and doctor say loudly that Gemini would deny every edit; positive control: with the binary, no warning", () => {
     write(settings, USER_SETTINGS);
@@ -157,10 +184,16 @@ describe("a missing binary", () => {
   });
 
   test("what the warning is about: Gemini's shell answers a missing program with exit 127 (a deny), our binary never exits above 1", () => {
-    const missing = Bun.spawnSync(["bash", "-c", `'${path.join(box.root, "nowhere", "velesdb-hooks")}' gemini before-tool`], { stdin: Buffer.from("{}") });
+    const missing = Bun.spawnSync(
+      ["bash", "-c", `'${path.join(box.root, "nowhere", "velesdb-hooks")}' gemini before-tool`],
+      { stdin: Buffer.from("{}") },
+    );
     expect(missing.exitCode).toBe(127);
     ok(["install", ...G]);
-    const present = Bun.spawnSync(["bash", "-c", `'${box.stableBinary}' gemini before-tool`], { stdin: Buffer.from("{}"), env: box.env });
+    const present = Bun.spawnSync(["bash", "-c", `'${box.stableBinary}' gemini before-tool`], {
+      stdin: Buffer.from("{}"),
+      env: box.env,
+    });
     expect(present.exitCode).toBe(0);
   });
 });
@@ -169,7 +202,10 @@ test("hooksConfig.enabled false and hooksConfig.disabled naming ours are reporte
   write(settings, USER_SETTINGS);
   ok(["install", ...G]);
   expect(ok(["check", ...G]).stdout).not.toContain("hooksConfig");
-  const text = read(settings).replace('"model"', '"hooksConfig": { "enabled": false, "disabled": ["velesdb-hooks before-tool"] },\n  "model"');
+  const text = read(settings).replace(
+    '"model"',
+    '"hooksConfig": { "enabled": false, "disabled": ["velesdb-hooks before-tool"] },\n  "model"',
+  );
   write(settings, text, 0o600);
   const check = box.run(["check", ...G]).stdout;
   expect(check).toContain("hooksConfig.enabled is false");

@@ -6,7 +6,14 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
-import { makeInstallSandbox, read, snapshotBinary, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import {
+  makeInstallSandbox,
+  read,
+  snapshotBinary,
+  treeDigest,
+  write,
+  type InstallSandbox,
+} from "./support/install-sandbox.ts";
 import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: InstallSandbox;
@@ -41,17 +48,20 @@ const makeImmutable = (p: string): void => {
 const FOREIGN = `${JSON.stringify({ model: "opus", hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] } }, null, 2)}\n`;
 
 describe("2. owner, group and mode of a user's file survive an install by root", () => {
-  testIf(IS_ROOT, "root")("a registry owned by another user keeps its owner, group and mode; so does its backup", () => {
-    write(box.claudeSettings, FOREIGN, 0o640);
-    fs.chownSync(box.claudeSettings, OTHER_UID, OTHER_GID);
-    ok(["install", "--client", "claude"]);
-    expect(hooksOf(box.claudeSettings).SessionStart).toBeDefined(); // control: it was written
-    expect(ownerOf(box.claudeSettings)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
-    expect(ownerOf(`${box.claudeSettings}.velesdb-backup`)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
-    ok(["uninstall", "--client", "claude"]);
-    expect(read(box.claudeSettings)).toBe(FOREIGN);
-    expect(ownerOf(box.claudeSettings)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
-  });
+  testIf(IS_ROOT, "root")(
+    "a registry owned by another user keeps its owner, group and mode; so does its backup",
+    () => {
+      write(box.claudeSettings, FOREIGN, 0o640);
+      fs.chownSync(box.claudeSettings, OTHER_UID, OTHER_GID);
+      ok(["install", "--client", "claude"]);
+      expect(hooksOf(box.claudeSettings).SessionStart).toBeDefined(); // control: it was written
+      expect(ownerOf(box.claudeSettings)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
+      expect(ownerOf(`${box.claudeSettings}.velesdb-backup`)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
+      ok(["uninstall", "--client", "claude"]);
+      expect(read(box.claudeSettings)).toBe(FOREIGN);
+      expect(ownerOf(box.claudeSettings)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o640 });
+    },
+  );
 
   testIf(IS_ROOT, "root")("a registry created in another user's directory belongs to that user", () => {
     fs.chownSync(path.join(box.home, ".codex"), OTHER_UID, OTHER_GID);
@@ -59,68 +69,85 @@ describe("2. owner, group and mode of a user's file survive an install by root",
     expect(ownerOf(box.codexHooks)).toEqual({ uid: OTHER_UID, gid: OTHER_GID, mode: 0o600 });
   });
 
-  testIf(IS_ROOT, "root")("root installing into another user's home: our directory, the binary and the record of files belong to that user", () => {
-    fs.chownSync(box.home, OTHER_UID, OTHER_GID);
-    ok(["install", "--client", "codex"]);
-    const tree = path.join(box.home, ".velesdb-hooks");
-    for (const p of [tree, path.dirname(box.stableBinary), box.stableBinary, path.join(tree, "installed.json")]) {
-      expect({ p, uid: ownerOf(p).uid, gid: ownerOf(p).gid }).toEqual({ p, uid: OTHER_UID, gid: OTHER_GID });
-    }
-    expect(ownerOf(box.stableBinary).mode).toBe(0o755);
-  });
+  testIf(IS_ROOT, "root")(
+    "root installing into another user's home: our directory, the binary and the record of files belong to that user",
+    () => {
+      fs.chownSync(box.home, OTHER_UID, OTHER_GID);
+      ok(["install", "--client", "codex"]);
+      const tree = path.join(box.home, ".velesdb-hooks");
+      for (const p of [tree, path.dirname(box.stableBinary), box.stableBinary, path.join(tree, "installed.json")]) {
+        expect({ p, uid: ownerOf(p).uid, gid: ownerOf(p).gid }).toEqual({ p, uid: OTHER_UID, gid: OTHER_GID });
+      }
+      expect(ownerOf(box.stableBinary).mode).toBe(0o755);
+    },
+  );
 
-  testIf(IS_ROOT, "root")("run as a user who cannot give the file back to its owner: refused before any change, naming the owner", () => {
-    // A world-writable registry of another uid in a directory the installing user owns: the
-    // rename would succeed and the file would change hands, so only the owner check stops it.
-    const runner = OTHER_UID;
-    fs.chmodSync(box.root, 0o755);
-    const bin = path.join(box.root, "bin");
-    fs.mkdirSync(bin, { mode: 0o755 });
-    const binary = path.join(bin, "velesdb-hooks");
-    fs.linkSync(snapshotBinary(), binary);
-    for (const dir of [box.home, path.join(box.home, ".claude"), path.join(box.home, ".codex")]) fs.chownSync(dir, runner, runner);
-    write(box.claudeSettings, FOREIGN, 0o666);
-    fs.chownSync(box.claudeSettings, 4242, 4242);
-    const asUser = (args: string[]) =>
-      Bun.spawnSync(["setpriv", `--reuid=${runner}`, `--regid=${runner}`, "--clear-groups", binary, ...args], { env: box.env, cwd: box.home });
-    const before = treeDigest(box.home);
-    const run = asUser(["install", "--client", "claude"]);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr.toString()).toMatch(/settings\.json is owned by uid 4242/);
-    expect(treeDigest(box.home)).toBe(before);
-    expect(ownerOf(box.claudeSettings).uid).toBe(4242);
-    // Control: the user's own file installs.
-    fs.chownSync(box.claudeSettings, runner, runner);
-    expect(asUser(["install", "--client", "claude"]).exitCode).toBe(0);
-    expect(hooksOf(box.claudeSettings).SessionStart).toBeDefined();
-  });
+  testIf(IS_ROOT, "root")(
+    "run as a user who cannot give the file back to its owner: refused before any change, naming the owner",
+    () => {
+      // A world-writable registry of another uid in a directory the installing user owns: the
+      // rename would succeed and the file would change hands, so only the owner check stops it.
+      const runner = OTHER_UID;
+      fs.chmodSync(box.root, 0o755);
+      const bin = path.join(box.root, "bin");
+      fs.mkdirSync(bin, { mode: 0o755 });
+      const binary = path.join(bin, "velesdb-hooks");
+      fs.linkSync(snapshotBinary(), binary);
+      for (const dir of [box.home, path.join(box.home, ".claude"), path.join(box.home, ".codex")])
+        fs.chownSync(dir, runner, runner);
+      write(box.claudeSettings, FOREIGN, 0o666);
+      fs.chownSync(box.claudeSettings, 4242, 4242);
+      const asUser = (args: string[]) =>
+        Bun.spawnSync(["setpriv", `--reuid=${runner}`, `--regid=${runner}`, "--clear-groups", binary, ...args], {
+          env: box.env,
+          cwd: box.home,
+        });
+      const before = treeDigest(box.home);
+      const run = asUser(["install", "--client", "claude"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr.toString()).toMatch(/settings\.json is owned by uid 4242/);
+      expect(treeDigest(box.home)).toBe(before);
+      expect(ownerOf(box.claudeSettings).uid).toBe(4242);
+      // Control: the user's own file installs.
+      fs.chownSync(box.claudeSettings, runner, runner);
+      expect(asUser(["install", "--client", "claude"]).exitCode).toBe(0);
+      expect(hooksOf(box.claudeSettings).SessionStart).toBeDefined();
+    },
+  );
 });
 
 describe("3. duplicate keys are refused, never edited", () => {
   const CASES = [
-    ["hooks twice", `{\n  "hooks": {},\n  "model": "x",\n  "hooks": {\n    "Stop": []\n  }\n}\n`, /"hooks" twice \(again on line 4\)/],
+    [
+      "hooks twice",
+      `{\n  "hooks": {},\n  "model": "x",\n  "hooks": {\n    "Stop": []\n  }\n}\n`,
+      /"hooks" twice \(again on line 4\)/,
+    ],
     [
       "an event twice",
       `{\n  "hooks": {\n    "Stop": [],\n    "PreToolUse": [],\n    "Stop": []\n  }\n}\n`,
       /"hooks\.Stop" twice \(again on line 5\)/,
     ],
   ] as const;
-  test.each(CASES)("%s: install, check and uninstall refuse; nothing changes, the binary stays", (_name, text, message) => {
-    ok(["install", "--client", "codex"]);
-    write(box.claudeSettings, text);
-    const before = treeDigest(box.home);
-    const install = box.run(["install", "--client", "claude"]);
-    expect(install.exitCode).toBe(1);
-    expect(install.stderr).toMatch(message);
-    const check = box.run(["check", "--client", "claude"]);
-    expect(check.exitCode).toBe(1);
-    expect(check.stdout).toMatch(message);
-    const uninstall = box.run(["uninstall"]);
-    expect(uninstall.exitCode).toBe(1);
-    expect(uninstall.stderr).toMatch(message);
-    expect(treeDigest(box.home)).toBe(before);
-    expect(fs.existsSync(box.stableBinary)).toBe(true);
-  });
+  test.each(CASES)(
+    "%s: install, check and uninstall refuse; nothing changes, the binary stays",
+    (_name, text, message) => {
+      ok(["install", "--client", "codex"]);
+      write(box.claudeSettings, text);
+      const before = treeDigest(box.home);
+      const install = box.run(["install", "--client", "claude"]);
+      expect(install.exitCode).toBe(1);
+      expect(install.stderr).toMatch(message);
+      const check = box.run(["check", "--client", "claude"]);
+      expect(check.exitCode).toBe(1);
+      expect(check.stdout).toMatch(message);
+      const uninstall = box.run(["uninstall"]);
+      expect(uninstall.exitCode).toBe(1);
+      expect(uninstall.stderr).toMatch(message);
+      expect(treeDigest(box.home)).toBe(before);
+      expect(fs.existsSync(box.stableBinary)).toBe(true);
+    },
+  );
 
   test("control: the same keys once each install", () => {
     write(box.claudeSettings, `{\n  "hooks": {\n    "Stop": [],\n    "PreToolUse": []\n  }\n}\n`);
@@ -141,10 +168,15 @@ describe("4. the installer remembers every registry it wrote", () => {
 
   test("entries of ours in Codex config.toml keep the binary, and the message names that file", () => {
     ok(["install", "--client", "claude"]);
-    write(box.codexConfig, `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "'${box.stableBinary}' codex stop"\n`);
+    write(
+      box.codexConfig,
+      `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "'${box.stableBinary}' codex stop"\n`,
+    );
     const run = ok(["uninstall"]);
     expect(fs.existsSync(box.stableBinary)).toBe(true);
-    expect(run.stdout).toContain("binary: kept at ~/.velesdb-hooks/bin/velesdb-hooks (~/.codex/config.toml still uses it)");
+    expect(run.stdout).toContain(
+      "binary: kept at ~/.velesdb-hooks/bin/velesdb-hooks (~/.codex/config.toml still uses it)",
+    );
     // Control: without them, the binary goes.
     fs.rmSync(box.codexConfig);
     ok(["uninstall"]);
@@ -191,7 +223,9 @@ describe("4. the installer's record of files", () => {
     for (const command of ["install", "uninstall"]) {
       const run = box.run([command]);
       expect(run.exitCode).toBe(1);
-      expect(run.stderr).toContain("~/.velesdb-hooks/installed.json (velesdb-hooks' record of what it installed) is not valid JSON; move it aside");
+      expect(run.stderr).toContain(
+        "~/.velesdb-hooks/installed.json (velesdb-hooks' record of what it installed) is not valid JSON; move it aside",
+      );
     }
     expect(treeDigest(box.home)).toBe(before);
     fs.rmSync(path.join(box.home, ".velesdb-hooks", "installed.json")); // control: without it, uninstall works
@@ -241,7 +275,10 @@ describe("19. uninstall removes only what install added", () => {
   test.each([
     ["an empty hooks object", `{\n  "hooks": {}\n}\n`],
     ["an empty event list", `{\n  "hooks": {\n    "PreToolUse": []\n  }\n}\n`],
-    ["an empty event list among others", `{\n  "model": "x",\n  "hooks": {\n    "Stop": [],\n    "PreToolUse": []\n  },\n  "env": {}\n}\n`],
+    [
+      "an empty event list among others",
+      `{\n  "model": "x",\n  "hooks": {\n    "Stop": [],\n    "PreToolUse": []\n  },\n  "env": {}\n}\n`,
+    ],
   ])("%s survives install then uninstall, byte for byte", (_name, text) => {
     write(box.claudeSettings, text);
     ok(["install", "--client", "claude"]);
@@ -282,10 +319,19 @@ describe("20. a stale entry of ours is replaced where it stands", () => {
     const command = `'${box.stableBinary}' windsurf pre-write-code`;
     write(
       box.windsurfHooks,
-      JSON.stringify({ hooks: { pre_write_code: [{ command: "echo first" }, { command, show_output: true }, { command: "echo last" }] } }, null, 2),
+      JSON.stringify(
+        {
+          hooks: {
+            pre_write_code: [{ command: "echo first" }, { command, show_output: true }, { command: "echo last" }],
+          },
+        },
+        null,
+        2,
+      ),
     );
     ok(["install", "--client", "windsurf"]);
-    const list = (parseJsonc(read(box.windsurfHooks)) as { hooks: Record<string, Array<Record<string, unknown>>> }).hooks.pre_write_code!;
+    const list = (parseJsonc(read(box.windsurfHooks)) as { hooks: Record<string, Array<Record<string, unknown>>> })
+      .hooks.pre_write_code!;
     expect(list).toEqual([{ command: "echo first" }, { command, show_output: false }, { command: "echo last" }]);
   });
 });
@@ -295,7 +341,9 @@ describe("21. the dominant indentation is used", () => {
     const text = `{\n  "model": "x",\n\t"env": {},\n  "permissions": {\n    "allow": []\n  }\n}\n`;
     write(box.claudeSettings, text);
     ok(["install", "--client", "claude"]);
-    const added = read(box.claudeSettings).split("\n").filter((line) => line.includes("SessionStart") || line.includes('"matcher"'));
+    const added = read(box.claudeSettings)
+      .split("\n")
+      .filter((line) => line.includes("SessionStart") || line.includes('"matcher"'));
     expect(added.length).toBeGreaterThan(0);
     for (const line of added) expect(line).toMatch(/^ +\S/);
   });

@@ -111,7 +111,10 @@ describe("check and doctor", () => {
     const project = path.join(box.root, "project");
     write(path.join(project, ".kilo", "kilo.json"), entry);
     const inProject = box.run(["check", ...C], { cwd: project });
-    expect({ exitCode: inProject.exitCode, configured: inProject.stdout.includes("kilo: MCP server velesdb-memory configured") }).toEqual({ exitCode: 0, configured: true });
+    expect({
+      exitCode: inProject.exitCode,
+      configured: inProject.stdout.includes("kilo: MCP server velesdb-memory configured"),
+    }).toEqual({ exitCode: 0, configured: true });
     // Control: the same check from elsewhere finds no server.
     expect(box.run(["check", ...C]).exitCode).toBe(1);
   });

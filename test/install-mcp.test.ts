@@ -13,7 +13,22 @@ import { IS_ROOT, testIf } from "./support/requires.ts";
 let box: InstallSandbox;
 let server: string; // a stand-in velesdb-memory: an executable file
 beforeEach(() => {
-  box = makeInstallSandbox("mcp", { clients: ["claude", "codex", "windsurf", "dsh", "gemini", "copilot", "opencode", "droid", "kilo", "codebuddy", "pi"], mcp: false });
+  box = makeInstallSandbox("mcp", {
+    clients: [
+      "claude",
+      "codex",
+      "windsurf",
+      "dsh",
+      "gemini",
+      "copilot",
+      "opencode",
+      "droid",
+      "kilo",
+      "codebuddy",
+      "pi",
+    ],
+    mcp: false,
+  });
   fs.mkdirSync(path.join(box.home, ".qwen"));
   server = path.join(box.root, "bin", "velesdb-memory");
   write(server, "#!/bin/sh\nexit 0\n", 0o755);
@@ -53,12 +68,48 @@ const JSON_USER = `{
 `;
 
 const CASES: readonly ClientCase[] = [
-  { client: "claude", file: ".claude.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, env: {} }), url: (url) => ({ type: "http", url }) },
-  { client: "codex", file: ".codex/config.toml", userText: `# mine\n[mcp_servers.other]\ncommand = "other-server"\nenv = { TOKEN = "${PLANTED_SECRET}" }\n`, stdio: (command, args) => (args.length > 0 ? { command, args } : { command }), url: (url) => ({ url }) },
-  { client: "windsurf", file: ".codeium/windsurf/mcp_config.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (serverUrl) => ({ serverUrl }) },
-  { client: "gemini", file: ".gemini/settings.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (httpUrl) => ({ httpUrl }) },
-  { client: "qwen", file: ".qwen/settings.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (httpUrl) => ({ httpUrl }) },
-  { client: "copilot", file: ".copilot/mcp-config.json", userText: JSON_USER, stdio: (command, args) => ({ type: "local", command, args, tools: ["*"] }), url: (url) => ({ type: "http", url, tools: ["*"] }) },
+  {
+    client: "claude",
+    file: ".claude.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ type: "stdio", command, args, env: {} }),
+    url: (url) => ({ type: "http", url }),
+  },
+  {
+    client: "codex",
+    file: ".codex/config.toml",
+    userText: `# mine\n[mcp_servers.other]\ncommand = "other-server"\nenv = { TOKEN = "${PLANTED_SECRET}" }\n`,
+    stdio: (command, args) => (args.length > 0 ? { command, args } : { command }),
+    url: (url) => ({ url }),
+  },
+  {
+    client: "windsurf",
+    file: ".codeium/windsurf/mcp_config.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ command, args }),
+    url: (serverUrl) => ({ serverUrl }),
+  },
+  {
+    client: "gemini",
+    file: ".gemini/settings.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ command, args }),
+    url: (httpUrl) => ({ httpUrl }),
+  },
+  {
+    client: "qwen",
+    file: ".qwen/settings.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ command, args }),
+    url: (httpUrl) => ({ httpUrl }),
+  },
+  {
+    client: "copilot",
+    file: ".copilot/mcp-config.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ type: "local", command, args, tools: ["*"] }),
+    url: (url) => ({ type: "http", url, tools: ["*"] }),
+  },
   // OpenCode 1.18.33's McpLocalConfig / McpRemoteConfig (its config schema): `command` is the
   // argv array; `opencode mcp list` lists this entry (test/e2e/mcp-wiring.e2e.test.ts).
   {
@@ -83,19 +134,44 @@ const CASES: readonly ClientCase[] = [
   },
   // CodeBuddy Code 2.117.0: its user scope is the first that exists of ~/.codebuddy/.mcp.json,
   // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/install-codebuddy.test.ts).
-  { client: "codebuddy", file: ".codebuddy/.mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args }), url: (url) => ({ type: "http", url }) },
+  {
+    client: "codebuddy",
+    file: ".codebuddy/.mcp.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ type: "stdio", command, args }),
+    url: (url) => ({ type: "http", url }),
+  },
   // Pi has no MCP of its own: pi-mcp-adapter 2.11.0 reads this Pi-owned file (its README).
-  { client: "pi", file: ".pi/agent/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ command, args }), url: (url) => ({ url }) },
+  {
+    client: "pi",
+    file: ".pi/agent/mcp.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ command, args }),
+    url: (url) => ({ url }),
+  },
   // What `droid mcp add` (Factory Droid 0.225.2) writes to ~/.factory/mcp.json.
-  { client: "droid", file: ".factory/mcp.json", userText: JSON_USER, stdio: (command, args) => ({ type: "stdio", command, args, disabled: false }), url: (url) => ({ type: "http", url, disabled: false }) },
+  {
+    client: "droid",
+    file: ".factory/mcp.json",
+    userText: JSON_USER,
+    stdio: (command, args) => ({ type: "stdio", command, args, disabled: false }),
+    url: (url) => ({ type: "http", url, disabled: false }),
+  },
 ];
 
 /** directEntry(case, text) → the text with the front's entry rewritten to the direct entry earlier installs wrote. */
 function directEntry(c: ClientCase, text: string): string {
   const escaped = JSON.stringify(server);
-  if (c.client === "codex") return text.replace(`command = ${JSON.stringify(front())}\nargs = ["mcp", "--server", ${escaped}]\n`, `command = ${escaped}\n`);
-  if (c.client === "opencode" || c.client === "kilo") return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
-  return text.replace(`"command": ${JSON.stringify(front())}`, `"command": ${escaped}`).replace(/"args": \[[^\]]*"--server"[^\]]*\]/, '"args": []');
+  if (c.client === "codex")
+    return text.replace(
+      `command = ${JSON.stringify(front())}\nargs = ["mcp", "--server", ${escaped}]\n`,
+      `command = ${escaped}\n`,
+    );
+  if (c.client === "opencode" || c.client === "kilo")
+    return text.replace(/"command": \[[^\]]*"--server"[^\]]*\]/, `"command": [${escaped}]`);
+  return text
+    .replace(`"command": ${JSON.stringify(front())}`, `"command": ${escaped}`)
+    .replace(/"args": \[[^\]]*"--server"[^\]]*\]/, '"args": []');
 }
 
 /** serverIn(case) → the velesdb-memory entry as the agent would read it. */
@@ -104,9 +180,20 @@ function serverIn(c: ClientCase): unknown {
   if (c.client === "codex") {
     const table = /\[mcp_servers\.velesdb-memory\]\n((?:[^[\n].*\n)*)/.exec(text)?.[1];
     if (table === undefined) return undefined;
-    return Object.fromEntries(table.trim().split("\n").filter(Boolean).map((line) => { const [k, v] = line.split(" = "); return [k, JSON.parse(v!)]; }));
+    return Object.fromEntries(
+      table
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [k, v] = line.split(" = ");
+          return [k, JSON.parse(v!)];
+        }),
+    );
   }
-  return (Bun.JSONC.parse(text) as Record<string, Record<string, unknown> | undefined>)[c.key ?? "mcpServers"]?.["velesdb-memory"];
+  return (Bun.JSONC.parse(text) as Record<string, Record<string, unknown> | undefined>)[c.key ?? "mcpServers"]?.[
+    "velesdb-memory"
+  ];
 }
 
 describe.each(CASES)("$client", (c) => {
@@ -130,7 +217,9 @@ describe.each(CASES)("$client", (c) => {
     expect(serverIn(c)).toBeUndefined();
 
     const added = ok(["install", ...C, "--mcp"]);
-    expect(added.stdout).toContain(`added the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp, shared by every session, running ${server})`);
+    expect(added.stdout).toContain(
+      `added the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp, shared by every session, running ${server})`,
+    );
     expect(serverIn(c)).toEqual(c.stdio(front(), ["mcp", "--server", server]));
     expect(read(target())).toContain(c.client === "codex" ? "# mine" : "// mine");
     expect(modeOf(target())).toBe(0o640);
@@ -158,7 +247,9 @@ describe.each(CASES)("$client", (c) => {
     write(target(), directEntry(c, read(target())), 0o640);
     expect(serverIn(c)).toEqual(c.stdio(server, []));
     const upgraded = ok(["install", ...C, "--mcp"]);
-    expect(upgraded.stdout).toContain("updated the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp");
+    expect(upgraded.stdout).toContain(
+      "updated the velesdb-memory MCP server (stdio ~/.velesdb-hooks/bin/velesdb-hooks mcp",
+    );
     expect(serverIn(c)).toEqual(c.stdio(front(), ["mcp", "--server", server]));
     write(target(), directEntry(c, read(target())), 0o640);
     expect(ok(["uninstall", ...C]).stdout).toContain("removed the velesdb-memory MCP server");
@@ -179,7 +270,10 @@ describe.each(CASES)("$client", (c) => {
     ok(["uninstall", ...C]);
     for (const name of ["velesdb-memory", "velesdb_memory"]) {
       const entry = c.userEntry?.(PLANTED_SECRET) ?? { command: "/bin/sh", headers: { Authorization: PLANTED_SECRET } };
-      const mine = c.client === "codex" ? `[mcp_servers.${name}]\ncommand = "/bin/sh"\n` : `${JSON.stringify({ [c.key ?? "mcpServers"]: { [name]: entry } })}\n`;
+      const mine =
+        c.client === "codex"
+          ? `[mcp_servers.${name}]\ncommand = "/bin/sh"\n`
+          : `${JSON.stringify({ [c.key ?? "mcpServers"]: { [name]: entry } })}\n`;
       write(target(), mine);
       const kept = ok(["install", ...C, "--mcp"]);
       expect(kept.stdout).toContain(`MCP server ${name} configured by you; kept as it is`);
@@ -204,19 +298,25 @@ const OWNED_FILES: ReadonlyArray<readonly [client: string, file: string]> = [
   ["droid", ".factory/mcp.json"],
   ["kilo", ".config/kilo/kilo.json"],
 ];
-testIf(IS_ROOT, "root").each(OWNED_FILES)("run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode", (client, relative) => {
-  const file = path.join(box.home, relative);
-  const text = CASES.find((c) => c.client === client)?.userText ?? JSON_USER;
-  write(file, text, 0o600);
-  fs.chownSync(file, 4321, 4321);
-  ok(["install", "--client", client, "--mcp"]);
-  const owned = (): number[] => { const st = fs.statSync(file); return [st.uid, st.gid, st.mode & 0o777]; };
-  expect(owned()).toEqual([4321, 4321, 0o600]);
-  expect(read(file)).toContain('"velesdb-memory"');
-  ok(["uninstall", "--client", client]);
-  expect(owned()).toEqual([4321, 4321, 0o600]);
-  expect(read(file)).toBe(text);
-});
+testIf(IS_ROOT, "root").each(OWNED_FILES)(
+  "run as root on a user's %s file %s: install --mcp and uninstall keep its owner, group and mode",
+  (client, relative) => {
+    const file = path.join(box.home, relative);
+    const text = CASES.find((c) => c.client === client)?.userText ?? JSON_USER;
+    write(file, text, 0o600);
+    fs.chownSync(file, 4321, 4321);
+    ok(["install", "--client", client, "--mcp"]);
+    const owned = (): number[] => {
+      const st = fs.statSync(file);
+      return [st.uid, st.gid, st.mode & 0o777];
+    };
+    expect(owned()).toEqual([4321, 4321, 0o600]);
+    expect(read(file)).toContain('"velesdb-memory"');
+    ok(["uninstall", "--client", client]);
+    expect(owned()).toEqual([4321, 4321, 0o600]);
+    expect(read(file)).toBe(text);
+  },
+);
 
 describe("refusals", () => {
   test("neither VELESDB_MEMORY_BIN nor PATH nor --mcp-url: a refusal naming the cargo install line, exit 1, nothing changed", () => {
@@ -232,25 +332,44 @@ describe("refusals", () => {
   });
 
   const hostile: ReadonlyArray<readonly [string, (file: string) => void, RegExp]> = [
-    ["a link to nowhere", (file) => fs.symlinkSync(path.join(box.root, "nowhere.json"), file), /symlink to a file that does not exist/],
+    [
+      "a link to nowhere",
+      (file) => fs.symlinkSync(path.join(box.root, "nowhere.json"), file),
+      /symlink to a file that does not exist/,
+    ],
     ["a FIFO", (file) => Bun.spawnSync(["mkfifo", file]), /not a regular file/],
-    ["a 65 MiB file", (file) => { fs.writeFileSync(file, "{}"); fs.truncateSync(file, 65 * 1024 * 1024); }, /larger than 64 MiB/],
-    ["nesting 100 000 deep", (file) => fs.writeFileSync(file, `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`), /nested too deeply|does not parse/],
+    [
+      "a 65 MiB file",
+      (file) => {
+        fs.writeFileSync(file, "{}");
+        fs.truncateSync(file, 65 * 1024 * 1024);
+      },
+      /larger than 64 MiB/,
+    ],
+    [
+      "nesting 100 000 deep",
+      (file) => fs.writeFileSync(file, `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`),
+      /nested too deeply|does not parse/,
+    ],
     ["garbage", (file) => fs.writeFileSync(file, "\u0000\u0001garbage{{"), /does not parse/],
   ];
-  test.each(hostile)("~/.claude.json as %s: install --mcp is refused with one line, nothing changed; check says it cannot look", (_label, make, problem) => {
-    make(path.join(box.home, ".claude.json"));
-    ok(["install", "--client", "claude"]);
-    // Never read the hostile file itself (a FIFO would block the digest): its metadata only.
-    const digest = () => `${treeDigest(path.join(box.home, ".claude"))} ${treeDigest(path.join(box.home, ".velesdb-hooks"))} ${metadata(path.join(box.home, ".claude.json"))}`;
-    const before = digest();
-    const run = box.run(["install", "--client", "claude", "--mcp"], { env: withBin() });
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(problem);
-    expect(run.stderr.split("\n").filter(Boolean).length).toBeLessThanOrEqual(2);
-    expect(digest()).toBe(before);
-    const check = box.run(["check", "--client", "claude"]);
-    expect(check.exitCode).toBe(1);
-    expect(check.stdout).toMatch(/claude: MCP servers cannot be checked: ~\/.claude.json/);
-  });
+  test.each(hostile)(
+    "~/.claude.json as %s: install --mcp is refused with one line, nothing changed; check says it cannot look",
+    (_label, make, problem) => {
+      make(path.join(box.home, ".claude.json"));
+      ok(["install", "--client", "claude"]);
+      // Never read the hostile file itself (a FIFO would block the digest): its metadata only.
+      const digest = () =>
+        `${treeDigest(path.join(box.home, ".claude"))} ${treeDigest(path.join(box.home, ".velesdb-hooks"))} ${metadata(path.join(box.home, ".claude.json"))}`;
+      const before = digest();
+      const run = box.run(["install", "--client", "claude", "--mcp"], { env: withBin() });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(problem);
+      expect(run.stderr.split("\n").filter(Boolean).length).toBeLessThanOrEqual(2);
+      expect(digest()).toBe(before);
+      const check = box.run(["check", "--client", "claude"]);
+      expect(check.exitCode).toBe(1);
+      expect(check.stdout).toMatch(/claude: MCP servers cannot be checked: ~\/.claude.json/);
+    },
+  );
 });

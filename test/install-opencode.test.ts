@@ -33,8 +33,17 @@ describe("the plugin file", () => {
     expect(fs.statSync(plugin()).mode & 0o777).toBe(0o600);
     const module = (await import(plugin())) as Record<string, unknown>;
     expect(Object.keys(module)).toEqual(["VelesdbHooks"]);
-    const hooks = (await (module.VelesdbHooks as (ctx: unknown) => Promise<Record<string, unknown>>)({ client: {}, directory: box.home })) as Record<string, unknown>;
-    expect(Object.keys(hooks).sort()).toEqual(["event", "experimental.chat.system.transform", "experimental.session.compacting", "tool.execute.after", "tool.execute.before"]);
+    const hooks = (await (module.VelesdbHooks as (ctx: unknown) => Promise<Record<string, unknown>>)({
+      client: {},
+      directory: box.home,
+    })) as Record<string, unknown>;
+    expect(Object.keys(hooks).sort()).toEqual([
+      "event",
+      "experimental.chat.system.transform",
+      "experimental.session.compacting",
+      "tool.execute.after",
+      "tool.execute.before",
+    ]);
     expect(before).not.toEqual(treeDigest(configDir()));
   });
 
@@ -78,13 +87,16 @@ describe("the plugin file", () => {
 describe("a plugin/velesdb-hooks.js that is not ours (docs/hardening.md §3)", () => {
   // A user's own module at our name: appending ours to it gave
   // "SyntaxError: Identifier 'spawnSync' has already been declared", and neither plugin loaded.
-  const USER_MODULE = 'import { spawnSync } from "node:child_process";\n\nexport const MyVelesdb = async () => ({ event: async () => { spawnSync("true"); } });\n';
+  const USER_MODULE =
+    'import { spawnSync } from "node:child_process";\n\nexport const MyVelesdb = async () => ({ event: async () => { spawnSync("true"); } });\n';
   test("install refuses it in one line naming the file and what to do; not a byte changed, it still loads; check says the same", async () => {
     write(plugin(), USER_MODULE);
     const before = treeDigest(box.root);
     const run = box.run(["install", ...C]);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("~/.config/opencode/plugin/velesdb-hooks.js is not ours (it holds no velesdb-hooks section; OpenCode loads it as a plugin of yours): rename it, then run install again");
+    expect(run.stderr).toContain(
+      "~/.config/opencode/plugin/velesdb-hooks.js is not ours (it holds no velesdb-hooks section; OpenCode loads it as a plugin of yours): rename it, then run install again",
+    );
     expect(run.stderr).toContain("nothing was changed");
     expect(treeDigest(box.root)).toBe(before);
     expect(Object.keys((await import(plugin())) as object)).toEqual(["MyVelesdb"]);
@@ -101,12 +113,16 @@ describe("a plugin/velesdb-hooks.js that is not ours (docs/hardening.md §3)", (
     fs.renameSync(plugin(), path.join(path.dirname(plugin()), "my-velesdb.js"));
     ok(["install", ...C]);
     expect(Object.keys((await import(plugin())) as object)).toEqual(["VelesdbHooks"]);
-    expect(Object.keys((await import(path.join(path.dirname(plugin()), "my-velesdb.js"))) as object)).toEqual(["MyVelesdb"]);
+    expect(Object.keys((await import(path.join(path.dirname(plugin()), "my-velesdb.js"))) as object)).toEqual([
+      "MyVelesdb",
+    ]);
   });
   test("our own file, written by an older install (another binary path, older code), is updated in place: one module, it loads", async () => {
     ok(["install", ...C]);
     const current = read(plugin());
-    const older = current.replace(JSON.stringify(box.stableBinary), JSON.stringify("/old/velesdb-hooks")).replace("const text = ", "const text = /* older */ ");
+    const older = current
+      .replace(JSON.stringify(box.stableBinary), JSON.stringify("/old/velesdb-hooks"))
+      .replace("const text = ", "const text = /* older */ ");
     expect(older).not.toBe(current);
     write(plugin(), older, 0o600);
     const updated = ok(["install", ...C]);

@@ -13,7 +13,8 @@ import { parsePowerShell } from "./support/powershell-grammar.ts";
 const ROOT = path.resolve(import.meta.dir, "..");
 const SCRIPT = fs.readFileSync(path.join(ROOT, "install.ps1"), "utf8");
 const LINES = SCRIPT.split("\n");
-const LAST_CALL = "Invoke-VelesdbHooksInstaller -Version $Version -Client $Client -Uninstall $Uninstall.IsPresent -AddToPath $AddToPath.IsPresent -EndOfScript";
+const LAST_CALL =
+  "Invoke-VelesdbHooksInstaller -Version $Version -Client $Client -Uninstall $Uninstall.IsPresent -AddToPath $AddToPath.IsPresent -EndOfScript";
 
 describe("install.ps1 parses as PowerShell", () => {
   test("the script has no syntax error", async () => {
@@ -25,8 +26,14 @@ describe("install.ps1 parses as PowerShell", () => {
   // neither catch nor finally; the release workflow's run on Windows is the final word.)
   test.each([
     ["a closing brace removed", (s: string) => s.replace("\n}\n\nfunction Write-Step", "\n\nfunction Write-Step")],
-    ["an unterminated string", (s: string) => s.replace('Write-Host "velesdb-hooks: $Message"', 'Write-Host "velesdb-hooks: $Message')],
-    ["an if without its closing parenthesis", (s: string) => s.replace("if ($found.Count -eq 0) {", "if ($found.Count -eq 0 {")],
+    [
+      "an unterminated string",
+      (s: string) => s.replace('Write-Host "velesdb-hooks: $Message"', 'Write-Host "velesdb-hooks: $Message'),
+    ],
+    [
+      "an if without its closing parenthesis",
+      (s: string) => s.replace("if ($found.Count -eq 0) {", "if ($found.Count -eq 0 {"),
+    ],
     ["a param block left open", (s: string) => s.replace("    [switch] $AddToPath\n)", "    [switch] $AddToPath\n")],
     ["a stray closing brace", (s: string) => s.replace("function Get-UserPath {", "}\nfunction Get-UserPath {")],
     ["a hashtable left open", (s: string) => s.replace("Version = $Matches[3] }", "Version = $Matches[3]")],
@@ -46,8 +53,16 @@ describe("a cut-short download runs nothing", () => {
   });
 
   test.each([
-    ["a command between two functions", (s: string) => s.replace("\nfunction Write-Step", '\nRemove-Item -Recurse "$HOME\\.velesdb-hooks"\nfunction Write-Step')],
-    ["an assignment at the top", (s: string) => s.replace("\nfunction Get-DefaultRepo", '\n$ProgressPreference = "SilentlyContinue"\nfunction Get-DefaultRepo')],
+    [
+      "a command between two functions",
+      (s: string) =>
+        s.replace("\nfunction Write-Step", '\nRemove-Item -Recurse "$HOME\\.velesdb-hooks"\nfunction Write-Step'),
+    ],
+    [
+      "an assignment at the top",
+      (s: string) =>
+        s.replace("\nfunction Get-DefaultRepo", '\n$ProgressPreference = "SilentlyContinue"\nfunction Get-DefaultRepo'),
+    ],
     ["the last call without -EndOfScript", (s: string) => s.replace(" -EndOfScript\n", "\n")],
   ])("control: %s breaks the shape", async (_label, mutate) => {
     const changed = mutate(SCRIPT);
@@ -95,15 +110,20 @@ describe("what install.ps1 asks for is what the release provides", () => {
     expect(match?.[3]).toBe(version);
   });
 
-  test.each(RELEASE_TARGETS.filter((t) => t.os !== "windows").map((t) => [t.id, t] as const))("control: the %s archive is not picked", (_id, target) => {
-    expect(`${"a".repeat(64)}  ${assetName("0.1.0", target)}`).not.toMatch(pattern());
-  });
+  test.each(RELEASE_TARGETS.filter((t) => t.os !== "windows").map((t) => [t.id, t] as const))(
+    "control: the %s archive is not picked",
+    (_id, target) => {
+      expect(`${"a".repeat(64)}  ${assetName("0.1.0", target)}`).not.toMatch(pattern());
+    },
+  );
 
   test("the binary it extracts and runs is the one the Windows archive holds, and the stable path is the installer's", () => {
     expect(SCRIPT).toContain('$binary = Join-Path $Directory "velesdb-hooks.exe"');
     expect(SCRIPT).toContain('return Join-Path (Join-Path $tree "bin") "velesdb-hooks.exe"');
     const paths = fs.readFileSync(path.join(ROOT, "src", "install", "paths.ts"), "utf8");
-    expect(paths).toContain('path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks")');
+    expect(paths).toContain(
+      'path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks")',
+    );
   });
 
   test("plain http only to this machine; TLS 1.2 asked for; the user PATH changed only with -AddToPath, and kept unexpanded", () => {

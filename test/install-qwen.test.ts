@@ -6,7 +6,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { qwen as qwenClient } from "../src/install/clients/qwen.ts";
-import { makeInstallSandbox, modeOf, read, runSessionStartThroughBash, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import {
+  makeInstallSandbox,
+  modeOf,
+  read,
+  runSessionStartThroughBash,
+  treeDigest,
+  write,
+  type InstallSandbox,
+} from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 let settings: string;
@@ -66,11 +74,15 @@ describe("entries", () => {
     const argv = ["session-start", "stop", "pre-compact", "pre-tool-use", "post-tool-use"];
     EVENTS.forEach((event, i) => {
       const [group] = file.hooks[event]!;
-      expect(group!.hooks).toEqual([{ type: "command", command: `'${box.stableBinary}' qwen ${argv[i]}`, timeout: 10000 }]);
+      expect(group!.hooks).toEqual([
+        { type: "command", command: `'${box.stableBinary}' qwen ${argv[i]}`, timeout: 10000 },
+      ]);
     });
     expect(file.hooks.PreToolUse![0]!.matcher).toBe("^(edit|write_file|notebook_edit)$");
     expect(new RegExp(file.hooks.PostToolUse![0]!.matcher!).test("mcp__velesdb-memory__recall_fused")).toBe(true);
-    expect(new RegExp(file.hooks.PostToolUse![0]!.matcher!).test("mcp__velesdb-memory__save_working_context")).toBe(false);
+    expect(new RegExp(file.hooks.PostToolUse![0]!.matcher!).test("mcp__velesdb-memory__save_working_context")).toBe(
+      false,
+    );
     expect(modeOf(settings)).toBe(0o600);
   });
 
@@ -99,7 +111,11 @@ test("Windows: PowerShell runs the command (Qwen's `shell` field), the path doub
     timeout: 10000,
   });
   // Control: elsewhere bash runs it, with no shell field.
-  expect(qwenClient.registry.handler(row, "/home/o'neil/velesdb-hooks", "linux")).toEqual({ type: "command", command: `'/home/o'\\''neil/velesdb-hooks' qwen stop`, timeout: 10000 });
+  expect(qwenClient.registry.handler(row, "/home/o'neil/velesdb-hooks", "linux")).toEqual({
+    type: "command",
+    command: `'/home/o'\\''neil/velesdb-hooks' qwen stop`,
+    timeout: 10000,
+  });
 });
 
 describe("the user's file", () => {
@@ -107,7 +123,10 @@ describe("the user's file", () => {
     write(settings, USER_SETTINGS, 0o640);
     ok(["install", ...Q]);
     const file = parsed();
-    expect(file.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual(["python3 ~/bin/audit.py", `'${box.stableBinary}' qwen pre-tool-use`]);
+    expect(file.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual([
+      "python3 ~/bin/audit.py",
+      `'${box.stableBinary}' qwen pre-tool-use`,
+    ]);
     expect(read(settings)).toContain('"$version": 4');
     expect(modeOf(settings)).toBe(0o640);
     ok(["uninstall", ...Q]);

@@ -141,41 +141,52 @@ const CASES: readonly LinkCase[] = [
 ];
 
 describe("1. root follows the user's links only to the user's own files", () => {
-  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))("%s: refused before anything changes", (_name, c) => {
-    c.setUp(rootOnly);
-    const before = { home: treeDigest(box.home), root: treeDigest(rootOnly) };
-    for (const command of ["install", "uninstall"]) {
-      const run = box.run([command, ...c.args]);
-      expect({ command, exitCode: run.exitCode }).toEqual({ command, exitCode: 1 });
-      expect(run.stderr).toMatch(c.reason);
-      expect(run.stderr).toContain("nothing was changed");
-      // One line per refusal: the reason is never spread over several lines.
-      expect(run.stderr.split("\n").filter((line) => line.includes("refused:")).length).toBe(1);
-    }
-    expect(treeDigest(rootOnly)).toBe(before.root);
-    expect(treeDigest(box.home)).toBe(before.home);
-  });
+  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))(
+    "%s: refused before anything changes",
+    (_name, c) => {
+      c.setUp(rootOnly);
+      const before = { home: treeDigest(box.home), root: treeDigest(rootOnly) };
+      for (const command of ["install", "uninstall"]) {
+        const run = box.run([command, ...c.args]);
+        expect({ command, exitCode: run.exitCode }).toEqual({ command, exitCode: 1 });
+        expect(run.stderr).toMatch(c.reason);
+        expect(run.stderr).toContain("nothing was changed");
+        // One line per refusal: the reason is never spread over several lines.
+        expect(run.stderr.split("\n").filter((line) => line.includes("refused:")).length).toBe(1);
+      }
+      expect(treeDigest(rootOnly)).toBe(before.root);
+      expect(treeDigest(box.home)).toBe(before.home);
+    },
+  );
 
-  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))("control: %s, but to the user's own copy: installs", (_name, c) => {
-    c.setUp(userDir);
-    giveToUser(userDir);
-    const run = box.run(["install", ...c.args]);
-    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-  });
+  testIf(IS_ROOT, "root").each(CASES.map((c) => [c.name, c] as const))(
+    "control: %s, but to the user's own copy: installs",
+    (_name, c) => {
+      c.setUp(userDir);
+      giveToUser(userDir);
+      const run = box.run(["install", ...c.args]);
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    },
+  );
 
-  testIf(IS_ROOT, "root")("a link of root's in the user's directory is refused too: the user could have moved it there", () => {
-    const own = path.join(userDir, "settings.json");
-    write(own, ROOT_SETTINGS, 0o600);
-    giveToUser(userDir);
-    fs.symlinkSync(own, box.claudeSettings); // made by root, left root's
-    const before = treeDigest(box.root);
-    const run = box.run(["install", "--client", "claude"]);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/refused: claude: ~\/\.claude\/settings\.json leads through ~\/\.claude\/settings\.json, a link owned by uid 0, not by the home's owner \(uid 23456\)/);
-    expect(treeDigest(box.root)).toBe(before);
-    fs.lchownSync(box.claudeSettings, USER.uid, USER.gid); // control: the same link, the user's
-    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-  });
+  testIf(IS_ROOT, "root")(
+    "a link of root's in the user's directory is refused too: the user could have moved it there",
+    () => {
+      const own = path.join(userDir, "settings.json");
+      write(own, ROOT_SETTINGS, 0o600);
+      giveToUser(userDir);
+      fs.symlinkSync(own, box.claudeSettings); // made by root, left root's
+      const before = treeDigest(box.root);
+      const run = box.run(["install", "--client", "claude"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(
+        /refused: claude: ~\/\.claude\/settings\.json leads through ~\/\.claude\/settings\.json, a link owned by uid 0, not by the home's owner \(uid 23456\)/,
+      );
+      expect(treeDigest(box.root)).toBe(before);
+      fs.lchownSync(box.claudeSettings, USER.uid, USER.gid); // control: the same link, the user's
+      expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
+    },
+  );
 
   testIf(IS_ROOT, "root")("check and doctor read nothing through such a link either", () => {
     // Root's file holds entries of ours in step: read through the link, check would pass.
@@ -187,8 +198,12 @@ describe("1. root follows the user's links only to the user's own files", () => 
     userLink(target, box.claudeSettings);
     const check = box.run(["check", "--client", "claude"]);
     expect(check.exitCode).toBe(1);
-    expect(check.stdout).toMatch(/claude: entries cannot be checked: ~\/\.claude\/settings\.json leads through the link/);
-    expect(box.run(["doctor", "--client", "claude"]).stdout).toMatch(/entries cannot be checked: ~\/\.claude\/settings\.json leads through the link/);
+    expect(check.stdout).toMatch(
+      /claude: entries cannot be checked: ~\/\.claude\/settings\.json leads through the link/,
+    );
+    expect(box.run(["doctor", "--client", "claude"]).stdout).toMatch(
+      /entries cannot be checked: ~\/\.claude\/settings\.json leads through the link/,
+    );
     // Control: the same entries in the user's own copy are in step.
     fs.rmSync(box.claudeSettings);
     const own = path.join(userDir, "settings.json");
@@ -196,37 +211,46 @@ describe("1. root follows the user's links only to the user's own files", () => 
     giveToUser(userDir);
     userLink(own, box.claudeSettings);
     const control = box.run(["check", "--client", "claude"]);
-    expect({ exitCode: control.exitCode, stdout: control.stdout }).toEqual({ exitCode: 0, stdout: expect.stringContaining("claude: entries in step") });
+    expect({ exitCode: control.exitCode, stdout: control.stdout }).toEqual({
+      exitCode: 0,
+      stdout: expect.stringContaining("claude: entries in step"),
+    });
   });
 
-  testIf(IS_ROOT, "root")("a user's link to the user's own registry: written at the target, backup beside the target, owned by the user, no more readable", () => {
-    const target = path.join(userDir, "claude-settings.json");
-    write(target, ROOT_SETTINGS, 0o750);
-    fs.chownSync(target, USER.uid, USER.gid);
-    userLink(target, box.claudeSettings);
-    const run = box.run(["install", "--client", "claude"]);
-    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-    expect(fs.lstatSync(box.claudeSettings).isSymbolicLink()).toBe(true);
-    expect(Object.keys((parseJsonc(read(target)) as { hooks: object }).hooks)).toContain("SessionStart");
-    const backup = `${target}.velesdb-backup`;
-    expect(read(backup)).toBe(ROOT_SETTINGS);
-    const st = fs.statSync(backup);
-    expect({ uid: st.uid, gid: st.gid }).toEqual(USER);
-    expect((st.mode & 0o7777 & ~0o750).toString(8)).toBe("0"); // no bit the original lacks
-    expect(st.mode & 0o111).toBe(0); // a copy of settings is no program
-    expect(fs.existsSync(`${box.claudeSettings}.velesdb-backup`)).toBe(false);
-    expect(run.stdout).toContain(`backup in ${backup}`);
-  });
+  testIf(IS_ROOT, "root")(
+    "a user's link to the user's own registry: written at the target, backup beside the target, owned by the user, no more readable",
+    () => {
+      const target = path.join(userDir, "claude-settings.json");
+      write(target, ROOT_SETTINGS, 0o750);
+      fs.chownSync(target, USER.uid, USER.gid);
+      userLink(target, box.claudeSettings);
+      const run = box.run(["install", "--client", "claude"]);
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      expect(fs.lstatSync(box.claudeSettings).isSymbolicLink()).toBe(true);
+      expect(Object.keys((parseJsonc(read(target)) as { hooks: object }).hooks)).toContain("SessionStart");
+      const backup = `${target}.velesdb-backup`;
+      expect(read(backup)).toBe(ROOT_SETTINGS);
+      const st = fs.statSync(backup);
+      expect({ uid: st.uid, gid: st.gid }).toEqual(USER);
+      expect((st.mode & 0o7777 & ~0o750).toString(8)).toBe("0"); // no bit the original lacks
+      expect(st.mode & 0o111).toBe(0); // a copy of settings is no program
+      expect(fs.existsSync(`${box.claudeSettings}.velesdb-backup`)).toBe(false);
+      expect(run.stdout).toContain(`backup in ${backup}`);
+    },
+  );
 
-  testIf(IS_ROOT, "root")("a link root cannot be blamed on the user (a system link above the home, in a directory the user cannot write) is followed", () => {
-    // /home -> /var/home (Fedora Silverblue and others): root's link in root's directory.
-    const alias = path.join(box.root, "homes");
-    fs.symlinkSync(box.root, alias);
-    const home = path.join(alias, path.basename(box.home));
-    const run = box.run(["install", "--client", "claude"], { env: { HOME: home } });
-    expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-    expect(fs.statSync(box.claudeSettings).uid).toBe(USER.uid);
-  });
+  testIf(IS_ROOT, "root")(
+    "a link root cannot be blamed on the user (a system link above the home, in a directory the user cannot write) is followed",
+    () => {
+      // /home -> /var/home (Fedora Silverblue and others): root's link in root's directory.
+      const alias = path.join(box.root, "homes");
+      fs.symlinkSync(box.root, alias);
+      const home = path.join(alias, path.basename(box.home));
+      const run = box.run(["install", "--client", "claude"], { env: { HOME: home } });
+      expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      expect(fs.statSync(box.claudeSettings).uid).toBe(USER.uid);
+    },
+  );
 });
 
 describe("1. backups live beside the bytes they copy", () => {
@@ -274,7 +298,10 @@ describe("2. root obeys the user's record only for the user's own files", () => 
       "a record whose path leads through the user's link to root's file",
       () => {
         userLink(rootOnly, path.join(userDir, "elsewhere"));
-        return { file: path.join(rootOnly, "settings.json"), recorded: path.join(userDir, "elsewhere", "settings.json") };
+        return {
+          file: path.join(rootOnly, "settings.json"),
+          recorded: path.join(userDir, "elsewhere", "settings.json"),
+        };
       },
       /refused: claude: .*names .*elsewhere\/settings\.json, which leads through the link/,
     ],
@@ -289,13 +316,16 @@ describe("2. root obeys the user's record only for the user's own files", () => 
     return box.run(["uninstall"]);
   }
 
-  testIf(IS_ROOT, "root").each(ROWS)("%s: uninstall refuses, naming the record; the file stays", (_name, setUp, reason) => {
-    const { file, recorded } = setUp();
-    const run = uninstallAfterRecord(file, recorded);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(reason);
-    expect(read(file)).toBe(LEGACY_ONLY);
-  });
+  testIf(IS_ROOT, "root").each(ROWS)(
+    "%s: uninstall refuses, naming the record; the file stays",
+    (_name, setUp, reason) => {
+      const { file, recorded } = setUp();
+      const run = uninstallAfterRecord(file, recorded);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(reason);
+      expect(read(file)).toBe(LEGACY_ONLY);
+    },
+  );
 
   testIf(IS_ROOT, "root")("control: the same record naming the user's own settings.json is obeyed", () => {
     const own = path.join(userDir, "settings.json");
@@ -310,20 +340,23 @@ describe("9. a directory root creates for the user is handed over without follow
     RACE_TEST_HOOKS.afterMkdir = undefined;
   });
 
-  testIf(IS_ROOT, "root")("swapped for a link between mkdir and chown: root's file keeps its owner, and the creation fails", () => {
-    const victim = path.join(rootOnly, "victim");
-    write(victim, "root's\n", 0o600);
-    const dir = path.join(userDir, "made");
-    // The user's move, in the window the slowed race opens: the new directory becomes a link.
-    RACE_TEST_HOOKS.afterMkdir = (made) => {
-      fs.rmdirSync(made);
-      fs.symlinkSync(victim, made);
-    };
-    expect(() => makeDirectories(dir, USER)).toThrow();
-    const st = fs.statSync(victim);
-    expect({ uid: st.uid, gid: st.gid }).toEqual({ uid: 0, gid: 0 });
-    expect(fs.lstatSync(dir).isSymbolicLink()).toBe(true); // the user's link is theirs: left alone
-  });
+  testIf(IS_ROOT, "root")(
+    "swapped for a link between mkdir and chown: root's file keeps its owner, and the creation fails",
+    () => {
+      const victim = path.join(rootOnly, "victim");
+      write(victim, "root's\n", 0o600);
+      const dir = path.join(userDir, "made");
+      // The user's move, in the window the slowed race opens: the new directory becomes a link.
+      RACE_TEST_HOOKS.afterMkdir = (made) => {
+        fs.rmdirSync(made);
+        fs.symlinkSync(victim, made);
+      };
+      expect(() => makeDirectories(dir, USER)).toThrow();
+      const st = fs.statSync(victim);
+      expect({ uid: st.uid, gid: st.gid }).toEqual({ uid: 0, gid: 0 });
+      expect(fs.lstatSync(dir).isSymbolicLink()).toBe(true); // the user's link is theirs: left alone
+    },
+  );
 
   testIf(IS_ROOT, "root")("swapped for another directory of the user's: refused, nothing chowned", () => {
     const theirs = path.join(userDir, "theirs");
@@ -343,7 +376,11 @@ describe("9. a directory root creates for the user is handed over without follow
     expect(makeDirectories(dir, USER)).toEqual([path.join(userDir, "a"), dir]);
     for (const p of [path.join(userDir, "a"), dir]) {
       const st = fs.lstatSync(p);
-      expect({ dir: st.isDirectory(), uid: st.uid, gid: st.gid, mode: st.mode & 0o777 }).toEqual({ dir: true, ...USER, mode: 0o700 });
+      expect({ dir: st.isDirectory(), uid: st.uid, gid: st.gid, mode: st.mode & 0o777 }).toEqual({
+        dir: true,
+        ...USER,
+        mode: 0o700,
+      });
     }
   });
 });

@@ -77,14 +77,20 @@ function versionOf(binary: string): string {
 
 function ourCommands(box: ShSandbox, file = box.claudeSettings): string[] {
   if (!fs.existsSync(file)) return [];
-  const settings = JSON.parse(fs.readFileSync(file, "utf8")) as { hooks?: Record<string, Array<{ hooks: Array<{ command?: string }> }>> };
+  const settings = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    hooks?: Record<string, Array<{ hooks: Array<{ command?: string }> }>>;
+  };
   return Object.values(settings.hooks ?? {})
     .flatMap((groups) => groups.flatMap((group) => group.hooks.map((hook) => String(hook.command))))
     .filter((command) => command.includes(box.stable));
 }
 
 /** installedOk(box, run, version): the binary, the entries and the link all in place, nothing left in TMPDIR. */
-function expectInstalled(box: ShSandbox, run: { exitCode: number; stdout: string; stderr: string }, version: string): void {
+function expectInstalled(
+  box: ShSandbox,
+  run: { exitCode: number; stdout: string; stderr: string },
+  version: string,
+): void {
   expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   expect(versionOf(box.stable)).toBe(`velesdb-hooks ${version}`);
   expect(fs.readlinkSync(box.link)).toBe(box.stable);
@@ -115,13 +121,18 @@ describe("a clean install, then a re-run that changes nothing", () => {
 
   test("piped into sh (`curl … | sh -s -- --client claude`), the script read from stdin", async () => {
     const box = makeShSandbox("piped");
-    const run = await box.run(["--client", "claude"], { env: flat(`${server.url}/latest`), viaStdin: fs.readFileSync(INSTALL_SH, "utf8") });
+    const run = await box.run(["--client", "claude"], {
+      env: flat(`${server.url}/latest`),
+      viaStdin: fs.readFileSync(INSTALL_SH, "utf8"),
+    });
     expectInstalled(box, run, NEW);
   });
 
   test("the PATH hint is left out when the install dir is already on PATH", async () => {
     const box = makeShSandbox("onpath");
-    const run = await box.run([], { env: { ...flat(`${server.url}/latest`), PATH: `${path.dirname(box.link)}:/usr/bin:/bin` } });
+    const run = await box.run([], {
+      env: { ...flat(`${server.url}/latest`), PATH: `${path.dirname(box.link)}:/usr/bin:/bin` },
+    });
     expectInstalled(box, run, NEW);
     expect(run.stdout).not.toContain("export PATH");
   });
@@ -170,14 +181,17 @@ describe("which release: latest, or pinned with --version", () => {
     expect(snapshotTree(box.root)).toEqual(before);
   });
 
-  test.each([["latest"], ["v1.2"], ["1.2.3;rm"], ["../../x"]])("--version %s is a usage error before any download", async (value) => {
-    const box = makeShSandbox("badver");
-    const seen = server.requests.length;
-    const run = await box.run(["--version", value], { env: flat(`${server.url}/latest`) });
-    expect(run.exitCode).toBe(64);
-    expect(run.stderr).toContain("--version takes a release such as v0.1.0");
-    expect(server.requests.length).toBe(seen);
-  });
+  test.each([["latest"], ["v1.2"], ["1.2.3;rm"], ["../../x"]])(
+    "--version %s is a usage error before any download",
+    async (value) => {
+      const box = makeShSandbox("badver");
+      const seen = server.requests.length;
+      const run = await box.run(["--version", value], { env: flat(`${server.url}/latest`) });
+      expect(run.exitCode).toBe(64);
+      expect(run.stderr).toContain("--version takes a release such as v0.1.0");
+      expect(server.requests.length).toBe(seen);
+    },
+  );
 });
 
 describe("a download that does not verify is refused, and what was installed stays", () => {
@@ -218,26 +232,53 @@ describe("a download that does not verify is refused, and what was installed sta
   // Each archive matches its SHA256SUMS (a broken build, or a release an attacker controls
   // entirely): extraction and the --version smoke run are what stop it.
   const BROKEN: Array<[string, () => string, string]> = [
-    ["a program that exits 1", () => releaseWithBinary(NEW, "#!/bin/sh\necho 'cannot start' >&2\nexit 1\n", "broken"), "--version exited 1"],
-    ["a program that claims another version", () => releaseWithBinary(NEW, "#!/bin/sh\necho 'velesdb-hooks 9.9.9'\n", "broken"), "velesdb-hooks 9.9.9"],
-    ["a binary cut to its first megabyte", () => releaseWithBinary(NEW, fs.readFileSync(hostBinary(NEW)).subarray(0, 1 << 20), "broken"), "does not run here"],
+    [
+      "a program that exits 1",
+      () => releaseWithBinary(NEW, "#!/bin/sh\necho 'cannot start' >&2\nexit 1\n", "broken"),
+      "--version exited 1",
+    ],
+    [
+      "a program that claims another version",
+      () => releaseWithBinary(NEW, "#!/bin/sh\necho 'velesdb-hooks 9.9.9'\n", "broken"),
+      "velesdb-hooks 9.9.9",
+    ],
+    [
+      "a binary cut to its first megabyte",
+      () => releaseWithBinary(NEW, fs.readFileSync(hostBinary(NEW)).subarray(0, 1 << 20), "broken"),
+      "does not run here",
+    ],
     ["a file that is not a program", () => releaseWithBinary(NEW, "just text\n", "broken"), "does not run here"],
-    ["an archive that is not gzip", () => releaseWithArchive(NEW, "just text\n", "broken"), "could not extract velesdb-hooks"],
-    ["an archive holding another name", () => releaseWithArchive(NEW, tarGz({ "velesdb-hooks-other": "x" }), "broken"), "could not extract velesdb-hooks"],
-    ["an archive whose velesdb-hooks is a link", () => releaseWithArchive(NEW, tarGz({}, { "velesdb-hooks": "/bin/true" }), "broken"), "does not hold the file velesdb-hooks"],
+    [
+      "an archive that is not gzip",
+      () => releaseWithArchive(NEW, "just text\n", "broken"),
+      "could not extract velesdb-hooks",
+    ],
+    [
+      "an archive holding another name",
+      () => releaseWithArchive(NEW, tarGz({ "velesdb-hooks-other": "x" }), "broken"),
+      "could not extract velesdb-hooks",
+    ],
+    [
+      "an archive whose velesdb-hooks is a link",
+      () => releaseWithArchive(NEW, tarGz({}, { "velesdb-hooks": "/bin/true" }), "broken"),
+      "does not hold the file velesdb-hooks",
+    ],
   ];
-  test.each(BROKEN)("a release that fails extraction or --version (%s) is refused; the previous binary stays", async (_label, release, message) => {
-    const url = serve(release());
-    const box = makeShSandbox("broken");
-    await installGood(box); // positive control
-    const installed = snapshotTree(box.root);
-    const run = await box.run([], { env: flat(url) });
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(message);
-    expect(run.stderr).toContain("nothing was installed");
-    expect(snapshotTree(box.root)).toEqual(installed);
-    expect(versionOf(box.stable)).toBe(`velesdb-hooks ${NEW}`);
-  });
+  test.each(BROKEN)(
+    "a release that fails extraction or --version (%s) is refused; the previous binary stays",
+    async (_label, release, message) => {
+      const url = serve(release());
+      const box = makeShSandbox("broken");
+      await installGood(box); // positive control
+      const installed = snapshotTree(box.root);
+      const run = await box.run([], { env: flat(url) });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).toContain("nothing was installed");
+      expect(snapshotTree(box.root)).toEqual(installed);
+      expect(versionOf(box.stable)).toBe(`velesdb-hooks ${NEW}`);
+    },
+  );
 });
 
 describe("tools: fail closed without a checksum tool; curl or wget, sha256sum or shasum; tar and gzip", () => {
@@ -255,7 +296,10 @@ describe("tools: fail closed without a checksum tool; curl or wget, sha256sum or
     const present = tools.filter((tool) => Bun.which(tool));
     if (present.length !== tools.length) throw new Error(`this test needs ${tools.join(", ")} installed`);
     const box = makeShSandbox("tools");
-    const env = { ...flat(`${server.url}/latest`), PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== lacking), ...tools]) };
+    const env = {
+      ...flat(`${server.url}/latest`),
+      PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== lacking), ...tools]),
+    };
     const seen = server.requests.length;
     const before = snapshotTree(box.root);
     const run = await box.run([], { env });
@@ -272,7 +316,11 @@ describe("tools: fail closed without a checksum tool; curl or wget, sha256sum or
 
 describe("where things go", () => {
   test.each([
-    ["VELESDB_HOOKS_INSTALL_DIR", { VELESDB_HOOKS_INSTALL_DIR: "<root>/opt/bin", XDG_BIN_HOME: "<root>/xdg" }, "opt/bin"],
+    [
+      "VELESDB_HOOKS_INSTALL_DIR",
+      { VELESDB_HOOKS_INSTALL_DIR: "<root>/opt/bin", XDG_BIN_HOME: "<root>/xdg" },
+      "opt/bin",
+    ],
     ["XDG_BIN_HOME", { XDG_BIN_HOME: "<root>/xdg" }, "xdg"],
     ["~/.local/bin", {}, "home/.local/bin"],
   ])("the link goes to %s", async (_label, vars: Record<string, string>, where) => {
@@ -295,14 +343,17 @@ describe("where things go", () => {
     expect(fs.existsSync(box.stable)).toBe(false);
   });
 
-  test.each([["VELESDB_HOOKS_INSTALL_DIR"], ["XDG_BIN_HOME"], ["VELESDB_HOOKS_HOME"]])("a relative %s is refused before any download", async (variable) => {
-    const box = makeShSandbox("relative");
-    const seen = server.requests.length;
-    const run = await box.run([], { env: { ...flat(`${server.url}/latest`), [variable]: "relative/dir" } });
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`${variable} must be an absolute path`);
-    expect(server.requests.length).toBe(seen);
-  });
+  test.each([["VELESDB_HOOKS_INSTALL_DIR"], ["XDG_BIN_HOME"], ["VELESDB_HOOKS_HOME"]])(
+    "a relative %s is refused before any download",
+    async (variable) => {
+      const box = makeShSandbox("relative");
+      const seen = server.requests.length;
+      const run = await box.run([], { env: { ...flat(`${server.url}/latest`), [variable]: "relative/dir" } });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain(`${variable} must be an absolute path`);
+      expect(server.requests.length).toBe(seen);
+    },
+  );
 
   test("a regular file at the link path (an older copy) is replaced by the link", async () => {
     const box = makeShSandbox("oldcopy");
@@ -390,23 +441,28 @@ describe("a truncated download runs nothing", () => {
 
   // Every prefix at a line boundary, under each shell, fed on stdin as `curl … | sh` does, with
   // an agent present and a release one request away: no request, no file, no output.
-  test.each(["dash", "busybox", "bash --posix"] as const)("cut at every line boundary, under %s", async (shell: ShellName) => {
-    const box = makeShSandbox(`cut-${shell.replace(/\W+/g, "")}`);
-    const env = { ...box.env, VELESDB_HOOKS_DOWNLOAD_URL: `${server.url}/latest` };
-    const before = snapshotTree(box.root);
-    const seen = server.requests.length;
-    const mainLine = lines.lastIndexOf('main "$@"');
-    // n = 0 … mainLine: from nothing at all up to everything but `main "$@"`.
-    const prefixes = Array.from({ length: mainLine + 1 }, (_, n) => (n === 0 ? "" : `${lines.slice(0, n).join("\n")}\n`));
-    const outputs = await inBatches(prefixes, 16, (prefix) => runPrefix(shell, prefix, env, box.root));
-    expect(outputs.filter((output) => output !== "")).toEqual([]);
-    expect(server.requests.length).toBe(seen);
-    expect(snapshotTree(box.root)).toEqual(before);
+  test.each(["dash", "busybox", "bash --posix"] as const)(
+    "cut at every line boundary, under %s",
+    async (shell: ShellName) => {
+      const box = makeShSandbox(`cut-${shell.replace(/\W+/g, "")}`);
+      const env = { ...box.env, VELESDB_HOOKS_DOWNLOAD_URL: `${server.url}/latest` };
+      const before = snapshotTree(box.root);
+      const seen = server.requests.length;
+      const mainLine = lines.lastIndexOf('main "$@"');
+      // n = 0 … mainLine: from nothing at all up to everything but `main "$@"`.
+      const prefixes = Array.from({ length: mainLine + 1 }, (_, n) =>
+        n === 0 ? "" : `${lines.slice(0, n).join("\n")}\n`,
+      );
+      const outputs = await inBatches(prefixes, 16, (prefix) => runPrefix(shell, prefix, env, box.root));
+      expect(outputs.filter((output) => output !== "")).toEqual([]);
+      expect(server.requests.length).toBe(seen);
+      expect(snapshotTree(box.root)).toEqual(before);
 
-    // Positive control: the whole script, same shell and setup, does install.
-    expect(await runPrefix(shell, script, env, box.root)).toContain("installed velesdb-hooks");
-    expect(server.requests.length).toBeGreaterThan(seen);
-  });
+      // Positive control: the whole script, same shell and setup, does install.
+      expect(await runPrefix(shell, script, env, box.root)).toContain("installed velesdb-hooks");
+      expect(server.requests.length).toBeGreaterThan(seen);
+    },
+  );
 
   test("cut inside a line (every 37th byte), under dash", async () => {
     const box = makeShSandbox("cut-bytes");
@@ -415,7 +471,8 @@ describe("a truncated download runs nothing", () => {
     const seen = server.requests.length;
     const bytes = Buffer.from(script);
     const prefixes: string[] = [];
-    for (let cut = 1; cut < bytes.length - 'main "$@"\n'.length; cut += 37) prefixes.push(bytes.subarray(0, cut).toString("latin1"));
+    for (let cut = 1; cut < bytes.length - 'main "$@"\n'.length; cut += 37)
+      prefixes.push(bytes.subarray(0, cut).toString("latin1"));
     const outputs = await inBatches(prefixes, 16, (prefix) => runPrefix("dash", prefix, env, box.root));
     expect(outputs.filter((output) => output !== "")).toEqual([]);
     expect(server.requests.length).toBe(seen);
@@ -443,11 +500,20 @@ async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T
 }
 
 describe("platform detection (fake uname, sysctl, ldd and getconf on PATH)", () => {
-  const uname = (s: string, m: string) => `#!/bin/sh\ncase "$1" in -s) echo '${s}' ;; -m) echo '${m}' ;; *) exit 1 ;; esac\n`;
-  const GLIBC = { ldd: "#!/bin/sh\necho 'ldd (Debian GLIBC 2.36-9+deb12u1) 2.36'\n", getconf: "#!/bin/sh\necho 'glibc 2.36'\n" };
-  const MUSL = { ldd: "#!/bin/sh\necho 'musl libc (x86_64)' >&2\necho 'Version 1.2.4' >&2\nexit 1\n", getconf: "#!/bin/sh\nexit 1\n" };
+  const uname = (s: string, m: string) =>
+    `#!/bin/sh\ncase "$1" in -s) echo '${s}' ;; -m) echo '${m}' ;; *) exit 1 ;; esac\n`;
+  const GLIBC = {
+    ldd: "#!/bin/sh\necho 'ldd (Debian GLIBC 2.36-9+deb12u1) 2.36'\n",
+    getconf: "#!/bin/sh\necho 'glibc 2.36'\n",
+  };
+  const MUSL = {
+    ldd: "#!/bin/sh\necho 'musl libc (x86_64)' >&2\necho 'Version 1.2.4' >&2\nexit 1\n",
+    getconf: "#!/bin/sh\nexit 1\n",
+  };
   const sysctl = (value: string | undefined) =>
-    value === undefined ? "#!/bin/sh\necho 'sysctl: unknown oid' >&2\nexit 1\n" : `#!/bin/sh\n[ "$2" = sysctl.proc_translated ] && echo ${value}\n`;
+    value === undefined
+      ? "#!/bin/sh\necho 'sysctl: unknown oid' >&2\nexit 1\n"
+      : `#!/bin/sh\n[ "$2" = sysctl.proc_translated ] && echo ${value}\n`;
 
   const ROWS: Array<[string, Record<string, string>, string]> = [
     ["Debian on x86_64", { uname: uname("Linux", "x86_64"), ...GLIBC }, "linux-x64"],
@@ -455,11 +521,27 @@ describe("platform detection (fake uname, sysctl, ldd and getconf on PATH)", () 
     ["Alpine on x86_64 (ldd says musl)", { uname: uname("Linux", "x86_64"), ...MUSL }, "linux-x64-musl"],
     ["Alpine on aarch64", { uname: uname("Linux", "aarch64"), ...MUSL }, "linux-arm64-musl"],
     ["an Intel Mac", { uname: uname("Darwin", "x86_64"), sysctl: sysctl("0") }, "darwin-x64"],
-    ["an Intel Mac whose sysctl lacks the Rosetta key", { uname: uname("Darwin", "x86_64"), sysctl: sysctl(undefined) }, "darwin-x64"],
+    [
+      "an Intel Mac whose sysctl lacks the Rosetta key",
+      { uname: uname("Darwin", "x86_64"), sysctl: sysctl(undefined) },
+      "darwin-x64",
+    ],
     ["an Apple silicon Mac", { uname: uname("Darwin", "arm64"), sysctl: sysctl("0") }, "darwin-arm64"],
-    ["an x86_64 shell under Rosetta on Apple silicon: the native build", { uname: uname("Darwin", "x86_64"), sysctl: sysctl("1") }, "darwin-arm64"],
-    ["Git Bash on Windows", { uname: uname("MINGW64_NT-10.0-19045", "x86_64") }, "error: on Windows, run in PowerShell: irm <release download URL>/install.ps1 | iex"],
-    ["32-bit ARM Linux", { uname: uname("Linux", "armv7l"), ...GLIBC }, "error: no velesdb-hooks build for Linux on armv7l"],
+    [
+      "an x86_64 shell under Rosetta on Apple silicon: the native build",
+      { uname: uname("Darwin", "x86_64"), sysctl: sysctl("1") },
+      "darwin-arm64",
+    ],
+    [
+      "Git Bash on Windows",
+      { uname: uname("MINGW64_NT-10.0-19045", "x86_64") },
+      "error: on Windows, run in PowerShell: irm <release download URL>/install.ps1 | iex",
+    ],
+    [
+      "32-bit ARM Linux",
+      { uname: uname("Linux", "armv7l"), ...GLIBC },
+      "error: no velesdb-hooks build for Linux on armv7l",
+    ],
     ["FreeBSD", { uname: uname("FreeBSD", "amd64") }, "error: no velesdb-hooks build for FreeBSD"],
   ];
   const tools = BASE_TOOLS.filter((tool) => !["uname", "ldd", "getconf"].includes(tool));
@@ -489,7 +571,8 @@ describe("the script itself", () => {
     const lint = Bun.spawnSync([shellcheck, "--shell=sh", "--severity=style", INSTALL_SH]);
     expect(lint.stdout.toString()).toBe("");
     expect(lint.exitCode).toBe(0);
-    for (const shell of ["dash", "busybox"] as const) expect(Bun.spawnSync([...shellCommand(shell), "-n", INSTALL_SH]).exitCode).toBe(0);
+    for (const shell of ["dash", "busybox"] as const)
+      expect(Bun.spawnSync([...shellCommand(shell), "-n", INSTALL_SH]).exitCode).toBe(0);
   });
 
   test.each([
@@ -529,14 +612,17 @@ describe("the script itself", () => {
     expect(server.requests.length).toBe(seen);
   });
 
-  test.each([["a/b/c"], ["a b/c"], ["x"], ["/x"], ["x/"], ["acme/velesdb-hooks?x=1"]])("VELESDB_HOOKS_REPO=%p is refused before any download", async (repo) => {
-    const box = makeShSandbox("badrepo");
-    const seen = server.requests.length;
-    const run = await box.run([], { env: { VELESDB_HOOKS_GITHUB: server.url, VELESDB_HOOKS_REPO: repo } });
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("VELESDB_HOOKS_REPO must be owner/name");
-    expect(server.requests.length).toBe(seen);
-  });
+  test.each([["a/b/c"], ["a b/c"], ["x"], ["/x"], ["x/"], ["acme/velesdb-hooks?x=1"]])(
+    "VELESDB_HOOKS_REPO=%p is refused before any download",
+    async (repo) => {
+      const box = makeShSandbox("badrepo");
+      const seen = server.requests.length;
+      const run = await box.run([], { env: { VELESDB_HOOKS_GITHUB: server.url, VELESDB_HOOKS_REPO: repo } });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("VELESDB_HOOKS_REPO must be owner/name");
+      expect(server.requests.length).toBe(seen);
+    },
+  );
 
   test("the copy the release workflow stamps with its repository installs from that repository's releases", async () => {
     const workflow = fs.readFileSync(path.join(REPO_ROOT, ".github", "workflows", "release.yml"), "utf8");
@@ -544,13 +630,24 @@ describe("the script itself", () => {
     const source = fs.readFileSync(INSTALL_SH, "utf8");
     const stamped = path.join(tempDir("stamped"), "install.sh");
     fs.writeFileSync(stamped, stampInstallScript(source, REPO));
-    expect(fs.readFileSync(stamped, "utf8")).toBe(source.replace('DEFAULT_REPO="OWNER/velesdb-hooks"', `DEFAULT_REPO="${REPO}"`));
+    expect(fs.readFileSync(stamped, "utf8")).toBe(
+      source.replace('DEFAULT_REPO="OWNER/velesdb-hooks"', `DEFAULT_REPO="${REPO}"`),
+    );
     expect(() => stampInstallScript(source, "not a repo")).toThrow("is not owner/name");
     expect(() => stampInstallScript(source.replace("DEFAULT_REPO=", "REPO="), REPO)).toThrow("exactly once");
 
     const box = makeShSandbox("stamped");
-    const child = Bun.spawn([...shellCommand("dash"), stamped], { cwd: box.root, env: { ...box.env, VELESDB_HOOKS_GITHUB: server.url }, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn([...shellCommand("dash"), stamped], {
+      cwd: box.root,
+      env: { ...box.env, VELESDB_HOOKS_GITHUB: server.url },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expectInstalled(box, { exitCode, stdout, stderr }, NEW);
     expect(server.requests.at(-1)).toBe(`/${REPO}/releases/latest/download/${assetFileName(NEW)}`);
   });
@@ -574,11 +671,17 @@ describe("musl: the C++ runtime the musl builds load is checked before any downl
     // This Debian machine keeps its C++ runtime under /usr/lib/<triplet>/, where musl's loader
     // does not look: with ldd saying musl, it is exactly an Alpine without `libstdc++`.
     const present = MUSL_DIRS.filter((dir) => fs.existsSync(path.join(dir, "libstdc++.so.6")));
-    if (present.length > 0) throw new Error(`this test needs a machine without libstdc++.so.6 in ${MUSL_DIRS.join(", ")} (found in ${present.join(", ")})`);
+    if (present.length > 0)
+      throw new Error(
+        `this test needs a machine without libstdc++.so.6 in ${MUSL_DIRS.join(", ")} (found in ${present.join(", ")})`,
+      );
     const box = makeShSandbox("musl-missing");
     const seen = server.requests.length;
     const before = snapshotTree(box.root);
-    const env = { ...flat(`${server.url}/latest`), PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== "ldd"), "curl", "sha256sum"], { ldd: MUSL_LDD }) };
+    const env = {
+      ...flat(`${server.url}/latest`),
+      PATH: toolsDir([...BASE_TOOLS.filter((tool) => tool !== "ldd"), "curl", "sha256sum"], { ldd: MUSL_LDD }),
+    };
     const run = await box.run([], { env });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain("velesdb-hooks needs libstdc++.so.6 libgcc_s.so.1 on this musl system");
@@ -605,6 +708,9 @@ describe("musl: the C++ runtime the musl builds load is checked before any downl
     });
     const script = `${scriptWithoutMain()}missing_musl_libraries ${dirs.map((dir) => `'${dir}'`).join(" ")}\n`;
     const result = Bun.spawnSync(shellCommand("dash"), { stdin: Buffer.from(script), stdout: "pipe", stderr: "pipe" });
-    expect({ exitCode: result.exitCode, stdout: result.stdout.toString() }).toEqual({ exitCode: 0, stdout: `${missing}\n` });
+    expect({ exitCode: result.exitCode, stdout: result.stdout.toString() }).toEqual({
+      exitCode: 0,
+      stdout: `${missing}\n`,
+    });
   });
 });

@@ -4,16 +4,26 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parse } from "jsonc-parser";
 import { ownershipOf } from "../src/install/entries.ts";
-import { addProperty, appendToArray, detectStyle, insertIntoArray, removeAt, replaceAt } from "../src/install/jsonc-edit.ts";
+import {
+  addProperty,
+  appendToArray,
+  detectStyle,
+  insertIntoArray,
+  removeAt,
+  replaceAt,
+} from "../src/install/jsonc-edit.ts";
 import { firstShellWord, posixQuote } from "../src/install/shell-words.ts";
 
 const BINARY = "/home/u/.velesdb-hooks/bin/velesdb-hooks";
 
 describe("POSIX quoting", () => {
-  test.each([["plain"], ["with space"], ["it's"], ['"double"'], ["$HOME and `tick` and \\"], ["new\nline"], [""]])("sh reads %j back as one literal word", (word) => {
-    const run = Bun.spawnSync(["sh", "-c", `printf '%s' ${posixQuote(word)}`]);
-    expect(run.stdout.toString()).toBe(word);
-  });
+  test.each([["plain"], ["with space"], ["it's"], ['"double"'], ["$HOME and `tick` and \\"], ["new\nline"], [""]])(
+    "sh reads %j back as one literal word",
+    (word) => {
+      const run = Bun.spawnSync(["sh", "-c", `printf '%s' ${posixQuote(word)}`]);
+      expect(run.stdout.toString()).toBe(word);
+    },
+  );
 
   test("firstShellWord(posixQuote(s) + args) === s for any string", () => {
     fc.assert(fc.property(fc.string(), (word) => firstShellWord(`${posixQuote(word)} codex stop`) === word));
@@ -34,10 +44,26 @@ describe("ownership", () => {
     ["our exec form", { type: "command", command: BINARY, args: ["claude", "stop"] }, "ours"],
     ["our quoted shell form", { type: "command", command: `'${BINARY}' codex stop` }, "ours"],
     ["our path unquoted", { type: "command", command: `${BINARY} codex stop` }, "ours"],
-    ["the bash reference (Claude)", { type: "command", command: "bash '/Users/you/.claude/hooks/velesdb-memory/stop.sh'" }, "legacy"],
-    ["the bash reference (Codex)", { type: "command", command: "bash /home/u/.codex/hooks/velesdb-memory/stop.sh" }, "legacy"],
-    ["the bash reference, Windows slashes", { type: "command", command: "bash C:\\Users\\u\\.claude\\hooks\\velesdb-memory\\stop.sh" }, "legacy"],
-    ["the bash reference in exec args", { type: "command", command: "bash", args: ["/u/.claude/hooks/velesdb-memory/stop.sh"] }, "legacy"],
+    [
+      "the bash reference (Claude)",
+      { type: "command", command: "bash '/Users/you/.claude/hooks/velesdb-memory/stop.sh'" },
+      "legacy",
+    ],
+    [
+      "the bash reference (Codex)",
+      { type: "command", command: "bash /home/u/.codex/hooks/velesdb-memory/stop.sh" },
+      "legacy",
+    ],
+    [
+      "the bash reference, Windows slashes",
+      { type: "command", command: "bash C:\\Users\\u\\.claude\\hooks\\velesdb-memory\\stop.sh" },
+      "legacy",
+    ],
+    [
+      "the bash reference in exec args",
+      { type: "command", command: "bash", args: ["/u/.claude/hooks/velesdb-memory/stop.sh"] },
+      "legacy",
+    ],
     ["another binary with our name", { type: "command", command: "/opt/velesdb-hooks claude stop" }, "foreign"],
     ["our path as an argument of something else", { type: "command", command: `echo ${BINARY}` }, "foreign"],
     ["a look-alike tree", { type: "command", command: "bash /u/.claude/hooks/velesdb-memory-fork/stop.sh" }, "foreign"],
@@ -66,10 +92,17 @@ describe("minimal JSONC edits", () => {
 
   test("append then remove is the identity for any array of small values, in any layout", () => {
     const layouts = fc.constantFrom("  ", "    ", "\t", "   ");
-    const value = fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 2 })), {
-      minLength: 1,
-      maxLength: 4,
-    });
+    const value = fc.array(
+      fc.oneof(
+        fc.integer(),
+        fc.string({ maxLength: 5 }),
+        fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 2 }),
+      ),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    );
     fc.assert(
       fc.property(value, layouts, fc.boolean(), (items, indent, oneLine) => {
         const text = oneLine ? JSON.stringify({ Stop: items }) : `${JSON.stringify({ Stop: items }, null, indent)}\n`;
@@ -81,7 +114,10 @@ describe("minimal JSONC edits", () => {
 
   test("insert at any index then remove it is the identity, in any layout (a stale entry replaced where it stands)", () => {
     const layouts = fc.constantFrom("  ", "    ", "\t");
-    const items = fc.array(fc.oneof(fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 2 })), { minLength: 1, maxLength: 4 });
+    const items = fc.array(
+      fc.oneof(fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), fc.boolean(), { maxKeys: 2 })),
+      { minLength: 1, maxLength: 4 },
+    );
     fc.assert(
       fc.property(items, layouts, fc.boolean(), fc.nat(), (values, indent, oneLine, at) => {
         const text = oneLine ? JSON.stringify({ Stop: values }) : `${JSON.stringify({ Stop: values }, null, indent)}\n`;
@@ -89,15 +125,26 @@ describe("minimal JSONC edits", () => {
         const inserted = insertIntoArray(text, ["Stop"], index, GROUP, detectStyle(text));
         const expected: unknown[] = [...values];
         expected.splice(index, 0, GROUP);
-        return JSON.stringify(parse(inserted).Stop) === JSON.stringify(expected) && removeAt(inserted, ["Stop", index]) === text;
+        return (
+          JSON.stringify(parse(inserted).Stop) === JSON.stringify(expected) &&
+          removeAt(inserted, ["Stop", index]) === text
+        );
       }),
     );
   });
 
   test.each([
-    ["on its own line, at its indentation", `{\n  "Stop": [\n    1,\n    {"old": true},\n    3\n  ]\n}\n`, `{\n  "Stop": [\n    1,\n    {\n      "new": 1\n    },\n    3\n  ]\n}\n`],
+    [
+      "on its own line, at its indentation",
+      `{\n  "Stop": [\n    1,\n    {"old": true},\n    3\n  ]\n}\n`,
+      `{\n  "Stop": [\n    1,\n    {\n      "new": 1\n    },\n    3\n  ]\n}\n`,
+    ],
     ["inline in a one-line array", `{"Stop":[1,{"old":true},3]}`, `{"Stop":[1,{"new":1},3]}`],
-    ["a comment beside it stays", `[\n  1,\n  {"old": true}, // mine\n  3\n]`, `[\n  1,\n  {\n    "new": 1\n  }, // mine\n  3\n]`],
+    [
+      "a comment beside it stays",
+      `[\n  1,\n  {"old": true}, // mine\n  3\n]`,
+      `[\n  1,\n  {\n    "new": 1\n  }, // mine\n  3\n]`,
+    ],
   ])("replaceAt: %s", (_name, text, expected) => {
     const at = text.startsWith("[") ? [1] : ["Stop", 1];
     expect(replaceAt(text, at, { new: 1 }, detectStyle(text))).toBe(expected);

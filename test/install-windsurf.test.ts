@@ -7,7 +7,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { windsurfRulesGuidance } from "../src/core/texts.ts";
-import { PLANTED_SECRET, RULES_FIXTURES, WINDSURF_BASH_REFERENCE, WINDSURF_FIXTURES } from "./support/install-fixtures.ts";
+import {
+  PLANTED_SECRET,
+  RULES_FIXTURES,
+  WINDSURF_BASH_REFERENCE,
+  WINDSURF_FIXTURES,
+} from "./support/install-fixtures.ts";
 import { makeInstallSandbox, modeOf, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
@@ -42,17 +47,29 @@ describe("entries", () => {
 
   test("a HOME with spaces, quotes and $: the written command, run by sh -c, gives a real answer", () => {
     box.cleanup();
-    box = makeInstallSandbox("windsurf-awkward", { homeName: `it's a "home" with $HOME and \`tick\``, clients: ["windsurf"] });
+    box = makeInstallSandbox("windsurf-awkward", {
+      homeName: `it's a "home" with $HOME and \`tick\``,
+      clients: ["windsurf"],
+    });
     ok(["install", ...W]);
     const command = String(hooksOf(box.windsurfHooks).pre_user_prompt![0]!.command);
-    const payload = JSON.stringify({ agent_action_name: "pre_user_prompt", trajectory_id: "traj-1", execution_id: "e1", tool_info: { user_prompt: "hi" } });
+    const payload = JSON.stringify({
+      agent_action_name: "pre_user_prompt",
+      trajectory_id: "traj-1",
+      execution_id: "e1",
+      tool_info: { user_prompt: "hi" },
+    });
     const repo = path.join(box.root, "repo");
     write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
     const run = Bun.spawnSync(["sh", "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
     expect(run.exitCode).toBe(0);
     expect(run.stdout.toString()).toContain('load_working_context(project="atlas", session="main")');
     // Control: the same path without the quoting does not even start the binary.
-    const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} windsurf pre-user-prompt`], { stdin: Buffer.from(payload), env: box.env, cwd: repo });
+    const unquoted = Bun.spawnSync(["sh", "-c", `${box.stableBinary} windsurf pre-user-prompt`], {
+      stdin: Buffer.from(payload),
+      env: box.env,
+      cwd: repo,
+    });
     expect(unquoted.exitCode).not.toBe(0);
     expect(unquoted.stdout.toString()).not.toContain("load_working_context");
   });
@@ -62,7 +79,9 @@ describe("entries", () => {
     const command = String(hooksOf(box.windsurfHooks).pre_write_code![0]!.command);
     const run = (repo: string) =>
       Bun.spawnSync(["sh", "-c", command], {
-        stdin: Buffer.from(JSON.stringify({ trajectory_id: "t-guard", tool_info: { file_path: path.join(repo, "a.ts") } })),
+        stdin: Buffer.from(
+          JSON.stringify({ trajectory_id: "t-guard", tool_info: { file_path: path.join(repo, "a.ts") } }),
+        ),
         env: box.env,
         cwd: repo,
       });
@@ -202,13 +221,20 @@ describe("the rules section", () => {
   test.each([
     ["a begin marker without its end", (t: string) => t.replace(/<!-- velesdb-hooks:end[^\n]*\n/, "")],
     ["two sections", (t: string) => t + t],
-    ["the end marker before the begin marker", (t: string) => `<!-- velesdb-hooks:end -->\n${t.replace(/<!-- velesdb-hooks:end[^\n]*\n/, "")}`],
+    [
+      "the end marker before the begin marker",
+      (t: string) => `<!-- velesdb-hooks:end -->\n${t.replace(/<!-- velesdb-hooks:end[^\n]*\n/, "")}`,
+    ],
   ])("markers that cannot be trusted (%s) are refused before anything changes", (_name, damage) => {
     ok(["install", ...W]);
     write(box.windsurfRules, damage(read(box.windsurfRules)));
     fs.rmSync(box.windsurfHooks);
     const before = treeDigest(box.root);
-    for (const args of [["install", ...W], ["uninstall", ...W], ["install", "--dry-run", ...W]]) {
+    for (const args of [
+      ["install", ...W],
+      ["uninstall", ...W],
+      ["install", "--dry-run", ...W],
+    ]) {
       const run = box.run(args);
       expect(run.exitCode).toBe(1);
       expect(run.stderr).toMatch(/global_rules\.md has \d velesdb-hooks begin marker\(s\) and \d end marker\(s\)/);
@@ -243,9 +269,21 @@ describe("symlinks", () => {
   });
 
   test.each([
-    ["a broken link as the rules file", (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.md"), b.windsurfRules), /symlink to a file that does not exist/],
-    ["a directory as the rules file", (b: InstallSandbox) => fs.mkdirSync(b.windsurfRules), /global_rules\.md is a directory/],
-    ["a broken link as the registry", (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.json"), b.windsurfHooks), /hooks\.json is a symlink to a file that does not exist/],
+    [
+      "a broken link as the rules file",
+      (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.md"), b.windsurfRules),
+      /symlink to a file that does not exist/,
+    ],
+    [
+      "a directory as the rules file",
+      (b: InstallSandbox) => fs.mkdirSync(b.windsurfRules),
+      /global_rules\.md is a directory/,
+    ],
+    [
+      "a broken link as the registry",
+      (b: InstallSandbox) => fs.symlinkSync(path.join(b.root, "missing.json"), b.windsurfHooks),
+      /hooks\.json is a symlink to a file that does not exist/,
+    ],
   ])("refused before any change: %s", (_name, setup, reason) => {
     fs.mkdirSync(path.dirname(box.windsurfRules), { recursive: true });
     setup(box);
@@ -263,12 +301,22 @@ describe("symlinks", () => {
 
 describe("--dry-run", () => {
   test.each([
-    ["install over the bash hooks and user rules", () => {
-      write(box.windsurfHooks, WINDSURF_BASH_REFERENCE);
-      write(box.windsurfRules, "- mine\n");
-    }, ["install", "--dry-run", ...W], /would remove pre_user_prompt \(bash hooks\)[\s\S]*would add the velesdb-hooks rules section/],
+    [
+      "install over the bash hooks and user rules",
+      () => {
+        write(box.windsurfHooks, WINDSURF_BASH_REFERENCE);
+        write(box.windsurfRules, "- mine\n");
+      },
+      ["install", "--dry-run", ...W],
+      /would remove pre_user_prompt \(bash hooks\)[\s\S]*would add the velesdb-hooks rules section/,
+    ],
     ["install on an empty home", () => {}, ["install", "--dry-run", ...W], /would create it \(mode 600\)/],
-    ["uninstall after install", () => ok(["install", ...W]), ["uninstall", "--dry-run", ...W], /would remove the velesdb-hooks rules section/],
+    [
+      "uninstall after install",
+      () => ok(["install", ...W]),
+      ["uninstall", "--dry-run", ...W],
+      /would remove the velesdb-hooks rules section/,
+    ],
   ] as const)("%s writes nothing and lists what it would do", (_name, setup, args, listed) => {
     setup();
     const before = treeDigest(box.home);
@@ -286,7 +334,9 @@ describe("check", () => {
     const plain = box.run(["check", ...W]);
     expect(plain.exitCode).toBe(0);
     expect(plain.stdout).toContain("windsurf: entries absent (~/.codeium/windsurf/hooks.json, no such file)");
-    expect(plain.stdout).toContain("windsurf: rules section absent (~/.codeium/windsurf/memories/global_rules.md, no such file)");
+    expect(plain.stdout).toContain(
+      "windsurf: rules section absent (~/.codeium/windsurf/memories/global_rules.md, no such file)",
+    );
     const strict = box.run(["check", "--strict", ...W]);
     expect(strict.exitCode).toBe(1);
     expect(strict.stdout).toContain("repair: velesdb-hooks install --client windsurf");
@@ -296,7 +346,8 @@ describe("check", () => {
     ok(["install", ...W]);
     const run = box.run(["check", "--strict", ...W]);
     expect(run.exitCode).toBe(0);
-    for (const line of ["windsurf: entries in step", "windsurf: rules section in step", "windsurf: binary in step"]) expect(run.stdout).toContain(line);
+    for (const line of ["windsurf: entries in step", "windsurf: rules section in step", "windsurf: binary in step"])
+      expect(run.stdout).toContain(line);
   });
 
   const edit = (b: InstallSandbox, change: (hooks: Record<string, Handler[]>) => void) => {
@@ -305,11 +356,36 @@ describe("check", () => {
     write(b.windsurfHooks, JSON.stringify(value, null, 2));
   };
   test.each([
-    ["show_output turned on", (b: InstallSandbox) => edit(b, (h) => (h.pre_write_code![0]!.show_output = true)), /windsurf: entries drifted .*pre_write_code differs/],
-    ["an event removed", (b: InstallSandbox) => edit(b, (h) => delete h.post_mcp_tool_use), /post_mcp_tool_use missing/],
-    ["a bash entry left behind", (b: InstallSandbox) => edit(b, (h) => (h.pre_user_prompt![0] = { command: "bash /x/.codeium/windsurf/hooks/velesdb-memory/pre-user-prompt.sh" })), /pre_user_prompt still runs the bash hooks/],
-    ["the rules section removed, entries kept", (b: InstallSandbox) => write(b.windsurfRules, ""), /windsurf: rules section absent/],
-    ["the entries removed, rules section kept", (b: InstallSandbox) => write(b.windsurfHooks, "{}\n"), /windsurf: entries absent[\s\S]*windsurf: rules section in step/],
+    [
+      "show_output turned on",
+      (b: InstallSandbox) => edit(b, (h) => (h.pre_write_code![0]!.show_output = true)),
+      /windsurf: entries drifted .*pre_write_code differs/,
+    ],
+    [
+      "an event removed",
+      (b: InstallSandbox) => edit(b, (h) => delete h.post_mcp_tool_use),
+      /post_mcp_tool_use missing/,
+    ],
+    [
+      "a bash entry left behind",
+      (b: InstallSandbox) =>
+        edit(
+          b,
+          (h) =>
+            (h.pre_user_prompt![0] = { command: "bash /x/.codeium/windsurf/hooks/velesdb-memory/pre-user-prompt.sh" }),
+        ),
+      /pre_user_prompt still runs the bash hooks/,
+    ],
+    [
+      "the rules section removed, entries kept",
+      (b: InstallSandbox) => write(b.windsurfRules, ""),
+      /windsurf: rules section absent/,
+    ],
+    [
+      "the entries removed, rules section kept",
+      (b: InstallSandbox) => write(b.windsurfHooks, "{}\n"),
+      /windsurf: entries absent[\s\S]*windsurf: rules section in step/,
+    ],
   ])("drifted → exit 1 with a repair: %s", (_name, drift, reported) => {
     ok(["install", ...W]);
     expect(box.run(["check", ...W]).exitCode).toBe(0); // control
@@ -361,19 +437,31 @@ describe("detection and selection", () => {
 
 describe("the files' content never appears in any output", () => {
   test("install, dry run, check, doctor, uninstall and refusals stay silent about it", () => {
-    write(box.windsurfHooks, `{ "hooks": { "pre_user_prompt": [ { "command": "curl -H 'Authorization: ${PLANTED_SECRET}' x" } ] } }\n`);
+    write(
+      box.windsurfHooks,
+      `{ "hooks": { "pre_user_prompt": [ { "command": "curl -H 'Authorization: ${PLANTED_SECRET}' x" } ] } }\n`,
+    );
     write(box.windsurfRules, `- the deploy token is ${PLANTED_SECRET}\n`);
     const outputs: string[] = [];
-    for (const args of [["install", "--dry-run"], ["install"], ["check"], ["doctor"], ["uninstall", "--dry-run"], ["uninstall"]]) {
+    for (const args of [
+      ["install", "--dry-run"],
+      ["install"],
+      ["check"],
+      ["doctor"],
+      ["uninstall", "--dry-run"],
+      ["uninstall"],
+    ]) {
       const run = box.run([...args, ...W]);
       outputs.push(run.stdout, run.stderr);
     }
     // Refusals right next to the secret: a registry that does not parse, markers out of order.
     write(box.windsurfHooks, `{ "token": "${PLANTED_SECRET}" "hooks": {} }`);
-    for (const args of [["install"], ["check"], ["doctor"]]) outputs.push(...Object.values(box.run([...args, ...W])).map(String));
+    for (const args of [["install"], ["check"], ["doctor"]])
+      outputs.push(...Object.values(box.run([...args, ...W])).map(String));
     write(box.windsurfHooks, "{}\n");
     write(box.windsurfRules, `<!-- velesdb-hooks:begin ${PLANTED_SECRET} -->\n`);
-    for (const args of [["install"], ["check"], ["doctor"]]) outputs.push(...Object.values(box.run([...args, ...W])).map(String));
+    for (const args of [["install"], ["check"], ["doctor"]])
+      outputs.push(...Object.values(box.run([...args, ...W])).map(String));
     const all = outputs.join("\n");
     expect(all).toContain("does not parse"); // control: the refusals did happen
     expect(all).toContain("begin marker(s)");

@@ -9,7 +9,16 @@ import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { BASH_REFERENCE_SETTINGS, CLAUDE_FIXTURES, PLANTED_SECRET } from "./support/install-fixtures.ts";
 import { expectUsageError } from "./support/hook-runner.ts";
-import { makeInstallSandbox, modeOf, read, treeDigest, USER_MCP_FILES, USER_MCP_TOML, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import {
+  makeInstallSandbox,
+  modeOf,
+  read,
+  treeDigest,
+  USER_MCP_FILES,
+  USER_MCP_TOML,
+  write,
+  type InstallSandbox,
+} from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 beforeEach(() => {
@@ -28,7 +37,9 @@ const ok = (args: string[], env?: Record<string, string | undefined>) => {
 const hooksOf = (file: string): Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>> =>
   (parseJsonc(read(file)) as { hooks?: never }).hooks ?? {};
 const commandsOf = (file: string): string[] =>
-  Object.values(hooksOf(file)).flatMap((groups) => groups.flatMap((group) => group.hooks.map((h) => String(h.command))));
+  Object.values(hooksOf(file)).flatMap((groups) =>
+    groups.flatMap((group) => group.hooks.map((h) => String(h.command))),
+  );
 
 describe("merge: everything that is not ours stays byte-identical", () => {
   test.each(CLAUDE_FIXTURES.map((f) => [f.name, f] as const))("%s", (_name, fixture) => {
@@ -54,7 +65,12 @@ describe("merge: everything that is not ours stays byte-identical", () => {
     ok(["install", "--client", "claude"]);
     const stop = hooksOf(box.claudeSettings).Stop!;
     expect(stop[0]!.hooks).toEqual([{ type: "command", command: "say done" }]);
-    expect(stop[1]!.hooks[0]).toEqual({ type: "command", command: box.stableBinary, args: ["claude", "stop"], timeout: 10 });
+    expect(stop[1]!.hooks[0]).toEqual({
+      type: "command",
+      command: box.stableBinary,
+      args: ["claude", "stop"],
+      timeout: 10,
+    });
   });
 });
 
@@ -88,7 +104,9 @@ describe("entries", () => {
       timeout: 10,
       statusMessage: "velesdb-memory: checking recall before this edit",
     });
-    expect(hooks.PostToolUse![0]!.matcher).toBe("^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$");
+    expect(hooks.PostToolUse![0]!.matcher).toBe(
+      "^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$",
+    );
     expect(hooks.PostToolUse![0]!.hooks[0]!.timeout).toBe(POST_TOOL_USE_TIMEOUT_S.codex);
   });
 
@@ -103,7 +121,9 @@ describe("entries", () => {
   test("VELESDB_HOOKS_HOME moves the binary, and the entries follow it", () => {
     const elsewhere = path.join(box.root, "tools");
     ok(["install", "--client", "claude"], { VELESDB_HOOKS_HOME: elsewhere });
-    expect(commandsOf(box.claudeSettings)).toEqual(CLAUDE_EVENTS.map(() => path.join(elsewhere, "bin", "velesdb-hooks")));
+    expect(commandsOf(box.claudeSettings)).toEqual(
+      CLAUDE_EVENTS.map(() => path.join(elsewhere, "bin", "velesdb-hooks")),
+    );
     expect(fs.existsSync(box.stableBinary)).toBe(false);
   });
 });
@@ -157,7 +177,10 @@ describe("bash reference entries and idempotence", () => {
     expect(fs.existsSync(box.stableBinary)).toBe(false);
 
     // Control: with a foreign hook, the hooks object and that event stay; our events go.
-    write(box.claudeSettings, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo bye" }] }] } }, null, 2));
+    write(
+      box.claudeSettings,
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo bye" }] }] } }, null, 2),
+    );
     ok(["install"]);
     ok(["uninstall"]);
     expect(Object.keys(hooksOf(box.claudeSettings))).toEqual(["Stop"]);
@@ -182,14 +205,17 @@ describe("file modes and backups", () => {
     expect(fs.existsSync(`${box.codexHooks}.velesdb-backup`)).toBe(false);
   });
 
-  test.each([0o644, 0o640, 0o600])("an existing mode %o is kept, and the backup (same mode) holds the bytes from before", (mode) => {
-    write(box.claudeSettings, CLAUDE_FIXTURES[0]!.text, mode);
-    ok(["install", "--client", "claude"]);
-    expect(modeOf(box.claudeSettings)).toBe(mode);
-    expect(read(`${box.claudeSettings}.velesdb-backup`)).toBe(CLAUDE_FIXTURES[0]!.text);
-    // The backup holds what the file held, so it gets what the file had (docs/decisions.md#installer).
-    expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(mode);
-  });
+  test.each([0o644, 0o640, 0o600])(
+    "an existing mode %o is kept, and the backup (same mode) holds the bytes from before",
+    (mode) => {
+      write(box.claudeSettings, CLAUDE_FIXTURES[0]!.text, mode);
+      ok(["install", "--client", "claude"]);
+      expect(modeOf(box.claudeSettings)).toBe(mode);
+      expect(read(`${box.claudeSettings}.velesdb-backup`)).toBe(CLAUDE_FIXTURES[0]!.text);
+      // The backup holds what the file held, so it gets what the file had (docs/decisions.md#installer).
+      expect(modeOf(`${box.claudeSettings}.velesdb-backup`)).toBe(mode);
+    },
+  );
 
   test("a symlink at the backup name is replaced, not followed", () => {
     const victim = path.join(box.root, "victim.txt");
@@ -217,7 +243,11 @@ describe("symlinked registries", () => {
   type Setup = (b: InstallSandbox) => void;
   const EVERY_COMMAND = [["install"], ["uninstall"], ["install", "--dry-run"]];
   const REFUSED: ReadonlyArray<readonly [string, Setup, RegExp, string[][]?]> = [
-    ["a broken link", (b) => fs.symlinkSync(path.join(b.root, "missing.json"), b.claudeSettings), /symlink to a file that does not exist/],
+    [
+      "a broken link",
+      (b) => fs.symlinkSync(path.join(b.root, "missing.json"), b.claudeSettings),
+      /symlink to a file that does not exist/,
+    ],
     ["a directory", (b) => fs.mkdirSync(b.claudeSettings), /is a directory/],
     ["a link to a directory", (b) => fs.symlinkSync(b.root, b.claudeSettings), /symlink to a directory/],
     [
@@ -228,11 +258,24 @@ describe("symlinked registries", () => {
       },
       /velesdb-hooks' own directory/,
     ],
-    ["a file that does not parse", (b) => write(b.claudeSettings, '{\n  "hooks": {\n    "Stop": [\n'), /does not parse: line \d+, column \d+/],
+    [
+      "a file that does not parse",
+      (b) => write(b.claudeSettings, '{\n  "hooks": {\n    "Stop": [\n'),
+      /does not parse: line \d+, column \d+/,
+    ],
     ["a JSON array", (b) => write(b.claudeSettings, "[]\n"), /is not a JSON object/],
-    ["hooks that is not an object", (b) => write(b.claudeSettings, '{"hooks": []}\n'), /"hooks" value that is not an object/],
+    [
+      "hooks that is not an object",
+      (b) => write(b.claudeSettings, '{"hooks": []}\n'),
+      /"hooks" value that is not an object/,
+    ],
     // Uninstall has nothing of ours to take out of it, so only install refuses.
-    ["an event that is not a list", (b) => write(b.claudeSettings, '{"hooks": {"Stop": {}}}\n'), /"hooks.Stop" value that is not a list/, [["install"], ["install", "--dry-run"]]],
+    [
+      "an event that is not a list",
+      (b) => write(b.claudeSettings, '{"hooks": {"Stop": {}}}\n'),
+      /"hooks.Stop" value that is not a list/,
+      [["install"], ["install", "--dry-run"]],
+    ],
   ];
 
   test.each(REFUSED)("refused before any change: %s", (_name, setup, reason, commands = EVERY_COMMAND) => {
@@ -267,7 +310,12 @@ describe("symlinked registries", () => {
 
 describe("--dry-run", () => {
   test.each([
-    ["install on a home with bash entries", () => write(box.claudeSettings, BASH_REFERENCE_SETTINGS), ["install", "--dry-run"], /would remove SessionStart \(bash hooks\)/],
+    [
+      "install on a home with bash entries",
+      () => write(box.claudeSettings, BASH_REFERENCE_SETTINGS),
+      ["install", "--dry-run"],
+      /would remove SessionStart \(bash hooks\)/,
+    ],
     ["install on an empty home", () => {}, ["install", "--dry-run"], /would create it \(mode 600\)/],
     ["uninstall after install", () => ok(["install"]), ["uninstall", "--dry-run"], /would remove .*SessionStart/],
   ] as const)("%s writes nothing and lists what it would do", (_name, setup, args, listed) => {
@@ -298,7 +346,12 @@ describe("check", () => {
     ok(["install"]);
     const run = box.run(["check", "--strict"]);
     expect(run.exitCode).toBe(0);
-    for (const line of ["claude: entries in step", "claude: binary in step", "codex: entries in step", "codex: binary in step"]) {
+    for (const line of [
+      "claude: entries in step",
+      "claude: binary in step",
+      "codex: entries in step",
+      "codex: binary in step",
+    ]) {
       expect(run.stdout).toContain(line);
     }
   });
@@ -310,21 +363,52 @@ describe("check", () => {
     write(file, JSON.stringify(value, null, 2));
   };
   const DRIFTS: ReadonlyArray<readonly [string, Drift, RegExp]> = [
-    ["a changed timeout", (b) => edit(b.claudeSettings, (h) => (h.Stop[0].hooks[0].timeout = 99)), /claude: entries drifted .*Stop differs/],
+    [
+      "a changed timeout",
+      (b) => edit(b.claudeSettings, (h) => (h.Stop[0].hooks[0].timeout = 99)),
+      /claude: entries drifted .*Stop differs/,
+    ],
     ["a removed event", (b) => edit(b.claudeSettings, (h) => delete h.PreCompact), /PreCompact missing/],
-    ["a changed matcher", (b) => edit(b.codexHooks, (h) => (h.PreToolUse[0].matcher = "Edit")), /codex: entries drifted .*PreToolUse differs/],
+    [
+      "a changed matcher",
+      (b) => edit(b.codexHooks, (h) => (h.PreToolUse[0].matcher = "Edit")),
+      /codex: entries drifted .*PreToolUse differs/,
+    ],
     ["a duplicate", (b) => edit(b.claudeSettings, (h) => h.Stop.push(h.Stop[0])), /Stop registered more than once/],
-    ["a bash entry left behind", (b) => edit(b.claudeSettings, (h) => (h.Stop[0].hooks[0] = { type: "command", command: "bash '/x/.claude/hooks/velesdb-memory/stop.sh'" })), /Stop still runs the bash hooks/],
+    [
+      "a bash entry left behind",
+      (b) =>
+        edit(
+          b.claudeSettings,
+          (h) => (h.Stop[0].hooks[0] = { type: "command", command: "bash '/x/.claude/hooks/velesdb-memory/stop.sh'" }),
+        ),
+      /Stop still runs the bash hooks/,
+    ],
     [
       "an owned entry under an unexpected event",
-      (b) => edit(b.claudeSettings, (h) => (h.UserPromptSubmit = [{ hooks: [{ type: "command", command: b.stableBinary, args: ["claude", "stop"] }] }])),
+      (b) =>
+        edit(
+          b.claudeSettings,
+          (h) =>
+            (h.UserPromptSubmit = [
+              { hooks: [{ type: "command", command: b.stableBinary, args: ["claude", "stop"] }] },
+            ]),
+        ),
       /UserPromptSubmit holds an entry of ours \(not an event velesdb-hooks uses\)/,
     ],
     ["the binary removed", (b) => fs.rmSync(b.stableBinary), /claude: binary absent/],
-    ["the binary replaced", (b) => write(b.stableBinary, "#!/bin/sh\n", 0o755), /binary drifted: differs from this velesdb-hooks/],
+    [
+      "the binary replaced",
+      (b) => write(b.stableBinary, "#!/bin/sh\n", 0o755),
+      /binary drifted: differs from this velesdb-hooks/,
+    ],
     [
       "our entry also in Codex config.toml",
-      (b) => write(b.codexConfig, `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "'${b.stableBinary}' codex stop"\n`),
+      (b) =>
+        write(
+          b.codexConfig,
+          `[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "'${b.stableBinary}' codex stop"\n`,
+        ),
       /velesdb-hooks entries also in ~\/\.codex\/config\.toml \[hooks\] \(Stop\)/,
     ],
   ];
@@ -364,7 +448,12 @@ describe("awkward home directories", () => {
     box = makeInstallSandbox("awkward", { homeName: `it's a "home" with $HOME and \`tick\`` });
     ok(["install"]);
     const command = String(hooksOf(box.codexHooks).SessionStart![0]!.hooks[0]!.command);
-    const payload = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s1", cwd: box.home, source: "startup" });
+    const payload = JSON.stringify({
+      hook_event_name: "SessionStart",
+      session_id: "s1",
+      cwd: box.home,
+      source: "startup",
+    });
     const run = Bun.spawnSync(["sh", "-c", command], { stdin: Buffer.from(payload), env: box.env, cwd: box.home });
     expect(run.exitCode).toBe(0);
     const answer = JSON.parse(run.stdout.toString());
@@ -383,7 +472,14 @@ describe("the registry content never appears in any output", () => {
     write(box.claudeSettings, settings);
     write(box.codexConfig, `[mcp_servers.x]\nenv = { TOKEN = "${PLANTED_SECRET}" }\n`);
     const outputs: string[] = [];
-    for (const args of [["install", "--dry-run"], ["install"], ["check"], ["doctor"], ["uninstall", "--dry-run"], ["uninstall"]]) {
+    for (const args of [
+      ["install", "--dry-run"],
+      ["install"],
+      ["check"],
+      ["doctor"],
+      ["uninstall", "--dry-run"],
+      ["uninstall"],
+    ]) {
       const run = box.run(args);
       outputs.push(run.stdout, run.stderr);
     }
@@ -462,10 +558,11 @@ describe("Codex trust", () => {
     }
   });
 
-
   test("install says that Codex skips the new entries until they are trusted in /hooks, and writes no approval", () => {
     const run = ok(["install", "--client", "codex"]);
-    expect(run.stdout).toMatch(/Codex will skip SessionStart, Stop, PreToolUse, PostToolUse until you trust them: .*open \/hooks/);
+    expect(run.stdout).toMatch(
+      /Codex will skip SessionStart, Stop, PreToolUse, PostToolUse until you trust them: .*open \/hooks/,
+    );
     expect(read(box.codexConfig)).toBe(USER_MCP_TOML); // the sandbox's MCP server only: no approval
   });
 });

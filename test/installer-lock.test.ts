@@ -40,9 +40,12 @@ function targets(box: InstallSandbox, customDsh: number): Array<{ args: string[]
 const recordedPaths = (box: InstallSandbox): string[] => {
   const manifest = path.join(box.home, ".velesdb-hooks", "installed.json");
   if (!fs.existsSync(manifest)) return [];
-  return (JSON.parse(fs.readFileSync(manifest, "utf8")) as { files: Array<{ path: string }> }).files.map((f) => f.path).sort();
+  return (JSON.parse(fs.readFileSync(manifest, "utf8")) as { files: Array<{ path: string }> }).files
+    .map((f) => f.path)
+    .sort();
 };
-const namesBinary = (box: InstallSandbox, file: string): boolean => fs.existsSync(file) && fs.readFileSync(file, "utf8").includes(box.stableBinary);
+const namesBinary = (box: InstallSandbox, file: string): boolean =>
+  fs.existsSync(file) && fs.readFileSync(file, "utf8").includes(box.stableBinary);
 
 const allOk = (runs: readonly Run[]): void => {
   const failed = runs.filter((run) => run.exitCode !== 0);
@@ -79,7 +82,10 @@ describe("4. a 50-way mix of install and uninstall never leaves an entry naming 
       allOk(await Promise.all(runs));
       for (const box of homes) {
         const list = targets(box, 3);
-        const ours = list.filter((t) => namesBinary(box, t.file)).map((t) => t.file).sort();
+        const ours = list
+          .filter((t) => namesBinary(box, t.file))
+          .map((t) => t.file)
+          .sort();
         // Every registry holding our entries is remembered, and only those.
         expect(recordedPaths(box)).toEqual(ours);
         // The binary is there exactly when something still runs it.
@@ -87,7 +93,9 @@ describe("4. a 50-way mix of install and uninstall never leaves an entry naming 
         // No lock is left behind.
         expect(fs.readdirSync(path.join(box.home)).filter((name) => name.includes("lock"))).toEqual([]);
         if (fs.existsSync(path.join(box.home, ".velesdb-hooks"))) {
-          expect(fs.readdirSync(path.join(box.home, ".velesdb-hooks")).filter((name) => name.includes("lock"))).toEqual([]);
+          expect(fs.readdirSync(path.join(box.home, ".velesdb-hooks")).filter((name) => name.includes("lock"))).toEqual(
+            [],
+          );
         }
       }
       for (const box of boxes.splice(0)) box.cleanup();
@@ -114,7 +122,9 @@ describe("the lock: bounded wait, stale locks, clear words", () => {
     const run = box.run(["install", "--client", "claude"], { env: { VELESDB_HOOKS_LOCK_WAIT: "1" } });
     const seconds = (performance.now() - started) / 1000;
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain(`velesdb-hooks (pid ${process.pid}) is installing or uninstalling (it holds ~/.velesdb-hooks/install.lock); waited 1 s`);
+    expect(run.stderr).toContain(
+      `velesdb-hooks (pid ${process.pid}) is installing or uninstalling (it holds ~/.velesdb-hooks/install.lock); waited 1 s`,
+    );
     expect(seconds).toBeGreaterThanOrEqual(0.9);
     expect(fs.existsSync(box.claudeSettings)).toBe(false);
     expect(fs.existsSync(box.stableBinary)).toBe(false);
@@ -143,36 +153,57 @@ describe("the lock: bounded wait, stale locks, clear words", () => {
   });
   // docs/hardening.md §7: a directory there made install wait the whole 60 s, then blame another velesdb-hooks.
   const NOT_A_LOCK: ReadonlyArray<readonly [string, (at: string) => void, string, string]> = [
-    ["a directory", (at) => fs.mkdirSync(path.join(at, "inside"), { recursive: true }), "is a directory, not a lock velesdb-hooks made", "remove it (rm -r ~/.velesdb-hooks/install.lock)"],
-    ["a symlink", (at) => fs.symlinkSync("/dev/null", at), "is a symlink, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
-    ["a FIFO", (at) => expect(Bun.spawnSync(["mkfifo", at]).exitCode).toBe(0), "is not a regular file, not a lock velesdb-hooks made", "remove it (rm ~/.velesdb-hooks/install.lock)"],
+    [
+      "a directory",
+      (at) => fs.mkdirSync(path.join(at, "inside"), { recursive: true }),
+      "is a directory, not a lock velesdb-hooks made",
+      "remove it (rm -r ~/.velesdb-hooks/install.lock)",
+    ],
+    [
+      "a symlink",
+      (at) => fs.symlinkSync("/dev/null", at),
+      "is a symlink, not a lock velesdb-hooks made",
+      "remove it (rm ~/.velesdb-hooks/install.lock)",
+    ],
+    [
+      "a FIFO",
+      (at) => expect(Bun.spawnSync(["mkfifo", at]).exitCode).toBe(0),
+      "is not a regular file, not a lock velesdb-hooks made",
+      "remove it (rm ~/.velesdb-hooks/install.lock)",
+    ],
   ];
-  test.each(NOT_A_LOCK)("%s at install.lock: install and uninstall stop at once (no wait), saying what it is and what to remove; nothing changed", (_label, plant, what, remedy) => {
-    const box = newBox();
-    const refusedAtOnce = (command: string[]) => {
-      fs.mkdirSync(path.dirname(lockPath(box)), { recursive: true });
-      plant(lockPath(box));
-      const started = performance.now();
-      const run = box.run(command, { env: { VELESDB_HOOKS_LOCK_WAIT: "30" } });
-      const seconds = (performance.now() - started) / 1000;
-      expect(run.exitCode).toBe(1);
-      // The refusal's one line, then the installer's usual closing line.
-      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`refused: ~/.velesdb-hooks/install.lock ${what}`), "velesdb-hooks: nothing was changed"]);
-      expect(run.stderr).toContain(remedy);
-      expect(seconds).toBeLessThan(10);
-      expect(fs.lstatSync(lockPath(box)).isFile()).toBe(false); // not ours: left where it is
-      fs.rmSync(lockPath(box), { recursive: true });
-    };
-    refusedAtOnce(["install", "--client", "claude"]);
-    expect(fs.existsSync(box.claudeSettings)).toBe(false);
-    // Control: removed as told, install goes ahead.
-    expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
-    expect(namesBinary(box, box.claudeSettings)).toBe(true);
-    refusedAtOnce(["uninstall", "--client", "claude"]);
-    expect(namesBinary(box, box.claudeSettings)).toBe(true);
-    expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
-    expect(namesBinary(box, box.claudeSettings)).toBe(false);
-  });
+  test.each(NOT_A_LOCK)(
+    "%s at install.lock: install and uninstall stop at once (no wait), saying what it is and what to remove; nothing changed",
+    (_label, plant, what, remedy) => {
+      const box = newBox();
+      const refusedAtOnce = (command: string[]) => {
+        fs.mkdirSync(path.dirname(lockPath(box)), { recursive: true });
+        plant(lockPath(box));
+        const started = performance.now();
+        const run = box.run(command, { env: { VELESDB_HOOKS_LOCK_WAIT: "30" } });
+        const seconds = (performance.now() - started) / 1000;
+        expect(run.exitCode).toBe(1);
+        // The refusal's one line, then the installer's usual closing line.
+        expect(run.stderr.trim().split("\n")).toEqual([
+          expect.stringContaining(`refused: ~/.velesdb-hooks/install.lock ${what}`),
+          "velesdb-hooks: nothing was changed",
+        ]);
+        expect(run.stderr).toContain(remedy);
+        expect(seconds).toBeLessThan(10);
+        expect(fs.lstatSync(lockPath(box)).isFile()).toBe(false); // not ours: left where it is
+        fs.rmSync(lockPath(box), { recursive: true });
+      };
+      refusedAtOnce(["install", "--client", "claude"]);
+      expect(fs.existsSync(box.claudeSettings)).toBe(false);
+      // Control: removed as told, install goes ahead.
+      expect(box.run(["install", "--client", "claude"]).exitCode).toBe(0);
+      expect(namesBinary(box, box.claudeSettings)).toBe(true);
+      refusedAtOnce(["uninstall", "--client", "claude"]);
+      expect(namesBinary(box, box.claudeSettings)).toBe(true);
+      expect(box.run(["uninstall", "--client", "claude"]).exitCode).toBe(0);
+      expect(namesBinary(box, box.claudeSettings)).toBe(false);
+    },
+  );
   test("--dry-run takes no lock (it writes nothing): it runs while a live holder waits", () => {
     const box = newBox();
     plantLock(box, { pid: process.pid, started: startTime(process.pid) });

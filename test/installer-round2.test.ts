@@ -8,7 +8,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { CLIENT_NAMES } from "../src/install/clients/index.ts";
 import { HOSTS } from "../src/hosts/index.ts";
-import { makeInstallSandbox, read, REPO_ROOT, snapshotBinary, write, type InstallSandbox } from "./support/install-sandbox.ts";
+import {
+  makeInstallSandbox,
+  read,
+  REPO_ROOT,
+  snapshotBinary,
+  write,
+  type InstallSandbox,
+} from "./support/install-sandbox.ts";
 
 let box: InstallSandbox;
 beforeEach(() => {
@@ -45,50 +52,81 @@ describe("11. --help is derived from the tables", () => {
 describe("6. a registry nested too deep is refused up front, and an internal error is a failure", () => {
   const DEPTH = 200_000;
   const deep = `{"hooks": ${'{"a":'.repeat(DEPTH)}1${"}".repeat(DEPTH)}}`;
-  test.each([["install"], ["check --strict"], ["uninstall"]])("%s: exit 1, the file named with where the nesting is too deep; nothing installed", (command) => {
-    write(box.claudeSettings, deep);
-    const run = box.run([...command.split(" "), "--client", "claude"]);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr + run.stdout).not.toContain("internal error");
-    expect(run.stderr + run.stdout).toMatch(/~\/\.claude\/settings\.json (does not parse: )?.*line 1, column \d+.*nested deeper than \d+ levels/);
-    expect(read(box.claudeSettings)).toBe(deep);
-    expect(fs.existsSync(box.stableBinary)).toBe(false);
-  });
+  test.each([["install"], ["check --strict"], ["uninstall"]])(
+    "%s: exit 1, the file named with where the nesting is too deep; nothing installed",
+    (command) => {
+      write(box.claudeSettings, deep);
+      const run = box.run([...command.split(" "), "--client", "claude"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr + run.stdout).not.toContain("internal error");
+      expect(run.stderr + run.stdout).toMatch(
+        /~\/\.claude\/settings\.json (does not parse: )?.*line 1, column \d+.*nested deeper than \d+ levels/,
+      );
+      expect(read(box.claudeSettings)).toBe(deep);
+      expect(fs.existsSync(box.stableBinary)).toBe(false);
+    },
+  );
   test("control: the same file nested 20 deep installs", () => {
     const shallow = `{"x": ${'{"a":'.repeat(20)}1${"}".repeat(20)}}`;
     write(box.claudeSettings, shallow);
     const run = box.run(["install", "--client", "claude"]);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
   });
-  test.each([["install"], ["uninstall"], ["check"], ["doctor"]])("%s: an error nobody anticipated exits 1 (a fault injected from source)", (command) => {
-    // From source with a preload that makes process.cwd() throw: every installer command asks
-    // for it first, so this is an internal error outside any handler of its own.
-    const preload = path.join(box.root, "fault.ts");
-    fs.writeFileSync(preload, 'process.cwd = () => { throw new Error("injected fault"); };\n');
-    const bun = path.join(REPO_ROOT, "node_modules", ".bin", "bun");
-    const run = Bun.spawnSync([bun, "--preload", preload, path.join(REPO_ROOT, "src", "cli.ts"), command], { env: box.env, cwd: box.home });
-    expect(run.stderr.toString()).toContain("internal error: injected fault");
-    expect(run.exitCode).toBe(1);
-  });
+  test.each([["install"], ["uninstall"], ["check"], ["doctor"]])(
+    "%s: an error nobody anticipated exits 1 (a fault injected from source)",
+    (command) => {
+      // From source with a preload that makes process.cwd() throw: every installer command asks
+      // for it first, so this is an internal error outside any handler of its own.
+      const preload = path.join(box.root, "fault.ts");
+      fs.writeFileSync(preload, 'process.cwd = () => { throw new Error("injected fault"); };\n');
+      const bun = path.join(REPO_ROOT, "node_modules", ".bin", "bun");
+      const run = Bun.spawnSync([bun, "--preload", preload, path.join(REPO_ROOT, "src", "cli.ts"), command], {
+        env: box.env,
+        cwd: box.home,
+      });
+      expect(run.stderr.toString()).toContain("internal error: injected fault");
+      expect(run.exitCode).toBe(1);
+    },
+  );
 });
 
 describe("5. every file the installer reads is read bounded, and only when it is a regular file", () => {
   const LIMIT_S = 10;
   const runBounded = (args: string[]) => {
     const started = performance.now();
-    const run = Bun.spawnSync([snapshotBinary(), ...args], { env: box.env, cwd: box.home, stdin: "ignore", timeout: LIMIT_S * 1000 });
-    return { exitCode: run.exitCode, signal: run.signalCode, stdout: run.stdout.toString(), stderr: run.stderr.toString(), seconds: (performance.now() - started) / 1000 };
+    const run = Bun.spawnSync([snapshotBinary(), ...args], {
+      env: box.env,
+      cwd: box.home,
+      stdin: "ignore",
+      timeout: LIMIT_S * 1000,
+    });
+    return {
+      exitCode: run.exitCode,
+      signal: run.signalCode,
+      stdout: run.stdout.toString(),
+      stderr: run.stderr.toString(),
+      seconds: (performance.now() - started) / 1000,
+    };
   };
-  const commands = [["check", "--client", "codex"], ["doctor", "--client", "codex"], ["install", "--client", "codex"], ["uninstall", "--client", "codex"]];
-  test.each(commands)("a FIFO at ~/.codex/config.toml: %s %s %s finishes (check and doctor name it as not a regular file)", (...args) => {
-    fs.rmSync(box.codexConfig, { force: true }); // the sandbox's user-configured MCP server
-    expect(Bun.spawnSync(["mkfifo", box.codexConfig]).exitCode).toBe(0);
-    const run = runBounded(args);
-    expect(run.signal ?? undefined).toBeUndefined();
-    expect(run.seconds).toBeLessThan(LIMIT_S);
-    if (args[0] === "check" || args[0] === "doctor") expect(run.stdout + run.stderr).toContain("config.toml is not a regular file");
-    else expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
-  });
+  const commands = [
+    ["check", "--client", "codex"],
+    ["doctor", "--client", "codex"],
+    ["install", "--client", "codex"],
+    ["uninstall", "--client", "codex"],
+  ];
+  test.each(commands)(
+    "a FIFO at ~/.codex/config.toml: %s %s %s finishes (check and doctor name it as not a regular file)",
+    (...args) => {
+      fs.rmSync(box.codexConfig, { force: true }); // the sandbox's user-configured MCP server
+      expect(Bun.spawnSync(["mkfifo", box.codexConfig]).exitCode).toBe(0);
+      const run = runBounded(args);
+      expect(run.signal ?? undefined).toBeUndefined();
+      expect(run.seconds).toBeLessThan(LIMIT_S);
+      if (args[0] === "check" || args[0] === "doctor")
+        expect(run.stdout + run.stderr).toContain("config.toml is not a regular file");
+      else expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
+    },
+  );
   test("~/.codex/config.toml linked to /dev/zero: check finishes without reading it", () => {
     fs.rmSync(box.codexConfig, { force: true });
     fs.symlinkSync("/dev/zero", box.codexConfig);
@@ -108,7 +146,9 @@ describe("5. every file the installer reads is read bounded, and only when it is
     expect(Bun.spawnSync(["mkfifo", path.join(box.home, ".velesdb-hooks", "installed.json")]).exitCode).toBe(0);
     const install = runBounded(["install", "--client", "claude"]);
     expect(install.exitCode).toBe(1);
-    expect(install.stderr).toContain("installed.json (velesdb-hooks' record of what it installed) is not a regular file");
+    expect(install.stderr).toContain(
+      "installed.json (velesdb-hooks' record of what it installed) is not a regular file",
+    );
     const uninstall = runBounded(["uninstall"]);
     expect(uninstall.exitCode).toBe(1);
   });
@@ -145,7 +185,11 @@ describe("7. check and doctor quote every value that came from a file", () => {
     const settings = JSON.parse(read(box.claudeSettings)) as { hooks: Record<string, unknown> };
     settings.hooks[`Bad${HOSTILE}`] = settings.hooks.Stop;
     write(box.claudeSettings, JSON.stringify(settings, null, 2));
-    for (const command of [["check", "--client", "claude"], ["doctor", "--client", "claude"], ["uninstall", "--client", "claude", "--dry-run"]]) {
+    for (const command of [
+      ["check", "--client", "claude"],
+      ["doctor", "--client", "claude"],
+      ["uninstall", "--client", "claude", "--dry-run"],
+    ]) {
       const run = box.run(command);
       // Positive control: the key is reported (it holds an entry of ours).
       expect(run.stdout).toContain("Bad");

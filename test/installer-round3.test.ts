@@ -20,19 +20,29 @@ const TOKEN = "T-d0ntprint";
 const SECRET_URL = `https://user:${PASSWORD}@127.0.0.1:18090/mcp?token=${TOKEN}`;
 
 describe("9. usage errors never print URL credentials or query tokens", () => {
-  const SPELLINGS: ReadonlyArray<readonly string[]> = [[`--mcp-url=${SECRET_URL}`], ["--mcp-url", SECRET_URL], [SECRET_URL], [`--client=${SECRET_URL}`], ["--client", SECRET_URL], [`--config=${SECRET_URL}`]];
+  const SPELLINGS: ReadonlyArray<readonly string[]> = [
+    [`--mcp-url=${SECRET_URL}`],
+    ["--mcp-url", SECRET_URL],
+    [SECRET_URL],
+    [`--client=${SECRET_URL}`],
+    ["--client", SECRET_URL],
+    [`--config=${SECRET_URL}`],
+  ];
   for (const command of ["check", "doctor", "uninstall", "install"]) {
-    test.each(SPELLINGS.map((s) => [s.join(" "), s] as const))(`${command} %s: no password, no token (a usage error: exit 64, one line)`, (_label, args) => {
-      const run = box.run([command, ...args]);
-      const said = run.stdout + run.stderr;
-      // install takes --mcp-url: with it, the URL is accepted (not a usage error) and shown without its secrets.
-      if (command !== "install" || !args[0]!.startsWith("--mcp-url")) {
-        expect(run.exitCode).toBe(64);
-        expect(run.stderr.trim().split("\n")).toHaveLength(1);
-      }
-      expect(said).not.toContain(PASSWORD);
-      expect(said).not.toContain(TOKEN);
-    });
+    test.each(SPELLINGS.map((s) => [s.join(" "), s] as const))(
+      `${command} %s: no password, no token (a usage error: exit 64, one line)`,
+      (_label, args) => {
+        const run = box.run([command, ...args]);
+        const said = run.stdout + run.stderr;
+        // install takes --mcp-url: with it, the URL is accepted (not a usage error) and shown without its secrets.
+        if (command !== "install" || !args[0]!.startsWith("--mcp-url")) {
+          expect(run.exitCode).toBe(64);
+          expect(run.stderr.trim().split("\n")).toHaveLength(1);
+        }
+        expect(said).not.toContain(PASSWORD);
+        expect(said).not.toContain(TOKEN);
+      },
+    );
   }
   test("control: the usage error still names the option it refuses, and a plain argument as given", () => {
     const run = box.run(["check", `--mcp-url=${SECRET_URL}`]);
@@ -43,16 +53,25 @@ describe("9. usage errors never print URL credentials or query tokens", () => {
 });
 
 describe("--mcp-url: plain HTTP only on loopback, and no control character ever reaches a file", () => {
-  const install = (url: string) => box.run(["install", "--client", "claude", "--client", "codex", "--client", "gemini", "--mcp-url", url]);
-  test.each(["http://10.1.2.3/mcp", "http://memory.example/mcp", "http://127.0.0.2:18090/mcp", "http://[::2]/mcp"])("%s: refused in one line naming https and loopback, nothing changed", (url) => {
-    const before = treeDigest(box.root);
-    const run = install(url);
-    expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("plain http:// is accepted only to this machine (127.0.0.1, localhost, [::1])");
-    expect(run.stderr).toContain("use https://");
-    expect(treeDigest(box.root)).toBe(before);
-  });
-  test.each(["http://127.0.0.1:18090/mcp", "http://localhost:18090/mcp", "http://[::1]:18090/mcp", "https://10.1.2.3/mcp"])("control: %s is registered", (url) => {
+  const install = (url: string) =>
+    box.run(["install", "--client", "claude", "--client", "codex", "--client", "gemini", "--mcp-url", url]);
+  test.each(["http://10.1.2.3/mcp", "http://memory.example/mcp", "http://127.0.0.2:18090/mcp", "http://[::2]/mcp"])(
+    "%s: refused in one line naming https and loopback, nothing changed",
+    (url) => {
+      const before = treeDigest(box.root);
+      const run = install(url);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("plain http:// is accepted only to this machine (127.0.0.1, localhost, [::1])");
+      expect(run.stderr).toContain("use https://");
+      expect(treeDigest(box.root)).toBe(before);
+    },
+  );
+  test.each([
+    "http://127.0.0.1:18090/mcp",
+    "http://localhost:18090/mcp",
+    "http://[::1]:18090/mcp",
+    "https://10.1.2.3/mcp",
+  ])("control: %s is registered", (url) => {
     const run = install(url);
     expect({ exitCode: run.exitCode, stderr: run.stderr }).toEqual({ exitCode: 0, stderr: "" });
     expect(read(path.join(box.home, ".claude.json"))).toContain(JSON.stringify(url));
@@ -68,16 +87,24 @@ describe("--mcp-url: plain HTTP only on loopback, and no control character ever 
     ["a line separator", "https://127.0.0.1:18090/mcp\u2028"],
     ["a space", "https://127.0.0.1:18090/m cp"],
   ];
-  test.each(CONTROLS)("a URL holding %s: refused in one line saying so, nothing written, the character never printed", (_label, url) => {
-    const before = treeDigest(box.root);
-    for (const args of [["--mcp-url", url], [`--mcp-url=${url}`]]) {
-      const run = box.run(["install", "--client", "claude", "--client", "codex", ...args]);
-      expect(run.exitCode).toBe(1);
-      expect(run.stderr).toContain("--mcp-url holds a space, a line break or another control character");
-      expect(run.stderr.trim().split("\n").every((line) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\t\r]/.test(line))).toBe(true);
-      expect(treeDigest(box.root)).toBe(before);
-    }
-  });
+  test.each(CONTROLS)(
+    "a URL holding %s: refused in one line saying so, nothing written, the character never printed",
+    (_label, url) => {
+      const before = treeDigest(box.root);
+      for (const args of [["--mcp-url", url], [`--mcp-url=${url}`]]) {
+        const run = box.run(["install", "--client", "claude", "--client", "codex", ...args]);
+        expect(run.exitCode).toBe(1);
+        expect(run.stderr).toContain("--mcp-url holds a space, a line break or another control character");
+        expect(
+          run.stderr
+            .trim()
+            .split("\n")
+            .every((line) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\t\r]/.test(line)),
+        ).toBe(true);
+        expect(treeDigest(box.root)).toBe(before);
+      }
+    },
+  );
 });
 
 describe("check's advice when ~/.claude.json does not parse", () => {
@@ -88,12 +115,16 @@ describe("check's advice when ~/.claude.json does not parse", () => {
     const check = box.run(["check", "--client", "claude"]);
     expect(check.exitCode).toBe(1);
     const repairs = check.stdout.split("\n").filter((line) => line.startsWith("repair: "));
-    expect(repairs).toEqual([expect.stringContaining("repair: fix ~/.claude.json (it does not parse: line 3, column 1")]);
+    expect(repairs).toEqual([
+      expect.stringContaining("repair: fix ~/.claude.json (it does not parse: line 3, column 1"),
+    ]);
     expect(repairs[0]).toContain("or move it aside, then velesdb-hooks install --client claude --mcp");
     expect(check.stdout).not.toContain("missing (looked in");
     // Control: the advice works — with the file fixed, install --mcp adds the server and check is in step.
     write(claudeJson, '{\n  "mcpServers": {}\n}\n');
-    expect(box.run(["install", "--client", "claude", "--mcp"], { env: { VELESDB_MEMORY_BIN: server } }).exitCode).toBe(0);
+    expect(box.run(["install", "--client", "claude", "--mcp"], { env: { VELESDB_MEMORY_BIN: server } }).exitCode).toBe(
+      0,
+    );
     expect(box.run(["check", "--client", "claude"]).exitCode).toBe(0);
   });
   test("control: a readable ~/.claude.json without our server still gets the install --mcp advice", () => {

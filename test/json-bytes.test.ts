@@ -22,7 +22,10 @@ function reference(bytes: Buffer): { ok: true; value: unknown } | { ok: false } 
   }
 }
 
-function ours(bytes: Buffer, sizes: { minBytes: number; pieceBytes: number }): { ok: true; value: unknown } | { ok: false } {
+function ours(
+  bytes: Buffer,
+  sizes: { minBytes: number; pieceBytes: number },
+): { ok: true; value: unknown } | { ok: false } {
   try {
     // A copy: parseJsonBytes decodes over the bytes it is given.
     return { ok: true, value: parseJsonBytes(Buffer.from(bytes), sizes) };
@@ -34,32 +37,57 @@ function ours(bytes: Buffer, sizes: { minBytes: number; pieceBytes: number }): {
 // String content as JSON text: plain runs, every escape, escaped surrogates (paired, lone,
 // reversed), raw non-ASCII, and content that is not valid JSON (raw control characters,
 // unknown escapes, short \u, a stray backslash).
-const VALID_ATOMS = ["plain", " ", "line\\n", '\\"', "\\\\", "\\/", "\\b\\f\\r\\t", "\\u00e9", "\\u20AC", "\\ud83d\\ude00", "\\uDBFF\\uDFFF", "é", "€", "😀", "\\u0000"];
+const VALID_ATOMS = [
+  "plain",
+  " ",
+  "line\\n",
+  '\\"',
+  "\\\\",
+  "\\/",
+  "\\b\\f\\r\\t",
+  "\\u00e9",
+  "\\u20AC",
+  "\\ud83d\\ude00",
+  "\\uDBFF\\uDFFF",
+  "é",
+  "€",
+  "😀",
+  "\\u0000",
+];
 const LONE_ATOMS = ["\\uD83D", "\\uDE00", "\\uD800\\u0041", "\\ude00\\ud83d"];
 const INVALID_ATOMS = ["\t", "\u0001", "\n", "\\x", "\\u12", "\\u12G4", "\\"];
-const atom = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...VALID_ATOMS) }, { weight: 2, arbitrary: fc.constantFrom(...LONE_ATOMS) }, { weight: 1, arbitrary: fc.constantFrom(...INVALID_ATOMS) });
+const atom = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...VALID_ATOMS) },
+  { weight: 2, arbitrary: fc.constantFrom(...LONE_ATOMS) },
+  { weight: 1, arbitrary: fc.constantFrom(...INVALID_ATOMS) },
+);
 const content = fc.array(atom, { minLength: 0, maxLength: 30 }).map((parts) => parts.join(""));
 
 /** Documents where long literals sit as values, keys, array items, the whole document, or in broken syntax. */
-const documentText = fc.tuple(content, content, content, fc.nat(7)).map(([a, b, c, shape]) =>
-  [
-    `{"tool_response":{"stdout":"${a}","stderr":"${b}","interrupted":false},"n":1}`,
-    ` [ "${a}" , {"k" : "${b}"}, "${c}" ] `,
-    `"${a}"`,
-    `{"${a}": "${b}"}`,
-    `{"a":"${a}",}`,
-    `{"a":"${a}" "b":"${b}"}`,
-    `{"a":x"${a}"}`,
-    `{"a":"${a}"`,
-  ][shape]!,
-);
+const documentText = fc
+  .tuple(content, content, content, fc.nat(7))
+  .map(
+    ([a, b, c, shape]) =>
+      [
+        `{"tool_response":{"stdout":"${a}","stderr":"${b}","interrupted":false},"n":1}`,
+        ` [ "${a}" , {"k" : "${b}"}, "${c}" ] `,
+        `"${a}"`,
+        `{"${a}": "${b}"}`,
+        `{"a":"${a}",}`,
+        `{"a":"${a}" "b":"${b}"}`,
+        `{"a":x"${a}"}`,
+        `{"a":"${a}"`,
+      ][shape]!,
+  );
 
 /** Bytes of a document, sometimes with raw bytes that are not UTF-8 or one byte overwritten. */
-const documentBytes = fc.tuple(documentText, fc.boolean(), fc.option(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { freq: 4 })).map(([text, latin1, damage]) => {
-  const bytes = Buffer.from(text, latin1 ? "latin1" : "utf8");
-  if (damage && bytes.length > 0) bytes[damage[0] % bytes.length] = damage[1];
-  return bytes;
-});
+const documentBytes = fc
+  .tuple(documentText, fc.boolean(), fc.option(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { freq: 4 }))
+  .map(([text, latin1, damage]) => {
+    const bytes = Buffer.from(text, latin1 ? "latin1" : "utf8");
+    if (damage && bytes.length > 0) bytes[damage[0] % bytes.length] = damage[1];
+    return bytes;
+  });
 
 describe("parseJsonBytes is JSON.parse of the whole text", () => {
   test("generated documents: the same value, or a throw where JSON.parse throws (fast-check, pinned seed)", () => {
@@ -69,7 +97,9 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
         const expected = reference(bytes);
         const actual = ours(bytes, SMALL);
         seen[expected.ok ? "parsed" : "refused"]++;
-        return expected.ok === actual.ok && (!expected.ok || !actual.ok || isDeepStrictEqual(actual.value, expected.value));
+        return (
+          expected.ok === actual.ok && (!expected.ok || !actual.ok || isDeepStrictEqual(actual.value, expected.value))
+        );
       }),
       { seed: 22_03, numRuns: 3000 },
     );
@@ -79,7 +109,7 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
   });
 
   test("a 5 MB Bash result at the real sizes: the same object", () => {
-    const line = "   Compiling serde (registry) ... done \\u00e9\\t\\\"quoted\\\" 😀\\n";
+    const line = '   Compiling serde (registry) ... done \\u00e9\\t\\"quoted\\" 😀\\n';
     const text = `{"session_id":"s","tool_name":"Bash","tool_response":{"stdout":"${line.repeat(80_000)}","stderr":"${"warning\\n".repeat(20_000)}","interrupted":false,"isImage":false}}`;
     const bytes = Buffer.from(text);
     expect(bytes.length).toBeGreaterThan(5_000_000);
@@ -140,7 +170,12 @@ describe("parseJsonBytes is JSON.parse of the whole text", () => {
   });
 
   test("invalid UTF-8 in a long literal: the same U+FFFD as decoding the whole text", () => {
-    const bytes = Buffer.concat([Buffer.from('{"stdout":"'), Buffer.alloc(LONG_LITERALS.minBytes, 0x61), Buffer.from([0xe2, 0x82, 0x5c, 0x6e, 0xff, 0x80]), Buffer.from('"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"stdout":"'),
+      Buffer.alloc(LONG_LITERALS.minBytes, 0x61),
+      Buffer.from([0xe2, 0x82, 0x5c, 0x6e, 0xff, 0x80]),
+      Buffer.from('"}'),
+    ]);
     expect(parseJsonBytes(Buffer.from(bytes))).toEqual(JSON.parse(bytes.toString("utf8")));
   });
 
@@ -159,7 +194,13 @@ function materialise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(materialise);
   if (value !== null && typeof value === "object") {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: materialise(item), enumerable: true, writable: true, configurable: true });
+    for (const [key, item] of Object.entries(value))
+      Object.defineProperty(copy, key, {
+        value: materialise(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return copy;
   }
   return value;
@@ -175,11 +216,18 @@ function utf8Literals(value: unknown, key = ""): Array<{ key: string; literal: U
 describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (docs/performance/2026-12-02-compression-memory.md)", () => {
   const FIELD = ["tool_response", "stdout"] as const;
   /** Mostly Bash-shaped documents (the field kept is there), then the general ones. */
-  const validContent = fc.array(fc.constantFrom(...VALID_ATOMS), { minLength: 0, maxLength: 30 }).map((parts) => parts.join(""));
+  const validContent = fc
+    .array(fc.constantFrom(...VALID_ATOMS), { minLength: 0, maxLength: 30 })
+    .map((parts) => parts.join(""));
   const stdoutContent = fc.oneof({ weight: 3, arbitrary: validContent }, { weight: 1, arbitrary: content });
-  const bashShaped = fc.tuple(stdoutContent, content, fc.boolean()).map(([a, b, latin1]) =>
-    Buffer.from(`{"tool_response":{"stdout":"${a}","stderr":"${b}","interrupted":false},"n":1}`, latin1 ? "latin1" : "utf8"),
-  );
+  const bashShaped = fc
+    .tuple(stdoutContent, content, fc.boolean())
+    .map(([a, b, latin1]) =>
+      Buffer.from(
+        `{"tool_response":{"stdout":"${a}","stderr":"${b}","interrupted":false},"n":1}`,
+        latin1 ? "latin1" : "utf8",
+      ),
+    );
   const documents = fc.oneof({ weight: 3, arbitrary: bashShaped }, { weight: 1, arbitrary: documentBytes });
 
   test("generated documents: JSON.parse's value, that field a Utf8Literal of the same text (fast-check, pinned seed)", () => {
@@ -200,7 +248,12 @@ describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (d
         // Only ever the one field, and its bytes are exactly the UTF-8 of JSON.parse's string.
         for (const { key, literal } of kept) {
           const holder = (expected.value as { tool_response?: { stdout?: unknown } }).tool_response;
-          if (key !== "stdout" || typeof holder?.stdout !== "string" || !literal.bytes.equals(Buffer.from(holder.stdout, "utf8"))) return false;
+          if (
+            key !== "stdout" ||
+            typeof holder?.stdout !== "string" ||
+            !literal.bytes.equals(Buffer.from(holder.stdout, "utf8"))
+          )
+            return false;
         }
         seen.kept += kept.length;
         return isDeepStrictEqual(materialise(actual.value), expected.value);
@@ -213,10 +266,12 @@ describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (d
   });
 
   test("a 5 MB Bash result: stdout is a Utf8Literal, JSON.stringify writes the same text, a walk finds no bytes in it", () => {
-    const line = "   Compiling serde (registry) ... done \\u00e9\\t\\\"quoted\\\" 😀\\n";
+    const line = '   Compiling serde (registry) ... done \\u00e9\\t\\"quoted\\" 😀\\n';
     const text = `{"session_id":"s","tool_response":{"stdout":"${line.repeat(80_000)}","stderr":"${"warning\\n".repeat(20_000)}","interrupted":false,"isImage":false}}`;
     const expected = JSON.parse(text);
-    const actual = parseJsonBytes(Buffer.from(text), LONG_LITERALS, FIELD) as { tool_response: { stdout: unknown; stderr: unknown } };
+    const actual = parseJsonBytes(Buffer.from(text), LONG_LITERALS, FIELD) as {
+      tool_response: { stdout: unknown; stderr: unknown };
+    };
     expect(actual.tool_response.stdout).toBeInstanceOf(Utf8Literal);
     expect(typeof actual.tool_response.stderr).toBe("string"); // long too, but not the field kept
     expect((actual.tool_response.stdout as Utf8Literal).text()).toBe(expected.tool_response.stdout);
@@ -237,6 +292,8 @@ describe("keepAsBytes: the long literal of one field stays as its UTF-8 bytes (d
       expect(isDeepStrictEqual(actual, JSON.parse(text))).toBe(true);
     }
     // Positive control: at its place, the same literal is kept.
-    expect(utf8Literals(parseJsonBytes(Buffer.from(`{"tool_response":{"stdout":"${long}"}}`), LONG_LITERALS, FIELD)).length).toBe(1);
+    expect(
+      utf8Literals(parseJsonBytes(Buffer.from(`{"tool_response":{"stdout":"${long}"}}`), LONG_LITERALS, FIELD)).length,
+    ).toBe(1);
   });
 });

@@ -13,11 +13,31 @@ const ENTRY = { type: "stdio", command: "/home/u/bin/velesdb-memory", args: [], 
 const CWD = "/home/u/src/app";
 
 const FILES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
-  ["strict JSON, servers at the top", `{\n  "numStartups": 3,\n  "projects": {\n    "/a": { "history": [{ "display": "x {y} \\"z\\" \\\\", "pastedContents": {} }] }\n  },\n  "mcpServers": {\n    "other": { "command": "o" }\n  }\n}`, ["mcpServers"]],
-  ["JSONC with comments and a trailing comma", `{\n  // mine\n  "theme": "dark", /* a { brace */\n  "mcpServers": {\n    "other": { "command": "o" }, // keep\n  },\n  "tail": [1, 2, 3,],\n}\n`, ["mcpServers"]],
-  ["a BOM and CRLF", `\uFEFF{\r\n  "a": {\r\n    "b": [1,\r\n      2]\r\n  },\r\n  "mcpServers": {}\r\n}\r\n`, ["mcpServers"]],
-  ["no servers table yet", `{\n  "projects": {\n    "/a": { "x": "}]\\"" }\n  },\n  "userID": "abc"\n}`, ["mcpServers"]],
-  ["local scope, under projects.<cwd>", `{\n  "projects": {\n    "/other": { "mcpServers": { "o": {} }, "history": [] },\n    ${JSON.stringify(CWD)}: {\n      "history": [{ "display": "hi" }],\n      "mcpServers": {}\n    }\n  }\n}`, ["projects", CWD, "mcpServers"]],
+  [
+    "strict JSON, servers at the top",
+    `{\n  "numStartups": 3,\n  "projects": {\n    "/a": { "history": [{ "display": "x {y} \\"z\\" \\\\", "pastedContents": {} }] }\n  },\n  "mcpServers": {\n    "other": { "command": "o" }\n  }\n}`,
+    ["mcpServers"],
+  ],
+  [
+    "JSONC with comments and a trailing comma",
+    `{\n  // mine\n  "theme": "dark", /* a { brace */\n  "mcpServers": {\n    "other": { "command": "o" }, // keep\n  },\n  "tail": [1, 2, 3,],\n}\n`,
+    ["mcpServers"],
+  ],
+  [
+    "a BOM and CRLF",
+    `\uFEFF{\r\n  "a": {\r\n    "b": [1,\r\n      2]\r\n  },\r\n  "mcpServers": {}\r\n}\r\n`,
+    ["mcpServers"],
+  ],
+  [
+    "no servers table yet",
+    `{\n  "projects": {\n    "/a": { "x": "}]\\"" }\n  },\n  "userID": "abc"\n}`,
+    ["mcpServers"],
+  ],
+  [
+    "local scope, under projects.<cwd>",
+    `{\n  "projects": {\n    "/other": { "mcpServers": { "o": {} }, "history": [] },\n    ${JSON.stringify(CWD)}: {\n      "history": [{ "display": "hi" }],\n      "mcpServers": {}\n    }\n  }\n}`,
+    ["projects", CWD, "mcpServers"],
+  ],
   ["tabs", `{\n\t"x": {\n\t\t"y": 1\n\t},\n\t"mcpServers": {\n\t\t"o": {}\n\t}\n}\n`, ["mcpServers"]],
 ];
 
@@ -32,8 +52,12 @@ describe("the stand-in edit gives the bytes the whole-file edit gives", () => {
     // Line numbers are kept: the stand-in has exactly the file's line breaks.
     expect(narrowed.narrowed.text.split("\n").length).toBe(file.split("\n").length);
     const standIn = narrowed.narrowed.text.slice(bom.length);
-    const tableThere = parseJsonc(body).ok && JSON.stringify(keys) !== JSON.stringify(["mcpServers"]) ? true : /"mcpServers"/.test(body);
-    const add = (text: string) => (tableThere ? addProperty(text, [...keys], "velesdb-memory", ENTRY, detectStyle(text)) : addProperty(text, [], "mcpServers", { "velesdb-memory": ENTRY }, detectStyle(text)));
+    const tableThere =
+      parseJsonc(body).ok && JSON.stringify(keys) !== JSON.stringify(["mcpServers"]) ? true : /"mcpServers"/.test(body);
+    const add = (text: string) =>
+      tableThere
+        ? addProperty(text, [...keys], "velesdb-memory", ENTRY, detectStyle(text))
+        : addProperty(text, [], "mcpServers", { "velesdb-memory": ENTRY }, detectStyle(text));
     const whole = bom + add(body);
     const viaStandIn = widen(file, narrowed.narrowed, bom + add(standIn), tables);
     expect(viaStandIn).toBe(whole);
@@ -41,7 +65,12 @@ describe("the stand-in edit gives the bytes the whole-file edit gives", () => {
     if (tableThere) {
       const again = narrowJsonc(whole, tables);
       if (!again.ok) throw new Error("the result does not narrow");
-      const removed = widen(whole, again.narrowed, bom + removeAt(again.narrowed.text.slice(bom.length), [...keys, "velesdb-memory"]), tables);
+      const removed = widen(
+        whole,
+        again.narrowed,
+        bom + removeAt(again.narrowed.text.slice(bom.length), [...keys, "velesdb-memory"]),
+        tables,
+      );
       expect(removed).toBe(file);
     }
   });
@@ -61,7 +90,12 @@ describe("the stand-in edit gives the bytes the whole-file edit gives", () => {
     const whole = parseJsonc(file);
     expect(narrowed.ok).toBe(false);
     expect(whole.ok).toBe(false);
-    if (!narrowed.ok && !whole.ok) expect({ line: narrowed.line, column: narrowed.column, code: narrowed.code }).toEqual({ line: whole.line, column: whole.column, code: whole.code });
+    if (!narrowed.ok && !whole.ok)
+      expect({ line: narrowed.line, column: narrowed.column, code: narrowed.code }).toEqual({
+        line: whole.line,
+        column: whole.column,
+        code: whole.code,
+      });
   });
 
   test("nesting too deep off the servers' path is still refused, as before", () => {

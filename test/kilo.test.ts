@@ -7,7 +7,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -28,8 +35,14 @@ function repo(name: string, optedIn: boolean): string {
   return dir;
 }
 
-const write = (session: string, cwd: string) => loadPayload("kilo", "pre-tool-use.write", { session_id: session, cwd, tool_input: { filePath: path.join(cwd, "guarded.txt"), content: "x\n" } });
-const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) => loadPayload("kilo", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
+const write = (session: string, cwd: string) =>
+  loadPayload("kilo", "pre-tool-use.write", {
+    session_id: session,
+    cwd,
+    tool_input: { filePath: path.join(cwd, "guarded.txt"), content: "x\n" },
+  });
+const recall = (session: string, cwd: string, overrides: Record<string, unknown> = {}) =>
+  loadPayload("kilo", "post-tool-use.recall-fused", { session_id: session, cwd, ...overrides });
 
 describe("kilo guard and evidence", () => {
   test("write before a recall is refused in an opted-in repository, passes elsewhere", () => {
@@ -40,7 +53,11 @@ describe("kilo guard and evidence", () => {
 
   test("a successful velesdb-memory_recall_fused unlocks the write; an isError one does not", () => {
     const guarded = repo("guarded", true);
-    hook("kilo", "post-tool-use", recall("s1", guarded, { tool_response: { content: [{ type: "text", text: "boom" }], isError: true } }));
+    hook(
+      "kilo",
+      "post-tool-use",
+      recall("s1", guarded, { tool_response: { content: [{ type: "text", text: "boom" }], isError: true } }),
+    );
     expect(typeof hook("kilo", "pre-tool-use", write("s1", guarded)).deny).toBe("string");
     expect(hook("kilo", "post-tool-use", recall("s1", guarded))).toEqual({});
     expect(hook("kilo", "pre-tool-use", write("s1", guarded))).toEqual({});
@@ -58,8 +75,12 @@ describe("kilo guard and evidence", () => {
 describe("kilo lifecycle", () => {
   test("session-start answers the load guidance as system text; stop continues once, then lets the session end", () => {
     const dir = repo("proj", false);
-    expect(hook("kilo", "session-start", loadPayload("kilo", "session-start.startup", { cwd: dir })).system as string).toContain('load_working_context(project="proj"');
-    expect(hook("kilo", "stop", loadPayload("kilo", "stop.first", { cwd: dir })).prompt as string).toContain('save_working_context(project="proj"');
+    expect(
+      hook("kilo", "session-start", loadPayload("kilo", "session-start.startup", { cwd: dir })).system as string,
+    ).toContain('load_working_context(project="proj"');
+    expect(hook("kilo", "stop", loadPayload("kilo", "stop.first", { cwd: dir })).prompt as string).toContain(
+      'save_working_context(project="proj"',
+    );
     expect(hook("kilo", "stop", loadPayload("kilo", "stop.active", { cwd: dir }))).toEqual({});
   });
 });

@@ -43,7 +43,8 @@ const edit = (host: Host, session: string | undefined, cwd: string, targets: str
   hook(box, host, "pre-tool-use", editPayload(host, session, cwd, targets, tool));
 const recall = (host: Host, session: string, cwd: string, options: Parameters<typeof recallPayload>[3] = {}) =>
   hook(box, host, "post-tool-use", recallPayload(host, session, cwd, options));
-const stop = (host: Host, session: string, cwd: string, active = false) => hook(box, host, "stop", stopPayload(host, session, cwd, active));
+const stop = (host: Host, session: string, cwd: string, active = false) =>
+  hook(box, host, "stop", stopPayload(host, session, cwd, active));
 
 describe.each(HOSTS)("%s guard", (host) => {
   const tools = host === "claude" ? ["Write", "Edit", "NotebookEdit"] : ["apply_patch"];
@@ -51,14 +52,15 @@ describe.each(HOSTS)("%s guard", (host) => {
   test.each([
     ["no config file", undefined],
     ["enforce_learning_loop: false", { enforce_learning_loop: false }],
-    ["enforce_learning_loop: \"true\" (a string)", { enforce_learning_loop: "true" }],
+    ['enforce_learning_loop: "true" (a string)', { enforce_learning_loop: "true" }],
     ["a malformed config file", "{ enforce_learning_loop: true"],
   ])("not opted in (%s): every covered tool passes", (_label, config) => {
     const dir = repo("plain", config);
     for (const tool of tools) expect(edit(host, "s1", dir, [path.join(dir, "src", "a.ts")], tool).json).toEqual({});
     // Positive control: the same edits in an opted-in repository are refused.
     const guarded = optedIn("guarded");
-    for (const tool of tools) expect(isDeny(edit(host, "s1", guarded, [path.join(guarded, "src", "a.ts")], tool))).toBe(true);
+    for (const tool of tools)
+      expect(isDeny(edit(host, "s1", guarded, [path.join(guarded, "src", "a.ts")], tool))).toBe(true);
   });
 
   test("opted in: refused before a recall, allowed after one in the same session only", () => {
@@ -129,23 +131,51 @@ describe.each(HOSTS)("%s guard", (host) => {
   });
 
   test.each([
-    ["isError: true", { response: host === "claude" ? undefined : { content: [{ type: "text", text: "boom" }], isError: true } }],
+    [
+      "isError: true",
+      { response: host === "claude" ? undefined : { content: [{ type: "text", text: "boom" }], isError: true } },
+    ],
     ["an error field", { response: { error: "store locked", content: [{ type: "text", text: "x" }] } }],
     ["an empty content array", { response: host === "claude" ? [] : { content: [], isError: false } }],
     ["an empty object", { response: {} }],
-    ["a non-text block", { response: host === "claude" ? [{ type: "image", data: "AAAA" }] : { content: [{ type: "image", data: "AAAA" }], isError: false } }],
+    [
+      "a non-text block",
+      {
+        response:
+          host === "claude"
+            ? [{ type: "image", data: "AAAA" }]
+            : { content: [{ type: "image", data: "AAAA" }], isError: false },
+      },
+    ],
     // A bare string counts only when it reads as a recall result (docs/decisions.md#the-learning-loop,
     // docs/how-it-works.md#what-counts-as-a-recall-per-host-measured)
     // (Claude's form for structuredContent); free text or an error message never does.
     ["a bare string", { response: "ok" }],
     ["a bare error message", { response: "MCP error -32603: memory store unavailable" }],
     ["a bare string parsing as {error}", { response: '{"error":"locked"}' }],
-    ["free text in a text block", { response: host === "claude" ? [{ type: "text", text: "ok" }] : { content: [{ type: "text", text: "ok" }], isError: false } }],
-    ["text parsing as {error}", { response: host === "claude" ? [{ type: "text", text: '{"error":"locked"}' }] : { content: [{ type: "text", text: '{"error":"locked"}' }], isError: false } }],
+    [
+      "free text in a text block",
+      {
+        response:
+          host === "claude"
+            ? [{ type: "text", text: "ok" }]
+            : { content: [{ type: "text", text: "ok" }], isError: false },
+      },
+    ],
+    [
+      "text parsing as {error}",
+      {
+        response:
+          host === "claude"
+            ? [{ type: "text", text: '{"error":"locked"}' }]
+            : { content: [{ type: "text", text: '{"error":"locked"}' }], isError: false },
+      },
+    ],
     ["an unrelated tool", { tool: "load_working_context" }],
     ["compile_context without memory_scope", { tool: "compile_context", input: { text: "some text" } }],
   ])("a failed recall never unlocks: %s", (label, options) => {
-    if (label === "isError: true" && host === "claude") options = { response: { content: [{ type: "text", text: "boom" }], isError: true } };
+    if (label === "isError: true" && host === "claude")
+      options = { response: { content: [{ type: "text", text: "boom" }], isError: true } };
     const dir = optedIn("app");
     const target = path.join(dir, "src", "a.ts");
     expect(isDeny(edit(host, "s1", dir, [target]))).toBe(true);
@@ -161,7 +191,10 @@ describe.each(HOSTS)("%s guard", (host) => {
   // object as structuredContent); Claude Code 2.1.328–2.1.332 hands the hook that object
   // serialised as a bare string. It must unlock exactly like the content-array form.
   test.each([
-    ["a bare JSON string (structuredContent serialised)", '{"memories":[{"id":1,"id_str":"1","score":0.5,"content":"x"}]}'],
+    [
+      "a bare JSON string (structuredContent serialised)",
+      '{"memories":[{"id":1,"id_str":"1","score":0.5,"content":"x"}]}',
+    ],
     ["a bare JSON string with no memories", '{"memories":[]}'],
   ])("a recall answered as %s unlocks", (_label, response) => {
     const dir = optedIn("app");
@@ -185,18 +218,21 @@ describe.each(HOSTS)("%s guard", (host) => {
     ["dot-dot", ".."],
     ["10 000 characters", "s".repeat(10_000)],
     ["newlines", "line1\nline2\n"],
-  ])("a hostile session_id (%s) is scoped correctly and writes nothing outside the state directory", (_label, session) => {
-    const dir = optedIn("app");
-    const target = path.join(dir, "src", "a.ts");
-    expect(isDeny(edit(host, session, dir, [target]))).toBe(true);
-    recall(host, session, dir);
-    expect(edit(host, session, dir, [target]).json).toEqual({});
-    expect(isDeny(edit(host, `${session}x`, dir, [target]))).toBe(true);
-    expect(continuation(host, stop(host, session, dir))).toContain("Learning checkpoint");
-    const outside = fs.readdirSync(box.root).sort();
-    expect(outside).toEqual(["home", "repos", "tmp", "ws"]);
-    expect(fs.readdirSync(box.tmp)).toEqual([path.basename(box.stateDir)]);
-  });
+  ])(
+    "a hostile session_id (%s) is scoped correctly and writes nothing outside the state directory",
+    (_label, session) => {
+      const dir = optedIn("app");
+      const target = path.join(dir, "src", "a.ts");
+      expect(isDeny(edit(host, session, dir, [target]))).toBe(true);
+      recall(host, session, dir);
+      expect(edit(host, session, dir, [target]).json).toEqual({});
+      expect(isDeny(edit(host, `${session}x`, dir, [target]))).toBe(true);
+      expect(continuation(host, stop(host, session, dir))).toContain("Learning checkpoint");
+      const outside = fs.readdirSync(box.root).sort();
+      expect(outside).toEqual(["home", "repos", "tmp", "ws"]);
+      expect(fs.readdirSync(box.tmp)).toEqual([path.basename(box.stateDir)]);
+    },
+  );
 });
 
 describe("codex apply_patch", () => {
@@ -387,34 +423,37 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
     expect(stop(host, "s1", repos[0]!).json).toEqual({});
   });
 
-  testIf(IS_ROOT, "root")("a record that cannot be removed: the complete checklist with a warning, then no loop", () => {
-    const a = optedIn("repo-a", "alpha");
-    const b = optedIn("repo-b", "beta");
-    for (const dir of [a, b]) {
-      recall(host, "s1", dir);
-      edit(host, "s1", dir, [path.join(dir, "src", "x.ts")]);
-    }
-    const prefix = host === "claude" ? "" : "codex-";
-    const dirtyDir = path.join(box.stateDir, `${prefix}learning-dirty-${cksum("s1")}.records`);
-    const [stuckName] = fs.readdirSync(dirtyDir).sort();
-    expect(Bun.spawnSync(["chattr", "+i", path.join(dirtyDir, stuckName!)]).exitCode).toBe(0);
+  testIf(IS_ROOT, "root")(
+    "a record that cannot be removed: the complete checklist with a warning, then no loop",
+    () => {
+      const a = optedIn("repo-a", "alpha");
+      const b = optedIn("repo-b", "beta");
+      for (const dir of [a, b]) {
+        recall(host, "s1", dir);
+        edit(host, "s1", dir, [path.join(dir, "src", "x.ts")]);
+      }
+      const prefix = host === "claude" ? "" : "codex-";
+      const dirtyDir = path.join(box.stateDir, `${prefix}learning-dirty-${cksum("s1")}.records`);
+      const [stuckName] = fs.readdirSync(dirtyDir).sort();
+      expect(Bun.spawnSync(["chattr", "+i", path.join(dirtyDir, stuckName!)]).exitCode).toBe(0);
 
-    const text = continuation(host, stop(host, "s1", a));
-    expect(checkpointTargets(text).map((t) => t.root)).toEqual([a, b]);
-    expect(text).toContain(`Warning: the edit queue at ${JSON.stringify(dirtyDir)} could not be emptied`);
-    // The stuck record never earns a second checkpoint: continuation passes, later Stops only
-    // name the broken queue when the host says this is not a continuation.
-    expect(stop(host, "s1", a, true).json).toEqual({});
-    expect(continuation(host, stop(host, "s1", a))).toMatch(/storage: .*cannot be removed/);
-    expect(stop(host, "s1", a, true).json).toEqual({});
-    // A new edit batch in the other repository is still checkpointed, once (control).
-    const stuckRoot = JSON.parse(fs.readFileSync(path.join(dirtyDir, stuckName!), "utf8")).root as string;
-    const other = stuckRoot === a ? b : a;
-    expect(edit(host, "s1", other, [path.join(other, "src", "y.ts")]).json).toEqual({});
-    expect(checkpointTargets(continuation(host, stop(host, "s1", a))).map((t) => t.root)).toEqual([other]);
-    expect(stop(host, "s1", a, true).json).toEqual({});
-    Bun.spawnSync(["chattr", "-i", path.join(dirtyDir, stuckName!)]);
-  });
+      const text = continuation(host, stop(host, "s1", a));
+      expect(checkpointTargets(text).map((t) => t.root)).toEqual([a, b]);
+      expect(text).toContain(`Warning: the edit queue at ${JSON.stringify(dirtyDir)} could not be emptied`);
+      // The stuck record never earns a second checkpoint: continuation passes, later Stops only
+      // name the broken queue when the host says this is not a continuation.
+      expect(stop(host, "s1", a, true).json).toEqual({});
+      expect(continuation(host, stop(host, "s1", a))).toMatch(/storage: .*cannot be removed/);
+      expect(stop(host, "s1", a, true).json).toEqual({});
+      // A new edit batch in the other repository is still checkpointed, once (control).
+      const stuckRoot = JSON.parse(fs.readFileSync(path.join(dirtyDir, stuckName!), "utf8")).root as string;
+      const other = stuckRoot === a ? b : a;
+      expect(edit(host, "s1", other, [path.join(other, "src", "y.ts")]).json).toEqual({});
+      expect(checkpointTargets(continuation(host, stop(host, "s1", a))).map((t) => t.root)).toEqual([other]);
+      expect(stop(host, "s1", a, true).json).toEqual({});
+      Bun.spawnSync(["chattr", "-i", path.join(dirtyDir, stuckName!)]);
+    },
+  );
 
   test("a pending manifest left by an interrupted Stop is re-emitted exactly once", () => {
     const dir = optedIn("app");
@@ -443,6 +482,9 @@ describe.each(HOSTS)("%s Stop checkpoints", (host) => {
 });
 
 function cksum(text: string): string {
-  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) }).stdout.toString().trim().split(/\s+/);
+  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) })
+    .stdout.toString()
+    .trim()
+    .split(/\s+/);
   return `${out[0]}-${out[1]}`;
 }

@@ -48,7 +48,9 @@ describe("SessionStart", () => {
     const nested = path.join(box.workspace, "src", "deep", "er");
     fs.mkdirSync(nested, { recursive: true });
     const text = additionalContextOf(
-      parseOneJsonAnswer(run([host, "session-start"], loadPayload(host, "session-start.startup", { cwd: nested })).stdout),
+      parseOneJsonAnswer(
+        run([host, "session-start"], loadPayload(host, "session-start.startup", { cwd: nested })).stdout,
+      ),
     );
     expect(text).toContain('load_working_context(project="veles-app", session="campaign-7/');
   });
@@ -59,9 +61,15 @@ describe("SessionStart", () => {
     fs.mkdirSync(deepest, { recursive: true });
     writeConfig(box.workspace, { project: "far-away" });
     const from = (dir: string) =>
-      additionalContextOf(parseOneJsonAnswer(run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: dir })).stdout))!;
+      additionalContextOf(
+        parseOneJsonAnswer(
+          run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: dir })).stdout,
+        ),
+      )!;
     // d18 is the 20th directory counted from itself up to the workspace: found.
-    expect(from(path.join(box.workspace, ...Array.from({ length: 19 }, (_, i) => `d${i}`)))).toContain('project="far-away"');
+    expect(from(path.join(box.workspace, ...Array.from({ length: 19 }, (_, i) => `d${i}`)))).toContain(
+      'project="far-away"',
+    );
     // d19 is 21 directories away: not found, so the default basename applies.
     expect(from(deepest)).toContain('project="d19"');
   });
@@ -69,18 +77,27 @@ describe("SessionStart", () => {
   test("malformed or non-object config counts as absent: defaults, no error", () => {
     for (const content of ["{not json", "[1,2]", '"text"', "null"]) {
       writeConfig(box.workspace, content);
-      const result = run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }));
+      const result = run(
+        ["claude", "session-start"],
+        loadPayload("claude", "session-start.startup", { cwd: box.workspace }),
+      );
       expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling/');
     }
     // Positive control: the same file with valid JSON is honoured.
     writeConfig(box.workspace, { project: "ok" });
-    const result = run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }));
+    const result = run(
+      ["claude", "session-start"],
+      loadPayload("claude", "session-start.startup", { cwd: box.workspace }),
+    );
     expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="ok", session="rolling/');
   });
 
   test("fields of the wrong type fall back to their defaults", () => {
     writeConfig(box.workspace, { project: 42, session: ["x"], enforce_learning_loop: "true" });
-    const result = run(["codex", "session-start"], loadPayload("codex", "session-start.startup", { cwd: box.workspace }));
+    const result = run(
+      ["codex", "session-start"],
+      loadPayload("codex", "session-start.startup", { cwd: box.workspace }),
+    );
     expect(additionalContextOf(parseOneJsonAnswer(result.stdout))).toContain('project="project", session="rolling/');
   });
 
@@ -91,13 +108,17 @@ describe("SessionStart", () => {
     const link = path.join(box.root, "elsewhere-link");
     fs.symlinkSync(inner, link);
     const text = additionalContextOf(
-      parseOneJsonAnswer(run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: link })).stdout),
+      parseOneJsonAnswer(
+        run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: link })).stdout,
+      ),
     );
     expect(text).toContain('project="real-repo"');
     // Without a config, the default project is the physical basename, not the link's name.
     fs.rmSync(path.join(box.workspace, ".velesdb-hooks.json"));
     const plain = additionalContextOf(
-      parseOneJsonAnswer(run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: link })).stdout),
+      parseOneJsonAnswer(
+        run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: link })).stdout,
+      ),
     );
     expect(plain).toContain('project="pkg"');
   });
@@ -106,7 +127,9 @@ describe("SessionStart", () => {
     writeConfig(box.workspace, { project: "ancestor" });
     const missing = path.join(box.workspace, "not", "yet");
     const text = additionalContextOf(
-      parseOneJsonAnswer(run(["codex", "session-start"], loadPayload("codex", "session-start.startup", { cwd: missing })).stdout),
+      parseOneJsonAnswer(
+        run(["codex", "session-start"], loadPayload("codex", "session-start.startup", { cwd: missing })).stdout,
+      ),
     );
     expect(text).toContain('project="ancestor"');
   });
@@ -122,23 +145,35 @@ describe("SessionStart", () => {
     expect(text).toContain('save_working_context(project="project", session="rolling/');
     expect(text).toContain(`compile_transcript on the transcript file ${JSON.stringify(transcript)}`);
     // Control: the same payload with another source carries no such reminder.
-    const startup = run(["codex", "session-start"], loadPayload("codex", "session-start.compact", { cwd: box.workspace, source: "startup" }));
+    const startup = run(
+      ["codex", "session-start"],
+      loadPayload("codex", "session-start.compact", { cwd: box.workspace, source: "startup" }),
+    );
     expect(additionalContextOf(parseOneJsonAnswer(startup.stdout))).not.toContain("compacted");
   });
 
   test("claude compact after PreCompact names the trigger that ran", () => {
     const session = "sess-compact-1";
-    run(["claude", "pre-compact"], loadPayload("claude", "pre-compact.manual", { cwd: box.workspace, session_id: session }));
+    run(
+      ["claude", "pre-compact"],
+      loadPayload("claude", "pre-compact.manual", { cwd: box.workspace, session_id: session }),
+    );
     const text = additionalContextOf(
       parseOneJsonAnswer(
-        run(["claude", "session-start"], loadPayload("claude", "session-start.compact", { cwd: box.workspace, session_id: session })).stdout,
+        run(
+          ["claude", "session-start"],
+          loadPayload("claude", "session-start.compact", { cwd: box.workspace, session_id: session }),
+        ).stdout,
       ),
     )!;
     expect(text).toContain("compacted (manual)");
     // Another session never saw a PreCompact: no trigger is claimed.
     const other = additionalContextOf(
       parseOneJsonAnswer(
-        run(["claude", "session-start"], loadPayload("claude", "session-start.compact", { cwd: box.workspace, session_id: "other" })).stdout,
+        run(
+          ["claude", "session-start"],
+          loadPayload("claude", "session-start.compact", { cwd: box.workspace, session_id: "other" }),
+        ).stdout,
       ),
     )!;
     expect(other).toContain("compacted:");
@@ -148,42 +183,72 @@ describe("SessionStart", () => {
 
 describe("Stop (generic)", () => {
   const stopText = (host: string, answer: Record<string, unknown>): string | undefined =>
-    host === "codex" ? (answer.decision === "block" ? (answer.reason as string) : undefined) : additionalContextOf(answer);
+    host === "codex"
+      ? answer.decision === "block"
+        ? (answer.reason as string)
+        : undefined
+      : additionalContextOf(answer);
 
   test.each([
     ["claude", "stop.first", "stop.continuation"],
     ["codex", "stop.first", "stop.active"],
   ])("%s: continues once with the save guidance, then passes", (host, first, second) => {
-    const firstAnswer = parseOneJsonAnswer(run([host, "stop"], loadPayload(host, first, { cwd: box.workspace })).stdout);
+    const firstAnswer = parseOneJsonAnswer(
+      run([host, "stop"], loadPayload(host, first, { cwd: box.workspace })).stdout,
+    );
     if (host === "codex") {
       expect(Object.keys(firstAnswer).sort()).toEqual(["decision", "reason"]);
     } else {
-      expect(firstAnswer).toEqual({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: expect.any(String) } });
+      expect(firstAnswer).toEqual({
+        hookSpecificOutput: { hookEventName: "Stop", additionalContext: expect.any(String) },
+      });
     }
     expect(stopText(host, firstAnswer)).toContain('save_working_context(project="project", session="rolling/');
-    expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, second, { cwd: box.workspace })).stdout)).toEqual({});
+    expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, second, { cwd: box.workspace })).stdout)).toEqual(
+      {},
+    );
     // Even a later Stop that is not a continuation passes: the reminder is once per session.
-    expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, first, { cwd: box.workspace })).stdout)).toEqual({});
+    expect(parseOneJsonAnswer(run([host, "stop"], loadPayload(host, first, { cwd: box.workspace })).stdout)).toEqual(
+      {},
+    );
     // A different session gets its own reminder.
-    const other = parseOneJsonAnswer(run([host, "stop"], loadPayload(host, first, { cwd: box.workspace, session_id: "another-session" })).stdout);
+    const other = parseOneJsonAnswer(
+      run([host, "stop"], loadPayload(host, first, { cwd: box.workspace, session_id: "another-session" })).stdout,
+    );
     expect(stopText(host, other)).toContain("save_working_context(");
   });
 
   test("claude and codex markers never collide for the same session id", () => {
     const session = "shared-session-id";
-    const claudeFirst = parseOneJsonAnswer(run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: session })).stdout);
+    const claudeFirst = parseOneJsonAnswer(
+      run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: session })).stdout,
+    );
     expect(additionalContextOf(claudeFirst)).toContain("save_working_context(");
-    const codexFirst = parseOneJsonAnswer(run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: session })).stdout);
+    const codexFirst = parseOneJsonAnswer(
+      run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: session })).stdout,
+    );
     expect(codexFirst.decision).toBe("block");
-    expect(parseOneJsonAnswer(run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: session })).stdout)).toEqual({});
-    expect(parseOneJsonAnswer(run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: session })).stdout)).toEqual({});
+    expect(
+      parseOneJsonAnswer(
+        run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: session }))
+          .stdout,
+      ),
+    ).toEqual({});
+    expect(
+      parseOneJsonAnswer(
+        run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: session })).stdout,
+      ),
+    ).toEqual({});
   });
 
   test("markers use the bash reference's names: stop-<cksum>.marker and codex-stop-<cksum>.marker", () => {
     run(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, session_id: "abc" }));
     run(["codex", "stop"], loadPayload("codex", "stop.first", { cwd: box.workspace, session_id: "abc" }));
     // Beside the markers: the stats records' directory (docs/stats.md).
-    const names = fs.readdirSync(box.stateDir).filter((name) => name !== "stats").sort();
+    const names = fs
+      .readdirSync(box.stateDir)
+      .filter((name) => name !== "stats")
+      .sort();
     expect(names).toEqual(["codex-stop-1219131554-3.marker", "stop-1219131554-3.marker"]);
     expect(fs.statSync(box.stateDir).mode & 0o777).toBe(0o700);
     for (const name of names) expect(fs.statSync(path.join(box.stateDir, name)).mode & 0o777).toBe(0o600);
@@ -192,23 +257,28 @@ describe("Stop (generic)", () => {
   test("without session_id the session is unknown-session, still once", () => {
     const payload = loadPayload("claude", "stop.first", { cwd: box.workspace });
     delete payload.session_id;
-    expect(additionalContextOf(parseOneJsonAnswer(run(["claude", "stop"], payload).stdout))).toContain("save_working_context(");
+    expect(additionalContextOf(parseOneJsonAnswer(run(["claude", "stop"], payload).stdout))).toContain(
+      "save_working_context(",
+    );
     expect(parseOneJsonAnswer(run(["claude", "stop"], payload).stdout)).toEqual({});
     expect(fs.existsSync(path.join(box.stateDir, `stop-${cksumOf("unknown-session")}.marker`))).toBe(true);
   });
 });
 
 describe("PreCompact (claude)", () => {
-  test.each(["pre-compact.manual", "pre-compact.auto"])("%s: plain summariser instructions, never a block", (fixture) => {
-    const result = run(["claude", "pre-compact"], loadPayload("claude", fixture, { cwd: box.workspace }));
-    expect(result.exitCode).toBe(0);
-    expect(() => JSON.parse(result.stdout)).toThrow();
-    expect(result.stdout).not.toContain('"decision"');
-    expect(result.stdout).toContain('save_working_context(project="project", session="rolling/');
-    expect(result.stdout).toContain("compile_transcript");
-    expect(result.stdout).toContain("verbatim");
-    expect(result.stderr).toBe("");
-  });
+  test.each(["pre-compact.manual", "pre-compact.auto"])(
+    "%s: plain summariser instructions, never a block",
+    (fixture) => {
+      const result = run(["claude", "pre-compact"], loadPayload("claude", fixture, { cwd: box.workspace }));
+      expect(result.exitCode).toBe(0);
+      expect(() => JSON.parse(result.stdout)).toThrow();
+      expect(result.stdout).not.toContain('"decision"');
+      expect(result.stdout).toContain('save_working_context(project="project", session="rolling/');
+      expect(result.stdout).toContain("compile_transcript");
+      expect(result.stdout).toContain("verbatim");
+      expect(result.stderr).toBe("");
+    },
+  );
 
   test("the user's custom instructions are respected, not repeated", () => {
     const result = run(["claude", "pre-compact"], loadPayload("claude", "pre-compact.manual", { cwd: box.workspace }));
@@ -219,7 +289,10 @@ describe("PreCompact (claude)", () => {
   });
 
   test("a pass prints nothing at all (not even {}), and its positive control prints instructions", () => {
-    const misrouted = run(["claude", "pre-compact"], loadPayload("claude", "pre-compact.auto", { cwd: box.workspace, hook_event_name: "PostCompact" }));
+    const misrouted = run(
+      ["claude", "pre-compact"],
+      loadPayload("claude", "pre-compact.auto", { cwd: box.workspace, hook_event_name: "PostCompact" }),
+    );
     expect(misrouted.exitCode).toBe(0);
     expect(misrouted.stdout).toBe("");
     expect(misrouted.stderr).toMatch(/^velesdb-hooks: registered for PostCompact/);
@@ -261,6 +334,9 @@ describe("command line", () => {
 });
 
 function cksumOf(text: string): string {
-  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) }).stdout.toString().trim().split(/\s+/);
+  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) })
+    .stdout.toString()
+    .trim()
+    .split(/\s+/);
   return `${out[0]}-${out[1]}`;
 }

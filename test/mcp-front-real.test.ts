@@ -7,11 +7,28 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readMcpStatus } from "../src/mcp/runtime.ts";
-import { alive, brokersOf, callTool, childrenOf, initialize, killTree, mcpSandbox, REAL_SERVER, serversOn, startClient, toolJson, until, type McpClient } from "./support/mcp-session.ts";
+import {
+  alive,
+  brokersOf,
+  callTool,
+  childrenOf,
+  initialize,
+  killTree,
+  mcpSandbox,
+  REAL_SERVER,
+  serversOn,
+  startClient,
+  toolJson,
+  until,
+  type McpClient,
+} from "./support/mcp-session.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";
 const skip = REAL_SERVER === undefined;
-if (skip && process.env.CI === "true") throw new Error("VELESDB_MEMORY_BIN_REAL is unset under CI=true: the shared-memory cases need the real velesdb-memory 0.17.0");
+if (skip && process.env.CI === "true")
+  throw new Error(
+    "VELESDB_MEMORY_BIN_REAL is unset under CI=true: the shared-memory cases need the real velesdb-memory 0.17.0",
+  );
 const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
 
 let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];
@@ -63,7 +80,9 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     const first = Bun.spawn([server], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     try {
       // The first holds the store once it answers initialize.
-      (first.stdin as import("bun").FileSink).write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+      (first.stdin as import("bun").FileSink).write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+      );
       (first.stdin as import("bun").FileSink).flush();
       const reader = (first.stdout as ReadableStream<Uint8Array>).getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toContain('"serverInfo"');
@@ -83,7 +102,12 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
         const init = await initialize(front);
         const tools = await front.request("tools/list");
         // Same request id in every client: the broker keeps them apart.
-        const saved = await callTool(front, "save_working_context", { project: "shared", session: `s${i}`, working: working(`goal of session ${i}`) }, 7);
+        const saved = await callTool(
+          front,
+          "save_working_context",
+          { project: "shared", session: `s${i}`, working: working(`goal of session ${i}`) },
+          7,
+        );
         const loaded = await callTool(front, "load_working_context", { project: "shared", session: `s${i}` }, 8);
         const recalled = await callTool(front, "recall_fused", { query: "goal of session", k: 3 }, 9);
         return { init, tools, saved, loaded, recalled };
@@ -106,7 +130,9 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     // Owner-only: the directory 0700, the socket and the status file 0600.
     const dir = path.join(box.stateDir, "mcp");
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    const modes = Object.fromEntries(fs.readdirSync(dir).map((f) => [f.replace(/^m[0-9-]+/, ""), fs.lstatSync(path.join(dir, f)).mode & 0o777]));
+    const modes = Object.fromEntries(
+      fs.readdirSync(dir).map((f) => [f.replace(/^m[0-9-]+/, ""), fs.lstatSync(path.join(dir, f)).mode & 0o777]),
+    );
     expect(modes).toEqual({ ".sock": 0o600, ".status.json": 0o600, ".log": 0o600 });
   }, 90_000);
 
@@ -191,7 +217,13 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     expect(after.result.tools.length).toBe(27);
     await Bun.sleep(300);
     expect(front.answers("c1")).toEqual([]);
-    const log = fs.readFileSync(fs.readdirSync(path.join(box.stateDir, "mcp")).filter((f) => f.endsWith(".log")).map((f) => path.join(box.stateDir, "mcp", f))[0]!, "utf8");
+    const log = fs.readFileSync(
+      fs
+        .readdirSync(path.join(box.stateDir, "mcp"))
+        .filter((f) => f.endsWith(".log"))
+        .map((f) => path.join(box.stateDir, "mcp", f))[0]!,
+      "utf8",
+    );
     expect(log).not.toContain('"c1"');
     // The server honoured it under the number the broker gave the request (rmcp: `cancelled id=N`).
     expect(log).toMatch(/rmcp::service: cancelled id=\d+ reason="test"/);
@@ -240,7 +272,12 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
   test("a locked store: the front says why in one stderr line and exits 1 within its bound; the status says failed", async () => {
     const box = sandbox("locked");
     const store = storeOf(box.env);
-    const holder = Bun.spawn([server], { env: { ...box.env, VELESDB_MEMORY_PATH: store }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const holder = Bun.spawn([server], {
+      env: { ...box.env, VELESDB_MEMORY_PATH: store },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     try {
       expect(await until(() => fs.existsSync(store) && fs.readdirSync(store).length > 0, 10_000)).toBe(true);
       await Bun.sleep(500);

@@ -23,12 +23,24 @@ afterEach(() => {
 /** run(args, env) → the front's exit code and stderr, stdin closed at once. */
 function run(args: string[], env: Record<string, string>, timeout = 20_000) {
   const started = Date.now();
-  const result = Bun.spawnSync([HOOKS_BINARY, "mcp", ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout });
-  return { exitCode: result.exitCode, stderr: result.stderr.toString(), stdout: result.stdout.toString(), ms: Date.now() - started };
+  const result = Bun.spawnSync([HOOKS_BINARY, "mcp", ...args], {
+    env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout,
+  });
+  return {
+    exitCode: result.exitCode,
+    stderr: result.stderr.toString(),
+    stdout: result.stdout.toString(),
+    ms: Date.now() - started,
+  };
 }
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-if (!isRoot && process.env.CI === "true") throw new Error("the foreign-owned directory case needs root (chown) and cannot run here under CI=true");
+if (!isRoot && process.env.CI === "true")
+  throw new Error("the foreign-owned directory case needs root (chown) and cannot run here under CI=true");
 
 describe("the front's refusals", () => {
   test("no --server, or a relative one: exit 64 and one usage line", () => {
@@ -113,13 +125,18 @@ describe("a bounded start", () => {
     const started = Date.now();
     expect(await front.proc.exited).toBe(1);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(front.stderr()).toMatch(/^velesdb-hooks mcp: velesdb-memory did not start within 2 s \(the broker is still waiting for its answer to initialize\); its log: .*\.log\n$/);
+    expect(front.stderr()).toMatch(
+      /^velesdb-hooks mcp: velesdb-memory did not start within 2 s \(the broker is still waiting for its answer to initialize\); its log: .*\.log\n$/,
+    );
   });
 });
 
 describe("the store and its names", () => {
   test("resolved as velesdb-memory 0.17.0 resolves it (src/daemon_startup.rs): VELESDB_MEMORY_PATH against the cwd, else $HOME/.velesdb-memory", () => {
-    expect(resolveStore({ VELESDB_MEMORY_PATH: "rel/store", HOME: "/h" }, "/work")).toEqual({ ok: true, store: "/work/rel/store" });
+    expect(resolveStore({ VELESDB_MEMORY_PATH: "rel/store", HOME: "/h" }, "/work")).toEqual({
+      ok: true,
+      store: "/work/rel/store",
+    });
     expect(resolveStore({ HOME: "/h" }, "/work")).toEqual({ ok: true, store: "/h/.velesdb-memory" });
     expect(resolveStore({ USERPROFILE: "/u" }, "/work")).toEqual({ ok: true, store: "/u/.velesdb-memory" });
     expect(resolveStore({ VELESDB_MEMORY_PATH: " " }, "/work").ok).toBe(false);
@@ -143,7 +160,10 @@ describe("line framing", () => {
     const bytes = Buffer.from(`${long}\n{"a":1}\n{"b":`);
     const out = [];
     for (let i = 0; i < bytes.length; i += 4096) out.push(...splitter.push(bytes.subarray(i, i + 4096)));
-    expect(out).toEqual([{ kind: "line", text: long }, { kind: "line", text: '{"a":1}' }]);
+    expect(out).toEqual([
+      { kind: "line", text: long },
+      { kind: "line", text: '{"a":1}' },
+    ]);
     expect(splitter.push(Buffer.from("2}\n"))).toEqual([{ kind: "line", text: '{"b":2}' }]);
   });
 
@@ -153,7 +173,10 @@ describe("line framing", () => {
     const out = [];
     for (let i = 0; i < 17; i++) out.push(...splitter.push(chunk));
     out.push(...splitter.push(Buffer.from('\n{"ok":true}\n')));
-    expect(out).toEqual([{ kind: "oversized", bytes: 17 * 1024 * 1024 }, { kind: "line", text: '{"ok":true}' }]);
+    expect(out).toEqual([
+      { kind: "oversized", bytes: 17 * 1024 * 1024 },
+      { kind: "line", text: '{"ok":true}' },
+    ]);
     const under = new LineSplitter().push(Buffer.concat([Buffer.alloc(MAX_LINE_BYTES, 0x61), Buffer.from("\n")]));
     expect(under.length).toBe(1);
     expect(under[0]!.kind).toBe("line");
@@ -162,10 +185,13 @@ describe("line framing", () => {
 
 describe("ids rewritten in the bytes", () => {
   test("only the top-level id changes; every other byte (a u64 number, a nested id, escaped quotes) stays", () => {
-    const line = '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"memories":[{"id":16439525647125867986,"text":"say \\"id\\":1"}]}}}';
+    const line =
+      '{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"memories":[{"id":16439525647125867986,"text":"say \\"id\\":1"}]}}}';
     expect(withTopLevelId(line, "c-1")).toBe(line.replace('"id":7', '"id":"c-1"'));
     expect(withTopLevelId('{ "id" : "abc" , "method":"x"}', 12)).toBe('{ "id" : 12 , "method":"x"}');
-    expect(withTopLevelId('{"params":{"id":1},"method":"x","id":2}', 9)).toBe('{"params":{"id":1},"method":"x","id":9}');
+    expect(withTopLevelId('{"params":{"id":1},"method":"x","id":2}', 9)).toBe(
+      '{"params":{"id":1},"method":"x","id":9}',
+    );
     expect(withTopLevelId('{"method":"x","params":{"id":1}}', 9)).toBeUndefined();
     // Positive control: a JSON round trip does change the u64.
     expect(JSON.stringify(JSON.parse(line))).not.toBe(line);

@@ -16,7 +16,10 @@ import { denyReason, editPayload, hook, isDeny, recallPayload, type Host } from 
 import { brokersOf, initialize, killTree, REAL_SERVER, startClient, until } from "./support/mcp-session.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";
-if (REAL_SERVER === undefined && process.env.CI === "true") throw new Error("VELESDB_MEMORY_BIN_REAL is unset under CI=true: the dead-server case needs the real velesdb-memory 0.17.0");
+if (REAL_SERVER === undefined && process.env.CI === "true")
+  throw new Error(
+    "VELESDB_MEMORY_BIN_REAL is unset under CI=true: the dead-server case needs the real velesdb-memory 0.17.0",
+  );
 
 let box: Sandbox;
 let repo: string;
@@ -27,20 +30,31 @@ beforeEach(() => {
   fs.mkdirSync(path.join(repo, "src"), { recursive: true });
   writeConfig(repo, { project: "guarded", enforce_learning_loop: true });
   // The hooks and the front read one state directory, as on a user's machine (both default to it).
-  env = { ...box.env, VELESDB_HOOKS_STATE_DIR: box.stateDir, VELESDB_HOOKS_MCP_IDLE_MS: "1000", VELESDB_MEMORY_QUIET: "1" };
+  env = {
+    ...box.env,
+    VELESDB_HOOKS_STATE_DIR: box.stateDir,
+    VELESDB_HOOKS_MCP_IDLE_MS: "1000",
+    VELESDB_MEMORY_QUIET: "1",
+  };
 });
 afterEach(() => {
   for (const pid of brokersOf(box.stateDir)) killTree(pid);
   box.cleanup();
 });
 
-const edit = (host: Host, session: string) => hook(box, host, "pre-tool-use", editPayload(host, session, repo, [path.join(repo, "src", "a.ts")]), env);
+const edit = (host: Host, session: string) =>
+  hook(box, host, "pre-tool-use", editPayload(host, session, repo, [path.join(repo, "src", "a.ts")]), env);
 const userMessageOf = (answer: ReturnType<typeof edit>) => answer.json.systemMessage as string | undefined;
 
 describe.skipIf(REAL_SERVER === undefined)("a locked store, with the real velesdb-memory 0.17.0", () => {
   test("told once with the cause and doctor, then edits pass with a note while it stays down; a recall is asked for once it answers", async () => {
     const store = path.join(box.home, ".velesdb-memory");
-    const holder = Bun.spawn([REAL_SERVER!], { env: { ...env, VELESDB_MEMORY_PATH: store }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const holder = Bun.spawn([REAL_SERVER!], {
+      env: { ...env, VELESDB_MEMORY_PATH: store },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     try {
       expect(await until(() => fs.existsSync(store) && fs.readdirSync(store).length > 0, 10_000)).toBe(true);
       await Bun.sleep(500);
@@ -81,11 +95,22 @@ describe.skipIf(REAL_SERVER === undefined)("a locked store, with the real velesd
 
 describe.each(["claude", "codex"] as const)("%s: a session's own recall that failed in transport", (host) => {
   test("the front's 'velesdb-memory stopped' in a recall result: told once, then the edit passes with a note", () => {
-    const failed = { content: [{ type: "text", text: "velesdb-memory stopped: velesdb-memory exited (code 1); call again" }], isError: true };
-    const recorded = hook(box, host, "post-tool-use", recallPayload(host, "s-t", repo, { response: host === "claude" ? [failed.content[0]] : failed }), env);
+    const failed = {
+      content: [{ type: "text", text: "velesdb-memory stopped: velesdb-memory exited (code 1); call again" }],
+      isError: true,
+    };
+    const recorded = hook(
+      box,
+      host,
+      "post-tool-use",
+      recallPayload(host, "s-t", repo, { response: host === "claude" ? [failed.content[0]] : failed }),
+      env,
+    );
     expect(recorded.stderr).toContain("velesdb-memory did not answer (transport)");
     const first = edit(host, "s-t");
-    expect(denyReason(first)).toContain("velesdb-memory is not answering in this session (velesdb-memory stopped: velesdb-memory exited (code 1); call again)");
+    expect(denyReason(first)).toContain(
+      "velesdb-memory is not answering in this session (velesdb-memory stopped: velesdb-memory exited (code 1); call again)",
+    );
     expect(isDeny(edit(host, "s-t"))).toBe(false);
   });
 
@@ -96,7 +121,14 @@ describe.each(["claude", "codex"] as const)("%s: a session's own recall that fai
       expect(denyReason(answer)).not.toContain("not answering");
     }
     const ownError = { content: [{ type: "text", text: "reserved metadata key: _veles_kind" }], isError: true };
-    hook(box, host, "post-tool-use", recallPayload(host, "s-own", repo, { response: host === "claude" ? [ownError.content[0]] : ownError }), env);
-    for (let i = 0; i < 2; i++) expect(denyReason(edit(host, "s-own"))).toContain("requires a recall before its first edit");
+    hook(
+      box,
+      host,
+      "post-tool-use",
+      recallPayload(host, "s-own", repo, { response: host === "claude" ? [ownError.content[0]] : ownError }),
+      env,
+    );
+    for (let i = 0; i < 2; i++)
+      expect(denyReason(edit(host, "s-own"))).toContain("requires a recall before its first edit");
   });
 });

@@ -55,7 +55,10 @@ describe("8. a directory name with line separators never reaches the model raw",
   test("control: a plain directory name is quoted as it is", () => {
     const dir = path.join(sb.root, "plain-repo");
     fs.mkdirSync(dir);
-    const run = runBinary(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: dir }), { env: sb.env, cwd: dir });
+    const run = runBinary(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: dir }), {
+      env: sb.env,
+      cwd: dir,
+    });
     expect(modelText(run.stdout).join("\n")).toContain('project="plain-repo"');
   });
 });

@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { additionalContextOf, makeSandbox, parseOneJsonAnswer, REPO_ROOT, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import {
+  additionalContextOf,
+  makeSandbox,
+  parseOneJsonAnswer,
+  REPO_ROOT,
+  runBinary,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 let box: Sandbox;
 let trapFile: string;
@@ -14,13 +21,21 @@ beforeAll(() => {
   box = makeSandbox("autoload");
   trapFile = path.join(box.root, "preload-ran");
   envStateDir = path.join(box.root, "state-from-dotenv");
-  fs.writeFileSync(path.join(box.workspace, "evil-preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(trapFile)}, "ran");\n`);
+  fs.writeFileSync(
+    path.join(box.workspace, "evil-preload.ts"),
+    `require("node:fs").writeFileSync(${JSON.stringify(trapFile)}, "ran");\n`,
+  );
   fs.writeFileSync(path.join(box.workspace, "bunfig.toml"), 'preload = ["./evil-preload.ts"]\n');
   fs.writeFileSync(path.join(box.workspace, ".env"), `VELESDB_HOOKS_STATE_DIR=${envStateDir}\n`);
 });
 afterAll(() => box.cleanup());
 
-const stopPayload = () => ({ session_id: "autoload", cwd: box.workspace, hook_event_name: "Stop", stop_hook_active: false });
+const stopPayload = () => ({
+  session_id: "autoload",
+  cwd: box.workspace,
+  hook_event_name: "Stop",
+  stop_hook_active: false,
+});
 
 test("the compiled binary loads neither bunfig.toml (preload) nor .env from its cwd", () => {
   const result = runBinary(["claude", "stop"], stopPayload(), { env: box.env, cwd: box.workspace });

@@ -28,7 +28,14 @@ const marker = () => path.join(root, "ran");
 function launcherIn(project: string): string {
   const own = path.join(project, "node_modules", "velesdb-hooks");
   fs.mkdirSync(path.join(own, "bin"), { recursive: true });
-  fs.writeFileSync(path.join(own, "package.json"), JSON.stringify({ name: "velesdb-hooks", version: VERSION, optionalDependencies: { [PLATFORM]: VERSION, "velesdb-hooks-win32-x64": VERSION } }));
+  fs.writeFileSync(
+    path.join(own, "package.json"),
+    JSON.stringify({
+      name: "velesdb-hooks",
+      version: VERSION,
+      optionalDependencies: { [PLATFORM]: VERSION, "velesdb-hooks-win32-x64": VERSION },
+    }),
+  );
   fs.copyFileSync(LAUNCHER, path.join(own, "bin", "velesdb-hooks.js"));
   return path.join(own, "bin", "velesdb-hooks.js");
 }
@@ -36,7 +43,10 @@ function launcherIn(project: string): string {
 /** platformAt(dir, version) → a platform package at dir whose binary leaves the marker and says which one it is. */
 function platformAt(dir: string, version = VERSION, name = PLATFORM): string {
   fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, version, os: [process.platform], cpu: [process.arch] }));
+  fs.writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name, version, os: [process.platform], cpu: [process.arch] }),
+  );
   const binary = path.join(dir, "bin", "velesdb-hooks");
   fs.writeFileSync(binary, `#!/bin/sh\necho "${dir}" > "${marker()}"\necho ran "$@"\n`, { mode: 0o755 });
   for (const d of [dir, path.join(dir, "bin")]) fs.chmodSync(d, 0o755);
@@ -44,8 +54,16 @@ function platformAt(dir: string, version = VERSION, name = PLATFORM): string {
   return binary;
 }
 
-function launch(launcher: string, args: string[] = ["--version"]): { exitCode: number; stdout: string; stderr: string } {
-  const run = Bun.spawnSync([NODE!, launcher, ...args], { cwd: root, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
+function launch(
+  launcher: string,
+  args: string[] = ["--version"],
+): { exitCode: number; stdout: string; stderr: string } {
+  const run = Bun.spawnSync([NODE!, launcher, ...args], {
+    cwd: root,
+    env: { PATH: "/usr/bin:/bin" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { exitCode: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
@@ -73,7 +91,11 @@ describe("which platform package the launcher runs", () => {
     const launcher = launcherIn(project);
     platformAt(path.join(project, "node_modules", PLATFORM));
     const run = launch(launcher, ["a", "b c"]);
-    expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: "ran a b c\n", stderr: "" });
+    expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      exitCode: 0,
+      stdout: "ran a b c\n",
+      stderr: "",
+    });
     expect(fs.readFileSync(marker(), "utf8").trim()).toBe(path.join(project, "node_modules", PLATFORM));
   });
 
@@ -91,7 +113,12 @@ describe("which platform package the launcher runs", () => {
     const project = path.join(root, "project");
     const launcher = launcherIn(project);
     platformAt(path.join(project, "node_modules", PLATFORM), "0.0.1");
-    refused(launch(launcher), new RegExp(`refusing to run the platform package .*${PLATFORM} is version "0\\.0\\.1" of "${PLATFORM}", not ${PLATFORM} ${VERSION.replace(/\./g, "\\.")}; reinstall velesdb-hooks with npm`));
+    refused(
+      launch(launcher),
+      new RegExp(
+        `refusing to run the platform package .*${PLATFORM} is version "0\\.0\\.1" of "${PLATFORM}", not ${PLATFORM} ${VERSION.replace(/\./g, "\\.")}; reinstall velesdb-hooks with npm`,
+      ),
+    );
   });
 
   test("a package.json naming another package: refused", () => {
@@ -116,17 +143,23 @@ describe("which platform package the launcher runs", () => {
     const target = at(dir);
     const mode = fs.statSync(target).mode & 0o777;
     fs.chmodSync(target, mode | (label.includes("others") ? 0o002 : 0o020));
-    refused(launch(launcher), /refusing to run the platform package .* is writable by (its group|others) \(.*, mode \d+\)/);
+    refused(
+      launch(launcher),
+      /refusing to run the platform package .* is writable by (its group|others) \(.*, mode \d+\)/,
+    );
   });
 
-  testIf(IS_ROOT, "root (to give the package to another user)")("owned by another user (neither the caller nor root): refused, never run; control: given back to root, it runs", () => {
-    const project = path.join(root, "project");
-    const launcher = launcherIn(project);
-    const dir = path.join(project, "node_modules", PLATFORM);
-    const binary = platformAt(dir);
-    fs.chownSync(binary, 4242, 4242);
-    refused(launch(launcher), /belongs to uid 4242 \(velesdb-hooks\), neither this user \(uid 0\) nor root/);
-    fs.chownSync(binary, 0, 0);
-    expect(launch(launcher).exitCode).toBe(0);
-  });
+  testIf(IS_ROOT, "root (to give the package to another user)")(
+    "owned by another user (neither the caller nor root): refused, never run; control: given back to root, it runs",
+    () => {
+      const project = path.join(root, "project");
+      const launcher = launcherIn(project);
+      const dir = path.join(project, "node_modules", PLATFORM);
+      const binary = platformAt(dir);
+      fs.chownSync(binary, 4242, 4242);
+      refused(launch(launcher), /belongs to uid 4242 \(velesdb-hooks\), neither this user \(uid 0\) nor root/);
+      fs.chownSync(binary, 0, 0);
+      expect(launch(launcher).exitCode).toBe(0);
+    },
+  );
 });

@@ -10,7 +10,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fake } from "./support/compress-fixtures.ts";
 import { realOutput } from "./support/real-outputs.ts";
-import { loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import {
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  writeConfig,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 
 /** A real `go test -v` run with two failures (test/support/real-outputs.ts). */
 const GO_TEST = realOutput("go test");
@@ -21,7 +28,11 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-function hook(event: string, payload: Record<string, unknown>, env: Record<string, string> = {}): Record<string, unknown> {
+function hook(
+  event: string,
+  payload: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Record<string, unknown> {
   const run = runBinary(["pi", event], payload, { env: { ...box.env, ...env }, cwd: box.root });
   if (run.exitCode !== 0) throw new Error(`pi ${event} exited ${run.exitCode}: ${run.stderr}`);
   return parseOneJsonAnswer(run.stdout);
@@ -34,7 +45,8 @@ function repo(name: string, optedIn: boolean): string {
   return dir;
 }
 
-const write = (session: string, cwd: string, target = path.join(cwd, "guarded.txt")) => loadPayload("pi", "pre-tool-use.write", { session_id: session, cwd, tool_input: { path: target, content: "x\n" } });
+const write = (session: string, cwd: string, target = path.join(cwd, "guarded.txt")) =>
+  loadPayload("pi", "pre-tool-use.write", { session_id: session, cwd, tool_input: { path: target, content: "x\n" } });
 const recall = (session: string, cwd: string, response: Record<string, unknown> = {}) => {
   const payload = loadPayload("pi", "post-tool-use.recall-fused", { session_id: session, cwd });
   return { ...payload, tool_response: { ...(payload.tool_response as Record<string, unknown>), ...response } };
@@ -62,8 +74,12 @@ describe("pi guard and evidence", () => {
 describe("pi lifecycle", () => {
   test("session-start answers the load guidance as system text; stop continues once, then lets the run end", () => {
     const dir = repo("proj", false);
-    expect(hook("session-start", loadPayload("pi", "session-start.startup", { cwd: dir })).system as string).toContain('load_working_context(project="proj"');
-    expect(hook("stop", loadPayload("pi", "stop.first", { cwd: dir })).prompt as string).toContain('save_working_context(project="proj"');
+    expect(hook("session-start", loadPayload("pi", "session-start.startup", { cwd: dir })).system as string).toContain(
+      'load_working_context(project="proj"',
+    );
+    expect(hook("stop", loadPayload("pi", "stop.first", { cwd: dir })).prompt as string).toContain(
+      'save_working_context(project="proj"',
+    );
     expect(hook("stop", loadPayload("pi", "stop.active", { cwd: dir }))).toEqual({});
   });
 });
@@ -75,7 +91,11 @@ describe("pi bash compression", () => {
     fs.writeFileSync(saved, log);
     const payload = loadPayload("pi", "post-tool-use.bash-truncated", { cwd: box.workspace });
     const response = { ...(payload.tool_response as Record<string, unknown>), fullOutputPath: saved };
-    const output = hook("post-tool-use", { ...payload, tool_response: response }, { VELESDB_MEMORY_BIN: fake("medium") }).output as string;
+    const output = hook(
+      "post-tool-use",
+      { ...payload, tool_response: response },
+      { VELESDB_MEMORY_BIN: fake("medium") },
+    ).output as string;
     expect(output.length).toBeLessThan(log.length);
     const archive = JSON.parse(/saved at ("(?:[^"\\]|\\.)*")/.exec(output)![1]!) as string;
     for (const line of GO_TEST.mustKeep) expect(output.split("\n")).toContain(line);
@@ -85,7 +105,10 @@ describe("pi bash compression", () => {
 
   test("a small output, a failed command and no compiler stay untouched (control: the same big output with a compiler is replaced)", () => {
     const log = GO_TEST.stdout;
-    const bash = (text: string, extra: Record<string, unknown> = {}) => ({ ...loadPayload("pi", "post-tool-use.bash-truncated", { cwd: box.workspace }), tool_response: { content: [{ type: "text", text }], isError: false, truncated: false, ...extra } });
+    const bash = (text: string, extra: Record<string, unknown> = {}) => ({
+      ...loadPayload("pi", "post-tool-use.bash-truncated", { cwd: box.workspace }),
+      tool_response: { content: [{ type: "text", text }], isError: false, truncated: false, ...extra },
+    });
     expect(hook("post-tool-use", bash("ok\n"), { VELESDB_MEMORY_BIN: fake("medium") })).toEqual({});
     expect(hook("post-tool-use", bash(log, { isError: true }), { VELESDB_MEMORY_BIN: fake("medium") })).toEqual({});
     expect(hook("post-tool-use", bash(log), { VELESDB_MEMORY_BIN: path.join(box.root, "nope") })).toEqual({});

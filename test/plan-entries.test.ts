@@ -26,7 +26,19 @@ const USER_SETTINGS = `{
 }
 `;
 
-const FS_CALLS = ["readFileSync", "openSync", "statSync", "lstatSync", "existsSync", "readdirSync", "realpathSync", "writeFileSync", "renameSync", "mkdirSync", "rmSync"] as const;
+const FS_CALLS = [
+  "readFileSync",
+  "openSync",
+  "statSync",
+  "lstatSync",
+  "existsSync",
+  "readdirSync",
+  "realpathSync",
+  "writeFileSync",
+  "renameSync",
+  "mkdirSync",
+  "rmSync",
+] as const;
 let spies: Array<{ mockRestore(): void }> = [];
 beforeEach(() => {
   spies = FS_CALLS.map((name) =>
@@ -40,14 +52,22 @@ afterEach(() => {
 });
 
 const plan = (wanted: Partial<EntriesWanted> & Pick<EntriesWanted, "text">) => {
-  const result = planEntries({ registry: claude.registry, binaryPath: BINARY, platform: "linux", mode: "install", ...wanted });
+  const result = planEntries({
+    registry: claude.registry,
+    binaryPath: BINARY,
+    platform: "linux",
+    mode: "install",
+    ...wanted,
+  });
   if (!result.ok) throw new Error(result.problem);
   return result.plan;
 };
 
 describe("planning from bytes, with the file system off limits", () => {
   test("control: under the trap, a read of a file throws", () => {
-    expect(() => fs.readFileSync(import.meta.path, "utf8")).toThrow("planning touched the file system: fs.readFileSync");
+    expect(() => fs.readFileSync(import.meta.path, "utf8")).toThrow(
+      "planning touched the file system: fs.readFileSync",
+    );
   });
 
   test("install into a user's settings adds every row, keeps their hook, comment and keys, and is then in step", () => {
@@ -59,7 +79,10 @@ describe("planning from bytes, with the file system off limits", () => {
     const value = parse(installed.text);
     expect(value.model).toBe("opus");
     expect(value.permissions).toEqual({ allow: ["Bash(ls:*)"] });
-    expect(value.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "~/bin/audit-bash" }] });
+    expect(value.hooks.PreToolUse[0]).toEqual({
+      matcher: "Bash",
+      hooks: [{ type: "command", command: "~/bin/audit-bash" }],
+    });
     for (const row of claude.registry.rows) expect(JSON.stringify(value.hooks[row.wireEvent])).toContain(BINARY);
     // Only the events install created are its containers; PreToolUse was the user's.
     expect(installed.added).not.toContainEqual(["hooks"]);
@@ -70,7 +93,11 @@ describe("planning from bytes, with the file system off limits", () => {
 
   test("uninstall of what install added gives back the user's bytes exactly", () => {
     const installed = plan({ text: USER_SETTINGS });
-    const removed = plan({ text: installed.text, mode: "uninstall", record: { created: false, added: installed.added } });
+    const removed = plan({
+      text: installed.text,
+      mode: "uninstall",
+      record: { created: false, added: installed.added },
+    });
     expect(removed.text).toBe(USER_SETTINGS);
     expect(removed.deleteFile).toBe(false);
   });
@@ -78,7 +105,9 @@ describe("planning from bytes, with the file system off limits", () => {
   test("a new file (no bytes) starts from the skeleton; uninstall of the file install created deletes it", () => {
     const created = plan({ text: null });
     expect(created.text.endsWith("\n")).toBe(true);
-    expect(Object.keys(parse(created.text).hooks).sort()).toEqual(claude.registry.rows.map((row) => row.wireEvent).sort());
+    expect(Object.keys(parse(created.text).hooks).sort()).toEqual(
+      claude.registry.rows.map((row) => row.wireEvent).sort(),
+    );
     const removed = plan({ text: created.text, mode: "uninstall", record: { created: true, added: created.added } });
     expect(removed.deleteFile).toBe(true);
   });
@@ -99,7 +128,13 @@ describe("planning from bytes, with the file system off limits", () => {
 
   test("bytes that cannot be merged are refused with the reason, as readRegistry refuses them", () => {
     const refused = (text: string) => {
-      const result = planEntries({ text, registry: claude.registry, binaryPath: BINARY, platform: "linux", mode: "install" });
+      const result = planEntries({
+        text,
+        registry: claude.registry,
+        binaryPath: BINARY,
+        platform: "linux",
+        mode: "install",
+      });
       return result.ok ? "planned" : result.problem;
     };
     expect(refused('{ "hooks": ')).toMatch(/^does not parse: line 1, column \d+/);

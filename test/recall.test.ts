@@ -39,15 +39,43 @@ const HITS = '[{"id_str":"7","text":"one memory"}]';
 const TEXT_BLOCK = [{ type: "text", text: HITS }];
 const CODEX_OK = { content: [{ type: "text", text: HITS }], isError: false };
 
-type Row = readonly [label: string, toolName: unknown, toolInput: unknown, toolResponse: unknown, form: RecallResponseForm, successful: boolean];
+type Row = readonly [
+  label: string,
+  toolName: unknown,
+  toolInput: unknown,
+  toolResponse: unknown,
+  form: RecallResponseForm,
+  successful: boolean,
+];
 
 describe("classifyRecall: the captured payloads", () => {
   const rows: Row[] = [
     // The captured text came from the capture's mock server, not velesdb-memory: it is free
     // text, so it is not a recall result (docs/decisions.md#the-learning-loop); the same array with JSON text is.
-    ["Claude content array, mock server's free text", CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured", false],
-    ["Claude content array, JSON text", CLAUDE.tool_name, CLAUDE.tool_input, [{ type: "text", text: "[]" }], "structured", true],
-    ["Codex {content, isError:false} with text []", CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured", true],
+    [
+      "Claude content array, mock server's free text",
+      CLAUDE.tool_name,
+      CLAUDE.tool_input,
+      CLAUDE.tool_response,
+      "structured",
+      false,
+    ],
+    [
+      "Claude content array, JSON text",
+      CLAUDE.tool_name,
+      CLAUDE.tool_input,
+      [{ type: "text", text: "[]" }],
+      "structured",
+      true,
+    ],
+    [
+      "Codex {content, isError:false} with text []",
+      CODEX.tool_name,
+      CODEX.tool_input,
+      CODEX.tool_response,
+      "structured",
+      true,
+    ],
     ["dsh plain text []", DSH.tool_name, DSH.tool_input, DSH.tool_response, "text", true],
   ];
   test.each(rows)("%s", (_label, name, input, response, form, successful) => {
@@ -60,14 +88,56 @@ describe("classifyRecall: the captured payloads", () => {
   const velesdb = (host: string) => loadPayload(host, "post-tool-use.recall-fused").tool_response;
   const answerText = velesdb("dsh") as string;
   const realRows: Row[] = [
-    ["Claude: a bare JSON string (structuredContent re-serialised)", CLAUDE.tool_name, {}, velesdb("claude"), "structured", true],
-    ["Claude: the content array of a text-only server", CLAUDE.tool_name, {}, [{ type: "text", text: answerText }], "structured", true],
-    ["Claude: prose in the content array", CLAUDE.tool_name, {}, [{ type: "text", text: "Found 1 memory: parser.txt holds the grammar." }], "structured", false],
+    [
+      "Claude: a bare JSON string (structuredContent re-serialised)",
+      CLAUDE.tool_name,
+      {},
+      velesdb("claude"),
+      "structured",
+      true,
+    ],
+    [
+      "Claude: the content array of a text-only server",
+      CLAUDE.tool_name,
+      {},
+      [{ type: "text", text: answerText }],
+      "structured",
+      true,
+    ],
+    [
+      "Claude: prose in the content array",
+      CLAUDE.tool_name,
+      {},
+      [{ type: "text", text: "Found 1 memory: parser.txt holds the grammar." }],
+      "structured",
+      false,
+    ],
     ["Codex: {content, structuredContent, isError:false}", CODEX.tool_name, {}, velesdb("codex"), "structured", true],
-    ["Codex: {content, isError:false} of a text-only server", CODEX.tool_name, {}, { content: [{ type: "text", text: answerText }], isError: false }, "structured", true],
-    ["Codex: rmcp's isError for bad arguments", CODEX.tool_name, {}, { content: [{ type: "text", text: "failed to deserialize parameters: missing field `query`" }], isError: true }, "structured", false],
+    [
+      "Codex: {content, isError:false} of a text-only server",
+      CODEX.tool_name,
+      {},
+      { content: [{ type: "text", text: answerText }], isError: false },
+      "structured",
+      true,
+    ],
+    [
+      "Codex: rmcp's isError for bad arguments",
+      CODEX.tool_name,
+      {},
+      { content: [{ type: "text", text: "failed to deserialize parameters: missing field `query`" }], isError: true },
+      "structured",
+      false,
+    ],
     ["dsh: the text of velesdb-memory's block", DSH.tool_name, {}, answerText, "text", true],
-    ["dsh: a JSON-RPC error as the MCP SDKs word it", DSH.tool_name, {}, "MCP error -32602: metadata key 'content' is reserved", "text", false],
+    [
+      "dsh: a JSON-RPC error as the MCP SDKs word it",
+      DSH.tool_name,
+      {},
+      "MCP error -32602: metadata key 'content' is reserved",
+      "text",
+      false,
+    ],
   ];
   test.each(realRows)("velesdb-memory's real answer, %s", (_label, name, input, response, form, successful) => {
     expect(classifyRecall(name, input, response, form).successful).toBe(successful);
@@ -76,8 +146,13 @@ describe("classifyRecall: the captured payloads", () => {
   test("scopes of the captured payloads", () => {
     // Claude's top-level `project` is an argument of the tool, not a filter: docs/contract.md §6.2 reads
     // only filter.project and memory_scope.project.
-    expect(classifyRecall(CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured").scope).toEqual({ present: false });
-    expect(classifyRecall(CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured").scope).toEqual({ present: true, project: "demo" });
+    expect(classifyRecall(CLAUDE.tool_name, CLAUDE.tool_input, CLAUDE.tool_response, "structured").scope).toEqual({
+      present: false,
+    });
+    expect(classifyRecall(CODEX.tool_name, CODEX.tool_input, CODEX.tool_response, "structured").scope).toEqual({
+      present: true,
+      project: "demo",
+    });
     expect(classifyRecall(DSH.tool_name, DSH.tool_input, DSH.tool_response, "text").scope).toEqual({ present: false });
   });
 });
@@ -92,8 +167,22 @@ describe("classifyRecall: tool names", () => {
     // Plugin form: the plugin name has no underscore (the Claude matcher's own shape).
     ["plugin form, hyphen", "mcp__plugin_veles_velesdb-memory__recall", {}, TEXT_BLOCK, "structured", true],
     ["plugin form, underscore", "mcp__plugin_veles_velesdb_memory__recall_fused", {}, TEXT_BLOCK, "structured", true],
-    ["plugin form, plugin name with a hyphen", "mcp__plugin_velesdb-tools_velesdb-memory__why", {}, TEXT_BLOCK, "structured", true],
-    ["plugin form, plugin name with an underscore", "mcp__plugin_my_tools_velesdb-memory__recall", {}, TEXT_BLOCK, "structured", false],
+    [
+      "plugin form, plugin name with a hyphen",
+      "mcp__plugin_velesdb-tools_velesdb-memory__why",
+      {},
+      TEXT_BLOCK,
+      "structured",
+      true,
+    ],
+    [
+      "plugin form, plugin name with an underscore",
+      "mcp__plugin_my_tools_velesdb-memory__recall",
+      {},
+      TEXT_BLOCK,
+      "structured",
+      false,
+    ],
     ["plugin form, empty plugin name", "mcp__plugin__velesdb-memory__recall", {}, TEXT_BLOCK, "structured", false],
     // Other velesdb-memory tools are not recalls.
     ["save_working_context", "mcp__velesdb-memory__save_working_context", {}, TEXT_BLOCK, "structured", false],
@@ -120,19 +209,59 @@ describe("classifyRecall: tool names", () => {
 
 describe("classifyRecall: compile_context counts only with a memory_scope", () => {
   const name = "mcp__velesdb-memory__compile_context";
-  type ScopedRow = readonly [label: string, toolName: string, toolInput: unknown, toolResponse: unknown, form: RecallResponseForm, successful: boolean, why: RegExp];
+  type ScopedRow = readonly [
+    label: string,
+    toolName: string,
+    toolInput: unknown,
+    toolResponse: unknown,
+    form: RecallResponseForm,
+    successful: boolean,
+    why: RegExp,
+  ];
   const rows: ScopedRow[] = [
-    ["memory_scope object", name, { memory_scope: { project: "demo" } }, TEXT_BLOCK, "structured", true, /1 text block/],
+    [
+      "memory_scope object",
+      name,
+      { memory_scope: { project: "demo" } },
+      TEXT_BLOCK,
+      "structured",
+      true,
+      /1 text block/,
+    ],
     ["memory_scope empty object", name, { memory_scope: {} }, TEXT_BLOCK, "structured", true, /1 text block/],
     ["memory_scope a string", name, { memory_scope: "demo" }, CODEX_OK, "structured", true, /1 text block/],
-    ["underscore server, dsh text", "mcp__velesdb_memory__compile_context", { memory_scope: { project: "demo" } }, '{"context":"x"}', "text", true, /JSON object/],
+    [
+      "underscore server, dsh text",
+      "mcp__velesdb_memory__compile_context",
+      { memory_scope: { project: "demo" } },
+      '{"context":"x"}',
+      "text",
+      true,
+      /JSON object/,
+    ],
     ["memory_scope null", name, { memory_scope: null }, TEXT_BLOCK, "structured", false, /without memory_scope/],
     ["memory_scope missing", name, { text: "compile this" }, TEXT_BLOCK, "structured", false, /without memory_scope/],
-    ["only a filter, no memory_scope", name, { filter: { project: "demo" } }, TEXT_BLOCK, "structured", false, /without memory_scope/],
+    [
+      "only a filter, no memory_scope",
+      name,
+      { filter: { project: "demo" } },
+      TEXT_BLOCK,
+      "structured",
+      false,
+      /without memory_scope/,
+    ],
     ["tool_input missing", name, undefined, TEXT_BLOCK, "structured", false, /without memory_scope/],
     ["tool_input an array", name, [{ memory_scope: {} }], TEXT_BLOCK, "structured", false, /without memory_scope/],
     ["tool_input a string", name, "memory_scope", TEXT_BLOCK, "structured", false, /without memory_scope/],
-    ["scoped, but the response failed", name, { memory_scope: {} }, { content: TEXT_BLOCK, isError: true }, "structured", false, /isError is true/],
+    [
+      "scoped, but the response failed",
+      name,
+      { memory_scope: {} },
+      { content: TEXT_BLOCK, isError: true },
+      "structured",
+      false,
+      /isError is true/,
+    ],
   ];
   test.each(rows)("%s", (_label, toolName, input, response, form, successful, why) => {
     const verdict = classifyRecall(toolName, input, response, form);
@@ -148,16 +277,56 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["one text block of hits", [{ type: "text", text: HITS }], true, /1 text block/],
     ["text block reading [] (ran, found nothing)", [{ type: "text", text: "[]" }], true, /1 text block/],
     ["text block holding a JSON object", [{ type: "text", text: '{"results":[]}' }], true, /1 text block/],
-    ["two text blocks", [{ type: "text", text: "[]" }, { type: "text", text: HITS }], true, /2 text blocks/],
-    ["a text block after an image block", [{ type: "image", data: "…" }, { type: "text", text: "[]" }], true, /1 text block/],
-    ["an empty block beside a full one", [{ type: "text", text: "" }, { type: "text", text: "[]" }], true, /1 text block/],
+    [
+      "two text blocks",
+      [
+        { type: "text", text: "[]" },
+        { type: "text", text: HITS },
+      ],
+      true,
+      /2 text blocks/,
+    ],
+    [
+      "a text block after an image block",
+      [
+        { type: "image", data: "…" },
+        { type: "text", text: "[]" },
+      ],
+      true,
+      /1 text block/,
+    ],
+    [
+      "an empty block beside a full one",
+      [
+        { type: "text", text: "" },
+        { type: "text", text: "[]" },
+      ],
+      true,
+      /1 text block/,
+    ],
     // docs/decisions.md#the-learning-loop: only text that parses as a recall result counts.
     ["text block of free text", [{ type: "text", text: "a memory" }], false, /text block 1: the text is not JSON/],
     ["text block reading 'nothing found'", [{ type: "text", text: "nothing found" }], false, /not JSON/],
     ["text block reading ok", [{ type: "text", text: "ok" }], false, /not JSON/],
     ["text block parsing as {error}", [{ type: "text", text: '{"error":"backend down"}' }], false, /error key/],
-    ["a result block beside an error block", [{ type: "text", text: "[]" }, { type: "text", text: '{"error":"partial"}' }], false, /text block 2: .*error key/],
-    ["a result block beside free text", [{ type: "text", text: "[]" }, { type: "text", text: "Error: timed out" }], false, /text block 2: .*not JSON/],
+    [
+      "a result block beside an error block",
+      [
+        { type: "text", text: "[]" },
+        { type: "text", text: '{"error":"partial"}' },
+      ],
+      false,
+      /text block 2: .*error key/,
+    ],
+    [
+      "a result block beside free text",
+      [
+        { type: "text", text: "[]" },
+        { type: "text", text: "Error: timed out" },
+      ],
+      false,
+      /text block 2: .*not JSON/,
+    ],
     ["text block parsing as a JSON string", [{ type: "text", text: '"ok"' }], false, /not an array or object/],
     ["empty array", [], false, /content array is empty/],
     ["only an image block", [{ type: "image", data: "…" }], false, /no non-empty text block/],
@@ -173,37 +342,77 @@ describe("classifyRecall: structured responses (Claude, Codex)", () => {
     ["isError false with text", { content: [{ type: "text", text: "[]" }], isError: false }, true, /1 text block/],
     ["no isError flag with text", { content: [{ type: "text", text: "[]" }] }, true, /1 text block/],
     ["isError null with text", { content: [{ type: "text", text: "[]" }], isError: null }, true, /1 text block/],
-    ["extra fields ignored", { content: [{ type: "text", text: "[]" }], isError: false, structuredContent: { hits: [] }, _meta: {} }, true, /1 text block/],
+    [
+      "extra fields ignored",
+      { content: [{ type: "text", text: "[]" }], isError: false, structuredContent: { hits: [] }, _meta: {} },
+      true,
+      /1 text block/,
+    ],
     ["isError false, free text", { content: [{ type: "text", text: "ok" }], isError: false }, false, /not JSON/],
-    ["isError false, text parsing as {error}", { content: [{ type: "text", text: '{"error":{"code":-32000}}' }], isError: false }, false, /error key/],
+    [
+      "isError false, text parsing as {error}",
+      { content: [{ type: "text", text: '{"error":{"code":-32000}}' }], isError: false },
+      false,
+      /error key/,
+    ],
     ["isError true", { content: [{ type: "text", text: "a" }], isError: true }, false, /isError is true/],
     ["is_error true", { content: [{ type: "text", text: "a" }], is_error: true }, false, /is_error is true/],
     ["isError a string", { content: [{ type: "text", text: "a" }], isError: "true" }, false, /isError is not false/],
     ["is_error 1", { content: [{ type: "text", text: "a" }], is_error: 1 }, false, /is_error is not false/],
     ["error field", { content: [{ type: "text", text: "a" }], error: "backend down" }, false, /error field/],
-    ["error field null still counts as an error", { content: [{ type: "text", text: "a" }], isError: false, error: null }, false, /error field/],
+    [
+      "error field null still counts as an error",
+      { content: [{ type: "text", text: "a" }], isError: false, error: null },
+      false,
+      /error field/,
+    ],
     ["error field alone", { error: { code: -32000, message: "boom" } }, false, /error field/],
     ["empty object", {}, false, /no content array/],
     ["content not an array", { content: "a memory", isError: false }, false, /no content array/],
     ["empty content array", { content: [], isError: false }, false, /content array is empty/],
-    ["content with only empty text", { content: [{ type: "text", text: "" }], isError: false }, false, /no non-empty text block/],
-    ["content with only non-text blocks", { content: [{ type: "image", data: "…" }], isError: false }, false, /no non-empty text block/],
+    [
+      "content with only empty text",
+      { content: [{ type: "text", text: "" }], isError: false },
+      false,
+      /no non-empty text block/,
+    ],
+    [
+      "content with only non-text blocks",
+      { content: [{ type: "image", data: "…" }], isError: false },
+      false,
+      /no non-empty text block/,
+    ],
 
     // Claude Code 2.1.328–2.1.332 hands a server that answers with structuredContent (rmcp
     // Json<T>: velesdb-memory's recall tools) to the hook as a bare JSON string, the serialised
     // structuredContent (docs/how-it-works.md#what-counts-as-a-recall-per-host-measured). Such a
     // string counts exactly as a text host's would; a bare
     // string that is not JSON ("ok", an error message) never counts (docs/decisions.md#the-learning-loop).
-    ["bare string: velesdb-memory recall_fused", '{"memories":[{"id":7,"id_str":"7","score":0.91,"content":"a"}],"now":"2026-12-01T00:00:00Z"}', true, /a bare string: a JSON object/],
+    [
+      "bare string: velesdb-memory recall_fused",
+      '{"memories":[{"id":7,"id_str":"7","score":0.91,"content":"a"}],"now":"2026-12-01T00:00:00Z"}',
+      true,
+      /a bare string: a JSON object/,
+    ],
     ["bare string: no memories", '{"memories":[]}', true, /a bare string: a JSON object/],
     ["bare string: pretty-printed", '{\n  "memories": []\n}', true, /a bare string: a JSON object/],
     ["bare string: JSON array", "[]", true, /a bare string: a JSON array/],
-    ["bare string: JSON with an error key", '{"error":"backend down"}', false, /a bare string: the JSON has an error key/],
+    [
+      "bare string: JSON with an error key",
+      '{"error":"backend down"}',
+      false,
+      /a bare string: the JSON has an error key/,
+    ],
     ["bare string: JSON string", '"ok"', false, /a bare string: the text is JSON but not an array or object/],
     ["bare string: JSON number", "42", false, /a bare string: the text is JSON but not an array or object/],
     ["bare string: free text", "a memory", false, /a bare string: the text is not JSON/],
     ["bare string: ok", "ok", false, /a bare string: the text is not JSON/],
-    ["bare string: an error message", "MCP error -32603: memory store unavailable", false, /a bare string: the text is not JSON/],
+    [
+      "bare string: an error message",
+      "MCP error -32603: memory store unavailable",
+      false,
+      /a bare string: the text is not JSON/,
+    ],
     ["bare empty string", "", false, /a bare string: the text response is empty/],
     ["bare blank string", " \n", false, /a bare string: the text response is empty/],
 
@@ -265,14 +474,30 @@ describe("classifyRecall: scope", () => {
   const rows: ScopeRow[] = [
     ["filter.project", { filter: { project: "demo" } }, { present: true, project: "demo" }],
     ["memory_scope.project", { memory_scope: { project: "demo" } }, { present: true, project: "demo" }],
-    ["both, agreeing", { filter: { project: "demo" }, memory_scope: { project: "demo" } }, { present: true, project: "demo" }],
-    ["both, disagreeing: no project can match", { filter: { project: "a" }, memory_scope: { project: "b" } }, { present: true, project: undefined }],
-    ["one valid, one empty: no project can match", { filter: { project: "a" }, memory_scope: { project: "" } }, { present: true, project: undefined }],
+    [
+      "both, agreeing",
+      { filter: { project: "demo" }, memory_scope: { project: "demo" } },
+      { present: true, project: "demo" },
+    ],
+    [
+      "both, disagreeing: no project can match",
+      { filter: { project: "a" }, memory_scope: { project: "b" } },
+      { present: true, project: undefined },
+    ],
+    [
+      "one valid, one empty: no project can match",
+      { filter: { project: "a" }, memory_scope: { project: "" } },
+      { present: true, project: undefined },
+    ],
     ["filter.project empty", { filter: { project: "" } }, { present: true, project: undefined }],
     ["filter.project null", { filter: { project: null } }, { present: true, project: undefined }],
     ["filter.project a number", { filter: { project: 7 } }, { present: true, project: undefined }],
     ["filter.project an array", { filter: { project: ["demo"] } }, { present: true, project: undefined }],
-    ["memory_scope.project an object", { memory_scope: { project: { name: "demo" } } }, { present: true, project: undefined }],
+    [
+      "memory_scope.project an object",
+      { memory_scope: { project: { name: "demo" } } },
+      { present: true, project: undefined },
+    ],
     ["filter without project", { filter: { kind: "decision" } }, { present: false }],
     ["filter not an object", { filter: "project=demo" }, { present: false }],
     ["filter an array holding a project", { filter: [{ project: "demo" }] }, { present: false }],
@@ -280,7 +505,11 @@ describe("classifyRecall: scope", () => {
     ["top-level project is a tool argument, not a scope", { project: "demo" }, { present: false }],
     ["no tool_input", undefined, { present: false }],
     ["tool_input a string", "filter.project=demo", { present: false }],
-    ["project name with spaces kept as is", { filter: { project: " my project " } }, { present: true, project: " my project " }],
+    [
+      "project name with spaces kept as is",
+      { filter: { project: " my project " } },
+      { present: true, project: " my project " },
+    ],
   ];
   test.each(rows)("%s", (_label, input, scope) => {
     expect(classifyRecall(RECALL, input, TEXT_BLOCK, "structured").scope).toEqual(scope);
@@ -295,8 +524,32 @@ describe("classifyRecall: scope", () => {
 
 describe("classifyRecall never throws", () => {
   const hostile: ReadonlyArray<readonly [string, unknown]> = [
-    ["a getter that throws", Object.defineProperty({}, "content", { get: () => { throw new Error("boom"); }, enumerable: true })],
-    ["a proxy that throws on every read", new Proxy({}, { get: () => { throw new Error("boom"); }, has: () => { throw new Error("boom"); }, getOwnPropertyDescriptor: () => { throw new Error("boom"); } })],
+    [
+      "a getter that throws",
+      Object.defineProperty({}, "content", {
+        get: () => {
+          throw new Error("boom");
+        },
+        enumerable: true,
+      }),
+    ],
+    [
+      "a proxy that throws on every read",
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error("boom");
+          },
+          has: () => {
+            throw new Error("boom");
+          },
+          getOwnPropertyDescriptor: () => {
+            throw new Error("boom");
+          },
+        },
+      ),
+    ],
     ["a symbol", Symbol("x")],
     ["a function", () => "[]"],
     ["a bigint", 10n],
@@ -310,7 +563,10 @@ describe("classifyRecall never throws", () => {
   });
 
   test("an unknown response form is not evidence; the same response in a known form is", () => {
-    expect(classifyRecall(RECALL, {}, TEXT_BLOCK, "html" as RecallResponseForm)).toMatchObject({ successful: false, why: "recall: unknown response form" });
+    expect(classifyRecall(RECALL, {}, TEXT_BLOCK, "html" as RecallResponseForm)).toMatchObject({
+      successful: false,
+      why: "recall: unknown response form",
+    });
     expect(classifyRecall(RECALL, {}, TEXT_BLOCK, "structured").successful).toBe(true);
   });
 });
@@ -320,7 +576,12 @@ describe("tool-name helpers", () => {
     ["dash server", "mcp__velesdb-memory__recall_fused", "recall_fused", true],
     ["underscore server", "mcp__velesdb_memory__why", "why", true],
     ["plugin form", "mcp__plugin_veles_velesdb-memory__entity", "entity", true],
-    ["compile_context is a candidate (its input decides)", "mcp__velesdb-memory__compile_context", "compile_context", true],
+    [
+      "compile_context is a candidate (its input decides)",
+      "mcp__velesdb-memory__compile_context",
+      "compile_context",
+      true,
+    ],
     ["a non-recall tool of ours", "mcp__velesdb-memory__save_working_context", "save_working_context", false],
     ["another server", "mcp__github__search", undefined, false],
     ["Bash", "Bash", undefined, false],

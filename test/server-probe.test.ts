@@ -32,10 +32,17 @@ const PROBE_ENV = { VELESDB_HOOKS_SERVER_PROBE: undefined, VELESDB_HOOKS_PROBE_T
 function claudeEntry(entry: Record<string, unknown>): void {
   write(path.join(box.home, ".claude.json"), `${JSON.stringify({ mcpServers: { "velesdb-memory": entry } })}\n`);
 }
-const stdioEntry = (env: Record<string, string> = {}, args: string[] = []) => ({ type: "stdio", command: REAL!, args, env: { VELESDB_MEMORY_PATH: store, VELESDB_MEMORY_QUIET: "1", ...env } });
+const stdioEntry = (env: Record<string, string> = {}, args: string[] = []) => ({
+  type: "stdio",
+  command: REAL!,
+  args,
+  env: { VELESDB_MEMORY_PATH: store, VELESDB_MEMORY_QUIET: "1", ...env },
+});
 
-const check = (cwd?: string) => box.runAsync(["check", "--client", "claude"], { env: PROBE_ENV, ...(cwd ? { cwd } : {}) });
-const serverLine = (stdout: string): string => stdout.split("\n").find((line) => line.startsWith("claude: MCP server in ")) ?? `(no probe line in:\n${stdout})`;
+const check = (cwd?: string) =>
+  box.runAsync(["check", "--client", "claude"], { env: PROBE_ENV, ...(cwd ? { cwd } : {}) });
+const serverLine = (stdout: string): string =>
+  stdout.split("\n").find((line) => line.startsWith("claude: MCP server in ")) ?? `(no probe line in:\n${stdout})`;
 
 /** freePort() → a loopback port nothing listens on (bound, then released). */
 function freePort(): number {
@@ -46,18 +53,34 @@ function freePort(): number {
 }
 
 /** holdStore(env) → a real velesdb-memory on `store`, alive until the test ends; resolves once it answered initialize. */
-async function holdStore(args: string[] = [], env: Record<string, string> = {}): Promise<ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>> {
-  const child = Bun.spawn([REAL!, ...args], { env: { PATH: "/usr/bin:/bin", HOME: box.home, VELESDB_MEMORY_PATH: store, VELESDB_MEMORY_QUIET: "1", ...env }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+async function holdStore(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>> {
+  const child = Bun.spawn([REAL!, ...args], {
+    env: { PATH: "/usr/bin:/bin", HOME: box.home, VELESDB_MEMORY_PATH: store, VELESDB_MEMORY_QUIET: "1", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   children.push(child);
   if (args.includes("--http")) {
     const port = Number(args[args.indexOf("--http-port") + 1]);
     for (let i = 0; i < 100; i++) {
-      if (await fetch(`https://127.0.0.1:${port}/health`, { tls: { rejectUnauthorized: false } }).then((r) => r.ok, () => false)) return child;
+      if (
+        await fetch(`https://127.0.0.1:${port}/health`, { tls: { rejectUnauthorized: false } }).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return child;
       await Bun.sleep(100);
     }
     throw new Error("the daemon never answered /health");
   }
-  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } })}\n`,
+  );
   child.stdin.flush();
   const reader = child.stdout.getReader();
   const chunk = await reader.read();
@@ -70,7 +93,9 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
   test("healthy: check passes and names the version; doctor adds the embedder and says once that hash is not semantic", async () => {
     claudeEntry(stdioEntry());
     const run = await check();
-    expect(serverLine(run.stdout)).toBe("claude: MCP server in ~/.claude.json (user scope) answers: velesdb-memory 0.17.0, 27 tools");
+    expect(serverLine(run.stdout)).toBe(
+      "claude: MCP server in ~/.claude.json (user scope) answers: velesdb-memory 0.17.0, 27 tools",
+    );
     expect(run.exitCode).toBe(0);
     const doctor = await box.runAsync(["doctor", "--client", "claude"], { env: PROBE_ENV });
     expect(doctor.stdout).toContain("answers: velesdb-memory 0.17.0, 27 tools, embedder hash\n");
@@ -85,7 +110,9 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
     const holder = await holdStore();
     const run = await check();
     expect(run.exitCode).toBe(1);
-    expect(serverLine(run.stdout)).toContain(`does not answer: the store ${JSON.stringify(store)} is locked by pid ${holder.pid} (${REAL})`);
+    expect(serverLine(run.stdout)).toContain(
+      `does not answer: the store ${JSON.stringify(store)} is locked by pid ${holder.pid} (${REAL})`,
+    );
     expect(run.stdout).toContain("repair: make the velesdb-memory server of claude start");
     holder.kill("SIGKILL");
     await holder.exited;
@@ -117,7 +144,9 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
     const run = await check();
     expect(run.exitCode).toBe(1);
     const line = serverLine(run.stdout);
-    expect(line).toContain("is not valid: TOML parse error at line 1, column 1: unknown field `bogus_key`, expected one of `path`, `quiet`");
+    expect(line).toContain(
+      "is not valid: TOML parse error at line 1, column 1: unknown field `bogus_key`, expected one of `path`, `quiet`",
+    );
     expect(line).toContain(`config file ${path.join(store, "velesdb-memory.toml")} is not valid`);
     expect(run.stdout).not.toContain(PLANTED_SECRET);
   });
@@ -128,19 +157,26 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
     claudeEntry(stdioEntry({ VELESDB_MEMORY_SEARCH_QUALITY: "quality-from-env" }));
     const run = await check();
     expect(run.exitCode).toBe(1);
-    expect(serverLine(run.stdout)).toContain("Error: VELESDB_MEMORY_SEARCH_QUALITY: Unknown search mode '(a configured value, not shown)'");
+    expect(serverLine(run.stdout)).toContain(
+      "Error: VELESDB_MEMORY_SEARCH_QUALITY: Unknown search mode '(a configured value, not shown)'",
+    );
     expect(run.stdout).not.toContain("quality-from-env");
   });
 
   test("an entry that starts an HTTP daemon instead of stdio is stopped at the bound, and nothing is left listening", async () => {
     const port = freePort();
-    claudeEntry(stdioEntry({ VELESDB_MEMORY_TLS_DIR: path.join(box.root, "tls") }, ["--http", "--http-port", String(port)]));
+    claudeEntry(
+      stdioEntry({ VELESDB_MEMORY_TLS_DIR: path.join(box.root, "tls") }, ["--http", "--http-port", String(port)]),
+    );
     const started = performance.now();
     const run = await check();
     expect(run.exitCode).toBe(1);
     expect(serverLine(run.stdout)).toContain("does not answer: did not answer initialize within 4.0 s (stopped)");
     expect(performance.now() - started).toBeLessThan(8000);
-    const reached = await fetch(`https://127.0.0.1:${port}/health`, { tls: { rejectUnauthorized: false } }).then(() => true, () => false);
+    const reached = await fetch(`https://127.0.0.1:${port}/health`, { tls: { rejectUnauthorized: false } }).then(
+      () => true,
+      () => false,
+    );
     expect(reached).toBe(false);
   });
 
@@ -150,17 +186,23 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
     claudeEntry({ type: "http", url: `https://someone:${PLANTED_SECRET}@127.0.0.1:${port}/mcp` });
     const nothing = await check();
     expect(nothing.exitCode).toBe(1);
-    expect(serverLine(nothing.stdout)).toContain(`does not answer: nothing is listening at https://127.0.0.1:${port} (connection refused)`);
+    expect(serverLine(nothing.stdout)).toContain(
+      `does not answer: nothing is listening at https://127.0.0.1:${port} (connection refused)`,
+    );
     await holdStore(["--http", "--http-port", String(port)], { VELESDB_MEMORY_TLS_DIR: path.join(box.root, "tls") });
     claudeEntry({ type: "http", url });
     const run = await check();
-    expect(serverLine(run.stdout)).toBe(`claude: MCP server in ~/.claude.json (user scope) answers: velesdb-memory 0.17.0, 27 tools`);
+    expect(serverLine(run.stdout)).toBe(
+      `claude: MCP server in ~/.claude.json (user scope) answers: velesdb-memory 0.17.0, 27 tools`,
+    );
     expect(run.exitCode).toBe(0);
     // Plain http against the daemon's TLS port: a cause, not a hang.
     claudeEntry({ type: "http", url: `http://127.0.0.1:${port}/mcp` });
     const plain = await check();
     expect(plain.exitCode).toBe(1);
-    expect(serverLine(plain.stdout)).toContain(`does not answer: http://127.0.0.1:${port} closed the connection (a TLS port, as velesdb-memory's daemon is by default? then the URL needs https://)`);
+    expect(serverLine(plain.stdout)).toContain(
+      `does not answer: http://127.0.0.1:${port} closed the connection (a TLS port, as velesdb-memory's daemon is by default? then the URL needs https://)`,
+    );
     for (const r of [nothing, run, plain]) expect(r.stdout).not.toContain(PLANTED_SECRET);
   });
 
@@ -170,7 +212,9 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
       claudeEntry({ type: "http", url: `https://127.0.0.1:${plain.port}/mcp` });
       const run = await check();
       expect(run.exitCode).toBe(1);
-      expect(serverLine(run.stdout)).toContain(`does not answer: TLS refused at https://127.0.0.1:${plain.port}: the handshake failed`);
+      expect(serverLine(run.stdout)).toContain(
+        `does not answer: TLS refused at https://127.0.0.1:${plain.port}: the handshake failed`,
+      );
       // Control: the same server as http:// is reached, and refused as not an MCP endpoint.
       claudeEntry({ type: "http", url: `http://127.0.0.1:${plain.port}/mcp` });
       expect(serverLine((await check()).stdout)).toContain("without an MCP message");
@@ -184,13 +228,22 @@ describe.skipIf(!REAL)("the real velesdb-memory 0.17.0, started as the client wo
     const wrapper = path.join(box.root, "bin", "velesdb-memory");
     write(wrapper, `#!/bin/sh\necho start >> "${log}"\nexec "${REAL}" "$@"\n`, 0o755);
     const same = { command: wrapper, env: { VELESDB_MEMORY_PATH: store, VELESDB_MEMORY_QUIET: "1" } };
-    write(path.join(box.home, ".claude.json"), `${JSON.stringify({ mcpServers: { "velesdb-memory": { ...same, args: [] } } })}\n`);
-    write(path.join(box.home, ".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = ${JSON.stringify(wrapper)}\nenv = { VELESDB_MEMORY_PATH = ${JSON.stringify(store)}, VELESDB_MEMORY_QUIET = "1" }\n`);
+    write(
+      path.join(box.home, ".claude.json"),
+      `${JSON.stringify({ mcpServers: { "velesdb-memory": { ...same, args: [] } } })}\n`,
+    );
+    write(
+      path.join(box.home, ".codex", "config.toml"),
+      `[mcp_servers.velesdb-memory]\ncommand = ${JSON.stringify(wrapper)}\nenv = { VELESDB_MEMORY_PATH = ${JSON.stringify(store)}, VELESDB_MEMORY_QUIET = "1" }\n`,
+    );
     const run = await box.runAsync(["check", "--client", "claude", "--client", "codex"], { env: PROBE_ENV });
     expect(run.stdout.split("\n").filter((line) => line.includes("answers: velesdb-memory 0.17.0")).length).toBe(2);
     expect(fs.readFileSync(log, "utf8")).toBe("start\n");
     fs.rmSync(log);
-    write(path.join(box.home, ".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = ${JSON.stringify(wrapper)}\nenv = { VELESDB_MEMORY_PATH = ${JSON.stringify(`${store}-2`)}, VELESDB_MEMORY_QUIET = "1" }\n`);
+    write(
+      path.join(box.home, ".codex", "config.toml"),
+      `[mcp_servers.velesdb-memory]\ncommand = ${JSON.stringify(wrapper)}\nenv = { VELESDB_MEMORY_PATH = ${JSON.stringify(`${store}-2`)}, VELESDB_MEMORY_QUIET = "1" }\n`,
+    );
     await box.runAsync(["check", "--client", "claude", "--client", "codex"], { env: PROBE_ENV });
     expect(fs.readFileSync(log, "utf8")).toBe("start\nstart\n");
   });
@@ -200,11 +253,17 @@ describe("causes no real server is needed for", () => {
   test("a binary built without http given --http: its own message and the rebuild command; control: without --http it is started as stdio", async () => {
     // velesdb-memory 0.17.0 src/daemon_serve.rs:160-164 (requested_http_bind, not(feature = "http")).
     const stand = path.join(box.root, "bin", "velesdb-memory-stdio-only");
-    write(stand, `#!/bin/sh\nfor a in "$@"; do [ "$a" = --http ] && { echo '[velesdb-memory] --http / VELESDB_MEMORY_HTTP=1 requires a binary built with \`--features http\` (e.g. \`cargo install velesdb-memory --features http\`) — this binary was built without it' >&2; exit 1; }; done\necho "Error: stand-in started" >&2\nexit 1\n`, 0o755);
+    write(
+      stand,
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = --http ] && { echo '[velesdb-memory] --http / VELESDB_MEMORY_HTTP=1 requires a binary built with \`--features http\` (e.g. \`cargo install velesdb-memory --features http\`) — this binary was built without it' >&2; exit 1; }; done\necho "Error: stand-in started" >&2\nexit 1\n`,
+      0o755,
+    );
     claudeEntry({ command: stand, args: ["--http"] });
     const run = await check();
     expect(run.exitCode).toBe(1);
-    expect(serverLine(run.stdout)).toContain("requires a binary built with `--features http` (e.g. `cargo install velesdb-memory --features http`) — this binary was built without it; rebuild it with cargo install velesdb-memory --features http");
+    expect(serverLine(run.stdout)).toContain(
+      "requires a binary built with `--features http` (e.g. `cargo install velesdb-memory --features http`) — this binary was built without it; rebuild it with cargo install velesdb-memory --features http",
+    );
     claudeEntry({ command: stand, args: [] });
     expect(serverLine((await check()).stdout)).toContain("does not answer: Error: stand-in started");
   });
@@ -215,12 +274,17 @@ describe("causes no real server is needed for", () => {
     write(hung, `#!/bin/sh\nsleep 45 &\necho $! > "${pidFile}"\nexec sleep 45\n`, 0o755);
     claudeEntry({ command: hung, args: [] });
     const started = performance.now();
-    const run = await box.runAsync(["check", "--client", "claude"], { env: { ...PROBE_ENV, VELESDB_HOOKS_PROBE_TIMEOUT_MS: "1000" } });
+    const run = await box.runAsync(["check", "--client", "claude"], {
+      env: { ...PROBE_ENV, VELESDB_HOOKS_PROBE_TIMEOUT_MS: "1000" },
+    });
     expect(performance.now() - started).toBeLessThan(5000);
     expect(serverLine(run.stdout)).toContain("does not answer: did not answer initialize within 1.0 s (stopped)");
     const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
     await Bun.sleep(100);
-    const state = (fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] : undefined) ?? "gone";
+    const state =
+      (fs.existsSync(`/proc/${pid}/stat`)
+        ? fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0]
+        : undefined) ?? "gone";
     expect(["gone", "Z", "X"]).toContain(state);
   });
 
@@ -228,6 +292,8 @@ describe("causes no real server is needed for", () => {
     claudeEntry({ command: "/bin/true", args: [] });
     const run = await box.runAsync(["check", "--client", "claude"]);
     expect(run.stdout).toContain("claude: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)");
-    expect((await check()).stdout).toContain("claude: MCP server in ~/.claude.json (user scope) does not answer: exited with code 0 before answering initialize, printing nothing");
+    expect((await check()).stdout).toContain(
+      "claude: MCP server in ~/.claude.json (user scope) does not answer: exited with code 0 before answering initialize, printing nothing",
+    );
   });
 });

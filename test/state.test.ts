@@ -7,7 +7,14 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { openStateStore } from "../src/core/state.ts";
-import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import {
+  additionalContextOf,
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let box: Sandbox;
@@ -17,11 +24,16 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 const stopRun = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) =>
-  runBinary([host, "stop"], loadPayload(host, "stop.first", { cwd: box.workspace, session_id: "hostile", ...overrides }), {
-    env: box.env,
-    cwd: box.workspace,
-  });
-const stop = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) => parseOneJsonAnswer(stopRun(host, overrides).stdout);
+  runBinary(
+    [host, "stop"],
+    loadPayload(host, "stop.first", { cwd: box.workspace, session_id: "hostile", ...overrides }),
+    {
+      env: box.env,
+      cwd: box.workspace,
+    },
+  );
+const stop = (host: "claude" | "codex", overrides: Record<string, unknown> = {}) =>
+  parseOneJsonAnswer(stopRun(host, overrides).stdout);
 /**
  * What a Stop in this (not opted-in) workspace says about broken state: no continuation
  * (docs/decisions.md#the-learning-loop), so the stderr line, plus Claude's systemMessage (the line the user sees).
@@ -34,13 +46,22 @@ function stateProblem(host: "claude" | "codex", overrides: Record<string, unknow
   else expect(answer).toEqual({});
   return `${run.stderr}${(answer.systemMessage as string | undefined) ?? ""}`;
 }
-const continuationText = (answer: Record<string, unknown>) => (answer.reason as string | undefined) ?? additionalContextOf(answer);
+const continuationText = (answer: Record<string, unknown>) =>
+  (answer.reason as string | undefined) ?? additionalContextOf(answer);
 
 type Setup = (stateDir: string, elsewhere: string) => void;
 const HOSTILE_STATE_DIRECTORIES: ReadonlyArray<readonly [string, Setup, RegExp]> = [
-  ["a symlink to a directory elsewhere", (dir, elsewhere) => fs.symlinkSync(elsewhere, dir), /linked: state directory .* is a symlink/],
+  [
+    "a symlink to a directory elsewhere",
+    (dir, elsewhere) => fs.symlinkSync(elsewhere, dir),
+    /linked: state directory .* is a symlink/,
+  ],
   ["a regular file", (dir) => fs.writeFileSync(dir, "not a dir"), /storage: state directory .* is not a directory/],
-  ["mode 0755", (dir) => fs.mkdirSync(dir, { mode: 0o755 }) ?? fs.chmodSync(dir, 0o755), /storage: .* has mode 755, not 700/],
+  [
+    "mode 0755",
+    (dir) => fs.mkdirSync(dir, { mode: 0o755 }) ?? fs.chmodSync(dir, 0o755),
+    /storage: .* has mode 755, not 700/,
+  ],
   [
     "owned by another user",
     (dir) => {
@@ -67,11 +88,19 @@ describe("unsafe state directory", () => {
       expect(stateProblem(host, { stop_hook_active: true })).toMatch(cause);
     }
     // SessionStart and PreCompact need no state: full guidance.
-    const start = runBinary(["claude", "session-start"], loadPayload("claude", "session-start.startup", { cwd: box.workspace }), {
-      env: box.env,
-    });
+    const start = runBinary(
+      ["claude", "session-start"],
+      loadPayload("claude", "session-start.startup", { cwd: box.workspace }),
+      {
+        env: box.env,
+      },
+    );
     expect(additionalContextOf(parseOneJsonAnswer(start.stdout))).toContain("load_working_context(");
-    const compact = runBinary(["claude", "pre-compact"], loadPayload("claude", "pre-compact.auto", { cwd: box.workspace }), { env: box.env });
+    const compact = runBinary(
+      ["claude", "pre-compact"],
+      loadPayload("claude", "pre-compact.auto", { cwd: box.workspace }),
+      { env: box.env },
+    );
     expect(compact.stdout).toContain("save_working_context(");
 
     expect(snapshot(box.root)).toEqual(before);
@@ -88,7 +117,11 @@ describe("unsafe state directory", () => {
     const custom = path.join(box.root, "custom-state");
     const env = { ...box.env, VELESDB_HOOKS_STATE_DIR: custom };
     const run = (overrides: Record<string, unknown>, e = env) =>
-      parseOneJsonAnswer(runBinary(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, ...overrides }), { env: e }).stdout);
+      parseOneJsonAnswer(
+        runBinary(["claude", "stop"], loadPayload("claude", "stop.first", { cwd: box.workspace, ...overrides }), {
+          env: e,
+        }).stdout,
+      );
     expect(continuationText(run({ session_id: "c1" }))).not.toMatch(/unavailable/);
     expect(fs.readdirSync(custom).filter((name) => name !== "stats")).toHaveLength(1); // beside the stats records (docs/stats.md)
     expect(fs.existsSync(box.stateDir)).toBe(false);
@@ -151,7 +184,10 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 function cksumOf(text: string): string {
-  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) }).stdout.toString().trim().split(/\s+/);
+  const out = Bun.spawnSync(["cksum"], { stdin: Buffer.from(text) })
+    .stdout.toString()
+    .trim()
+    .split(/\s+/);
   return `${out[0]}-${out[1]}`;
 }
 

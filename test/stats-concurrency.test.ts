@@ -24,13 +24,25 @@ function hookCall(i: number): { args: string[]; payload: Record<string, unknown>
   const session = `concurrent-${i}`;
   switch (i % 4) {
     case 0:
-      return { args: ["claude", "post-tool-use"], payload: loadPayload("claude", "post-tool-use.bash-small", { session_id: session, cwd: box.workspace }) };
+      return {
+        args: ["claude", "post-tool-use"],
+        payload: loadPayload("claude", "post-tool-use.bash-small", { session_id: session, cwd: box.workspace }),
+      };
     case 1:
-      return { args: ["claude", "pre-tool-use"], payload: loadPayload("claude", "pre-tool-use.edit", { session_id: session, cwd: box.workspace }) };
+      return {
+        args: ["claude", "pre-tool-use"],
+        payload: loadPayload("claude", "pre-tool-use.edit", { session_id: session, cwd: box.workspace }),
+      };
     case 2:
-      return { args: ["codex", "stop"], payload: loadPayload("codex", "stop.first", { session_id: session, cwd: box.workspace }) };
+      return {
+        args: ["codex", "stop"],
+        payload: loadPayload("codex", "stop.first", { session_id: session, cwd: box.workspace }),
+      };
     default:
-      return { args: ["claude", "post-tool-use"], payload: loadPayload("claude", "post-tool-use.read", { session_id: session, cwd: box.workspace }) };
+      return {
+        args: ["claude", "post-tool-use"],
+        payload: loadPayload("claude", "post-tool-use.read", { session_id: session, cwd: box.workspace }),
+      };
   }
 }
 
@@ -39,7 +51,13 @@ async function runAtOnce(n: number): Promise<string[]> {
   const env = { ...box.env, VELESDB_HOOK_FRESHNESS: "off" };
   const runs = Array.from({ length: n }, (_, i) => {
     const { args, payload } = hookCall(i);
-    return Bun.spawn([BINARY, ...args], { stdin: new Blob([JSON.stringify(payload)]), env, cwd: box.root, stdout: "pipe", stderr: "pipe" });
+    return Bun.spawn([BINARY, ...args], {
+      stdin: new Blob([JSON.stringify(payload)]),
+      env,
+      cwd: box.root,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
   });
   const codes = await Promise.all(runs.map((p) => p.exited));
   expect(codes.filter((c) => c !== 0)).toEqual([]);
@@ -67,7 +85,9 @@ test(`${HOOKS} hook processes at once: ${HOOKS} whole records, none lost, none t
 test("40 hook processes at once on no state directory at all: they race to create it, and none loses its record", async () => {
   expect(fs.existsSync(box.stateDir)).toBe(false);
   const lines = await runAtOnce(40);
-  expect(lines.map((line) => parseRecordLine(line)?.s).sort()).toEqual(Array.from({ length: 40 }, (_, i) => sessionKey(`concurrent-${i}`)).sort());
+  expect(lines.map((line) => parseRecordLine(line)?.s).sort()).toEqual(
+    Array.from({ length: 40 }, (_, i) => sessionKey(`concurrent-${i}`)).sort(),
+  );
 }, 120_000);
 
 test("negative control: the same lines written back whole by as many processes lose records", async () => {
@@ -75,7 +95,9 @@ test("negative control: the same lines written back whole by as many processes l
   fs.writeFileSync(file, "");
   // A read-modify-write appender, the way a log is often kept; it is what O_APPEND avoids.
   const writer = `const fs=require("fs");const f=${JSON.stringify(file)};const line=process.argv[1];for(let k=0;k<5;k++){const old=fs.readFileSync(f,"utf8");Bun.sleepSync(1);fs.writeFileSync(f,old+line+"\\n");}`;
-  const runs = Array.from({ length: 40 }, (_, i) => Bun.spawn([process.execPath, "-e", writer, `line-${i}`], { stdout: "ignore", stderr: "pipe" }));
+  const runs = Array.from({ length: 40 }, (_, i) =>
+    Bun.spawn([process.execPath, "-e", writer, `line-${i}`], { stdout: "ignore", stderr: "pipe" }),
+  );
   await Promise.all(runs.map((p) => p.exited));
   const lines = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
   expect(lines.length).toBeLessThan(40 * 5);

@@ -6,7 +6,15 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { noted, noteDecision, noteHook, noteProject, noteStat, resetNoted, type StatsRecord } from "../src/core/stats-note.ts";
+import {
+  noted,
+  noteDecision,
+  noteHook,
+  noteProject,
+  noteStat,
+  resetNoted,
+  type StatsRecord,
+} from "../src/core/stats-note.ts";
 import { appendHookRecord, KEEP_DAYS, MAX_DAY_BYTES, MAX_LINE_BYTES, recordLine } from "../src/core/stats-record.ts";
 import { parseRecordLine, percentile, summarise } from "../src/stats/aggregate.ts";
 import { parseStatsArgs } from "../src/stats/command.ts";
@@ -19,7 +27,14 @@ const DAY_MS = 86_400_000;
 const NOW = Date.parse("2026-12-02T12:00:00Z");
 const day = (offset: number) => new Date(NOW - offset * DAY_MS).toISOString().slice(0, 10);
 /** The real velesdb-memory 0.17.0 (crates.io, --features http), built by the CI cache step. */
-const REAL_COMPILER = path.join(process.env.HOME ?? "/root", ".cache", "velesdb-hooks-ci", "velesdb-memory-0.17.0-http", "bin", "velesdb-memory");
+const REAL_COMPILER = path.join(
+  process.env.HOME ?? "/root",
+  ".cache",
+  "velesdb-hooks-ci",
+  "velesdb-memory-0.17.0-http",
+  "bin",
+  "velesdb-memory",
+);
 
 let seq = 0;
 /** rec({…}) → a record as the hooks write it, `t` seconds into the test day unless given. */
@@ -73,7 +88,10 @@ describe("aggregation", () => {
   test("the loop is followed per session: refused → recalled → edited, recalled only, never recalled", () => {
     expect(summary.loop).toEqual({ refusedSessions: 3, recalledAndEdited: 1, recalledNoEdit: 1, neverRecalled: 1 });
     // Order matters: an edit allowed before the recall (another repository) does not close the loop.
-    const reordered = summarise([rec({ g: "refused", s: "E" }), rec({ g: "allowed", s: "E" }), rec({ r: "ok", s: "E" })], { today: day(0), days: 1, project: null });
+    const reordered = summarise(
+      [rec({ g: "refused", s: "E" }), rec({ g: "allowed", s: "E" }), rec({ r: "ok", s: "E" })],
+      { today: day(0), days: 1, project: null },
+    );
     expect(reordered.loop).toEqual({ refusedSessions: 1, recalledAndEdited: 0, recalledNoEdit: 1, neverRecalled: 0 });
   });
 
@@ -93,22 +111,36 @@ describe("aggregation", () => {
 
   test("hook time: nearest-rank p50 and p99 per host and event", () => {
     const ms = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect([percentile(ms, 0.5), percentile(ms, 0.99), percentile([7], 0.99), percentile([], 0.5)]).toEqual([50, 99, 7, 0]);
-    const times = summarise(ms.map((m) => rec({ e: "Stop", ms: m })), { today: day(0), days: 1, project: null }).hookTimes;
+    expect([percentile(ms, 0.5), percentile(ms, 0.99), percentile([7], 0.99), percentile([], 0.5)]).toEqual([
+      50, 99, 7, 0,
+    ]);
+    const times = summarise(
+      ms.map((m) => rec({ e: "Stop", ms: m })),
+      { today: day(0), days: 1, project: null },
+    ).hookTimes;
     expect(times).toEqual([{ host: "claude", event: "Stop", calls: 100, p50Ms: 50, p99Ms: 99 }]);
   });
 
   test("a torn or foreign line is no record", () => {
     const line = recordLine({ v: 1, t: 0, h: "claude", e: "Stop", ms: 0, d: "pass" }, NOW, 8.123);
     expect(parseRecordLine(line.trim())).toMatchObject({ v: 1, h: "claude", e: "Stop", d: "pass", ms: 8.12 });
-    const forged = ['{"v":1,"t":1,"h":"\u001b[31mx","e":"y","ms":1}', '{"v":1,"t":1,"h":"x","e":"y","ms":"1"}', '{"v":1,"t":1,"h":"x","e":"y","ms":1,"tk":"9"}'];
-    for (const bad of [line.slice(0, 20), "{}", "[1]", '{"v":2,"t":1,"h":"x","e":"y","ms":1}', "not json", ...forged]) expect(parseRecordLine(bad)).toBeUndefined();
+    const forged = [
+      '{"v":1,"t":1,"h":"\u001b[31mx","e":"y","ms":1}',
+      '{"v":1,"t":1,"h":"x","e":"y","ms":"1"}',
+      '{"v":1,"t":1,"h":"x","e":"y","ms":1,"tk":"9"}',
+    ];
+    for (const bad of [line.slice(0, 20), "{}", "[1]", '{"v":2,"t":1,"h":"x","e":"y","ms":1}', "not json", ...forged])
+      expect(parseRecordLine(bad)).toBeUndefined();
   });
 
   test("the screen: totals, hook time and a chart, no escape code unless colour is asked for", () => {
     const plain = renderSummary(summary, { colour: false, where: "/state/stats" });
-    expect(plain).toContain("guard        3 edits refused in 3 sessions: 1 then recalled and edited, 1 recalled without editing, 1 never recalled");
-    expect(plain).toContain("compression  1 output replaced, 3 passed through (2 below-threshold, 1 signal-lost); 60 598 bytes and 18 380 tokens");
+    expect(plain).toContain(
+      "guard        3 edits refused in 3 sessions: 1 then recalled and edited, 1 recalled without editing, 1 never recalled",
+    );
+    expect(plain).toContain(
+      "compression  1 output replaced, 3 passed through (2 below-threshold, 1 signal-lost); 60 598 bytes and 18 380 tokens",
+    );
     expect(plain).toContain("checkpoints  3 asked at Stop, 1 delivered");
     expect(plain).toMatch(/^ {2}12-02 #{30} +18 {2}3 \/ 2 \/ 1 \/ 18\.4k$/m);
     expect(plain).not.toContain("\u001b[");
@@ -118,8 +150,19 @@ describe("aggregation", () => {
   });
 
   test("arguments: --days, --project, --json, --reset alone; anything else is a usage error", () => {
-    expect(parseStatsArgs(["--days", "3", "--project=alpha", "--json"])).toEqual({ ok: true, options: { days: 3, project: "alpha", json: true, reset: false } });
-    for (const bad of [["--days", "0"], ["--days", "x"], ["--days"], ["--project", ""], ["--reset", "--json"], ["--colour"], ["extra"]]) {
+    expect(parseStatsArgs(["--days", "3", "--project=alpha", "--json"])).toEqual({
+      ok: true,
+      options: { days: 3, project: "alpha", json: true, reset: false },
+    });
+    for (const bad of [
+      ["--days", "0"],
+      ["--days", "x"],
+      ["--days"],
+      ["--project", ""],
+      ["--reset", "--json"],
+      ["--colour"],
+      ["extra"],
+    ]) {
       expect(parseStatsArgs(bad).ok).toBe(false);
     }
   });
@@ -143,7 +186,13 @@ describe("the record file", () => {
     expect(fs.statSync(box.stateDir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(statsDir()).mode & 0o777).toBe(0o700);
     expect(fs.statSync(dayFile()).mode & 0o777).toBe(0o600);
-    expect(fs.readFileSync(dayFile(), "utf8").split("\n").filter(Boolean).map((l) => parseRecordLine(l)?.ms)).toEqual([5, 6]);
+    expect(
+      fs
+        .readFileSync(dayFile(), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => parseRecordLine(l)?.ms),
+    ).toEqual([5, 6]);
   });
 
   test("size: a day's file at its bound takes no more records", () => {
@@ -162,7 +211,9 @@ describe("the record file", () => {
     for (const offset of [40, KEEP_DAYS, KEEP_DAYS - 1, 1]) fs.writeFileSync(dayFile(offset), "", { mode: 0o600 });
     fs.writeFileSync(path.join(statsDir(), "notes.txt"), "mine");
     expect(appendHookRecord(env, { nowMs: NOW })).toBe(true);
-    expect(fs.readdirSync(statsDir()).sort()).toEqual([`${day(KEEP_DAYS - 1)}.jsonl`, `${day(1)}.jsonl`, `${day(0)}.jsonl`, "notes.txt"].sort());
+    expect(fs.readdirSync(statsDir()).sort()).toEqual(
+      [`${day(KEEP_DAYS - 1)}.jsonl`, `${day(1)}.jsonl`, `${day(0)}.jsonl`, "notes.txt"].sort(),
+    );
     // Only the day's first record lists the directory: an old file that appears later stays until tomorrow.
     fs.writeFileSync(dayFile(40), "", { mode: 0o600 });
     expect(appendHookRecord(env, { nowMs: NOW })).toBe(true);
@@ -202,7 +253,12 @@ describe("the record file", () => {
   test("a rule that threw is recorded as an error, with the kind of answer its failure policy gave", () => {
     noteHook("claude", "PreToolUse", "s1");
     noteDecision({ kind: "deny", reason: "internal error" }, "error");
-    expect(parseRecordLine(recordLine(noted, NOW, 1))).toMatchObject({ h: "claude", e: "PreToolUse", d: "deny", err: 1 });
+    expect(parseRecordLine(recordLine(noted, NOW, 1))).toMatchObject({
+      h: "claude",
+      e: "PreToolUse",
+      d: "deny",
+      err: 1,
+    });
     resetNoted();
     noteDecision({ kind: "pass" });
     expect(parseRecordLine(recordLine(noted, NOW, 1))!.err).toBeUndefined();
@@ -210,7 +266,7 @@ describe("the record file", () => {
 
   test("a record line stays under its bound whatever the project name, and holds every fact", () => {
     noteHook("windsurf", "post_mcp_tool_use", "s".repeat(5000));
-    noteProject({ project: "\u0001\"\\\u2028".repeat(200) });
+    noteProject({ project: '\u0001"\\\u2028'.repeat(200) });
     noteDecision({ kind: "summariserInstructions", text: "x" }, "error");
     noteStat("guard", "refused");
     noteStat("recall", "failed");
@@ -224,9 +280,27 @@ describe("the record file", () => {
     const parsed = JSON.parse(line);
     expect(parsed.p.length).toBe(120);
     expect(parsed.s).toMatch(/^[0-9a-z]{1,7}$/);
-    expect(Object.keys(parsed).sort()).toEqual(["bi", "bo", "c", "ck", "d", "e", "err", "g", "h", "lost", "ms", "p", "r", "s", "t", "tk", "to", "v"]);
+    expect(Object.keys(parsed).sort()).toEqual([
+      "bi",
+      "bo",
+      "c",
+      "ck",
+      "d",
+      "e",
+      "err",
+      "g",
+      "h",
+      "lost",
+      "ms",
+      "p",
+      "r",
+      "s",
+      "t",
+      "tk",
+      "to",
+      "v",
+    ]);
   });
-
 });
 
 describe("the compiled binary", () => {
@@ -238,7 +312,10 @@ describe("the compiled binary", () => {
   const records = (): StatsRecord[] => {
     const dir = path.join(box.stateDir, "stats");
     if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean)).map((l) => parseRecordLine(l)!);
+    return fs
+      .readdirSync(dir)
+      .flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean))
+      .map((l) => parseRecordLine(l)!);
   };
   beforeEach(() => {
     box = makeSandbox("stats-bin");
@@ -251,12 +328,18 @@ describe("the compiled binary", () => {
   /** One Claude session through the loop: start, refused edit, recall, the edit, Stop, a small Bash result. */
   function claudeSession(session: string): void {
     const target = path.join(repo, "src", "a.ts");
-    run(["claude", "session-start"], loadPayload("claude", "session-start.startup", { session_id: session, cwd: repo }));
+    run(
+      ["claude", "session-start"],
+      loadPayload("claude", "session-start.startup", { session_id: session, cwd: repo }),
+    );
     expect(run(["claude", "pre-tool-use"], editPayload("claude", session, repo, [target])).stdout).toContain('"deny"');
     run(["claude", "post-tool-use"], recallPayload("claude", session, repo));
     expect(run(["claude", "pre-tool-use"], editPayload("claude", session, repo, [target])).stdout).toBe("{}\n");
     expect(run(["claude", "stop"], stopPayload("claude", session, repo)).stdout).toContain("Learning checkpoint");
-    run(["claude", "post-tool-use"], loadPayload("claude", "post-tool-use.bash-small", { session_id: session, cwd: repo }));
+    run(
+      ["claude", "post-tool-use"],
+      loadPayload("claude", "post-tool-use.bash-small", { session_id: session, cwd: repo }),
+    );
   }
 
   test("a session's hooks each leave one record with the event's facts, and stats counts them", () => {
@@ -272,7 +355,15 @@ describe("the compiled binary", () => {
     ]);
     expect(new Set(got.map((r) => r.s)).size).toBe(1);
     const json = JSON.parse(stats(["--json"]).stdout);
-    expect(json.totals).toMatchObject({ hookCalls: 6, sessionsWithContext: 1, editsRefused: 1, editsAllowed: 1, recallsSuccessful: 1, checkpointsAsked: 1, checkpointsDelivered: 1 });
+    expect(json.totals).toMatchObject({
+      hookCalls: 6,
+      sessionsWithContext: 1,
+      editsRefused: 1,
+      editsAllowed: 1,
+      recallsSuccessful: 1,
+      checkpointsAsked: 1,
+      checkpointsDelivered: 1,
+    });
     expect(json.loop).toEqual({ refusedSessions: 1, recalledAndEdited: 1, recalledNoEdit: 0, neverRecalled: 0 });
     expect(json.recordsDirectory).toBe(path.join(box.stateDir, "stats"));
     const screen = stats();
@@ -280,17 +371,29 @@ describe("the compiled binary", () => {
     expect(screen.stdout).toContain("1 edit refused in 1 session: 1 then recalled and edited");
     expect(screen.stdout).not.toContain("\u001b[");
     expect(stats(["--project", "stats-proj", "--json"]).stdout).toContain('"hookCalls": 5');
-    expect(stats(["--project", "elsewhere"]).stdout).toBe(`no stats records for project "elsewhere" in the last 7 days (${path.join(box.stateDir, "stats")})\n`);
+    expect(stats(["--project", "elsewhere"]).stdout).toBe(
+      `no stats records for project "elsewhere" in the last 7 days (${path.join(box.stateDir, "stats")})\n`,
+    );
   });
 
   test("no payload text reaches a record: not the command, the output, the file content, the paths or the session id", () => {
     const secret = "sk-live-7f3a9c1e2b";
     const session = `session-${secret}`;
-    const payload = bashPayload(`${secret}\n`.repeat(3), { cwd: repo, sessionId: session, response: { stderr: secret } });
+    const payload = bashPayload(`${secret}\n`.repeat(3), {
+      cwd: repo,
+      sessionId: session,
+      response: { stderr: secret },
+    });
     (payload.tool_input as Record<string, unknown>).command = `echo ${secret}`;
     run(["claude", "post-tool-use"], payload);
-    run(["claude", "pre-tool-use"], { ...editPayload("claude", session, repo, [path.join(repo, `${secret}.ts`)]), tool_input: { file_path: path.join(repo, `${secret}.ts`), content: secret } });
-    const text = fs.readdirSync(path.join(box.stateDir, "stats")).map((f) => fs.readFileSync(path.join(box.stateDir, "stats", f), "utf8")).join("");
+    run(["claude", "pre-tool-use"], {
+      ...editPayload("claude", session, repo, [path.join(repo, `${secret}.ts`)]),
+      tool_input: { file_path: path.join(repo, `${secret}.ts`), content: secret },
+    });
+    const text = fs
+      .readdirSync(path.join(box.stateDir, "stats"))
+      .map((f) => fs.readFileSync(path.join(box.stateDir, "stats", f), "utf8"))
+      .join("");
     expect(text.split("\n").filter(Boolean)).toHaveLength(2);
     for (const leak of [secret, repo, box.root, "echo"]) expect(text).not.toContain(leak);
     // Positive control: the payloads did carry it.
@@ -304,26 +407,40 @@ describe("the compiled binary", () => {
       return;
     }
     const log = realisticLog(40_000);
-    const answer = run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-compress" }), { VELESDB_MEMORY_BIN: REAL_COMPILER });
+    const answer = run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-compress" }), {
+      VELESDB_MEMORY_BIN: REAL_COMPILER,
+    });
     expect(answer.stdout).toContain("updatedToolOutput");
     const replaced = records().find((r) => r.c === "replaced")!;
     expect(replaced.bi).toBe(Buffer.byteLength(log));
     expect(replaced.bo!).toBeLessThan(replaced.bi! / 4);
     expect(replaced.tk!).toBeGreaterThan(1000);
     const json = JSON.parse(stats(["--json"]).stdout);
-    expect(json.totals).toMatchObject({ outputsReplaced: 1, tokensSaved: replaced.tk, bytesBefore: replaced.bi, bytesAfter: replaced.bo });
+    expect(json.totals).toMatchObject({
+      outputsReplaced: 1,
+      tokensSaved: replaced.tk,
+      bytesBefore: replaced.bi,
+      bytesAfter: replaced.bo,
+    });
     // Negative control: without a compiler the same output passes, and says why.
-    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-compress" }), { PATH: "/nonexistent" });
+    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-compress" }), {
+      PATH: "/nonexistent",
+    });
     expect(records().at(-1)).toMatchObject({ c: "passed", why: "no-compiler" });
   });
 
   test("a compiler that hangs: the watchdog's deadline is counted as a timeout, the output as passed (no-compiler)", () => {
     const log = realisticLog(40_000);
-    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-hang" }), { VELESDB_MEMORY_BIN: fake("hangs"), VELESDB_HOOK_PROBE_TIMEOUT: "1" });
+    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-hang" }), {
+      VELESDB_MEMORY_BIN: fake("hangs"),
+      VELESDB_HOOK_PROBE_TIMEOUT: "1",
+    });
     expect(records().at(-1)).toMatchObject({ c: "passed", why: "no-compiler", to: 1 });
     expect(JSON.parse(stats(["--json"]).stdout).totals.timeouts).toBe(1);
     // Control: a compiler that answers at once is no timeout.
-    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-low" }), { VELESDB_MEMORY_BIN: fake("low") });
+    run(["claude", "post-tool-use"], bashPayload(log, { cwd: repo, sessionId: "stats-low" }), {
+      VELESDB_MEMORY_BIN: fake("low"),
+    });
     expect(records().at(-1)!.to).toBeUndefined();
   });
 
@@ -342,12 +459,21 @@ describe("the compiled binary", () => {
     expect(stats().stdout).toBe(`no stats records in the last 7 days (${where})\n`);
     claudeSession("stats-session-2");
     const doctor = run(["doctor"], "");
-    expect(doctor.stdout).toMatch(new RegExp(`^stats: +${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: 1 day file, \\d+ B, ${day(0).slice(0, 4)}`, "m"));
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^stats: +${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: 1 day file, \\d+ B, ${day(0).slice(0, 4)}`,
+        "m",
+      ),
+    );
     const uninstall = run(["uninstall", "--client", "claude"], "");
-    expect(uninstall.stdout).toContain(`stats records kept (your history): ${where}; \`velesdb-hooks stats --reset\` removes them`);
+    expect(uninstall.stdout).toContain(
+      `stats records kept (your history): ${where}; \`velesdb-hooks stats --reset\` removes them`,
+    );
     expect(records().length).toBeGreaterThan(0);
     const reset = stats(["--reset"]);
-    expect(reset.stdout).toMatch(new RegExp(`^removed 1 stats file \\(\\d+ B\\) from ${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n$`));
+    expect(reset.stdout).toMatch(
+      new RegExp(`^removed 1 stats file \\(\\d+ B\\) from ${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n$`),
+    );
     expect(fs.existsSync(where)).toBe(false);
     expect(stats().stdout).toBe(`no stats records in the last 7 days (${where})\n`);
     expect(stats(["--reset"]).stdout).toBe(`no stats records to remove (${where})\n`);
@@ -356,14 +482,27 @@ describe("the compiled binary", () => {
 
   test("a usage error exits 64 with one line", () => {
     const bad = stats(["--days", "0"]);
-    expect([bad.exitCode, bad.stdout, bad.stderr]).toEqual([64, "", "velesdb-hooks: --days needs a whole number of days from 1 to 366\n"]);
+    expect([bad.exitCode, bad.stdout, bad.stderr]).toEqual([
+      64,
+      "",
+      "velesdb-hooks: --days needs a whole number of days from 1 to 366\n",
+    ]);
   });
 });
 
 test("no hook evaluates the stats command: it is a lazy chunk of its own, reached only by `stats`", async () => {
-  const built = await Bun.build({ entrypoints: [path.join(import.meta.dir, "..", "src", "cli.ts")], target: "bun", format: "esm", splitting: true, metafile: true });
+  const built = await Bun.build({
+    entrypoints: [path.join(import.meta.dir, "..", "src", "cli.ts")],
+    target: "bun",
+    format: "esm",
+    splitting: true,
+    metafile: true,
+  });
   expect(built.success).toBe(true);
-  const outputs = built.metafile!.outputs as Record<string, { imports: Array<{ path: string; kind: string }>; inputs: Record<string, unknown>; entryPoint?: string }>;
+  const outputs = built.metafile!.outputs as Record<
+    string,
+    { imports: Array<{ path: string; kind: string }>; inputs: Record<string, unknown>; entryPoint?: string }
+  >;
   const key = (p: string) => Object.keys(outputs).find((name) => path.posix.basename(name) === path.posix.basename(p))!;
   const eager = new Set<string>();
   const queue = [Object.keys(outputs).find((name) => outputs[name]!.entryPoint?.endsWith("src/cli.ts"))!];

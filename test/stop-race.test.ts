@@ -22,30 +22,54 @@ beforeAll(() => {
   repos = Array.from({ length: REPOS }, (_, i) => {
     const dir = path.join(box.root, "ws", `r${i}`);
     fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-    fs.writeFileSync(path.join(dir, ".velesdb-hooks.json"), JSON.stringify({ project: `race-${i}`, enforce_learning_loop: true }));
+    fs.writeFileSync(
+      path.join(dir, ".velesdb-hooks.json"),
+      JSON.stringify({ project: `race-${i}`, enforce_learning_loop: true }),
+    );
     return fs.realpathSync(dir);
   });
 });
 afterAll(() => box.cleanup());
 
 async function hook(event: string, payload: Record<string, unknown>): Promise<{ kind: string; text?: string }> {
-  const spawned = await spawnHook(["claude", event], new TextEncoder().encode(JSON.stringify(payload)), { env: box.env, cwd: box.plain, boundMs: 30_000 });
+  const spawned = await spawnHook(["claude", event], new TextEncoder().encode(JSON.stringify(payload)), {
+    env: box.env,
+    cwd: box.plain,
+    boundMs: 30_000,
+  });
   const judged = judgeAnswer(entryById(`claude/${event}`), spawned);
   if (!judged.ok) throw new Error(`${event}: ${judged.problems.join("; ")}`);
   return judged.answer as { kind: string; text?: string };
 }
-const stop = (active = false) => hook("stop", loadPayload("claude", "stop.first", { session_id: SESSION, cwd: box.plain, stop_hook_active: active }));
-const rootsOf = (answer: { kind: string; text?: string }): string[] => (answer.kind === "continue" ? checkpointTargets(answer.text).map((t) => t.root) : []);
+const stop = (active = false) =>
+  hook("stop", loadPayload("claude", "stop.first", { session_id: SESSION, cwd: box.plain, stop_hook_active: active }));
+const rootsOf = (answer: { kind: string; text?: string }): string[] =>
+  answer.kind === "continue" ? checkpointTargets(answer.text).map((t) => t.root) : [];
 
 test(`${STOPS} Stops at once after each batch: exactly one checkpoint names it, none lost, then the session ends`, async () => {
   for (const repo of repos) {
-    await hook("post-tool-use", loadPayload("claude", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repo, tool_input: { query: "prior" }, tool_response: [{ type: "text", text: "[]" }] }));
+    await hook(
+      "post-tool-use",
+      loadPayload("claude", "post-tool-use.recall-fused", {
+        session_id: SESSION,
+        cwd: repo,
+        tool_input: { query: "prior" },
+        tool_response: [{ type: "text", text: "[]" }],
+      }),
+    );
   }
   for (let round = 0; round < ROUNDS; round++) {
     const edited = repos.slice(0, 1 + (round % REPOS));
     for (const [n, repo] of edited.entries()) {
       const target = path.join(repo, "src", `f${round}-${n}.ts`);
-      const answer = await hook("pre-tool-use", loadPayload("claude", "pre-tool-use.write", { session_id: SESSION, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } }));
+      const answer = await hook(
+        "pre-tool-use",
+        loadPayload("claude", "pre-tool-use.write", {
+          session_id: SESSION,
+          cwd: box.plain,
+          tool_input: { file_path: target, content: "x\n" },
+        }),
+      );
       expect(answer.kind).toBe("pass");
     }
     const answers = await Promise.all(Array.from({ length: STOPS }, () => stop()));
@@ -61,20 +85,47 @@ test(`${STOPS} Stops at once after each batch: exactly one checkpoint names it, 
 
 test("a Stop that died holding the claim, its batch still pending: the next Stop takes the claim over and re-sends that batch once", async () => {
   const session = "stop-race-crash";
-  const stopOf = (active = false) => hook("stop", loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain, stop_hook_active: active }));
-  await hook("post-tool-use", loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: repos[0], tool_input: { query: "prior" }, tool_response: [{ type: "text", text: "[]" }] }));
-  const edit = await hook("pre-tool-use", loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: path.join(repos[0]!, "src", "crash.ts"), content: "x\n" } }));
+  const stopOf = (active = false) =>
+    hook(
+      "stop",
+      loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain, stop_hook_active: active }),
+    );
+  await hook(
+    "post-tool-use",
+    loadPayload("claude", "post-tool-use.recall-fused", {
+      session_id: session,
+      cwd: repos[0],
+      tool_input: { query: "prior" },
+      tool_response: [{ type: "text", text: "[]" }],
+    }),
+  );
+  const edit = await hook(
+    "pre-tool-use",
+    loadPayload("claude", "pre-tool-use.write", {
+      session_id: session,
+      cwd: box.plain,
+      tool_input: { file_path: path.join(repos[0]!, "src", "crash.ts"), content: "x\n" },
+    }),
+  );
   expect(edit.kind).toBe("pass");
   const before = new Set(fs.readdirSync(box.stateDir));
   const first = await stopOf();
   expect(rootsOf(first)).toEqual([repos[0]!]);
   // The Stop's manifest, put back to "pending" (as if it had died before marking it delivered),
   // and its claim left behind by a process that no longer exists.
-  const manifest = fs.readdirSync(box.stateDir).find((name) => name.startsWith("learning-checkpoint-manifest-") && !before.has(name))!;
+  const manifest = fs
+    .readdirSync(box.stateDir)
+    .find((name) => name.startsWith("learning-checkpoint-manifest-") && !before.has(name))!;
   expect(manifest).toBeDefined();
   const manifestPath = path.join(box.stateDir, manifest);
-  fs.writeFileSync(manifestPath, fs.readFileSync(manifestPath, "utf8").replace('"state":"delivered"', '"state":"pending"'));
-  const claimPath = path.join(box.stateDir, manifest.replace("learning-checkpoint-manifest-", "learning-checkpoint-claim-"));
+  fs.writeFileSync(
+    manifestPath,
+    fs.readFileSync(manifestPath, "utf8").replace('"state":"delivered"', '"state":"pending"'),
+  );
+  const claimPath = path.join(
+    box.stateDir,
+    manifest.replace("learning-checkpoint-manifest-", "learning-checkpoint-claim-"),
+  );
   const dead = Bun.spawnSync(["true"]).pid;
   fs.writeFileSync(claimPath, `${JSON.stringify({ pid: dead, started: "1" })}\n`, { mode: 0o600 });
   const recovered = await Promise.all([stopOf(), stopOf(), stopOf()]);
@@ -86,13 +137,39 @@ test("a Stop that died holding the claim, its batch still pending: the next Stop
 test("control: a claim held by a live Stop leaves the batch queued for it; once released, the next Stop delivers it", async () => {
   const session = "stop-race-live";
   const stopOf = () => hook("stop", loadPayload("claude", "stop.first", { session_id: session, cwd: box.plain }));
-  await hook("post-tool-use", loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: repos[1], tool_input: { query: "prior" }, tool_response: [{ type: "text", text: "[]" }] }));
+  await hook(
+    "post-tool-use",
+    loadPayload("claude", "post-tool-use.recall-fused", {
+      session_id: session,
+      cwd: repos[1],
+      tool_input: { query: "prior" },
+      tool_response: [{ type: "text", text: "[]" }],
+    }),
+  );
   const before = new Set(fs.readdirSync(box.stateDir));
-  expect((await hook("pre-tool-use", loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: path.join(repos[1]!, "src", "live.ts"), content: "x\n" } }))).kind).toBe("pass");
+  expect(
+    (
+      await hook(
+        "pre-tool-use",
+        loadPayload("claude", "pre-tool-use.write", {
+          session_id: session,
+          cwd: box.plain,
+          tool_input: { file_path: path.join(repos[1]!, "src", "live.ts"), content: "x\n" },
+        }),
+      )
+    ).kind,
+  ).toBe("pass");
   const dirty = fs.readdirSync(box.stateDir).find((name) => name.startsWith("learning-dirty-") && !before.has(name))!;
-  const claimPath = path.join(box.stateDir, dirty.replace(/^learning-dirty-/, "learning-checkpoint-claim-").replace(/\.records$/, ".marker"));
+  const claimPath = path.join(
+    box.stateDir,
+    dirty.replace(/^learning-dirty-/, "learning-checkpoint-claim-").replace(/\.records$/, ".marker"),
+  );
   const stat = fs.readFileSync(`/proc/${process.pid}/stat`, "utf8");
-  fs.writeFileSync(claimPath, `${JSON.stringify({ pid: process.pid, started: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] })}\n`, { mode: 0o600 });
+  fs.writeFileSync(
+    claimPath,
+    `${JSON.stringify({ pid: process.pid, started: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] })}\n`,
+    { mode: 0o600 },
+  );
   expect(rootsOf(await stopOf())).toEqual([]);
   fs.rmSync(claimPath);
   expect(rootsOf(await stopOf())).toEqual([repos[1]!]);

@@ -33,7 +33,10 @@ beforeAll(() => {
   repos = Array.from({ length: REPOS }, (_, i) => {
     const dir = path.join(box.root, "ws", `r${i}`);
     fs.mkdirSync(path.join(dir, "src"), { recursive: true });
-    fs.writeFileSync(path.join(dir, ".velesdb-hooks.json"), JSON.stringify({ project: `stress-${i}`, enforce_learning_loop: true }));
+    fs.writeFileSync(
+      path.join(dir, ".velesdb-hooks.json"),
+      JSON.stringify({ project: `stress-${i}`, enforce_learning_loop: true }),
+    );
     return fs.realpathSync(dir);
   });
 });
@@ -50,21 +53,40 @@ function guardCall(host: Host, repo: number, n: number): Call {
   const target = path.join(repos[repo]!, "src", `file-${n}.ts`);
   const payload =
     host === "claude"
-      ? loadPayload("claude", "pre-tool-use.write", { session_id: SESSION, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } })
-      : loadPayload("codex", "pre-tool-use.apply-patch", { session_id: SESSION, cwd: box.plain, tool_input: { command: `*** Begin Patch\n*** Update File: ${target}\n@@\n-a\n+b\n*** End Patch` } });
+      ? loadPayload("claude", "pre-tool-use.write", {
+          session_id: SESSION,
+          cwd: box.plain,
+          tool_input: { file_path: target, content: "x\n" },
+        })
+      : loadPayload("codex", "pre-tool-use.apply-patch", {
+          session_id: SESSION,
+          cwd: box.plain,
+          tool_input: { command: `*** Begin Patch\n*** Update File: ${target}\n@@\n-a\n+b\n*** End Patch` },
+        });
   return { event: "pre-tool-use", payload, repo };
 }
 
 function recallCall(host: Host, repo: number): Call {
   const payload =
     host === "claude"
-      ? loadPayload("claude", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repos[repo], tool_input: { query: "prior patterns" } })
-      : loadPayload("codex", "post-tool-use.recall-fused", { session_id: SESSION, cwd: repos[repo], tool_input: { query: "prior patterns" } });
+      ? loadPayload("claude", "post-tool-use.recall-fused", {
+          session_id: SESSION,
+          cwd: repos[repo],
+          tool_input: { query: "prior patterns" },
+        })
+      : loadPayload("codex", "post-tool-use.recall-fused", {
+          session_id: SESSION,
+          cwd: repos[repo],
+          tool_input: { query: "prior patterns" },
+        });
   return { event: "post-tool-use", payload };
 }
 
 function stopCall(host: Host, active = false): Call {
-  return { event: "stop", payload: loadPayload(host, "stop.first", { session_id: SESSION, cwd: box.plain, stop_hook_active: active }) };
+  return {
+    event: "stop",
+    payload: loadPayload(host, "stop.first", { session_id: SESSION, cwd: box.plain, stop_hook_active: active }),
+  };
 }
 
 interface Outcome {
@@ -76,10 +98,16 @@ interface Outcome {
 async function run(host: Host, calls: readonly Call[]): Promise<Outcome[]> {
   return Promise.all(
     calls.map(async (call) => {
-      const spawned = await spawnHook([host, call.event], new TextEncoder().encode(JSON.stringify(call.payload)), { env: box.env, cwd: box.plain, boundMs: BOUND_MS });
+      const spawned = await spawnHook([host, call.event], new TextEncoder().encode(JSON.stringify(call.payload)), {
+        env: box.env,
+        cwd: box.plain,
+        boundMs: BOUND_MS,
+      });
       if (spawned.timedOut) return { call, problem: `${call.event} did not answer within ${BOUND_MS} ms` };
       const judged = judgeAnswer(entryById(`${host}/${call.event}`), spawned);
-      return judged.ok ? { call, answer: judged.answer } : { call, problem: `${call.event}: ${judged.problems.join("; ")}` };
+      return judged.ok
+        ? { call, answer: judged.answer }
+        : { call, problem: `${call.event}: ${judged.problems.join("; ")}` };
     }),
   );
 }
@@ -112,13 +140,15 @@ function stateProblems(expectDelivered: boolean): string[] {
         }
         const fields = parsed as Record<string, unknown>;
         const canonical = `${JSON.stringify({ project: fields.project, session: fields.session, root: fields.root })}\n`;
-        if (text !== canonical || !/^\d+-\d+\.json$/.test(record)) problems.push(`record ${name}/${record} is not canonical`);
+        if (text !== canonical || !/^\d+-\d+\.json$/.test(record))
+          problems.push(`record ${name}/${record} is not canonical`);
       }
     }
     if (name.includes("learning-checkpoint-manifest-")) {
       try {
         const manifest = JSON.parse(fs.readFileSync(full, "utf8")) as { state?: string };
-        if (expectDelivered && manifest.state !== "delivered") problems.push(`manifest ${name} is ${manifest.state} after the drain`);
+        if (expectDelivered && manifest.state !== "delivered")
+          problems.push(`manifest ${name} is ${manifest.state} after the drain`);
       } catch {
         problems.push(`manifest ${name} is not JSON`);
       }
@@ -162,14 +192,20 @@ test(`stress: ${PROCESSES} concurrent hooks on one session, ${ROUNDS} rounds: no
     const started = performance.now();
     const guards = PROCESSES - RECALLS_PER_ROUND - STOPS_PER_ROUND;
     const calls = shuffled(
-      [...Array.from({ length: guards }, (_, n) => guardCall(host, n % REPOS, round * 1000 + n)), ...Array.from({ length: RECALLS_PER_ROUND }, (_, i) => recallCall(host, i))],
+      [
+        ...Array.from({ length: guards }, (_, n) => guardCall(host, n % REPOS, round * 1000 + n)),
+        ...Array.from({ length: RECALLS_PER_ROUND }, (_, i) => recallCall(host, i)),
+      ],
       round + 1,
     );
     // The Stops run at once, in the middle of the 195 others: a host normally runs one Stop of
     // a session at a time, but two hosts (or a restarted one) can race, and the hand-off is
     // claimed by one Stop at a time (docs/decisions.md#the-learning-loop), so racing Stops still
     // earn one checkpoint per batch.
-    const stops = run(host, Array.from({ length: STOPS_PER_ROUND }, () => stopCall(host)));
+    const stops = run(
+      host,
+      Array.from({ length: STOPS_PER_ROUND }, () => stopCall(host)),
+    );
     const outcomes = [...(await run(host, calls)), ...(await stops)];
     const elapsed = performance.now() - started;
 
@@ -178,7 +214,11 @@ test(`stress: ${PROCESSES} concurrent hooks on one session, ${ROUNDS} rounds: no
     expect(outcomes).toHaveLength(PROCESSES);
 
     // No loss: every repository with an allowed edit is named by a checkpoint of this round.
-    const allowed = new Set(outcomes.filter((o) => o.call.event === "pre-tool-use" && o.answer?.kind === "pass").map((o) => repos[o.call.repo!]!));
+    const allowed = new Set(
+      outcomes
+        .filter((o) => o.call.event === "pre-tool-use" && o.answer?.kind === "pass")
+        .map((o) => repos[o.call.repo!]!),
+    );
     const named = outcomes.flatMap(checkpointRoots);
     const drained = await drain(host);
     expect(drained.problems).toEqual([]);
@@ -194,7 +234,10 @@ test(`stress: ${PROCESSES} concurrent hooks on one session, ${ROUNDS} rounds: no
 
     // One clean batch: 50 allowed edits at once, then exactly one checkpoint naming exactly them.
     const batchRepos = [round % REPOS, (round + 3) % REPOS, (round + 7) % REPOS];
-    const batch = await run(host, Array.from({ length: 50 }, (_, n) => guardCall(host, batchRepos[n % batchRepos.length]!, round * 1000 + 500 + n)));
+    const batch = await run(
+      host,
+      Array.from({ length: 50 }, (_, n) => guardCall(host, batchRepos[n % batchRepos.length]!, round * 1000 + 500 + n)),
+    );
     expect(batch.filter((o) => o.answer?.kind !== "pass").map((o) => o.problem ?? o.answer?.kind)).toEqual([]);
     const [checkpoint] = await run(host, [stopCall(host)]);
     const roots = checkpointRoots(checkpoint!);
@@ -203,7 +246,9 @@ test(`stress: ${PROCESSES} concurrent hooks on one session, ${ROUNDS} rounds: no
     expect(after!.answer?.kind).toBe("pass");
     expect(stateProblems(true)).toEqual([]);
 
-    summary.push(`round ${round + 1} (${host}): ${PROCESSES} processes in ${(elapsed / 1000).toFixed(1)} s, ${allowed.size} repos edited, ${named.length} checkpoint mentions during the storm, drain ${drained.stops} stop(s)`);
+    summary.push(
+      `round ${round + 1} (${host}): ${PROCESSES} processes in ${(elapsed / 1000).toFixed(1)} s, ${allowed.size} repos edited, ${named.length} checkpoint mentions during the storm, drain ${drained.stops} stop(s)`,
+    );
   }
   console.log(`stress:\n  ${summary.join("\n  ")}`);
 }, 600_000);

@@ -11,7 +11,12 @@ const tier = unitTierFiles(ROOT);
 
 describe("the unit tier", () => {
   test("holds the core, hosts and installer tests (positive control: the walk finds files)", () => {
-    for (const file of ["./test/state.test.ts", "./test/encoders.test.ts", "./test/install.test.ts", "./test/fuzz-regressions.test.ts"]) {
+    for (const file of [
+      "./test/state.test.ts",
+      "./test/encoders.test.ts",
+      "./test/install.test.ts",
+      "./test/fuzz-regressions.test.ts",
+    ]) {
       expect(tier).toContain(file);
     }
   });
@@ -19,14 +24,25 @@ describe("the unit tier", () => {
   test("leaves out every file and folder OUTSIDE_UNIT_TIER names, each of which exists", () => {
     for (const [name, why] of OUTSIDE_UNIT_TIER) {
       expect(fs.existsSync(path.join(ROOT, name)), `${name} (${why}) does not exist`).toBe(true);
-      expect(tier.filter((file) => (name.endsWith("/") ? file.startsWith(`./${name}`) : file === `./${name}`))).toEqual([]);
+      expect(tier.filter((file) => (name.endsWith("/") ? file.startsWith(`./${name}`) : file === `./${name}`))).toEqual(
+        [],
+      );
     }
   });
 
   test("is every other test file outside node_modules", () => {
-    const all = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].filter((f) => !f.includes("node_modules/"));
-    const outside = all.filter((f) => OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? f.startsWith(name) : f === name)));
+    const all = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].filter(
+      (f) => !f.includes("node_modules/"),
+    );
+    const outside = all.filter((f) =>
+      OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? f.startsWith(name) : f === name)),
+    );
     expect(outside.length).toBeGreaterThan(0);
-    expect(tier).toEqual(all.filter((f) => !outside.includes(f)).map((f) => `./${f}`).sort());
+    expect(tier).toEqual(
+      all
+        .filter((f) => !outside.includes(f))
+        .map((f) => `./${f}`)
+        .sort(),
+    );
   });
 });

@@ -14,7 +14,16 @@ const ALL_TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["load guidance after compaction", texts.loadGuidance(slot, { transcriptPath: "/t/x.jsonl", trigger: "auto" })],
   ["save guidance", texts.saveGuidance(slot)],
   ["summariser instructions", texts.summariserInstructions(slot, "/t/x.jsonl", true)],
-  ["state unavailable", texts.stateUnavailableNotice(slot, { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" })],
+  [
+    "state unavailable",
+    texts.stateUnavailableNotice(slot, {
+      access: "use",
+      cause: "linked",
+      path: "/s",
+      problem: "state directory /s is a symlink",
+      stateDir: "/s",
+    }),
+  ],
 ];
 
 describe("every text", () => {
@@ -31,8 +40,14 @@ describe("load guidance", () => {
     ["the exact load call", 'load_working_context(project="veles", session="rolling")'],
     ["the return shape", "{found, working, other_sessions}"],
     ["what working holds", "working holds the saved state"],
-    ["other_sessions, most recent first, filled on hits too", "other_sessions lists the project's other saved slots, most recent first (filled on hits too)"],
-    ["what found: false leads to (each session saves its own slot)", "each session of this repository saves its own, so with found: false the same call on the first one or two of them"],
+    [
+      "other_sessions, most recent first, filled on hits too",
+      "other_sessions lists the project's other saved slots, most recent first (filled on hits too)",
+    ],
+    [
+      "what found: false leads to (each session saves its own slot)",
+      "each session of this repository saves its own, so with found: false the same call on the first one or two of them",
+    ],
     ["the feedback loop", "feedback(id, true|false)"],
     ["id_str", "id_str"],
   ])("names %s", (_label, fragment) => expect(text).toContain(fragment));
@@ -60,7 +75,10 @@ describe("load guidance", () => {
   // (docs/decisions.md#hook-input-and-answers).
   test.each([
     ["load guidance", texts.loadGuidance(slot)],
-    ["after compaction, with a long transcript path", texts.loadGuidance(slot, { transcriptPath: `/t/${"x".repeat(20_000)}`, trigger: "auto" })],
+    [
+      "after compaction, with a long transcript path",
+      texts.loadGuidance(slot, { transcriptPath: `/t/${"x".repeat(20_000)}`, trigger: "auto" }),
+    ],
     ["the Windsurf prompt reminder", texts.windsurfPromptReminder(slot)],
   ])("%s opens with the load call", (_label, text) => {
     expect(text.startsWith('load_working_context(project="veles", session="rolling")')).toBe(true);
@@ -70,14 +88,30 @@ describe("load guidance", () => {
 describe("save guidance and summariser instructions", () => {
   test("Stop names the save call, what to save, and the feedback loop", () => {
     const text = texts.saveGuidance(slot);
-    for (const fragment of ['save_working_context(project="veles", session="rolling")', "goal", "decisions", "verified", "pending", "feedback(id, true|false)"]) {
+    for (const fragment of [
+      'save_working_context(project="veles", session="rolling")',
+      "goal",
+      "decisions",
+      "verified",
+      "pending",
+      "feedback(id, true|false)",
+    ]) {
       expect(text).toContain(fragment);
     }
   });
 
   test("PreCompact keeps the essentials verbatim and ends with the save + compile_transcript line", () => {
     const text = texts.summariserInstructions(slot, "/t/x.jsonl");
-    for (const fragment of ["verbatim", "goal", "constraints", "verified facts", "decisions", "exact values", "file paths", "pending actions"]) {
+    for (const fragment of [
+      "verbatim",
+      "goal",
+      "constraints",
+      "verified facts",
+      "decisions",
+      "exact values",
+      "file paths",
+      "pending actions",
+    ]) {
       expect(text).toContain(fragment);
     }
     expect(text).toContain('save_working_context(project="veles", session="rolling")');
@@ -88,12 +122,20 @@ describe("save guidance and summariser instructions", () => {
 });
 
 describe("learning checkpoint (docs/decisions.md#the-learning-loop)", () => {
-  const targets = [{ ...slot, root: "/w/veles" }, { project: "other", session: "s2", root: "/w/other" }];
+  const targets = [
+    { ...slot, root: "/w/veles" },
+    { project: "other", session: "s2", root: "/w/other" },
+  ];
   const text = texts.learningCheckpoint(targets);
   const stageLines = text.split("\n").filter((line) => /^\d\. /.test(line));
 
   test("four numbered stages, in the order recall, decision, causality, feedback", () => {
-    expect(stageLines.map((line) => line.slice(0, line.indexOf(":")))).toEqual(["1. Recall", "2. Decision", "3. Causality", "4. Feedback"]);
+    expect(stageLines.map((line) => line.slice(0, line.indexOf(":")))).toEqual([
+      "1. Recall",
+      "2. Decision",
+      "3. Causality",
+      "4. Feedback",
+    ]);
   });
 
   test.each([
@@ -121,7 +163,9 @@ describe("learning checkpoint (docs/decisions.md#the-learning-loop)", () => {
   test("a warning is appended last, and only when given", () => {
     expect(text).not.toContain("Warning:");
     const warned = texts.learningCheckpoint(targets, texts.stuckQueueWarning("/s/dirty", 2));
-    expect(warned.split("\n").at(-1)).toBe(`Warning: the edit queue at "/s/dirty" could not be emptied (2 record(s) left) and needs inspection; this checkpoint lists every repository anyway.`);
+    expect(warned.split("\n").at(-1)).toBe(
+      `Warning: the edit queue at "/s/dirty" could not be emptied (2 record(s) left) and needs inspection; this checkpoint lists every repository anyway.`,
+    );
   });
 });
 
@@ -134,7 +178,10 @@ describe("every model-facing sentence lives here (docs/contract.md §3.5)", () =
   // that escaped review: rules and encoders take their words from this module.
   test("no string literal outside texts.ts ends a sentence", () => {
     const dir = path.join(import.meta.dir, "..", "src");
-    const files = ["cli.ts", ...["core", "hosts"].flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((name) => path.join(sub, name)))];
+    const files = [
+      "cli.ts",
+      ...["core", "hosts"].flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((name) => path.join(sub, name))),
+    ];
     const sentence = /["`][A-Za-z][^"`]*( [a-z]+){2,}[^"`]*\.["`]/;
     const found = files
       .filter((file) => file !== path.join("core", "texts.ts") && file !== path.join("core", "texts-refusal.ts"))
@@ -150,12 +197,36 @@ describe("every model-facing sentence lives here (docs/contract.md §3.5)", () =
 });
 
 describe("state failure texts (docs/decisions.md#the-learning-loop)", () => {
-  const written = { access: "write", cause: "storage", path: "/s/stop-x", problem: "/s/stop-x cannot be written (EROFS)", stateDir: "/s" } as const;
-  const read = { access: "read", cause: "malformed", path: "/s/m", problem: "is not a regular file", stateDir: "/s" } as const;
-  const unusable = { access: "use", cause: "linked", path: "/s", problem: "state directory /s is a symlink", stateDir: "/s" } as const;
+  const written = {
+    access: "write",
+    cause: "storage",
+    path: "/s/stop-x",
+    problem: "/s/stop-x cannot be written (EROFS)",
+    stateDir: "/s",
+  } as const;
+  const read = {
+    access: "read",
+    cause: "malformed",
+    path: "/s/m",
+    problem: "is not a regular file",
+    stateDir: "/s",
+  } as const;
+  const unusable = {
+    access: "use",
+    cause: "linked",
+    path: "/s",
+    problem: "state directory /s is a symlink",
+    stateDir: "/s",
+  } as const;
   // dsh: the workspace walk blames a component above the state directory
   // (docs/decisions.md#state-of-the-deepseek-harness).
-  const component = { access: "use", cause: "linked", path: "/ws/.velesdb-hooks/state", problem: "state directory /ws/.velesdb-hooks is a symlink", stateDir: "/ws/.velesdb-hooks/state" } as const;
+  const component = {
+    access: "use",
+    cause: "linked",
+    path: "/ws/.velesdb-hooks/state",
+    problem: "state directory /ws/.velesdb-hooks is a symlink",
+    stateDir: "/ws/.velesdb-hooks/state",
+  } as const;
 
   test.each([
     [written, 'write failed: storage: "/s/stop-x" cannot be written (EROFS)'],
@@ -176,7 +247,9 @@ describe("state failure texts (docs/decisions.md#the-learning-loop)", () => {
   });
 
   test("the checkpoint notice says write or read as it was", () => {
-    expect(texts.checkpointStateNotice(slot, written)).toContain("cannot write this session's learning checkpoint state");
+    expect(texts.checkpointStateNotice(slot, written)).toContain(
+      "cannot write this session's learning checkpoint state",
+    );
     expect(texts.checkpointStateNotice(slot, read)).toContain("cannot read this session's learning checkpoint state");
   });
 

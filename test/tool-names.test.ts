@@ -19,7 +19,12 @@ import { stopDecision } from "../src/core/checkpoint.ts";
 import type { Decision } from "../src/core/decision.ts";
 import { guardEditDecision } from "../src/core/guard.ts";
 import { createHookInput, type HostProfile } from "../src/core/hook-input.ts";
-import { genericStopDecision, preCompactDecision, promptReminderDecision, sessionStartDecision } from "../src/core/lifecycle.ts";
+import {
+  genericStopDecision,
+  preCompactDecision,
+  promptReminderDecision,
+  sessionStartDecision,
+} from "../src/core/lifecycle.ts";
 import { claudeInCursor } from "../src/hosts/claude-in-cursor.ts";
 import { HOSTS } from "../src/hosts/index.ts";
 
@@ -40,7 +45,15 @@ const EXPECTED: Readonly<Record<string, (tool: string) => string>> = {
 };
 
 /** Every tool the texts can name whose name cannot be an English word: each occurrence must be the host's form. */
-const COMPOUND_TOOLS = ["load_working_context", "save_working_context", "list_working_contexts", "recall_fused", "compile_transcript", "compile_context", "memory_status"];
+const COMPOUND_TOOLS = [
+  "load_working_context",
+  "save_working_context",
+  "list_working_contexts",
+  "recall_fused",
+  "compile_transcript",
+  "compile_context",
+  "memory_status",
+];
 /** Tools named by a plain word: checked where the texts use them as tools. */
 const WORD_TOOLS = ["remember", "relate", "why", "feedback"];
 
@@ -54,9 +67,23 @@ async function textsOf(label: string, profile: HostProfile): Promise<string[]> {
   const plain = path.join(base, "plain");
   fs.mkdirSync(optedIn, { recursive: true });
   fs.mkdirSync(plain, { recursive: true });
-  fs.writeFileSync(path.join(optedIn, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", enforce_learning_loop: true }));
-  const env = { ...process.env, VELESDB_HOOK_FRESHNESS: "off", VELESDB_HOOKS_STATE_DIR: path.join(base, "state"), TMPDIR: base };
-  const input = (cwd: string, extra: Record<string, unknown> = {}) => createHookInput({ cwd, [profile.sessionIdField]: "s-1", transcript_path: "/t/x.jsonl", ...extra }, "", profile, env);
+  fs.writeFileSync(
+    path.join(optedIn, ".velesdb-hooks.json"),
+    JSON.stringify({ project: "atlas", enforce_learning_loop: true }),
+  );
+  const env = {
+    ...process.env,
+    VELESDB_HOOK_FRESHNESS: "off",
+    VELESDB_HOOKS_STATE_DIR: path.join(base, "state"),
+    TMPDIR: base,
+  };
+  const input = (cwd: string, extra: Record<string, unknown> = {}) =>
+    createHookInput(
+      { cwd, [profile.sessionIdField]: "s-1", transcript_path: "/t/x.jsonl", ...extra },
+      "",
+      profile,
+      env,
+    );
   const decisions: Decision[] = [
     await sessionStartDecision(input(plain, { source: "compact" })),
     preCompactDecision(input(plain)),
@@ -68,14 +95,19 @@ async function textsOf(label: string, profile: HostProfile): Promise<string[]> {
   return decisions.flatMap((d) => ("text" in d ? [d.text] : "reason" in d ? [d.reason] : []));
 }
 
-const profiles: ReadonlyArray<readonly [string, HostProfile]> = [...Object.entries(HOSTS).map(([name, host]) => [name, host.profile] as const), ["cursor", claudeInCursor.profile]];
+const profiles: ReadonlyArray<readonly [string, HostProfile]> = [
+  ...Object.entries(HOSTS).map(([name, host]) => [name, host.profile] as const),
+  ["cursor", claudeInCursor.profile],
+];
 
 /** misnamed(texts, expected) → each compound tool token that is not `expected(tool)`, with the text it is in. */
 function misnamed(texts: readonly string[], expected: (tool: string) => string): string[] {
   const wrong: string[] = [];
   for (const text of texts) {
     for (const token of text.match(/[A-Za-z0-9_:-]+/g) ?? []) {
-      const tool = COMPOUND_TOOLS.find((t) => token === t || token.endsWith(`_${t}`) || token.endsWith(`-${t}`) || token.endsWith(`:${t}`));
+      const tool = COMPOUND_TOOLS.find(
+        (t) => token === t || token.endsWith(`_${t}`) || token.endsWith(`-${t}`) || token.endsWith(`:${t}`),
+      );
       if (tool && token !== expected(tool)) wrong.push(`${token} in: ${text.slice(0, 80)}`);
     }
   }
@@ -89,19 +121,23 @@ describe.each(profiles)("%s: every tool in every hook text is named as this host
     const texts = await textsOf(name, profile);
     expect(texts.length).toBeGreaterThanOrEqual(5);
     const joined = texts.join("\n");
-    for (const tool of ["load_working_context", "save_working_context", "recall_fused", "compile_transcript"]) expect(joined).toContain(expected(tool));
+    for (const tool of ["load_working_context", "save_working_context", "recall_fused", "compile_transcript"])
+      expect(joined).toContain(expected(tool));
     expect(misnamed(texts, expected)).toEqual([]);
   });
 
   test("the one-word tools of the checkpoint and the feedback loop", async () => {
     const joined = (await textsOf(`${name}-words`, profile)).join("\n");
     for (const tool of WORD_TOOLS) expect(joined).toContain(expected(tool));
-    if (expected("x") !== "x") for (const tool of WORD_TOOLS) expect(joined).not.toMatch(new RegExp(`(?:^|[ :(])${tool}\\(`, "m"));
+    if (expected("x") !== "x")
+      for (const tool of WORD_TOOLS) expect(joined).not.toMatch(new RegExp(`(?:^|[ :(])${tool}\\(`, "m"));
   });
 });
 
 test("control: the scan catches a host whose texts name another host's form, or the bare name", async () => {
   const claudeTexts = await textsOf("control", HOSTS.claude.profile);
   expect(misnamed(claudeTexts, EXPECTED.codex!).length).toBeGreaterThan(5);
-  expect(misnamed(["load_working_context(project=\"p\", session=\"s\") returns"], EXPECTED.claude!)).toEqual(['load_working_context in: load_working_context(project="p", session="s") returns']);
+  expect(misnamed(['load_working_context(project="p", session="s") returns'], EXPECTED.claude!)).toEqual([
+    'load_working_context in: load_working_context(project="p", session="s") returns',
+  ]);
 });

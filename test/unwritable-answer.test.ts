@@ -26,7 +26,7 @@ const REDIRECT: Record<Stdout, string> = {
   closed: ">&-",
   full: ">/dev/full",
   "closed pipe": "| true",
-  readable: ">\"$OUT\"",
+  readable: '>"$OUT"',
 };
 
 function runWithStdout(args: readonly string[], payload: Record<string, unknown>, stdout: Stdout, cwd: string) {
@@ -52,10 +52,38 @@ function runWithStdout(args: readonly string[], payload: Record<string, unknown>
 
 // One refused edit per host: an opted-in repository and no recall in this session.
 const DENIES: ReadonlyArray<readonly [host: string, event: string, payload: () => Record<string, unknown>]> = [
-  ["claude", "pre-tool-use", () => loadPayload("claude", "pre-tool-use.write", { session_id: "s-claude", cwd: repo, tool_input: { file_path: path.join(repo, "src", "a.ts"), content: "x" } })],
-  ["codex", "pre-tool-use", () => loadPayload("codex", "pre-tool-use.apply-patch", { session_id: "s-codex", cwd: repo, tool_input: { command: `*** Begin Patch\n*** Update File: ${path.join(repo, "src", "a.ts")}\n@@\n-a\n+b\n*** End Patch` } })],
+  [
+    "claude",
+    "pre-tool-use",
+    () =>
+      loadPayload("claude", "pre-tool-use.write", {
+        session_id: "s-claude",
+        cwd: repo,
+        tool_input: { file_path: path.join(repo, "src", "a.ts"), content: "x" },
+      }),
+  ],
+  [
+    "codex",
+    "pre-tool-use",
+    () =>
+      loadPayload("codex", "pre-tool-use.apply-patch", {
+        session_id: "s-codex",
+        cwd: repo,
+        tool_input: {
+          command: `*** Begin Patch\n*** Update File: ${path.join(repo, "src", "a.ts")}\n@@\n-a\n+b\n*** End Patch`,
+        },
+      }),
+  ],
   ["dsh", "pre-tool-use", () => loadPayload("dsh", "pre-tool-use.edit", { session_id: "s-dsh", cwd: repo })],
-  ["windsurf", "pre-write-code", () => loadPayload("windsurf", "pre-write-code", { trajectory_id: "s-windsurf", tool_info: { file_path: path.join(repo, "src", "a.ts") } })],
+  [
+    "windsurf",
+    "pre-write-code",
+    () =>
+      loadPayload("windsurf", "pre-write-code", {
+        trajectory_id: "s-windsurf",
+        tool_info: { file_path: path.join(repo, "src", "a.ts") },
+      }),
+  ],
 ];
 
 describe.each(DENIES)("%s %s: a deny", (host, event, payload) => {
@@ -75,9 +103,16 @@ describe.each(DENIES)("%s %s: a deny", (host, event, payload) => {
   });
 });
 
-test.each(["closed", "full", "closed pipe"] as const)("a pass whose stdout is %s stays a pass (exit 0): only a deny falls back", (stdout) => {
-  const plain = path.join(box.root, "plain");
-  fs.mkdirSync(plain, { recursive: true });
-  const payload = loadPayload("claude", "pre-tool-use.write", { session_id: "s-pass", cwd: plain, tool_input: { file_path: path.join(plain, "a.ts"), content: "x" } });
-  expect(runWithStdout(["claude", "pre-tool-use"], payload, stdout, plain).exitCode).toBe(0);
-});
+test.each(["closed", "full", "closed pipe"] as const)(
+  "a pass whose stdout is %s stays a pass (exit 0): only a deny falls back",
+  (stdout) => {
+    const plain = path.join(box.root, "plain");
+    fs.mkdirSync(plain, { recursive: true });
+    const payload = loadPayload("claude", "pre-tool-use.write", {
+      session_id: "s-pass",
+      cwd: plain,
+      tool_input: { file_path: path.join(plain, "a.ts"), content: "x" },
+    });
+    expect(runWithStdout(["claude", "pre-tool-use"], payload, stdout, plain).exitCode).toBe(0);
+  },
+);

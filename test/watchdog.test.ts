@@ -64,7 +64,11 @@ describe("the pure parts", () => {
 
 describe("runWithWatchdog", () => {
   test("positive control: a child that answers gives ok with its stdout", async () => {
-    const outcome = await runWithWatchdog(...sh("cat; echo done"), "hello\n", { timeoutMs: 10_000, maxStdoutBytes: 1024, env: env() });
+    const outcome = await runWithWatchdog(...sh("cat; echo done"), "hello\n", {
+      timeoutMs: 10_000,
+      maxStdoutBytes: 1024,
+      env: env(),
+    });
     expect(outcome).toEqual({
       ok: true,
       timedOut: false,
@@ -78,20 +82,35 @@ describe("runWithWatchdog", () => {
   });
 
   test("a non-zero exit is an outcome, with the first stderr bytes", async () => {
-    const outcome = await runWithWatchdog(...sh("echo broken >&2; exit 3"), "", { timeoutMs: 10_000, maxStdoutBytes: 1024, env: env() });
+    const outcome = await runWithWatchdog(...sh("echo broken >&2; exit 3"), "", {
+      timeoutMs: 10_000,
+      maxStdoutBytes: 1024,
+      env: env(),
+    });
     expect(outcome).toMatchObject({ ok: false, timedOut: false, exitCode: 3, spawnError: null, stderr: "broken\n" });
   });
 
   test("a program that does not exist is a spawnError, not a throw", async () => {
-    const outcome = await runWithWatchdog(path.join(dir, "no-such-program"), [], "x", { timeoutMs: 5000, maxStdoutBytes: 1024 });
+    const outcome = await runWithWatchdog(path.join(dir, "no-such-program"), [], "x", {
+      timeoutMs: 5000,
+      maxStdoutBytes: 1024,
+    });
     expect(outcome.ok).toBe(false);
     expect(outcome.spawnError).toContain("ENOENT");
   });
 
   test.each([
-    ["timeoutMs NaN", { timeoutMs: Number.NaN, maxStdoutBytes: 10 }, "timeoutMs must be a finite number >= 0, got NaN (number)"],
+    [
+      "timeoutMs NaN",
+      { timeoutMs: Number.NaN, maxStdoutBytes: 10 },
+      "timeoutMs must be a finite number >= 0, got NaN (number)",
+    ],
     ["timeoutMs negative", { timeoutMs: -5, maxStdoutBytes: 10 }, "got -5 (number)"],
-    ["maxStdoutBytes fractional", { timeoutMs: 5, maxStdoutBytes: 1.5 }, "maxStdoutBytes must be a finite integer >= 0, got 1.5 (number)"],
+    [
+      "maxStdoutBytes fractional",
+      { timeoutMs: 5, maxStdoutBytes: 1.5 },
+      "maxStdoutBytes must be a finite integer >= 0, got 1.5 (number)",
+    ],
   ])("an invalid bound (%s) is rejected before anything runs", async (_label, options, message) => {
     const witness = path.join(dir, `ran-${Math.random()}`);
     const outcome = await runWithWatchdog(...sh(`touch '${witness}'`), "", { ...options, env: env() });
@@ -102,7 +121,11 @@ describe("runWithWatchdog", () => {
   });
 
   test("a slow child that finishes inside the deadline is left alone", async () => {
-    const outcome = await runWithWatchdog(...sh("sleep 0.5; echo finished"), "", { timeoutMs: 8000, maxStdoutBytes: 1024, env: env() });
+    const outcome = await runWithWatchdog(...sh("sleep 0.5; echo finished"), "", {
+      timeoutMs: 8000,
+      maxStdoutBytes: 1024,
+      env: env(),
+    });
     expect(outcome).toMatchObject({ ok: true, timedOut: false, stdout: "finished\n" });
   });
 
@@ -117,25 +140,38 @@ describe("runWithWatchdog", () => {
 
   test("positive control: a child that reads gets all 5 MB, byte for byte", async () => {
     const payload = new Uint8Array(FIVE_MB).fill(0x62);
-    const outcome = await runWithWatchdog(...sh("wc -c"), payload, { timeoutMs: 20_000, maxStdoutBytes: 1024, env: env() });
+    const outcome = await runWithWatchdog(...sh("wc -c"), payload, {
+      timeoutMs: 20_000,
+      maxStdoutBytes: 1024,
+      env: env(),
+    });
     expect(outcome.ok).toBe(true);
     expect(Number(outcome.stdout.trim())).toBe(FIVE_MB);
   });
 
   test("a string is sent as UTF-8, whole", async () => {
     const text = `${"line with é and 😀\n".repeat(50_000)}`;
-    const outcome = await runWithWatchdog(...sh("wc -c"), text, { timeoutMs: 20_000, maxStdoutBytes: 1024, env: env() });
+    const outcome = await runWithWatchdog(...sh("wc -c"), text, {
+      timeoutMs: 20_000,
+      maxStdoutBytes: 1024,
+      env: env(),
+    });
     expect(Number(outcome.stdout.trim())).toBe(Buffer.byteLength(text, "utf8"));
   });
 
   test("5 MB to a child that never reads stdin cannot block: it dies at the deadline", async () => {
     const pids = pidFile();
     const started = performance.now();
-    const outcome = await runWithWatchdog(fake("hangs"), ["compile-stdin", "--budget", "4096"], new Uint8Array(FIVE_MB), {
-      timeoutMs: 2000,
-      maxStdoutBytes: 1024,
-      env: env({ VELESDB_FAKE_PID_FILE: pids }),
-    });
+    const outcome = await runWithWatchdog(
+      fake("hangs"),
+      ["compile-stdin", "--budget", "4096"],
+      new Uint8Array(FIVE_MB),
+      {
+        timeoutMs: 2000,
+        maxStdoutBytes: 1024,
+        env: env({ VELESDB_FAKE_PID_FILE: pids }),
+      },
+    );
     expect(outcome).toMatchObject({ ok: false, timedOut: true });
     expect(performance.now() - started).toBeLessThan(5000);
     // hangs.sh records itself and a grandchild holding stdout: the group kill took both.
@@ -178,9 +214,17 @@ describe("runWithWatchdog", () => {
   });
 
   test("stdout past the cap stops the run; under the cap it is kept", async () => {
-    const over = await runWithWatchdog(...sh("head -c 200000 /dev/zero; sleep 30"), "", { timeoutMs: 20_000, maxStdoutBytes: 1000, env: env() });
+    const over = await runWithWatchdog(...sh("head -c 200000 /dev/zero; sleep 30"), "", {
+      timeoutMs: 20_000,
+      maxStdoutBytes: 1000,
+      env: env(),
+    });
     expect(over).toMatchObject({ ok: false, stdoutOverflow: true, timedOut: false });
-    const under = await runWithWatchdog(...sh("head -c 1000 /dev/zero"), "", { timeoutMs: 20_000, maxStdoutBytes: 1000, env: env() });
+    const under = await runWithWatchdog(...sh("head -c 1000 /dev/zero"), "", {
+      timeoutMs: 20_000,
+      maxStdoutBytes: 1000,
+      env: env(),
+    });
     expect(under).toMatchObject({ ok: true, stdoutOverflow: false });
     expect(under.stdout.length).toBe(1000);
   });
@@ -193,7 +237,13 @@ describe("in the compiled binary", () => {
     compileBinary(path.join(ROOT, "test", "support", "compress-watchdog-entry.ts"), binary);
   });
 
-  const run = (timeoutMs: number, stdinBytes: number, command: string, args: string[], extraEnv: Record<string, string>) => {
+  const run = (
+    timeoutMs: number,
+    stdinBytes: number,
+    command: string,
+    args: string[],
+    extraEnv: Record<string, string>,
+  ) => {
     const started = performance.now();
     const result = Bun.spawnSync([binary, String(timeoutMs), String(stdinBytes), command, ...args], {
       env: env(extraEnv),
@@ -201,7 +251,11 @@ describe("in the compiled binary", () => {
       stderr: "pipe",
       timeout: 20_000,
     });
-    return { wallMs: performance.now() - started, exitCode: result.exitCode, outcome: JSON.parse(result.stdout.toString()) };
+    return {
+      wallMs: performance.now() - started,
+      exitCode: result.exitCode,
+      outcome: JSON.parse(result.stdout.toString()),
+    };
   };
 
   test("positive control: a reading child gets 5 MB", () => {
@@ -211,7 +265,9 @@ describe("in the compiled binary", () => {
 
   test("5 MB to a never-reading child with a grandchild: answered within 5 s, nothing left", async () => {
     const pids = pidFile();
-    const result = run(2000, FIVE_MB, fake("hangs"), ["compile-stdin", "--budget", "4096"], { VELESDB_FAKE_PID_FILE: pids });
+    const result = run(2000, FIVE_MB, fake("hangs"), ["compile-stdin", "--budget", "4096"], {
+      VELESDB_FAKE_PID_FILE: pids,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.outcome).toMatchObject({ ok: false, timedOut: true });
     expect(result.wallMs).toBeLessThan(5000);

@@ -12,7 +12,8 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-const run = (event: string, payload: Record<string, unknown>, cwd = box.workspace) => runBinary(["windsurf", event], payload, { env: box.env, cwd });
+const run = (event: string, payload: Record<string, unknown>, cwd = box.workspace) =>
+  runBinary(["windsurf", event], payload, { env: box.env, cwd });
 const prompt = (trajectory: string) => loadPayload("windsurf", "pre-user-prompt", { trajectory_id: trajectory });
 const write = (trajectory: string, file: string) =>
   loadPayload("windsurf", "pre-write-code", { trajectory_id: trajectory, tool_info: { file_path: file, edits: [] } });
@@ -92,7 +93,8 @@ describe("the reminder rule lives in the core; the host module only wires and en
     const { createHookInput } = await import("../src/core/hook-input.ts");
     const { windsurf } = await import("../src/hosts/windsurf.ts");
     writeConfig(box.workspace, { project: "wind-app" });
-    const input = (payload: Record<string, unknown>) => createHookInput({ ...payload, cwd: box.workspace }, "", windsurf.profile, box.env);
+    const input = (payload: Record<string, unknown>) =>
+      createHookInput({ ...payload, cwd: box.workspace }, "", windsurf.profile, box.env);
     expect((await promptReminderDecision(input(prompt("t1")))).kind).toBe("addContext");
     expect((await promptReminderDecision(input(prompt("t1")))).kind).toBe("pass");
     const anonymous = { ...prompt("t1") };

@@ -5,14 +5,23 @@
 // Negative control: the one shared slot the hooks used before, where the second save replaces
 // the first.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { additionalContextOf, loadPayload, makeSandbox, parseOneJsonAnswer, runBinary, type Sandbox } from "./support/hook-runner.ts";
+import {
+  additionalContextOf,
+  loadPayload,
+  makeSandbox,
+  parseOneJsonAnswer,
+  runBinary,
+  type Sandbox,
+} from "./support/hook-runner.ts";
 import { REAL_VELESDB_MEMORY, RealServer, requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
 requireRealServerUnderCi(test, "the per-session working context");
 
 /** The (project, session) of the first `<tool>(project="…", session="…")` in a hook text. */
 function slotIn(text: string, tool: string): { project: string; session: string } {
-  const match = new RegExp(`mcp__velesdb-memory__${tool}\\(project=("(?:[^"\\\\]|\\\\.)*"), session=("(?:[^"\\\\]|\\\\.)*")\\)`).exec(text);
+  const match = new RegExp(
+    `mcp__velesdb-memory__${tool}\\(project=("(?:[^"\\\\]|\\\\.)*"), session=("(?:[^"\\\\]|\\\\.)*")\\)`,
+  ).exec(text);
   if (!match) throw new Error(`no ${tool} call in: ${text.slice(0, 200)}`);
   return { project: JSON.parse(match[1]!), session: JSON.parse(match[2]!) };
 }
@@ -31,11 +40,19 @@ describe.skipIf(!REAL_VELESDB_MEMORY)("two Claude sessions of one repository, th
 
   const hook = (event: "session-start" | "stop", fixture: string, sessionId: string): string => {
     const payload = loadPayload("claude", fixture, { cwd: box.workspace, session_id: sessionId });
-    const answer = parseOneJsonAnswer(runBinary(["claude", event], payload, { env: box.env, cwd: box.workspace }).stdout);
+    const answer = parseOneJsonAnswer(
+      runBinary(["claude", event], payload, { env: box.env, cwd: box.workspace }).stdout,
+    );
     return additionalContextOf(answer) ?? "";
   };
-  const save = (slot: { project: string; session: string }, goal: string) => server.tool("save_working_context", { ...slot, working: { goal, pending_actions: [`finish ${goal}`] } });
-  const load = async (slot: { project: string; session: string }) => (await server.tool("load_working_context", slot)).result!.structuredContent as { found: boolean; working: { goal?: string } | null; other_sessions: string[] };
+  const save = (slot: { project: string; session: string }, goal: string) =>
+    server.tool("save_working_context", { ...slot, working: { goal, pending_actions: [`finish ${goal}`] } });
+  const load = async (slot: { project: string; session: string }) =>
+    (await server.tool("load_working_context", slot)).result!.structuredContent as {
+      found: boolean;
+      working: { goal?: string } | null;
+      other_sessions: string[];
+    };
 
   test("each saves its own slot; the next session's load lists both, most recent first, and each loads back", async () => {
     const a = slotIn(hook("stop", "stop.first", "aaaa-1111"), "save_working_context");

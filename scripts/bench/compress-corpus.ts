@@ -33,8 +33,15 @@ export interface ItemResult {
 
 /** What the model reads of an output when nothing replaces it, per host. */
 export function readAsIs(host: CorpusHost, output: RealOutput): string {
-  const joined = output.stderr === "" ? output.stdout : output.stdout === "" ? output.stderr : `${output.stdout.replace(/\n$/, "")}\n${output.stderr}`;
-  return host === "copilot" ? `${joined.replace(/\n$/, "")}\n<shellId: 0 completed with exit code ${output.exitCode}>` : joined;
+  const joined =
+    output.stderr === ""
+      ? output.stdout
+      : output.stdout === ""
+        ? output.stderr
+        : `${output.stdout.replace(/\n$/, "")}\n${output.stderr}`;
+  return host === "copilot"
+    ? `${joined.replace(/\n$/, "")}\n<shellId: 0 completed with exit code ${output.exitCode}>`
+    : joined;
 }
 
 /** payloadFor(host, output, cwd) → the PostToolUse payload that host sends for this command (the recorded shapes). */
@@ -51,7 +58,14 @@ export function payloadFor(host: CorpusHost, output: RealOutput, cwd: string): R
         tool_response: { stdout: output.stdout, stderr: output.stderr, interrupted: false, isImage: false },
       };
     case "codex":
-      return { session_id: session, cwd, hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: output.command }, tool_response: readAsIs("codex", output) };
+      return {
+        session_id: session,
+        cwd,
+        hook_event_name: "PostToolUse",
+        tool_name: "Bash",
+        tool_input: { command: output.command },
+        tool_response: readAsIs("codex", output),
+      };
     case "copilot":
       return {
         sessionId: session,
@@ -63,7 +77,13 @@ export function payloadFor(host: CorpusHost, output: RealOutput, cwd: string): R
       };
     case "opencode": {
       const text = readAsIs("opencode", output);
-      return { session_id: session, cwd, tool_name: "bash", tool_input: { command: output.command }, tool_response: { title: output.command, output: text, metadata: { exit: output.exitCode, truncated: false } } };
+      return {
+        session_id: session,
+        cwd,
+        tool_name: "bash",
+        tool_input: { command: output.command },
+        tool_response: { title: output.command, output: text, metadata: { exit: output.exitCode, truncated: false } },
+      };
     }
   }
 }
@@ -147,7 +167,9 @@ export function aggregate(host: CorpusHost, results: readonly ItemResult[]): Agg
 export async function runCorpusBench(hosts: readonly CorpusHost[] = HOSTS): Promise<boolean> {
   const compiler = process.env.VELESDB_MEMORY_BIN;
   if (!compiler || !fs.existsSync(compiler)) {
-    console.log("corpus: VELESDB_MEMORY_BIN must name the real velesdb-memory (0.17.0) to measure compression on real outputs");
+    console.log(
+      "corpus: VELESDB_MEMORY_BIN must name the real velesdb-memory (0.17.0) to measure compression on real outputs",
+    );
     return false;
   }
   const corpus = await realOutputs();
@@ -155,10 +177,14 @@ export async function runCorpusBench(hosts: readonly CorpusHost[] = HOSTS): Prom
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", VELESDB_MEMORY_BIN: compiler };
   const results: ItemResult[] = [];
   for (const host of hosts) for (const item of corpus) if (item.ok) results.push(runItem(host, item.output, env));
-  console.log("\nhost | output | tool | bytes before → after | tokens before → after | needed lines kept | ms | replaced (or why not)");
+  console.log(
+    "\nhost | output | tool | bytes before → after | tokens before → after | needed lines kept | ms | replaced (or why not)",
+  );
   for (const r of results) {
     const kept = r.replaced ? `${r.needed - r.lost.length}/${r.needed}` : "n/a";
-    console.log(`${r.host} | ${r.name} | ${r.tool} | ${r.bytesBefore} → ${r.bytesAfter} | ${r.tokensBefore} → ${r.tokensAfter} | ${kept} | ${r.ms.toFixed(0)} | ${r.replaced ? "yes" : `no: ${r.why}`}`);
+    console.log(
+      `${r.host} | ${r.name} | ${r.tool} | ${r.bytesBefore} → ${r.bytesAfter} | ${r.tokensBefore} → ${r.tokensAfter} | ${kept} | ${r.ms.toFixed(0)} | ${r.replaced ? "yes" : `no: ${r.why}`}`,
+    );
     for (const line of r.lost) console.log(`    lost: ${line}`);
   }
   let met = true;
@@ -168,7 +194,9 @@ export async function runCorpusBench(hosts: readonly CorpusHost[] = HOSTS): Prom
     const share = a.bytesBefore === 0 ? 0 : a.bytesAfter / a.bytesBefore;
     const ok = a.replaced >= 0.8 * a.items && share <= 0.25 && a.lost === 0;
     met &&= ok;
-    console.log(`${host}: ${a.replaced}/${a.items} replaced, ${a.bytesAfter}/${a.bytesBefore} bytes read (${(share * 100).toFixed(1)} %), ${a.lost} needed lines lost — ${ok ? "goal met" : "goal NOT met"}`);
+    console.log(
+      `${host}: ${a.replaced}/${a.items} replaced, ${a.bytesAfter}/${a.bytesBefore} bytes read (${(share * 100).toFixed(1)} %), ${a.lost} needed lines lost — ${ok ? "goal met" : "goal NOT met"}`,
+    );
   }
   return met;
 }

@@ -18,7 +18,8 @@ function findConfig(start: string): Record<string, unknown> | undefined {
   for (let walked = 0; walked < MAX_DIRECTORIES_WALKED; walked++) {
     const candidate = path.join(dir, CONFIG_FILE_NAME);
     try {
-      if (fs.lstatSync(candidate).isFile()) return JSON.parse(fs.readFileSync(candidate, "utf8")) as Record<string, unknown>;
+      if (fs.lstatSync(candidate).isFile())
+        return JSON.parse(fs.readFileSync(candidate, "utf8")) as Record<string, unknown>;
     } catch {
       // absent: keep walking
     }
@@ -40,7 +41,12 @@ try {
 } catch {
   // no marker yet
 }
-const record = JSON.stringify({ session: payload.session_id ?? "", project: config?.project ?? path.basename(workspace), marker: marker.length, at: Date.now() });
+const record = JSON.stringify({
+  session: payload.session_id ?? "",
+  project: config?.project ?? path.basename(workspace),
+  marker: marker.length,
+  at: Date.now(),
+});
 const temp = path.join(stateDir, `.record.${process.pid}.tmp`);
 const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
 fs.writeSync(fd, record);

@@ -28,7 +28,10 @@ export function dropPageCache(file: string): boolean {
   } finally {
     fs.closeSync(fd);
   }
-  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "pipe" });
+  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   return result.exitCode === 0;
 }
 

@@ -21,9 +21,22 @@ fs.mkdirSync(path.join(ROOT, ".bench"), { recursive: true });
 const base = freshCopy(path.resolve(baseArg), path.join(ROOT, ".bench", "ab-base"));
 const candidate = freshCopy(path.join(ROOT, "dist", "velesdb-hooks"), path.join(ROOT, ".bench", "ab-stats"));
 
-function cpuMs(binary: string, args: readonly string[], stdin: string, env: Record<string, string>, cwd: string): number {
-  const result = Bun.spawnSync([binary, ...args], { stdin: Buffer.from(stdin), env, cwd, stdout: "pipe", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${binary} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
+function cpuMs(
+  binary: string,
+  args: readonly string[],
+  stdin: string,
+  env: Record<string, string>,
+  cwd: string,
+): number {
+  const result = Bun.spawnSync([binary, ...args], {
+    stdin: Buffer.from(stdin),
+    env,
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (result.exitCode !== 0)
+    throw new Error(`${binary} ${args.join(" ")} exited ${result.exitCode}: ${result.stderr.toString()}`);
   return Number(result.resourceUsage!.cpuTime.total) / 1000;
 }
 
@@ -40,12 +53,22 @@ try {
     const env = { ...ws.env, ...(c.env?.(ws) ?? {}) };
     const times = { base: [] as number[], on: [] as number[], off: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
-      for (const [name, binary, extra] of [["base", base, {}], ["on", candidate, {}], ["off", candidate, { VELESDB_HOOK_STATS: "off" }]] as const) {
+      for (const [name, binary, extra] of [
+        ["base", base, {}],
+        ["on", candidate, {}],
+        ["off", candidate, { VELESDB_HOOK_STATS: "off" }],
+      ] as const) {
         c.before?.(ws);
         times[name].push(cpuMs(binary, c.args, c.payload(ws), { ...env, ...extra }, ws.repo));
       }
     }
-    rows.push([c.label, median(times.base).toFixed(2), median(times.on).toFixed(2), cell(times.on, times.base), cell(times.off, times.base)]);
+    rows.push([
+      c.label,
+      median(times.base).toFixed(2),
+      median(times.on).toFixed(2),
+      cell(times.on, times.base),
+      cell(times.off, times.base),
+    ]);
     console.log(rows.at(-1)!.join(" | "));
   }
 } finally {

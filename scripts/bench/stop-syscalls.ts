@@ -36,7 +36,6 @@ function readWithoutFollowing(file: string): string {
   }
 }
 
-
 if (fs.fstatSync(0).isCharacterDevice()) process.exit(0);
 const payload = JSON.parse(readStdin()) as { cwd?: string; session_id?: string };
 const start = path.resolve(process.cwd(), payload.cwd ?? ".");
@@ -56,7 +55,8 @@ const owner = process.getuid?.() ?? 0; // the hook asks twice (identity's owner 
 const stateDir = path.join(process.env.TMPDIR || "/tmp", `velesdb-agent-hooks-${uid}`);
 if (!fs.lstatSync(stateDir, { throwIfNoEntry: false })) fs.mkdirSync(stateDir, { mode: 0o700 });
 const state = fs.lstatSync(stateDir);
-if (!state.isDirectory() || state.uid !== owner || (state.mode & 0o077) !== 0) throw new Error("state directory is not private");
+if (!state.isDirectory() || state.uid !== owner || (state.mode & 0o077) !== 0)
+  throw new Error("state directory is not private");
 
 const key = `${config.project ?? path.basename(workspace)}-${payload.session_id ?? ""}`;
 const started = readWithoutFollowing(`/proc/${process.pid}/stat`).split(") ")[1]?.split(" ")[19] ?? "";
@@ -67,13 +67,20 @@ fs.linkSync(claimTemp, claim);
 fs.lstatSync(claimTemp);
 fs.unlinkSync(claimTemp);
 
-const checkpointed = fs.lstatSync(path.join(stateDir, `learning-checkpoint-manifest-${key}.marker`), { throwIfNoEntry: false }) !== undefined;
-const queued = fs.lstatSync(path.join(stateDir, `learning-dirty-${key}.records`), { throwIfNoEntry: false }) !== undefined;
+const checkpointed =
+  fs.lstatSync(path.join(stateDir, `learning-checkpoint-manifest-${key}.marker`), { throwIfNoEntry: false }) !==
+  undefined;
+const queued =
+  fs.lstatSync(path.join(stateDir, `learning-dirty-${key}.records`), { throwIfNoEntry: false }) !== undefined;
 const marker = path.join(stateDir, `stop-${key}.marker`);
 const remindedBefore = fs.lstatSync(marker, { throwIfNoEntry: false }) !== undefined;
 const markerTemp = `${marker}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`;
 if (fs.lstatSync(marker, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error("the marker is a link");
-const markerFd = fs.openSync(markerTemp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o600);
+const markerFd = fs.openSync(
+  markerTemp,
+  fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW,
+  0o600,
+);
 fs.writeSync(markerFd, "1\n");
 fs.closeSync(markerFd);
 fs.renameSync(markerTemp, marker);
@@ -83,4 +90,7 @@ if (holder.pid === process.pid && fs.lstatSync(claim).isFile()) fs.unlinkSync(cl
 
 // About the size of the hook's answer (579 bytes); the words are placeholders, not ours to keep in sync.
 const reason = `Reference answer for project ${JSON.stringify(config.project ?? "")}: ${"a sentence of about the length of the reminder. ".repeat(4)}${checkpointed || queued || remindedBefore ? "" : "first Stop"}`;
-fs.writeSync(1, `${JSON.stringify({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: reason }, decision: "block", reason })}\n`);
+fs.writeSync(
+  1,
+  `${JSON.stringify({ hookSpecificOutput: { hookEventName: "Stop", additionalContext: reason }, decision: "block", reason })}\n`,
+);

@@ -16,7 +16,11 @@ export type BoundedRead =
  * (followLink false), "cannot be read (CODE)". `code` is the errno code when there is one
  * (ENOENT: the file is absent). Never throws.
  */
-export function readBoundedFile(filePath: string, maxBytes: number, options: { readonly followLink: boolean }): BoundedRead {
+export function readBoundedFile(
+  filePath: string,
+  maxBytes: number,
+  options: { readonly followLink: boolean },
+): BoundedRead {
   let fd: number | undefined;
   try {
     const noFollow = options.followLink ? 0 : (fs.constants.O_NOFOLLOW ?? 0);

@@ -15,8 +15,22 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, type ProjectIdentity } from "./identity.ts";
 import { genericStopDecision, memorySlot, sessionOf, stopOnStateFailure } from "./lifecycle.ts";
 import { isPlainObject, parseJsonObject } from "./payload.ts";
-import { canonicalRecordJson, LEARNING_DIRTY, listRecords, recordFromObject, removeRecordFile, type RepositoryRecord } from "./records.ts";
-import { markerPath, readPrivateFile, recordsPath, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
+import {
+  canonicalRecordJson,
+  LEARNING_DIRTY,
+  listRecords,
+  recordFromObject,
+  removeRecordFile,
+  type RepositoryRecord,
+} from "./records.ts";
+import {
+  markerPath,
+  readPrivateFile,
+  recordsPath,
+  repositoryIdentity,
+  writePrivateFile,
+  type StateStore,
+} from "./state.ts";
 import { noteStat } from "./stats-note.ts";
 import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning, type StateFailure } from "./texts.ts";
 
@@ -40,14 +54,22 @@ interface Manifest {
 export function stopDecision(input: HookInput): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const store = input.state();
-  if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
+  if (!store.safe)
+    return stopOnStateFailure(input, identity, {
+      access: "use",
+      cause: store.cause,
+      path: store.dir,
+      problem: store.problem,
+      stateDir: store.dir,
+    });
   const sessionId = sessionOf(input);
   const claimFile = markerPath(store, input.kind(CHECKPOINT_CLAIM), sessionId);
   const claim = tryClaim(claimFile);
   // Another Stop of this session is handing over right now: the batch is its to deliver (and
   // what is queued after its listing stays for the next Stop). This one is a Stop with nothing new.
   if (claim.state === "held") return genericStopDecision(input, identity);
-  if (claim.state === "failed") return stateFailure(input, identity, store.dir, "write", "storage", claimFile, `cannot be created (${claim.code})`);
+  if (claim.state === "failed")
+    return stateFailure(input, identity, store.dir, "write", "storage", claimFile, `cannot be created (${claim.code})`);
   try {
     return handOver(input, identity, store, sessionId);
   } finally {
@@ -56,7 +78,12 @@ export function stopDecision(input: HookInput): Decision {
 }
 
 /** handOver(…) → recovery, a new batch, the once-per-repository checklist, or the generic reminder; run under the session's claim. */
-function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore & { safe: true }, sessionId: string): Decision {
+function handOver(
+  input: HookInput,
+  identity: ProjectIdentity,
+  store: StateStore & { safe: true },
+  sessionId: string,
+): Decision {
   const manifestFile = markerPath(store, input.kind(CHECKPOINT_MANIFEST), sessionId);
 
   // 1. Recovery: a batch captured by an earlier Stop that may never have reached the model.
@@ -68,53 +95,92 @@ function handOver(input: HookInput, identity: ProjectIdentity, store: StateStore
   let knownStuck: string[] = [];
   if (manifestRead.state === "present") {
     const manifest = parseManifest(manifestRead.content);
-    if (!manifest) return stateFailure(input, identity, store.dir, "read", "malformed", manifestFile, "is not a checkpoint manifest");
+    if (!manifest)
+      return stateFailure(
+        input,
+        identity,
+        store.dir,
+        "read",
+        "malformed",
+        manifestFile,
+        "is not a checkpoint manifest",
+      );
     if (manifest.state === "pending") {
       // The interrupted Stop may have died before emptying the queue: the records this
       // snapshot already covers go now, or the batch would earn a second checkpoint.
       const covered = new Set(manifest.targets.map(canonicalRecordJson));
       const queued = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
-      const leftover = queued.state === "ok" ? queued.records.filter((r) => covered.has(canonicalRecordJson(r.record))) : [];
+      const leftover =
+        queued.state === "ok" ? queued.records.filter((r) => covered.has(canonicalRecordJson(r.record))) : [];
       const stuck = leftover.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
-      return deliver(input, identity, store.dir, manifestFile, manifest.targets, [...(manifest.stuck ?? []), ...stuck], "");
+      return deliver(
+        input,
+        identity,
+        store.dir,
+        manifestFile,
+        manifest.targets,
+        [...(manifest.stuck ?? []), ...stuck],
+        "",
+      );
     }
     knownStuck = (manifest.stuck ?? []).filter((name) => !removeRecordFile(path.join(dirtyDir, name)));
     const consumed =
       knownStuck.length === 0
         ? removeRecordFile(manifestFile)
-        : writePrivateFile(manifestFile, manifestJson({ state: "delivered", targets: manifest.targets, stuck: knownStuck })).ok;
-    if (!consumed) return stateFailure(input, identity, store.dir, "write", "storage", manifestFile, "cannot be updated");
+        : writePrivateFile(
+            manifestFile,
+            manifestJson({ state: "delivered", targets: manifest.targets, stuck: knownStuck }),
+          ).ok;
+    if (!consumed)
+      return stateFailure(input, identity, store.dir, "write", "storage", manifestFile, "cannot be updated");
   }
 
   // 2. A new batch: every repository edited since the last checkpoint.
   const dirty = listRecords(store, input.kind(LEARNING_DIRTY), sessionId);
-  if (dirty.state !== "ok") return stateFailure(input, identity, store.dir, "read", dirty.state, dirty.path, dirty.problem);
+  if (dirty.state !== "ok")
+    return stateFailure(input, identity, store.dir, "read", dirty.state, dirty.path, dirty.problem);
   const fresh = dirty.records.filter((r) => !knownStuck.includes(path.basename(r.file)));
   if (fresh.length > 0) {
     const targets = uniqueTargets(fresh.map((r) => r.record));
     const snapshot = writePrivateFile(manifestFile, manifestJson({ state: "pending", targets, stuck: knownStuck }));
-    if (!snapshot.ok) return stateFailure(input, identity, store.dir, "write", snapshot.cause, manifestFile, snapshot.problem);
-    for (const target of targets) writePrivateFile(markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, target.root)), "1\n");
+    if (!snapshot.ok)
+      return stateFailure(input, identity, store.dir, "write", snapshot.cause, manifestFile, snapshot.problem);
+    for (const target of targets)
+      writePrivateFile(markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, target.root)), "1\n");
     writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
     const stuck = fresh.filter((r) => !removeRecordFile(r.file)).map((r) => path.basename(r.file));
     const warning = stuck.length > 0 ? stuckQueueWarning(dirty.dir, stuck.length) : "";
     return deliver(input, identity, store.dir, manifestFile, targets, [...knownStuck, ...stuck], warning);
   }
   if (knownStuck.length > 0) {
-    return stateFailure(input, identity, store.dir, "write", "storage", dirtyDir, `holds ${knownStuck.length} record(s) that cannot be removed`);
+    return stateFailure(
+      input,
+      identity,
+      store.dir,
+      "write",
+      "storage",
+      dirtyDir,
+      `holds ${knownStuck.length} record(s) that cannot be removed`,
+    );
   }
 
   // 3. No edits: an opted-in repository still gets its checklist once per session.
   if (identity.enforceLearningLoop) {
     const repoMarker = markerPath(store, input.kind(STOP), repositoryIdentity(sessionId, identity.root));
     const seen = readPrivateFile(repoMarker);
-    if (seen.state === "linked" || seen.state === "malformed") return stateFailure(input, identity, store.dir, "read", seen.state, seen.path, seen.problem);
+    if (seen.state === "linked" || seen.state === "malformed")
+      return stateFailure(input, identity, store.dir, "read", seen.state, seen.path, seen.problem);
     if (seen.state === "absent") {
       const written = writePrivateFile(repoMarker, "1\n");
-      if (!written.ok) return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
+      if (!written.ok)
+        return stateFailure(input, identity, store.dir, "write", written.cause, repoMarker, written.problem);
       writePrivateFile(markerPath(store, input.kind(STOP), sessionId), "1\n");
       noteStat("checkpoint", "sent");
-      return { kind: "continue", text: checkpointText(input, [{ project: identity.project, session: identity.session, root: identity.root }]), note: input.inputProblem };
+      return {
+        kind: "continue",
+        text: checkpointText(input, [{ project: identity.project, session: identity.session, root: identity.root }]),
+        note: input.inputProblem,
+      };
     }
   }
   return genericStopDecision(input, identity);
@@ -138,12 +204,24 @@ function deliver(
     return stateFailure(input, identity, stateDir, "write", delivered.cause, manifestFile, delivered.problem);
   }
   noteStat("checkpoint", "sent");
-  return { kind: "continue", text: checkpointText(input, targets, warning || undefined), note: warning || input.inputProblem };
+  return {
+    kind: "continue",
+    text: checkpointText(input, targets, warning || undefined),
+    note: warning || input.inputProblem,
+  };
 }
 
 /** checkpointText → the checklist with each repository's save in this session's own slot, tools as the host names them. */
-function checkpointText(input: HookInput, targets: readonly { readonly project: string; readonly session: string; readonly root: string }[], warning?: string): string {
-  return learningCheckpoint(targets.map((t) => ({ ...memorySlot(input, t), root: t.root })), warning, input.host.mcpTool);
+function checkpointText(
+  input: HookInput,
+  targets: readonly { readonly project: string; readonly session: string; readonly root: string }[],
+  warning?: string,
+): string {
+  return learningCheckpoint(
+    targets.map((t) => ({ ...memorySlot(input, t), root: t.root })),
+    warning,
+    input.host.mcpTool,
+  );
 }
 
 function stateFailure(
@@ -174,7 +252,11 @@ function parseManifest(text: string): Manifest | undefined {
   if ((state !== "pending" && state !== "delivered") || !Array.isArray(targets)) return undefined;
   const parsed = targets.map((t: unknown) => (isPlainObject(t) ? recordFromObject(t) : undefined));
   if (parsed.some((t) => t === undefined)) return undefined;
-  if (stuck !== undefined && !(Array.isArray(stuck) && stuck.every((n) => typeof n === "string" && /^\d+-\d+\.json$/.test(n)))) return undefined;
+  if (
+    stuck !== undefined &&
+    !(Array.isArray(stuck) && stuck.every((n) => typeof n === "string" && /^\d+-\d+\.json$/.test(n)))
+  )
+    return undefined;
   return { state, targets: parsed as RepositoryRecord[], stuck: (stuck as string[] | undefined) ?? [] };
 }
 
@@ -185,4 +267,3 @@ function uniqueTargets(records: readonly RepositoryRecord[]): RepositoryRecord[]
   const key = (r: RepositoryRecord) => `${r.root}\u0000${r.project}\u0000${r.session}`;
   return [...distinct.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
-

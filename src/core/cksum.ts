@@ -12,8 +12,8 @@
 
 /** CKSUM_NIBBLE_TABLE[n]: the CRC register after shifting the nibble n (as n << 28) through the polynomial 0x04c11db7 four times. */
 const CKSUM_NIBBLE_TABLE = [
-  0x00000000, 0x04c11db7, 0x09823b6e, 0x0d4326d9, 0x130476dc, 0x17c56b6b, 0x1a864db2, 0x1e475005, 0x2608edb8, 0x22c9f00f, 0x2f8ad6d6, 0x2b4bcb61,
-  0x350c9b64, 0x31cd86d3, 0x3c8ea00a, 0x384fbdbd,
+  0x00000000, 0x04c11db7, 0x09823b6e, 0x0d4326d9, 0x130476dc, 0x17c56b6b, 0x1a864db2, 0x1e475005, 0x2608edb8,
+  0x22c9f00f, 0x2f8ad6d6, 0x2b4bcb61, 0x350c9b64, 0x31cd86d3, 0x3c8ea00a, 0x384fbdbd,
 ];
 
 /** posixCksum("abc") === "1219131554-3": the CRC and the byte length, as `cksum` prints them. */

@@ -85,7 +85,8 @@ function readOwner(file: string): ClaimOwner | "absent" | "unreadable" {
   if (!read.ok) return read.code === "ENOENT" ? "absent" : "unreadable";
   try {
     const value = JSON.parse(read.bytes.toString("utf8")) as Partial<ClaimOwner>;
-    if (Number.isSafeInteger(value.pid) && (value.pid as number) > 0 && typeof value.started === "string") return { pid: value.pid as number, started: value.started };
+    if (Number.isSafeInteger(value.pid) && (value.pid as number) > 0 && typeof value.started === "string")
+      return { pid: value.pid as number, started: value.started };
   } catch {
     // Falls through: unreadable.
   }
@@ -105,7 +106,11 @@ function breakStale(file: string, judged: ClaimOwner | "unreadable"): void {
   const breakPath = `${file}${BREAK_SUFFIX}`;
   let fd: number;
   try {
-    fd = fs.openSync(breakPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    fd = fs.openSync(
+      breakPath,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
   } catch {
     // Someone else is breaking it (or died doing so: its file goes once old enough).
     if (ageMs(breakPath) > STALE_BREAK_MS) {
@@ -119,7 +124,12 @@ function breakStale(file: string, judged: ClaimOwner | "unreadable"): void {
   }
   try {
     const now = readOwner(file);
-    const same = now === judged || (typeof now === "object" && typeof judged === "object" && now.pid === judged.pid && now.started === judged.started);
+    const same =
+      now === judged ||
+      (typeof now === "object" &&
+        typeof judged === "object" &&
+        now.pid === judged.pid &&
+        now.started === judged.started);
     if (same) fs.rmSync(file, { force: true });
   } catch {
     // Not removable (a directory planted at the name): it stays held, and the caller says so.

@@ -18,7 +18,9 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export type Risk = "low" | "medium" | "high";
 
-export type CompilerLocation = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+export type CompilerLocation =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * resolveCompiler(env) → the absolute path of `$VELESDB_MEMORY_BIN` (default `velesdb-memory`).
@@ -32,10 +34,17 @@ export function resolveCompiler(env: NodeJS.ProcessEnv): CompilerLocation {
   if (name.includes("\0")) return { ok: false, problem: "VELESDB_MEMORY_BIN contains a NUL byte" };
   const hasSeparator = name.includes("/") || (process.platform === "win32" && name.includes("\\"));
   if (hasSeparator) {
-    if (!path.isAbsolute(name)) return { ok: false, problem: `VELESDB_MEMORY_BIN ${JSON.stringify(name)} is neither absolute nor a bare command name` };
-    return isExecutableFile(name) ? { ok: true, path: name } : { ok: false, problem: `compiler ${name} is not an executable file` };
+    if (!path.isAbsolute(name))
+      return {
+        ok: false,
+        problem: `VELESDB_MEMORY_BIN ${JSON.stringify(name)} is neither absolute nor a bare command name`,
+      };
+    return isExecutableFile(name)
+      ? { ok: true, path: name }
+      : { ok: false, problem: `compiler ${name} is not an executable file` };
   }
-  const extensions = process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").filter(Boolean)] : [""];
+  const extensions =
+    process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").filter(Boolean)] : [""];
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
     if (dir === "" || !path.isAbsolute(dir)) continue;
     for (const extension of extensions) {
@@ -80,19 +89,26 @@ export async function probeCompiler(
   if (cached.state === "present") {
     const verdict = cached.content.trim();
     if (verdict === "yes") return { capable: true };
-    if (verdict === "no") return { capable: false, problem: `the compile-stdin probe of ${compilerPath} said no earlier in this session` };
+    if (verdict === "no")
+      return { capable: false, problem: `the compile-stdin probe of ${compilerPath} said no earlier in this session` };
     return { capable: false, problem: `probe marker ${marker} is malformed` };
   }
   if (cached.state !== "absent") return { capable: false, problem: `probe marker ${cached.path} ${cached.problem}` };
 
-  const outcome = await runWithWatchdog(compilerPath, ["compile-stdin", "--budget", String(PROBE_BUDGET)], PROBE_CORPUS, {
-    timeoutMs,
-    maxStdoutBytes: 1024 * 1024,
-    env,
-  });
+  const outcome = await runWithWatchdog(
+    compilerPath,
+    ["compile-stdin", "--budget", String(PROBE_BUDGET)],
+    PROBE_CORPUS,
+    {
+      timeoutMs,
+      maxStdoutBytes: 1024 * 1024,
+      env,
+    },
+  );
   const problem = probeProblem(outcome);
   const written = writePrivateFile(marker, problem === null ? "yes\n" : "no\n");
-  if (problem !== null) return { capable: false, problem: `${compilerPath} failed the compile-stdin probe (${problem})` };
+  if (problem !== null)
+    return { capable: false, problem: `${compilerPath} failed the compile-stdin probe (${problem})` };
   // A yes we cannot remember is still a yes for this call, unless the write hit a planted
   // link or a non-file: then the state is hostile and we stop here.
   if (!written.ok && written.cause !== "storage") return { capable: false, problem: `probe marker ${written.problem}` };
@@ -119,7 +135,9 @@ export interface CompilerAnswer {
   readonly tokens_saved: unknown;
 }
 
-export type CompileOutcome = { readonly ok: true; readonly answer: CompilerAnswer } | { readonly ok: false; readonly problem: string };
+export type CompileOutcome =
+  | { readonly ok: true; readonly answer: CompilerAnswer }
+  | { readonly ok: false; readonly problem: string };
 
 /** compileText(bin, text, 2000, "Bash output", env, 20000) → the compiler's JSON answer, or why there is none. */
 export async function compileText(
@@ -131,11 +149,16 @@ export async function compileText(
   timeoutMs: number = COMPILE_TIMEOUT_MS,
 ): Promise<CompileOutcome> {
   // Argument order is part of the contract: compatible fakes key on it (docs/contract.md §7).
-  const outcome = await runWithWatchdog(compilerPath, ["compile-stdin", "--budget", String(budget), "--query", query], text, {
-    timeoutMs,
-    maxStdoutBytes: MAX_ANSWER_BYTES,
-    env,
-  });
+  const outcome = await runWithWatchdog(
+    compilerPath,
+    ["compile-stdin", "--budget", String(budget), "--query", query],
+    text,
+    {
+      timeoutMs,
+      maxStdoutBytes: MAX_ANSWER_BYTES,
+      env,
+    },
+  );
   const failed = runProblem(outcome, "compilation");
   if (failed) return { ok: false, problem: failed };
   const answer = parseAnswerObject(outcome.stdout);
@@ -148,8 +171,12 @@ function runProblem(outcome: WatchdogOutcome, what: string): string | null {
   if (outcome.timedOut) return `${what} timed out`;
   if (outcome.stdoutOverflow) return `${what} printed more than ${MAX_ANSWER_BYTES} bytes`;
   if (outcome.exitCode !== 0) {
-    const how = outcome.exitCode === null ? `was killed by ${outcome.signal ?? "a signal"}` : `exited ${outcome.exitCode}`;
-    const said = outcome.stderr.split("\n").find((line) => line.trim() !== "")?.trim();
+    const how =
+      outcome.exitCode === null ? `was killed by ${outcome.signal ?? "a signal"}` : `exited ${outcome.exitCode}`;
+    const said = outcome.stderr
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim();
     return said ? `${what} ${how}: ${said.slice(0, 200)}` : `${what} ${how}`;
   }
   return null;
@@ -173,7 +200,8 @@ function parseAnswerObject(stdout: string): CompilerAnswer | string {
  */
 export function readRisk(value: unknown): { ok: true; risk: Risk } | { ok: false; problem: string } {
   if (value === undefined) return { ok: false, problem: "the answer has no risk" };
-  if (typeof value !== "string") return { ok: false, problem: `risk is a ${value === null ? "null" : typeof value}, not a string` };
+  if (typeof value !== "string")
+    return { ok: false, problem: `risk is a ${value === null ? "null" : typeof value}, not a string` };
   if (value === "low" || value === "medium" || value === "high") return { ok: true, risk: value };
   return { ok: false, problem: `risk ${JSON.stringify(value.slice(0, 40))} is not low, medium or high` };
 }
@@ -192,20 +220,28 @@ export interface TokenCounts {
  */
 export function tokenCountsProblem(answer: CompilerAnswer): string {
   const { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensSaved } = answer;
-  const count = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  const count = (value: unknown): value is number =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
   if (!count(tokensIn) || !count(tokensOut) || !count(tokensSaved)) return "token counts are not non-negative integers";
-  if (tokensSaved !== Math.max(0, tokensIn - tokensOut)) return `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}`;
+  if (tokensSaved !== Math.max(0, tokensIn - tokensOut))
+    return `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}`;
   return "";
 }
 
 /** readTokens(answer) → the counts when they are non-negative integers with saved = in − out and out < in. */
 export function readTokens(answer: CompilerAnswer): { ok: true; tokens: TokenCounts } | { ok: false; problem: string } {
   const { tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensSaved } = answer;
-  const count = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-  if (!count(tokensIn) || !count(tokensOut) || !count(tokensSaved)) return { ok: false, problem: "token counts are not non-negative integers" };
-  if (tokensOut >= tokensIn) return { ok: false, problem: `the compilation is not smaller (${tokensOut} tokens out of ${tokensIn})` };
+  const count = (value: unknown): value is number =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  if (!count(tokensIn) || !count(tokensOut) || !count(tokensSaved))
+    return { ok: false, problem: "token counts are not non-negative integers" };
+  if (tokensOut >= tokensIn)
+    return { ok: false, problem: `the compilation is not smaller (${tokensOut} tokens out of ${tokensIn})` };
   if (tokensSaved !== tokensIn - tokensOut) {
-    return { ok: false, problem: `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}` };
+    return {
+      ok: false,
+      problem: `tokens_saved ${tokensSaved} is not tokens_in ${tokensIn} minus tokens_out ${tokensOut}`,
+    };
   }
   return { ok: true, tokens: { tokensIn, tokensOut, tokensSaved } };
 }

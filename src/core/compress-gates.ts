@@ -35,7 +35,9 @@ export function parseKnob(text: string, max: number): number | undefined {
 }
 
 /** readSettings(env) → every knob (unset → its default), or the first invalid one, named with its value. */
-export function readSettings(env: NodeJS.ProcessEnv): { ok: true; settings: CompressionSettings } | { ok: false; problem: string } {
+export function readSettings(
+  env: NodeJS.ProcessEnv,
+): { ok: true; settings: CompressionSettings } | { ok: false; problem: string } {
   const problems: string[] = [];
   const knob = (key: KnobName, fallback: number): number => {
     const { name, max } = KNOBS[key];
@@ -43,7 +45,9 @@ export function readSettings(env: NodeJS.ProcessEnv): { ok: true; settings: Comp
     if (raw === undefined) return fallback;
     const value = parseKnob(raw, max);
     if (value !== undefined) return value;
-    problems.push(`${name}=${JSON.stringify(raw.slice(0, 40))} is not a decimal integer from 1 to ${max}; compression is off for this call`);
+    problems.push(
+      `${name}=${JSON.stringify(raw.slice(0, 40))} is not a decimal integer from 1 to ${max}; compression is off for this call`,
+    );
     return fallback;
   };
   const budget = knob("budget", 2000);
@@ -83,20 +87,23 @@ async function gatedCompression(input: HookInput, output: CommandOutput): Promis
   // impossible; finding that out by letting JSON.stringify overflow its stack costs ~1.6 s of
   // CPU at 100 000 levels (measured, Bun 1.4.4) — the fuzzer's 5 s bound broke on a loaded
   // machine. Counting the levels first costs one pass over the object's containers.
-  if (nestedDeeperThan(output.original, MAX_NESTING)) return untouched(pass(`compression refused: the tool result nests deeper than ${MAX_NESTING} levels`));
+  if (nestedDeeperThan(output.original, MAX_NESTING))
+    return untouched(pass(`compression refused: the tool result nests deeper than ${MAX_NESTING} levels`));
   // The knobs, read once and never evaluated: an invalid value turns compression off for this
   // call (docs/contract.md §8), before any file is read or process spawned.
   const knobs = readSettings(input.env);
   if (!knobs.ok) return untouched(pass(knobs.problem));
   if (output.saved === undefined) {
-    const bytes = byteLength(output.stdout) + (output.stderr === undefined ? 0 : Buffer.byteLength(output.stderr, "utf8"));
+    const bytes =
+      byteLength(output.stdout) + (output.stderr === undefined ? 0 : Buffer.byteLength(output.stderr, "utf8"));
     if (bytes < knobs.settings.minBytes) return untouched(pass());
   }
   return (await import("./compress.ts")).compressOutput(input, output, knobs.settings);
 }
 
 /** byteLength(text) → its UTF-8 size. */
-export const byteLength = (text: string | Uint8Array): number => (typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length);
+export const byteLength = (text: string | Uint8Array): number =>
+  typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
 
 /**
  * Deepest nesting compressed. JSON.stringify in the compiled binary writes 20 000 levels back and

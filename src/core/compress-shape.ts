@@ -134,7 +134,8 @@ function lineRoles(l: Lines): Uint8Array {
   }
   for (let i = 0; i < l.count; i++) {
     if (roles[i] !== SIGNAL) continue;
-    for (const j of [i - 1, i + 1, i + 2]) if (j >= 0 && j < l.count && roles[j] === OTHER && !isBlank(l, j)) roles[j] = CONTEXT;
+    for (const j of [i - 1, i + 1, i + 2])
+      if (j >= 0 && j < l.count && roles[j] === OTHER && !isBlank(l, j)) roles[j] = CONTEXT;
   }
   return roles;
 }
@@ -164,7 +165,8 @@ function lineShape(l: Lines, i: number): number {
   let previous = -1;
   for (let k = from; k < to; k++) {
     let code = text.charCodeAt(k);
-    if (code >= 48 && code <= 57) code = 35; // '#'
+    if (code >= 48 && code <= 57)
+      code = 35; // '#'
     else if (code === 43 || code === 45) code = 177; // '±'
     if ((code === 35 || code === 177) && code === previous) continue;
     previous = code;
@@ -204,7 +206,18 @@ function rangeThirtieths(text: string, from: number, to: number): number {
       code = text.codePointAt(k)!;
       k++;
     }
-    if (isSpace(code) || code === 0xa0 || (code >= 0x2000 && code <= 0x200a) || code === 0x3000 || code === 0x85 || code === 0x1680 || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f) {
+    if (
+      isSpace(code) ||
+      code === 0xa0 ||
+      (code >= 0x2000 && code <= 0x200a) ||
+      code === 0x3000 ||
+      code === 0x85 ||
+      code === 0x1680 ||
+      code === 0x2028 ||
+      code === 0x2029 ||
+      code === 0x202f ||
+      code === 0x205f
+    ) {
       total += Math.ceil(word / 30) * 30;
       word = 0;
       continue;
@@ -252,7 +265,9 @@ export interface ShapedView {
   readonly originalTokens: number;
 }
 
-export type ShapeOutcome = { readonly ok: true; readonly view: ShapedView } | { readonly ok: false; readonly problem: string };
+export type ShapeOutcome =
+  | { readonly ok: true; readonly view: ShapedView }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * shapeOutput(text, targetTokens) → the view of the output that fits targetTokens: every signal
@@ -281,7 +296,10 @@ export function shapeOutput(text: string, targetTokens: number): ShapeOutcome {
     signalThirtieths += cost[i]!;
   }
   if (Math.ceil(signalThirtieths / 30) > targetTokens) {
-    return { ok: false, problem: `its ${signal.length} signal lines need about ${Math.ceil(signalThirtieths / 30)} tokens, above the ${targetTokens} available` };
+    return {
+      ok: false,
+      problem: `its ${signal.length} signal lines need about ${Math.ceil(signalThirtieths / 30)} tokens, above the ${targetTokens} available`,
+    };
   }
   // Coarser each step: fold runs; then keep K items at each end of every stretch; then drop context.
   const steps: ReadonlyArray<{ ends: number; context: boolean }> = [
@@ -297,7 +315,10 @@ export function shapeOutput(text: string, targetTokens: number): ShapeOutcome {
       return { ok: true, view: { text: out.join("\n"), signal, tokens: Math.ceil(thirtieths / 30), originalTokens } };
     }
   }
-  return { ok: false, problem: `its ${signal.length} signal lines and the fold markers between them need more than the ${targetTokens} tokens available` };
+  return {
+    ok: false,
+    problem: `its ${signal.length} signal lines and the fold markers between them need more than the ${targetTokens} tokens available`,
+  };
 }
 
 /** shown(l, roles, i) → the line as the view shows it: a long line that is not signal cut, saying so. */
@@ -353,7 +374,14 @@ const foldMarker = (n: number): string => `[… ${n} more lines like the one abo
 const gapMarker = (n: number): string => `[… ${n} lines not shown here …]`;
 
 /** render(plan, …, ends, out) → the view's cost in thirtieths of a token; its lines pushed onto `out` when given. */
-function render(plan: FoldPlan, l: Lines, roles: Uint8Array, cost: Float64Array, ends: number, out: string[] | null): number {
+function render(
+  plan: FoldPlan,
+  l: Lines,
+  roles: Uint8Array,
+  cost: Float64Array,
+  ends: number,
+  out: string[] | null,
+): number {
   let total = 0;
   const line = (i: number): void => {
     total += cost[i]!;

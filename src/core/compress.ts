@@ -9,7 +9,15 @@
 // output through untouched, with one stderr line where something was refused.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compileText, probeCompiler, readRisk, resolveCompiler, tokenCountsProblem, COMPILE_TIMEOUT_MS, type Risk } from "./compiler.ts";
+import {
+  compileText,
+  probeCompiler,
+  readRisk,
+  resolveCompiler,
+  tokenCountsProblem,
+  COMPILE_TIMEOUT_MS,
+  type Risk,
+} from "./compiler.ts";
 import { estimateTokens, missingSignal, shapeOutput } from "./compress-shape.ts";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
@@ -88,7 +96,11 @@ const untouched = (problem?: string): Compression => ({ kind: "untouched", decis
  * passes through. The gates in order: read, state and compiler, shape, compile, verify, archive,
  * net gain.
  */
-export async function compressOutput(input: HookInput, output: CommandOutput, settings: CompressionSettings): Promise<Compression> {
+export async function compressOutput(
+  input: HookInput,
+  output: CommandOutput,
+  settings: CompressionSettings,
+): Promise<Compression> {
   // From here: the hook's start-up before this point (tens of ms) is inside the deadline's margin.
   const deadlineAt = performance.now() + output.deadlineMs;
   const timeLeft = (bound: number): number => Math.min(bound, deadlineAt - performance.now());
@@ -103,7 +115,10 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
     stdout = read.bytes.toString("utf8");
     bytes = read.bytes.length;
   } else {
-    stdout = typeof output.stdout === "string" ? output.stdout : Buffer.from(output.stdout.buffer, output.stdout.byteOffset, output.stdout.byteLength).toString("utf8");
+    stdout =
+      typeof output.stdout === "string"
+        ? output.stdout
+        : Buffer.from(output.stdout.buffer, output.stdout.byteOffset, output.stdout.byteLength).toString("utf8");
     bytes = typeof output.stdout === "string" ? Buffer.byteLength(stdout, "utf8") : output.stdout.length;
   }
   const stderr = output.stderr ?? "";
@@ -115,14 +130,22 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
   if (!store.safe) return untouched(`compression off: state unavailable (${store.cause}: ${store.problem})`);
   const compiler = resolveCompiler(input.env);
   if (!compiler.ok) return untouched(`compression off: ${compiler.problem}`);
-  const probe = await probeCompiler(store, input.sessionId ?? UNKNOWN_SESSION, compiler.path, timeLeft(settings.probeTimeoutMs), input.env);
+  const probe = await probeCompiler(
+    store,
+    input.sessionId ?? UNKNOWN_SESSION,
+    compiler.path,
+    timeLeft(settings.probeTimeoutMs),
+    input.env,
+  );
   if (!probe.capable) return untouched(`compression off: ${probe.problem}`);
 
   // Shape, compile, verify; once more at the ceiling when the budget was too tight for the signal.
   // A saved output (the host cut it for being large) starts at the persisted budget (docs/contract.md §8).
   const first = output.saved === undefined ? settings.budget : Math.min(settings.budget, settings.persistedBudget);
   const budgets = settings.budgetMax > first ? [first, settings.budgetMax] : [first];
-  const query = output.command ? `${output.toolName} output of ${output.command.slice(0, 200)}` : `${output.toolName} output`;
+  const query = output.command
+    ? `${output.toolName} output of ${output.command.slice(0, 200)}`
+    : `${output.toolName} output`;
   let problem = "no compilation";
   let shipped: { content: string; risk: Risk; signal: number; originalTokens: number } | undefined;
   // What parsing the payload left is garbage; collecting it before the shaping's own lines and
@@ -144,38 +167,62 @@ export async function compressOutput(input: HookInput, output: CommandOutput, se
     const counts = tokenCountsProblem(compiled.answer);
     if (counts) return untouched(`compression refused: ${counts}`);
     const content = compiled.answer.content;
-    if (typeof content !== "string" || content === "") return untouched("compression refused: the compilation is empty");
+    if (typeof content !== "string" || content === "")
+      return untouched("compression refused: the compilation is empty");
     // The fidelity rule: every signal line, verbatim, in what the model will read.
     const missing = missingSignal(content, shaped.view.signal);
     if (missing.length === 0) {
-      shipped = { content, risk: risk.risk, signal: shaped.view.signal.length, originalTokens: shaped.view.originalTokens };
+      shipped = {
+        content,
+        risk: risk.risk,
+        signal: shaped.view.signal.length,
+        originalTokens: shaped.view.originalTokens,
+      };
       break;
     }
     problem = `the compilation at ${budget} tokens left out ${missing.length} of ${shaped.view.signal.length} signal lines`;
   }
   if (shipped === undefined) return untouched(`compression refused: ${problem}`);
-  if (timeLeft(ARCHIVE_RESERVE_MS) <= 0) return untouched("compression refused: no time left before the host's hook timeout");
+  if (timeLeft(ARCHIVE_RESERVE_MS) <= 0)
+    return untouched("compression refused: no time left before the host's hook timeout");
 
   // Archive: written only now, so a hook killed while compiling leaves nothing behind. Nothing is
   // deleted: the original must stay readable after we replace it.
   const ownArchive = output.saved === undefined || output.saved.temporary;
   const original = output.saved?.temporary ? { ...output.original, stdout } : output.original;
   if (ownArchive && bytes >= LARGE_OUTPUT_BYTES) Bun.gc(true);
-  const archived: ArchiveResult = ownArchive ? writeArchiveSafely(store.dir, original) : { ok: true, path: output.saved!.path };
+  const archived: ArchiveResult = ownArchive
+    ? writeArchiveSafely(store.dir, original)
+    : { ok: true, path: output.saved!.path };
   if (!archived.ok) return untouched(`compression refused: ${archived.problem}`);
 
   // Net gain, in compile-stdin's own token estimate: the original against the view and footer.
   const tokensIn = shipped.originalTokens;
   const draft = (tokensOut: number): string =>
     FOOTER_SEPARATOR +
-    compressionFooter({ tokensIn, tokensOut, tokensSaved: tokensIn - tokensOut, risk: shipped.risk, bytesCompiled: bytes, signalLines: shipped.signal, archivePath: archived.path });
+    compressionFooter({
+      tokensIn,
+      tokensOut,
+      tokensSaved: tokensIn - tokensOut,
+      risk: shipped.risk,
+      bytesCompiled: bytes,
+      signalLines: shipped.signal,
+      archivePath: archived.path,
+    });
   const tokensOut = Math.ceil(estimateTokens(shipped.content + draft(0)));
   const saved = tokensIn - tokensOut;
   if (saved < settings.minSaved) {
     if (ownArchive) removeQuietly(archived.path);
-    return untouched(`compression refused: saving ${saved} tokens (footer included) is below the ${settings.minSaved} margin`);
+    return untouched(
+      `compression refused: saving ${saved} tokens (footer included) is below the ${settings.minSaved} margin`,
+    );
   }
-  noteStat("compression", { outcome: "replaced", bytesIn: bytes, bytesOut: Buffer.byteLength(shipped.content + draft(tokensOut), "utf8"), tokensSaved: saved });
+  noteStat("compression", {
+    outcome: "replaced",
+    bytesIn: bytes,
+    bytesOut: Buffer.byteLength(shipped.content + draft(tokensOut), "utf8"),
+    tokensSaved: saved,
+  });
   return { kind: "compiled", text: shipped.content + draft(tokensOut) };
 }
 
@@ -191,7 +238,10 @@ function writeArchiveSafely(stateDir: string, original: Record<string, unknown>)
   try {
     return writeArchive(stateDir, original);
   } catch (error) {
-    return { ok: false, problem: `the original cannot be archived (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      ok: false,
+      problem: `the original cannot be archived (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
@@ -207,7 +257,8 @@ type PersistedRead =
  * under minBytes is reported as small before a byte of it is read.
  */
 export function readSavedOutput(file: string, minBytes: number, trust?: (stats: fs.Stats) => string): PersistedRead {
-  if (!path.isAbsolute(file) || file.includes("\0")) return { kind: "refused", problem: "the host's saved output is not an absolute path" };
+  if (!path.isAbsolute(file) || file.includes("\0"))
+    return { kind: "refused", problem: "the host's saved output is not an absolute path" };
   let fd: number | undefined;
   try {
     // O_NONBLOCK: opening a FIFO planted at that path must not wait for a writer.
@@ -215,10 +266,14 @@ export function readSavedOutput(file: string, minBytes: number, trust?: (stats: 
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { kind: "refused", problem: "the host's saved output is not a regular file" };
     const distrust = trust?.(st) ?? "";
-    if (distrust) return { kind: "refused", problem: `the saved output named in the result is not the host's own: ${distrust}` };
+    if (distrust)
+      return { kind: "refused", problem: `the saved output named in the result is not the host's own: ${distrust}` };
     if (st.size < minBytes) return { kind: "small" };
     if (st.size > MAX_PERSISTED_BYTES) {
-      return { kind: "refused", problem: `persisted output is ${st.size} bytes, above the ${MAX_PERSISTED_BYTES} this hook reads` };
+      return {
+        kind: "refused",
+        problem: `persisted output is ${st.size} bytes, above the ${MAX_PERSISTED_BYTES} this hook reads`,
+      };
     }
     const bytes = Buffer.allocUnsafe(st.size);
     let filled = 0;
@@ -237,7 +292,9 @@ export function readSavedOutput(file: string, minBytes: number, trust?: (stats: 
   }
 }
 
-export type ArchiveResult = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+export type ArchiveResult =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly problem: string };
 
 const ARCHIVE_DIR = "tool-output";
 /**
@@ -256,7 +313,11 @@ const ARCHIVE_PREFIX = "velesdb-output.";
  * O_EXCL|O_NOFOLLOW, so a link planted at any name is never followed: creation fails on it
  * and we try a fresh name. The directory must be ours and not a link; a looser mode is repaired.
  */
-export function writeArchive(stateDir: string, original: Record<string, unknown>, randomName: () => string = randomArchiveName): ArchiveResult {
+export function writeArchive(
+  stateDir: string,
+  original: Record<string, unknown>,
+  randomName: () => string = randomArchiveName,
+): ArchiveResult {
   const dir = path.join(stateDir, ARCHIVE_DIR);
   const dirProblem = ensurePrivateSubdirectory(stateDir, ARCHIVE_DIR);
   if (dirProblem) return { ok: false, problem: `archive directory ${dirProblem}` };
@@ -279,7 +340,8 @@ export function writeArchive(stateDir: string, original: Record<string, unknown>
       // something to resume.
       for (const piece of pieces()) {
         const written = fs.writeSync(fd, piece);
-        if (written !== Buffer.byteLength(piece, "utf8")) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+        if (written !== Buffer.byteLength(piece, "utf8"))
+          throw Object.assign(new Error("short write"), { code: "ENOSPC" });
       }
       return { ok: true, path: file };
     } catch (error) {
@@ -320,7 +382,9 @@ export function archivePieces(original: Record<string, unknown>): () => Generato
     yield skeleton.slice(0, at + 1);
     // Each escaped slice (and its UTF-8 copy in writeSync) is garbage once written.
     const collect = collectingAlong(output.length, ARCHIVE_COLLECT_EVERY);
-    for (const slice of typeof output === "string" ? stdinChunks(output, ARCHIVE_CHUNK_CHARS) : utf8Slices(output, ARCHIVE_CHUNK_CHARS)) {
+    for (const slice of typeof output === "string"
+      ? stdinChunks(output, ARCHIVE_CHUNK_CHARS)
+      : utf8Slices(output, ARCHIVE_CHUNK_CHARS)) {
       yield JSON.stringify(slice).slice(1, -1);
       collect(slice.length);
     }

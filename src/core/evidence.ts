@@ -33,11 +33,17 @@ export function recordRecallEvidence(input: HookInput, call: ToolCall): string {
   if (!store.safe) return `recall not recorded: ${store.cause}: ${store.problem}`;
 
   const pending = listRecords(store, input.kind(PENDING_RECALL), sessionId);
-  if (pending.state !== "ok") return `recall not recorded: ${pending.state}: ${pending.path} ${pending.problem}; left for inspection`;
+  if (pending.state !== "ok")
+    return `recall not recorded: ${pending.state}: ${pending.path} ${pending.problem}; left for inspection`;
   const cwdIdentity = resolveProjectIdentity(input.cwd);
 
   if (pending.records.length > 0) {
-    const chosen = choosePendingRoot(pending.records, verdict.scope, cwdIdentity.enforceLearningLoop ? cwdIdentity.root : "", cwdIdentity.root === "");
+    const chosen = choosePendingRoot(
+      pending.records,
+      verdict.scope,
+      cwdIdentity.enforceLearningLoop ? cwdIdentity.root : "",
+      cwdIdentity.root === "",
+    );
     if (chosen !== undefined) {
       // Consume first, mark second: if a record cannot be removed, nothing is marked and the
       // queue stays as it is for inspection (docs/contract.md §6.2 point 3).

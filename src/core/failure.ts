@@ -17,7 +17,11 @@ export async function failureDecision(policy: FailurePolicy, input: HookInput, r
     const identity = resolveProjectIdentity(input.cwd);
     if (!identity.enforceLearningLoop) return pass(`internal error, passing (the cwd is not opted in): ${reason}`);
     const { guardInternalErrorRefusal } = await import("./texts.ts");
-    return { kind: "deny", reason: guardInternalErrorRefusal(identity.root), note: `internal error, refusing: ${reason}` };
+    return {
+      kind: "deny",
+      reason: guardInternalErrorRefusal(identity.root),
+      note: `internal error, refusing: ${reason}`,
+    };
   } catch (error) {
     // Even the policy lookup failed: nothing is known about the repository, so nothing is blocked.
     return pass(`internal error, passing: ${reason}; ${error instanceof Error ? error.message : String(error)}`);

@@ -51,7 +51,10 @@ export async function freshnessNotice(env: NodeJS.ProcessEnv = process.env, now:
 }
 
 /** freshnessReport(env) → what the daemon and the registry said, and the resulting line. */
-export async function freshnessReport(env: NodeJS.ProcessEnv = process.env, now: number = Date.now()): Promise<FreshnessReport> {
+export async function freshnessReport(
+  env: NodeJS.ProcessEnv = process.env,
+  now: number = Date.now(),
+): Promise<FreshnessReport> {
   const url = env.VELESDB_MCP_URL || DEFAULT_MCP_URL;
   const running = await daemonVersion(url, DAEMON_TIMEOUT_MS);
   if (running === undefined) return { url, running, latest: undefined, line: "" };
@@ -89,7 +92,11 @@ export async function daemonVersion(url: string, timeoutMs: number): Promise<str
         jsonrpc: "2.0",
         id: 1,
         method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "velesdb-hooks", version: VERSION } },
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "velesdb-hooks", version: VERSION },
+        },
       }),
       redirect: "manual",
       signal,
@@ -166,7 +173,11 @@ export function mcpMessages(body: string): unknown[] {
  * until it has one, the stream ends or max characters came: an SSE answer may keep its stream
  * open after the message it carries.
  */
-export async function readAnswerUntil<T>(stream: ReadableStream<Uint8Array>, maxChars: number, pick: (body: string) => T | undefined): Promise<T | undefined> {
+export async function readAnswerUntil<T>(
+  stream: ReadableStream<Uint8Array>,
+  maxChars: number,
+  pick: (body: string) => T | undefined,
+): Promise<T | undefined> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let body = "";
@@ -185,11 +196,17 @@ export async function readAnswerUntil<T>(stream: ReadableStream<Uint8Array>, max
 }
 
 /** latestPublishedVersion(env, now) → from the 24 h cache, else from the registry (2 s); undefined when unknown. */
-export async function latestPublishedVersion(env: NodeJS.ProcessEnv, now: number = Date.now()): Promise<string | undefined> {
+export async function latestPublishedVersion(
+  env: NodeJS.ProcessEnv,
+  now: number = Date.now(),
+): Promise<string | undefined> {
   const cache = latestVersionCachePath(env);
   const cached = readCache(cache, now);
   if (cached.fresh) return cached.version;
-  const looked = await lookUpLatest(env.VELESDB_HOOKS_LATEST_VERSION_URL || DEFAULT_LATEST_VERSION_URL, REGISTRY_TIMEOUT_MS);
+  const looked = await lookUpLatest(
+    env.VELESDB_HOOKS_LATEST_VERSION_URL || DEFAULT_LATEST_VERSION_URL,
+    REGISTRY_TIMEOUT_MS,
+  );
   // A failed lookup keeps the last known answer and is not retried for a day.
   const remembered = looked ?? cached.version;
   writeCache(cache, remembered ?? "");
@@ -235,7 +252,11 @@ async function lookUpLatest(url: string, timeoutMs: number): Promise<string | un
       crate?: { max_stable_version?: unknown; max_version?: unknown };
       version?: unknown;
     };
-    return validVersion(answer?.crate?.max_stable_version) ?? validVersion(answer?.crate?.max_version) ?? validVersion(answer?.version);
+    return (
+      validVersion(answer?.crate?.max_stable_version) ??
+      validVersion(answer?.crate?.max_version) ??
+      validVersion(answer?.version)
+    );
   } catch {
     return undefined;
   }

@@ -15,7 +15,6 @@ import { memoryDownCause, toldOnce } from "./memory-down.ts";
 import { noteStat } from "./stats-note.ts";
 import { guardRefusal, memoryDownPassNote, type GuardProblem } from "./texts.ts";
 
-
 interface GuardedTarget {
   /** The path as the model will see it in the refusal. */
   readonly target: string;
@@ -31,7 +30,10 @@ interface GuardedTarget {
 export function guardEditDecision(input: HookInput, rawTargets: readonly string[]): Decision {
   const problems: GuardProblem[] = [];
   const guarded = new Map<string, GuardedTarget>();
-  const starts = rawTargets.length > 0 ? rawTargets.map((t) => editStart(input.cwd, t)) : [{ target: input.cwd, startDir: input.cwd, link: false }];
+  const starts =
+    rawTargets.length > 0
+      ? rawTargets.map((t) => editStart(input.cwd, t))
+      : [{ target: input.cwd, startDir: input.cwd, link: false }];
 
   for (const start of starts) {
     if (start.link) {
@@ -41,7 +43,8 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
     }
     const identity = resolveProjectIdentity(start.startDir);
     if (!identity.enforceLearningLoop) continue;
-    if (!guarded.has(identity.root)) guarded.set(identity.root, { target: start.target, repository: recordOf(identity) });
+    if (!guarded.has(identity.root))
+      guarded.set(identity.root, { target: start.target, repository: recordOf(identity) });
   }
   if (guarded.size === 0) return problems.length > 0 ? deny(problems, input) : pass(input.inputProblem);
 
@@ -63,8 +66,20 @@ export function guardEditDecision(input: HookInput, rawTargets: readonly string[
   // is refused, since an edit the checkpoint would never hear of defeats the loop.
   if (!input.host.checkpointsEdits) return passed;
   for (const item of unlocked) {
-    const written = addRecord(store as StateStore & { safe: true }, input.kind(LEARNING_DIRTY), sessionId!, item.repository);
-    if (!written.ok) problems.push({ cause: written.cause, target: item.target, path: written.path, problem: written.problem, repository: slotOf(item) });
+    const written = addRecord(
+      store as StateStore & { safe: true },
+      input.kind(LEARNING_DIRTY),
+      sessionId!,
+      item.repository,
+    );
+    if (!written.ok)
+      problems.push({
+        cause: written.cause,
+        target: item.target,
+        path: written.path,
+        problem: written.problem,
+        repository: slotOf(item),
+      });
   }
   return problems.length > 0 ? deny(problems, input) : passed;
 }
@@ -75,18 +90,33 @@ function passedWhileDown(input: HookInput, causes: readonly string[]): Decision 
   return { kind: "pass", note: input.inputProblem ? `${input.inputProblem}; ${line}` : line, userMessage: line };
 }
 
-function checkRecallEvidence(input: HookInput, store: StateStore, sessionId: string | undefined, item: GuardedTarget, downNotes: string[]): GuardProblem | undefined {
+function checkRecallEvidence(
+  input: HookInput,
+  store: StateStore,
+  sessionId: string | undefined,
+  item: GuardedTarget,
+  downNotes: string[],
+): GuardProblem | undefined {
   const repository = slotOf(item);
   if (sessionId === undefined) return { cause: "session", target: item.target, repository };
-  if (!store.safe) return { cause: store.cause, target: item.target, path: store.dir, problem: store.problem.replace(`state directory ${store.dir} `, ""), repository };
+  if (!store.safe)
+    return {
+      cause: store.cause,
+      target: item.target,
+      path: store.dir,
+      problem: store.problem.replace(`state directory ${store.dir} `, ""),
+      repository,
+    };
   const marker = markerPath(store, input.kind(RECALL), repositoryIdentity(sessionId, item.repository.root));
   const evidence = readPrivateFile(marker);
   if (evidence.state === "present") return undefined;
-  if (evidence.state !== "absent") return { cause: evidence.state, target: item.target, path: evidence.path, problem: evidence.problem, repository };
+  if (evidence.state !== "absent")
+    return { cause: evidence.state, target: item.target, path: evidence.path, problem: evidence.problem, repository };
   // No recall yet: remember the repository, so the recall that follows can be bound to it even
   // when it runs from another cwd (docs/contract.md §6.2 promotion).
   const pending = addRecord(store, input.kind(PENDING_RECALL), sessionId, item.repository);
-  if (!pending.ok) return { cause: pending.cause, target: item.target, path: pending.path, problem: pending.problem, repository };
+  if (!pending.ok)
+    return { cause: pending.cause, target: item.target, path: pending.path, problem: pending.problem, repository };
   // velesdb-memory known down (docs/shared-memory.md "A dead server"): the model is told so
   // once, naming the cause and doctor; after that, edits pass with a note while it stays down,
   // since no recall can succeed and refusing forever would lock the user out of the session.
@@ -127,7 +157,8 @@ function editStart(cwd: string, raw: string): EditStart {
 function symlinkCrossing(target: string): GuardProblem | undefined {
   const resolved = resolveFinalSymlink(target);
   const linkSideGuarded = resolveProjectIdentity(path.dirname(target)).enforceLearningLoop;
-  const targetSideGuarded = resolved !== undefined && resolveProjectIdentity(path.dirname(resolved)).enforceLearningLoop;
+  const targetSideGuarded =
+    resolved !== undefined && resolveProjectIdentity(path.dirname(resolved)).enforceLearningLoop;
   if (!linkSideGuarded && !targetSideGuarded) return undefined;
   return { cause: "symlink", target, resolved: resolved ?? "(a link that does not resolve)" };
 }

@@ -30,7 +30,10 @@ export interface HostProfile {
    */
   readonly mcpTool: ToolNamer;
   /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
-  onStateCreated?(store: { readonly dir: string; readonly createdDirectories: readonly string[] }, env: NodeJS.ProcessEnv): void;
+  onStateCreated?(
+    store: { readonly dir: string; readonly createdDirectories: readonly string[] },
+    env: NodeJS.ProcessEnv,
+  ): void;
 }
 
 export interface HookInput {
@@ -49,7 +52,12 @@ export interface HookInput {
   kind(kind: string): string;
 }
 
-export function createHookInput(payload: Payload, inputProblem: string, host: HostProfile, env: NodeJS.ProcessEnv): HookInput {
+export function createHookInput(
+  payload: Payload,
+  inputProblem: string,
+  host: HostProfile,
+  env: NodeJS.ProcessEnv,
+): HookInput {
   const cwd = payloadCwd(payload);
   let store: StateStore | undefined;
   return {
@@ -62,7 +70,8 @@ export function createHookInput(payload: Payload, inputProblem: string, host: Ho
     state: () => {
       if (store) return store;
       store = openStateStore(host.stateDirectory(env, cwd), host.stateAnchor?.(env, cwd));
-      if (store.safe && store.created) host.onStateCreated?.({ dir: store.dir, createdDirectories: store.createdDirectories ?? [store.dir] }, env);
+      if (store.safe && store.created)
+        host.onStateCreated?.({ dir: store.dir, createdDirectories: store.createdDirectories ?? [store.dir] }, env);
       return store;
     },
     kind: (kind: string) => `${host.statePrefix}${kind}`,

@@ -87,8 +87,12 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
     } else if (found !== "absent") {
       // A link stops the walk like any broken file, but is never followed (git commits links;
       // O_NOFOLLOW alone would not say so on Windows).
-      const identity = found === "link" ? { ...defaults, configPath: candidate, configProblem: "is a symlink" } : identityFromConfig(candidate, dir, defaults);
-      if (identity.configProblem !== "") reportProblem(`${JSON.stringify(candidate)} ${identity.configProblem}: ignored, defaults apply`);
+      const identity =
+        found === "link"
+          ? { ...defaults, configPath: candidate, configProblem: "is a symlink" }
+          : identityFromConfig(candidate, dir, defaults);
+      if (identity.configProblem !== "")
+        reportProblem(`${JSON.stringify(candidate)} ${identity.configProblem}: ignored, defaults apply`);
       return noteProject(identity);
     }
     const parent = path.dirname(dir);
@@ -141,7 +145,8 @@ export function slotNameProblem(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   if (value.trim() === "") return "is blank (velesdb-memory saves nothing under a blank id)";
   const bytes = Buffer.byteLength(value, "utf8");
-  if (bytes > MAX_SLOT_NAME_BYTES) return `is ${bytes} bytes, over velesdb-memory's ${MAX_SLOT_NAME_BYTES}-byte cap for an id`;
+  if (bytes > MAX_SLOT_NAME_BYTES)
+    return `is ${bytes} bytes, over velesdb-memory's ${MAX_SLOT_NAME_BYTES}-byte cap for an id`;
   if (NON_PRINTABLE.test(value)) return "holds a newline or another control character";
   return undefined;
 }
@@ -208,7 +213,8 @@ function inspectConfigCandidate(p: string): ConfigCandidate {
 function readConfigText(p: string): string | { readonly problem: string } {
   const read = readBoundedFile(p, MAX_CONFIG_BYTES, { followLink: false });
   // The owner decides before the size does: another user's file is named as such.
-  if (read.stat?.isFile() && !IS_WINDOWS && !isTrustedOwner(read.stat.uid)) return { problem: "is owned by another user" };
+  if (read.stat?.isFile() && !IS_WINDOWS && !isTrustedOwner(read.stat.uid))
+    return { problem: "is owned by another user" };
   if (!read.ok) return { problem: read.code === undefined || read.code === "ELOOP" ? read.problem : "cannot be read" };
   return read.bytes.toString("utf8");
 }
@@ -227,4 +233,3 @@ function defaultProjectName(start: string): string {
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
-

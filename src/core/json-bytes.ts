@@ -96,7 +96,9 @@ export function parseJsonBytes(
   const literalValue = (at: number): string | Utf8Literal => {
     const literal = decoded[at]!;
     if (typeof literal === "string") return literal;
-    return at === kept ? new Utf8Literal(bytes.subarray(literal[0], literal[1])) : bytes.toString("utf8", literal[0], literal[1]);
+    return at === kept
+      ? new Utf8Literal(bytes.subarray(literal[0], literal[1]))
+      : bytes.toString("utf8", literal[0], literal[1]);
   };
   if (isMarker(root)) return literalValue(index(root));
   // The markers are put back by an iterative walk, not a JSON.parse reviver: JSC's reviver
@@ -107,7 +109,13 @@ export function parseJsonBytes(
     for (const key of Object.keys(holder)) {
       const item: unknown = (holder as Record<string, unknown>)[key];
       // defineProperty, as JSON.parse makes them: an own "__proto__" stays a plain own property.
-      if (isMarker(item)) Object.defineProperty(holder, key, { value: literalValue(index(item)), writable: true, enumerable: true, configurable: true });
+      if (isMarker(item))
+        Object.defineProperty(holder, key, {
+          value: literalValue(index(item)),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       else if (item !== null && typeof item === "object") holders.push(item);
     }
   }
@@ -193,7 +201,12 @@ export function collectingAlong(total: number, least: number = COLLECT_EVERY): (
  * (invalid UTF-8 becomes U+FFFD, three bytes for one) sends the rest of the literal to one
  * JSON.parse, appended to what was decoded so far.
  */
-function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceBytes: number): string | readonly [number, number] {
+function decodeLiteralInPlace(
+  bytes: Buffer,
+  open: number,
+  close: number,
+  pieceBytes: number,
+): string | readonly [number, number] {
   const start = open + 1;
   // Each piece leaves its text and its value as garbage.
   const collect = collectingAlong(close - start);
@@ -206,10 +219,12 @@ function decodeLiteralInPlace(bytes: Buffer, open: number, close: number, pieceB
     // rest of such a literal goes to JSON.parse whole, as a lone surrogate would send it anyway.
     const scanLimit = Math.min(close, to + MAX_CUT_SCAN);
     while (to < scanLimit && !canCut(bytes, to, from)) to++;
-    if (to < close && !canCut(bytes, to, from)) return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
+    if (to < close && !canCut(bytes, to, from))
+      return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
     const piece = parsePiece(bytes, from, to);
     const length = Buffer.byteLength(piece, "utf8");
-    if (written + length > to || !isWellFormed(piece)) return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
+    if (written + length > to || !isWellFormed(piece))
+      return bytes.toString("utf8", start, written) + parsePiece(bytes, from, close);
     bytes.write(piece, written, length, "utf8");
     written += length;
     collect(to - from);
@@ -231,7 +246,12 @@ function canCut(bytes: Buffer, at: number, tokenStart: number): boolean {
     if (bytes[at - back + 1] === LETTER_U && startsEscape(bytes, at - back, tokenStart)) return false;
   }
   const high = at - 6;
-  return !(bytes[high + 1] === LETTER_U && startsEscape(bytes, high, tokenStart) && (bytes[high + 2]! | 0x20) === 0x64 && isHighSurrogateDigit(bytes[high + 3]!));
+  return !(
+    bytes[high + 1] === LETTER_U &&
+    startsEscape(bytes, high, tokenStart) &&
+    (bytes[high + 2]! | 0x20) === 0x64 &&
+    isHighSurrogateDigit(bytes[high + 3]!)
+  );
 }
 
 /** startsEscape(bytes, at, tokenStart) → true when bytes[at] is a backslash that an even run of backslashes back to tokenStart precedes. */

@@ -23,8 +23,15 @@ import {
  * memorySlot(input, identity) → the working-context slot this host session loads and saves
  * (its own: identity.ts sessionSlot), with the tools named as this host names them.
  */
-export function memorySlot(input: HookInput, identity: { readonly project: string; readonly session: string }): MemorySlot {
-  return { project: identity.project, session: sessionSlot(identity.session, input.sessionId), tool: input.host.mcpTool };
+export function memorySlot(
+  input: HookInput,
+  identity: { readonly project: string; readonly session: string },
+): MemorySlot {
+  return {
+    project: identity.project,
+    session: sessionSlot(identity.session, input.sessionId),
+    tool: input.host.mcpTool,
+  };
 }
 
 /**
@@ -65,7 +72,11 @@ export function preCompactDecision(input: HookInput): Decision {
   const userHasInstructions = (stringField(input.payload, "custom_instructions") ?? "").trim() !== "";
   return {
     kind: "summariserInstructions",
-    text: summariserInstructions(memorySlot(input, identity), stringField(input.payload, "transcript_path"), userHasInstructions),
+    text: summariserInstructions(
+      memorySlot(input, identity),
+      stringField(input.payload, "transcript_path"),
+      userHasInstructions,
+    ),
     note: input.inputProblem,
   };
 }
@@ -78,7 +89,11 @@ export function preCompactDecision(input: HookInput): Decision {
 export function promptReminderDecision(input: HookInput): Decision {
   // The rules file (the channel that reaches Cascade) names the configured slot: so does this.
   const identity = resolveProjectIdentity(input.cwd);
-  const reminder: Decision = { kind: "addContext", text: windsurfPromptReminder({ project: identity.project, session: identity.session, tool: input.host.mcpTool }), note: input.inputProblem };
+  const reminder: Decision = {
+    kind: "addContext",
+    text: windsurfPromptReminder({ project: identity.project, session: identity.session, tool: input.host.mcpTool }),
+    note: input.inputProblem,
+  };
   if (input.sessionId === undefined) return reminder;
   const store = input.state();
   if (!store.safe) return reminder;
@@ -89,15 +104,39 @@ export function promptReminderDecision(input: HookInput): Decision {
 }
 
 /** Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then pass. */
-export function genericStopDecision(input: HookInput, identity: ProjectIdentity = resolveProjectIdentity(input.cwd)): Decision {
+export function genericStopDecision(
+  input: HookInput,
+  identity: ProjectIdentity = resolveProjectIdentity(input.cwd),
+): Decision {
   const store = input.state();
-  if (!store.safe) return stopOnStateFailure(input, identity, { access: "use", cause: store.cause, path: store.dir, problem: store.problem, stateDir: store.dir });
+  if (!store.safe)
+    return stopOnStateFailure(input, identity, {
+      access: "use",
+      cause: store.cause,
+      path: store.dir,
+      problem: store.problem,
+      stateDir: store.dir,
+    });
   const marker = markerPath(store, input.kind("stop"), sessionOf(input));
   const seen = readPrivateFile(marker);
   if (seen.state === "present") return pass(input.inputProblem);
-  if (seen.state !== "absent") return stopOnStateFailure(input, identity, { access: "read", cause: seen.state, path: seen.path, problem: seen.problem, stateDir: store.dir });
+  if (seen.state !== "absent")
+    return stopOnStateFailure(input, identity, {
+      access: "read",
+      cause: seen.state,
+      path: seen.path,
+      problem: seen.problem,
+      stateDir: store.dir,
+    });
   const written = writePrivateFile(marker, "1\n");
-  if (!written.ok) return stopOnStateFailure(input, identity, { access: "write", cause: written.cause, path: marker, problem: written.problem, stateDir: store.dir });
+  if (!written.ok)
+    return stopOnStateFailure(input, identity, {
+      access: "write",
+      cause: written.cause,
+      path: marker,
+      problem: written.problem,
+      stateDir: store.dir,
+    });
   return { kind: "continue", text: saveGuidance(memorySlot(input, identity)), note: input.inputProblem };
 }
 

@@ -17,7 +17,8 @@ export const MEMORY_DOWN = "memory-down";
 /** Per (session, repository): the model was told once that edits pass while the server is down. */
 export const MEMORY_DOWN_TOLD = "memory-down-told";
 
-const TRANSPORT_FAILURE = /velesdb-memory stopped: |velesdb-memory is not running: |CONNECTION_CLOSED|Connection closed|unsupported call/;
+const TRANSPORT_FAILURE =
+  /velesdb-memory stopped: |velesdb-memory is not running: |CONNECTION_CLOSED|Connection closed|unsupported call/;
 const MAX_SCANNED = 64 * 1024;
 
 /** transportFailureOf(tool_response) → the line that shows a transport failure, or undefined. Bounded, never throws. */
@@ -32,7 +33,10 @@ export function transportFailureOf(response: unknown): string | undefined {
       if (!match) return undefined;
       const lineStart = text.lastIndexOf("\n", match.index) + 1;
       const lineEnd = text.indexOf("\n", match.index);
-      return text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd).trim().slice(0, 300);
+      return text
+        .slice(lineStart, lineEnd < 0 ? undefined : lineEnd)
+        .trim()
+        .slice(0, 300);
     }
     if (typeof value !== "object" || value === null) return undefined;
     for (const item of Array.isArray(value) ? value : Object.values(value)) {
@@ -49,7 +53,12 @@ export function transportFailureOf(response: unknown): string | undefined {
 }
 
 /** recordMemoryDown(input, store, sessionId, cause) → "" or why it could not be written (a stderr note). */
-export function recordMemoryDown(input: HookInput, store: StateStore & { safe: true }, sessionId: string, cause: string): string {
+export function recordMemoryDown(
+  input: HookInput,
+  store: StateStore & { safe: true },
+  sessionId: string,
+  cause: string,
+): string {
   const written = writePrivateFile(markerPath(store, input.kind(MEMORY_DOWN), sessionId), `${cause}\n`);
   return written.ok ? "" : `memory-down not recorded: ${written.cause}: ${written.problem}`;
 }
@@ -59,16 +68,27 @@ export function recordMemoryDown(input: HookInput, store: StateStore & { safe: t
  * session, or undefined. The broker's "running" outranks an old transport failure of the
  * session: the server is back, and a recall can succeed again.
  */
-export function memoryDownCause(input: HookInput, store: StateStore & { safe: true }, sessionId: string): string | undefined {
+export function memoryDownCause(
+  input: HookInput,
+  store: StateStore & { safe: true },
+  sessionId: string,
+): string | undefined {
   const status = readMcpStatus(input.env, input.cwd);
   if (status.state === "failed") return status.cause;
   if (status.state === "running") return undefined;
   const marker = readPrivateFile(markerPath(store, input.kind(MEMORY_DOWN), sessionId), 4096);
-  return marker.state === "present" ? marker.content.trim().split("\n")[0]!.slice(0, 300) || "a recall failed in transport" : undefined;
+  return marker.state === "present"
+    ? marker.content.trim().split("\n")[0]!.slice(0, 300) || "a recall failed in transport"
+    : undefined;
 }
 
 /** toldOnce(input, store, sessionId, root) → whether this session was already told, marking it told when not. */
-export function toldOnce(input: HookInput, store: StateStore & { safe: true }, sessionId: string, root: string): boolean {
+export function toldOnce(
+  input: HookInput,
+  store: StateStore & { safe: true },
+  sessionId: string,
+  root: string,
+): boolean {
   const marker = markerPath(store, input.kind(MEMORY_DOWN_TOLD), repositoryIdentity(sessionId, root));
   if (readPrivateFile(marker, 64).state === "present") return true;
   writePrivateFile(marker, "1\n");

@@ -38,12 +38,18 @@ export function readPayloadFromStdin(keepAsBytes?: FieldPath): PayloadReading {
     // A hook started by hand from a terminal would wait forever on the keyboard. Hosts always
     // pipe the payload; a character device (a terminal, /dev/null) carries none. This check
     // costs one fstat, where importing node:tty for isatty() cost ~2 ms of a ~5 ms hook.
-    if (fs.fstatSync(0).isCharacterDevice()) return { payload: {}, problem: "stdin was empty (a terminal or a device, not a hook payload)" };
+    if (fs.fstatSync(0).isCharacterDevice())
+      return { payload: {}, problem: "stdin was empty (a terminal or a device, not a hook payload)" };
     bytes = readStdinBytes(0, MAX_STDIN_BYTES);
   } catch {
     return { payload: {}, problem: "stdin could not be read" };
   }
-  if (bytes === undefined) return { payload: {}, problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`, oversized: true };
+  if (bytes === undefined)
+    return {
+      payload: {},
+      problem: `stdin is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MiB: not read, passing`,
+      oversized: true,
+    };
   if (bytes.length < LARGE_PAYLOAD_BYTES) return parsePayload(bytes.toString("utf8"));
   // Nothing keeps the bytes once this returns, unless the field kept as bytes is in them: the
   // collection compression forces before it compiles frees them (detaching the buffer here as
@@ -66,9 +72,13 @@ function parseLargePayload(bytes: Buffer, keepAsBytes: FieldPath | undefined): P
   } catch {
     // Whitespace alone is an empty stdin, as for a small payload (bytes whose long strings were
     // decoded in place still hold their quotes, so they are not taken for whitespace).
-    return bytes.toString("utf8").trim() === "" ? { payload: {}, problem: "stdin was empty" } : { payload: {}, problem: "stdin is not JSON" };
+    return bytes.toString("utf8").trim() === ""
+      ? { payload: {}, problem: "stdin was empty" }
+      : { payload: {}, problem: "stdin is not JSON" };
   }
-  return isPlainObject(value) ? { payload: value, problem: "" } : { payload: {}, problem: "stdin is JSON but not an object" };
+  return isPlainObject(value)
+    ? { payload: value, problem: "" }
+    : { payload: {}, problem: "stdin is JSON but not an object" };
 }
 
 /**

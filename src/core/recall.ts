@@ -81,7 +81,8 @@ export function classifyRecall(
     if (bare === undefined) return verdict(false, "not a velesdb-memory tool");
     if (bare === SCOPED_RECALL_TOOL) {
       const memoryScope = input?.memory_scope;
-      if (memoryScope === undefined || memoryScope === null) return verdict(false, "compile_context without memory_scope");
+      if (memoryScope === undefined || memoryScope === null)
+        return verdict(false, "compile_context without memory_scope");
     } else if (!RECALL_TOOLS.has(bare)) {
       return verdict(false, `${bare} is not a recall tool`);
     }

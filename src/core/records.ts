@@ -31,7 +31,14 @@ export type RecordSetRead =
   | { readonly state: "ok"; readonly dir: string; readonly records: readonly StoredRecord[] }
   | { readonly state: "linked" | "malformed"; readonly path: string; readonly problem: string };
 
-export type RecordWrite = { readonly ok: true } | { readonly ok: false; readonly cause: "linked" | "malformed" | "storage"; readonly path: string; readonly problem: string };
+export type RecordWrite =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      readonly cause: "linked" | "malformed" | "storage";
+      readonly path: string;
+      readonly problem: string;
+    };
 
 /** canonicalRecordJson(r) → `{"project":…,"session":…,"root":…}` (compact, fixed key order, no newline). */
 export function canonicalRecordJson(record: RepositoryRecord): string {
@@ -61,7 +68,8 @@ export function recordFromObject(fields: Record<string, unknown>): RepositoryRec
   const keys = Object.keys(fields).sort();
   if (keys.join(",") !== "project,root,session") return undefined;
   const { project, session, root } = fields;
-  if (typeof project !== "string" || typeof session !== "string" || typeof root !== "string" || root === "") return undefined;
+  if (typeof project !== "string" || typeof session !== "string" || typeof root !== "string" || root === "")
+    return undefined;
   if ([project, session, root].some((field) => CONTROL_CHARACTER.test(field))) return undefined;
   return { project, session, root };
 }
@@ -104,12 +112,18 @@ export function listRecords(store: StateStore & { safe: true }, kind: string, se
 }
 
 /** addRecord(store, kind, sessionId, record) → written (or already there, identical), or why not. */
-export function addRecord(store: StateStore & { safe: true }, kind: string, sessionId: string, record: RepositoryRecord): RecordWrite {
+export function addRecord(
+  store: StateStore & { safe: true },
+  kind: string,
+  sessionId: string,
+  record: RepositoryRecord,
+): RecordWrite {
   const dir = recordsPath(store, kind, sessionId);
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
-    if (errorCode(error) !== "EEXIST") return { ok: false, cause: "storage", path: dir, problem: `cannot be created (${errorCode(error)})` };
+    if (errorCode(error) !== "EEXIST")
+      return { ok: false, cause: "storage", path: dir, problem: `cannot be created (${errorCode(error)})` };
   }
   const st = fs.lstatSync(dir, { throwIfNoEntry: false });
   if (!st) return { ok: false, cause: "storage", path: dir, problem: "vanished while being written" };
@@ -119,7 +133,9 @@ export function addRecord(store: StateStore & { safe: true }, kind: string, sess
   const content = `${canonicalRecordJson(record)}\n`;
   const existing = readPrivateFile(file, 64 * 1024);
   if (existing.state === "present") {
-    return existing.content === content ? { ok: true } : { ok: false, cause: "malformed", path: file, problem: "holds another record" };
+    return existing.content === content
+      ? { ok: true }
+      : { ok: false, cause: "malformed", path: file, problem: "holds another record" };
   }
   if (existing.state !== "absent") return { ok: false, cause: existing.state, path: file, problem: existing.problem };
   const written = writePrivateFile(file, content);

@@ -46,7 +46,8 @@ export function defaultStateDirectory(env: NodeJS.ProcessEnv = process.env): str
  * `dir` below the anchor is created one component at a time, see openAnchoredStateStore.
  */
 export function openStateStore(dir: string, anchor?: string): StateStore {
-  if (!path.isAbsolute(dir)) return { safe: false, dir, cause: "storage", problem: `state directory ${dir} is not an absolute path` };
+  if (!path.isAbsolute(dir))
+    return { safe: false, dir, cause: "storage", problem: `state directory ${dir} is not an absolute path` };
   if (anchor !== undefined) return openAnchoredStateStore(dir, anchor);
   let created = false;
   const existing = lstatOrNull(dir);
@@ -55,7 +56,12 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       created = true;
     } catch (mkdirError) {
-      return { safe: false, dir, cause: "storage", problem: `state directory ${dir} cannot be created (${errorCode(mkdirError)})` };
+      return {
+        safe: false,
+        dir,
+        cause: "storage",
+        problem: `state directory ${dir} cannot be created (${errorCode(mkdirError)})`,
+      };
     }
   }
   // The lstat that found the directory is the one checked: a second one cost every hook a
@@ -77,11 +83,13 @@ export function openStateStore(dir: string, anchor?: string): StateStore {
 function openAnchoredStateStore(dir: string, anchor: string): StateStore {
   const unsafe = (cause: UnsafeCause, problem: string): StateStore => ({ safe: false, dir, cause, problem });
   const below = path.relative(anchor, dir);
-  if (below === "" || below.startsWith("..") || path.isAbsolute(below)) return unsafe("storage", `state directory ${dir} is not inside ${anchor}`);
+  if (below === "" || below.startsWith("..") || path.isAbsolute(below))
+    return unsafe("storage", `state directory ${dir} is not inside ${anchor}`);
   let resolvedAnchor: string;
   try {
     resolvedAnchor = fs.realpathSync.native(anchor);
-    if (!fs.statSync(resolvedAnchor).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    if (!fs.statSync(resolvedAnchor).isDirectory())
+      throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
   } catch {
     return unsafe("storage", `state directory ${dir} is not created: ${anchor} is not a directory`);
   }
@@ -95,14 +103,16 @@ function openAnchoredStateStore(dir: string, anchor: string): StateStore {
         fs.mkdirSync(current, { mode: 0o700 });
         createdDirectories.push(current);
       } catch (error) {
-        if (errorCode(error) !== "EEXIST") return unsafe("storage", `state directory ${current} cannot be created (${errorCode(error)})`);
+        if (errorCode(error) !== "EEXIST")
+          return unsafe("storage", `state directory ${current} cannot be created (${errorCode(error)})`);
       }
       st = lstatOrNull(current);
     }
     if (st === "error" || st === null) return unsafe("storage", `state directory ${current} cannot be inspected`);
     if (st.isSymbolicLink()) return unsafe("linked", `state directory ${current} is a symlink`);
     if (!st.isDirectory()) return unsafe("storage", `state directory ${current} is not a directory`);
-    if (!IS_WINDOWS && st.uid !== currentUid()) return unsafe("storage", `state directory ${current} is owned by another user`);
+    if (!IS_WINDOWS && st.uid !== currentUid())
+      return unsafe("storage", `state directory ${current} is owned by another user`);
   }
   // A component swapped for a link between our lstat and our mkdir of the next one still
   // cannot take the store outside the workspace.
@@ -112,7 +122,8 @@ function openAnchoredStateStore(dir: string, anchor: string): StateStore {
   } catch (error) {
     return unsafe("storage", `state directory ${current} cannot be resolved (${errorCode(error)})`);
   }
-  if (resolved !== current) return unsafe("linked", `state directory ${current} resolves to ${resolved}, outside ${resolvedAnchor}`);
+  if (resolved !== current)
+    return unsafe("linked", `state directory ${current} resolves to ${resolved}, outside ${resolvedAnchor}`);
   const store = checkStateDirectory(current);
   return store.safe && createdDirectories.length > 0 ? { ...store, created: true, createdDirectories } : store;
 }
@@ -157,7 +168,8 @@ export function readPrivateFile(filePath: string, maxBytes = 1 << 20): PrivateRe
   if (st === undefined) return { state: "absent" };
   if (st.isSymbolicLink()) return { state: "linked", path: filePath, problem: "is a symlink" };
   if (!st.isFile()) return { state: "malformed", path: filePath, problem: "is not a regular file" };
-  if (!IS_WINDOWS && st.uid !== currentUid()) return { state: "malformed", path: filePath, problem: "is owned by another user" };
+  if (!IS_WINDOWS && st.uid !== currentUid())
+    return { state: "malformed", path: filePath, problem: "is owned by another user" };
   if (st.size > maxBytes) return { state: "malformed", path: filePath, problem: "is too large" };
   let fd: number | undefined;
   try {
@@ -172,7 +184,9 @@ export function readPrivateFile(filePath: string, maxBytes = 1 << 20): PrivateRe
   }
 }
 
-export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly cause: "linked" | "malformed" | "storage"; readonly problem: string };
+export type WriteOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly cause: "linked" | "malformed" | "storage"; readonly problem: string };
 
 /**
  * writePrivateFile(target, content): new 0600 file created O_EXCL|O_NOFOLLOW beside the target,
@@ -183,7 +197,8 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
   const existing = lstatOrNull(target);
   if (existing === "error") return { ok: false, cause: "storage", problem: `${target} cannot be inspected` };
   if (existing?.isSymbolicLink()) return { ok: false, cause: "linked", problem: `${target} is a symlink` };
-  if (existing && !existing.isFile()) return { ok: false, cause: "malformed", problem: `${target} is not a regular file` };
+  if (existing && !existing.isFile())
+    return { ok: false, cause: "malformed", problem: `${target} is not a regular file` };
   const temp = `${target}.tmp-${process.pid}-${randomSuffix()}`;
   let fd: number | undefined;
   try {
@@ -213,7 +228,11 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
 export function createExclusiveFile(target: string, content: string): boolean {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
+    fd = fs.openSync(
+      target,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(),
+      0o600,
+    );
     const bytes = Buffer.from(content, "utf8");
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
     return true;

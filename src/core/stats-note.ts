@@ -51,7 +51,12 @@ export interface Notes {
   checkpoint: "asked" | "sent";
   timeout: true;
   answerLost: true;
-  compression: { readonly outcome: "replaced" | "passed"; readonly bytesIn?: number; readonly bytesOut?: number; readonly tokensSaved?: number };
+  compression: {
+    readonly outcome: "replaced" | "passed";
+    readonly bytesIn?: number;
+    readonly bytesOut?: number;
+    readonly tokensSaved?: number;
+  };
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -62,7 +67,13 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * first call of a function costs the engine its linking, ~0.1 ms for one that builds a
  * 19-field object (measured, compiled binary), on a hook of ~9 ms.
  */
-export const noted: Mutable<Partial<StatsRecord>> & { v: 1; t: number; h: string; e: string; ms: number } = { v: 1, t: 0, h: "unknown", e: "unknown", ms: 0 };
+export const noted: Mutable<Partial<StatsRecord>> & { v: 1; t: number; h: string; e: string; ms: number } = {
+  v: 1,
+  t: 0,
+  h: "unknown",
+  e: "unknown",
+  ms: 0,
+};
 
 const MAX_PROJECT_CHARS = 120;
 
@@ -118,11 +129,9 @@ export function noteDecision(decision: Decision, error?: "error"): Decision {
  * from a fixed list. The reason is read from the pass's note, which is ours (compress.ts,
  * compress-gates.ts, compiler.ts), and only a name is kept: a note may hold a path.
  */
-export function noteCompression<C extends { readonly kind: "compiled" } | { readonly kind: "untouched"; readonly decision: Decision }>(
-  env: NodeJS.ProcessEnv,
-  toolName: string,
-  compression: C,
-): C {
+export function noteCompression<
+  C extends { readonly kind: "compiled" } | { readonly kind: "untouched"; readonly decision: Decision },
+>(env: NodeJS.ProcessEnv, toolName: string, compression: C): C {
   if (compression.kind === "compiled") {
     noted.c ??= "replaced";
     return compression;
@@ -167,6 +176,7 @@ function notedPassReason(note: string): string {
 
 /** resetNoted(): for unit tests, which run many calls in one process. */
 export function resetNoted(): void {
-  for (const key of Object.keys(noted)) if (!["v", "t", "h", "e", "ms"].includes(key)) delete noted[key as keyof typeof noted];
+  for (const key of Object.keys(noted))
+    if (!["v", "t", "h", "e", "ms"].includes(key)) delete noted[key as keyof typeof noted];
   Object.assign(noted, { t: 0, h: "unknown", e: "unknown", ms: 0 });
 }

@@ -39,7 +39,11 @@ const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 
 /** recordLine(record, nowMs, durationMs) → the line to append (newline included), its time and duration set. */
-export function recordLine(record: Partial<StatsRecord> & { t: number; ms: number }, nowMs: number, durationMs: number): string {
+export function recordLine(
+  record: Partial<StatsRecord> & { t: number; ms: number },
+  nowMs: number,
+  durationMs: number,
+): string {
   record.t = Math.floor(nowMs / 1000);
   record.ms = Math.round(durationMs * 100) / 100;
   return `${JSON.stringify(record)}\n`;
@@ -58,13 +62,19 @@ export function recordLine(record: Partial<StatsRecord> & { t: number; ms: numbe
  * stats directory needs only to be a directory (not a link), and the file is opened O_NOFOLLOW.
  * Only a missing state directory goes through openStateStore, which creates it.
  */
-export function appendHookRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; readonly durationMs?: number }): boolean {
+export function appendHookRecord(
+  env: NodeJS.ProcessEnv,
+  clock?: { readonly nowMs: number; readonly durationMs?: number },
+): boolean {
   // Off is answered here, before the engine links writeRecord's body (it links a function whole
   // on its first call, however early the call returns).
   return env.VELESDB_HOOK_STATS !== "off" && writeRecord(env, clock);
 }
 
-function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; readonly durationMs?: number }): boolean {
+function writeRecord(
+  env: NodeJS.ProcessEnv,
+  clock?: { readonly nowMs: number; readonly durationMs?: number },
+): boolean {
   try {
     const nowMs = clock?.nowMs ?? Date.now();
     const durationMs = clock?.durationMs ?? performance.now();
@@ -73,7 +83,10 @@ function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; r
     const state = fs.lstatSync(stateDir, { throwIfNoEntry: false });
     if (state === undefined) {
       if (!openStateStore(stateDir).safe) return false;
-    } else if ((state.mode & S_IFMT) !== S_IFDIR || (!IS_WINDOWS && (state.uid !== process.getuid!() || (state.mode & 0o777) !== 0o700))) {
+    } else if (
+      (state.mode & S_IFMT) !== S_IFDIR ||
+      (!IS_WINDOWS && (state.uid !== process.getuid!() || (state.mode & 0o777) !== 0o700))
+    ) {
       return false;
     }
     const dir = `${stateDir}${path.sep}${STATS_DIRECTORY}`;
@@ -88,7 +101,11 @@ function writeRecord(env: NodeJS.ProcessEnv, clock?: { readonly nowMs: number; r
       }
     } else if ((st.mode & S_IFMT) !== S_IFDIR) return false;
     const file = `${dir}${path.sep}${new Date(nowMs).toISOString().slice(0, 10)}.jsonl`;
-    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    const fd = fs.openSync(
+      file,
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
     try {
       const opened = fs.fstatSync(fd);
       if ((opened.mode & S_IFMT) !== S_IFREG || opened.size >= MAX_DAY_BYTES) return false;

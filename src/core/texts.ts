@@ -30,7 +30,10 @@ const namer = (slot: { readonly tool?: ToolNamer } | undefined): ToolNamer => sl
  * forge a line of what a model or a terminal reads.
  */
 export const readerJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  JSON.stringify(value).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 
 const quoted = (value: string): string => readerJson(value);
 
@@ -76,7 +79,9 @@ function compactionNote(slot: MemorySlot, compaction: CompactionNote): string {
     `${saveCall(slot)} now records what survived, so the next session starts from it.`,
   ];
   if (compaction.transcriptPath) {
-    parts.push(`${namer(slot)("compile_transcript")} on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`);
+    parts.push(
+      `${namer(slot)("compile_transcript")} on the transcript file ${quoted(compaction.transcriptPath)} recovers detail the summary dropped.`,
+    );
   }
   return parts.join(" ");
 }
@@ -100,7 +105,8 @@ export function summariserInstructions(slot: MemorySlot, transcriptPath?: string
     "Keep these verbatim in the summary: the goal, the constraints, the verified facts, the decisions and their reasons, exact values (numbers, identifiers, versions, error codes), file paths, and the pending actions.",
     `End the summary with this line for the agent that continues: "Working context: ${saveCall(slot)} saves the state above.${recovery}"`,
   ];
-  if (userHasInstructions) lines.push("The user's own compaction instructions above take precedence where they differ.");
+  if (userHasInstructions)
+    lines.push("The user's own compaction instructions above take precedence where they differ.");
   return lines.join("\n");
 }
 
@@ -123,7 +129,8 @@ export interface StateFailure {
  */
 export function stateFailureDetail(failure: StateFailure): string {
   const named = pathNamedIn(failure.problem, failure.path);
-  const problem = named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
+  const problem =
+    named !== undefined ? failure.problem.replace(named, quoted(named)) : `${quoted(failure.path)} ${failure.problem}`;
   return `${failure.access === "use" ? "unusable" : `${failure.access} failed`}: ${failure.cause}: ${problem}`;
 }
 
@@ -177,7 +184,7 @@ export function windsurfPromptReminder(slot: MemorySlot): string {
  */
 export function windsurfRulesGuidance(): string {
   return [
-    "velesdb-memory keeps a working context per repository. The project is the `project` field of the `.velesdb-hooks.json` at the workspace root (else the workspace directory's name); the session slot is its `session` field (else \"rolling\").",
+    'velesdb-memory keeps a working context per repository. The project is the `project` field of the `.velesdb-hooks.json` at the workspace root (else the workspace directory\'s name); the session slot is its `session` field (else "rolling").',
     'At the start of a conversation, load_working_context(project="<project>", session="<session>") returns {found, working, other_sessions}: with found: true, working holds the goal, decisions, verified facts and pending actions; found: false means nothing is saved under that exact pair, and other_sessions (filled on hits too) shows the slots that exist, which reveals a mistyped session id.',
     "In a repository whose `.velesdb-hooks.json` sets enforce_learning_loop, the first edit is refused until a velesdb-memory recall_fused about the code area returns a successful result in the same conversation.",
     'Before the conversation ends, save_working_context(project="<project>", session="<session>") stores the goal, decisions with their reasons, verified facts and pending actions for the next one.',
@@ -213,10 +220,21 @@ export interface RepositorySlot extends MemorySlot {
 export type GuardProblem =
   | { readonly cause: "recall"; readonly target: string; readonly repository: RepositorySlot }
   /** No recall can succeed: velesdb-memory is known not to answer (src/core/memory-down.ts); `why` is one line. */
-  | { readonly cause: "memory-down"; readonly target: string; readonly repository: RepositorySlot; readonly why: string }
+  | {
+      readonly cause: "memory-down";
+      readonly target: string;
+      readonly repository: RepositorySlot;
+      readonly why: string;
+    }
   | { readonly cause: "session"; readonly target: string; readonly repository: RepositorySlot }
   | { readonly cause: "symlink"; readonly target: string; readonly resolved: string }
-  | { readonly cause: "storage" | "linked" | "malformed"; readonly target: string; readonly path: string; readonly problem: string; readonly repository?: RepositorySlot };
+  | {
+      readonly cause: "storage" | "linked" | "malformed";
+      readonly target: string;
+      readonly path: string;
+      readonly problem: string;
+      readonly repository?: RepositorySlot;
+    };
 
 const UNLOCK_RULE =
   "Only a successful result unlocks: a recall that timed out, failed or returned an error leaves the edit refused.";
@@ -261,7 +279,12 @@ function describeProblem(problem: GuardProblem, tool: ToolNamer): string {
 export function guardRefusal(problems: readonly GuardProblem[], tool: ToolNamer = bare): string {
   const lines = problems.map((problem) => `- ${describeProblem(problem, tool)}`);
   const rule = problems.every((problem) => problem.cause === "memory-down") ? [] : [UNLOCK_RULE];
-  return [`velesdb-hooks refused this edit (recall before edit).`, ...lines, ...rule, "The edit can be retried unchanged afterwards."].join("\n");
+  return [
+    `velesdb-hooks refused this edit (recall before edit).`,
+    ...lines,
+    ...rule,
+    "The edit can be retried unchanged afterwards.",
+  ].join("\n");
 }
 
 /** The note of an edit let through while velesdb-memory is down (the user's channel, and stderr). */
@@ -289,7 +312,11 @@ export function guardInternalErrorRefusal(root: string): string {
  * Each stage names the velesdb-memory tool that performs it: "stored in velesdb-memory" left
  * the model to guess which call that was (docs/decisions.md#the-learning-loop).
  */
-export function learningCheckpoint(targets: readonly RepositorySlot[], warning?: string, tool: ToolNamer = bare): string {
+export function learningCheckpoint(
+  targets: readonly RepositorySlot[],
+  warning?: string,
+  tool: ToolNamer = bare,
+): string {
   const manifest = readerJson(targets.map((t) => ({ project: t.project, session: t.session, root: t.root })));
   const saves = uniqueSlots(targets).map((slot) => `- ${saveCall({ ...slot, tool })}`);
   const lines = [

@@ -60,9 +60,10 @@ const EOF_GRACE_MS = 100;
 
 /** boundProblem(5, "timeoutMs") → null; boundProblem(NaN, "timeoutMs") → "timeoutMs must be … got NaN (number)". */
 export function boundProblem(value: unknown, name: string, integer = false): string | null {
-  const valid = typeof value === "number" && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value));
+  const valid =
+    typeof value === "number" && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value));
   if (valid) return null;
-  const shown = typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
+  const shown = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
   return `${name} must be a finite ${integer ? "integer" : "number"} >= 0, got ${shown} (${typeof value})`;
 }
 
@@ -71,7 +72,11 @@ export function boundProblem(value: unknown, name: string, integer = false): str
  * tested with fixed numbers: deadlineCheck(1000, 1500, 2000) → { expired: false, remainingMs: 1500 }.
  * A timer may fire a little early; the caller re-arms for the remainder instead of trusting it.
  */
-export function deadlineCheck(startedAt: number, now: number, timeoutMs: number): { expired: boolean; remainingMs: number } {
+export function deadlineCheck(
+  startedAt: number,
+  now: number,
+  timeoutMs: number,
+): { expired: boolean; remainingMs: number } {
   const remainingMs = Math.max(0, startedAt + timeoutMs - now);
   return { expired: remainingMs === 0, remainingMs };
 }
@@ -79,7 +84,8 @@ export function deadlineCheck(startedAt: number, now: number, timeoutMs: number)
 /** stdinChunks("…", chars?) → the input as slices to write one at a time; never splits a surrogate pair. */
 export function* stdinChunks(input: string | Uint8Array, chars = STDIN_CHUNK_CHARS): Generator<string | Uint8Array> {
   if (typeof input !== "string") {
-    for (let offset = 0; offset < input.length; offset += STDIN_CHUNK_BYTES) yield input.subarray(offset, offset + STDIN_CHUNK_BYTES);
+    for (let offset = 0; offset < input.length; offset += STDIN_CHUNK_BYTES)
+      yield input.subarray(offset, offset + STDIN_CHUNK_BYTES);
     return;
   }
   let offset = 0;
@@ -108,7 +114,16 @@ export async function runWithWatchdog(
 }
 
 function failure(spawnError: string): WatchdogOutcome {
-  return { ok: false, timedOut: false, exitCode: null, signal: null, spawnError, stdout: "", stdoutOverflow: false, stderr: "" };
+  return {
+    ok: false,
+    timedOut: false,
+    exitCode: null,
+    signal: null,
+    spawnError,
+    stdout: "",
+    stdoutOverflow: false,
+    stderr: "",
+  };
 }
 
 type Child = Bun.Subprocess<"pipe", "pipe", "pipe">;
@@ -159,13 +174,25 @@ class Run {
     this.child = child;
     // The deadline exists before a single stdin byte is written (docs/contract.md §7).
     this.armDeadline();
-    void this.readToEnd(child.stdout, (chunk) => this.onStdout(chunk), () => this.onStdoutEnd());
-    void this.readToEnd(child.stderr, (chunk) => this.onStderr(chunk), () => {});
+    void this.readToEnd(
+      child.stdout,
+      (chunk) => this.onStdout(chunk),
+      () => this.onStdoutEnd(),
+    );
+    void this.readToEnd(
+      child.stderr,
+      (chunk) => this.onStderr(chunk),
+      () => {},
+    );
     void this.writeStdin(child.stdin);
   }
 
   /** readToEnd(stream, onChunk, onEnd) → every chunk, then onEnd once, on EOF or on a pipe error alike; never rejects. */
-  private async readToEnd(stream: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void, onEnd: () => void): Promise<void> {
+  private async readToEnd(
+    stream: ReadableStream<Uint8Array>,
+    onChunk: (chunk: Uint8Array) => void,
+    onEnd: () => void,
+  ): Promise<void> {
     try {
       const reader = stream.getReader();
       this.readers.push(reader);
@@ -219,7 +246,12 @@ class Run {
   }
 
   private onStderr(chunk: Uint8Array): void {
-    if (this.stderrText.length < STDERR_KEEP_BYTES) this.stderrText += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8", 0, STDERR_KEEP_BYTES);
+    if (this.stderrText.length < STDERR_KEEP_BYTES)
+      this.stderrText += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString(
+        "utf8",
+        0,
+        STDERR_KEEP_BYTES,
+      );
   }
 
   private onStdoutEnd(): void {

@@ -32,7 +32,11 @@ export function encodeCursorAnswer(_wireName: string, decision: Decision): HookA
       return jsonAnswer({ followup_message: decision.text }, decision.note);
     case "deny":
       // Exit 2 blocks on Cursor too: the fallback should stdout fail.
-      return jsonDenyAnswer({ permission: "deny", user_message: decision.reason, agent_message: decision.reason }, decision.reason, decision.note);
+      return jsonDenyAnswer(
+        { permission: "deny", user_message: decision.reason, agent_message: decision.reason },
+        decision.reason,
+        decision.note,
+      );
     case "pass":
     case "replaceOutput":
     case "summariserInstructions":
@@ -62,7 +66,11 @@ export const claudeInCursor: HostModule = {
   profile: { ...tempStateProfile("claude", "", (tool) => tool), stopFlagUnreliable: true },
   payloadNamesEvent: false,
   events: {
-    "session-start": { wireName: "SessionStart", failure: "open", run: (input) => SESSION_START_EVENT.run(inWorkspace(input)) },
+    "session-start": {
+      wireName: "SessionStart",
+      failure: "open",
+      run: (input) => SESSION_START_EVENT.run(inWorkspace(input)),
+    },
     stop: { wireName: "Stop", failure: "open", run: (input) => STOP_EVENT.run(inWorkspace(input)) },
     "pre-compact": { wireName: "PreCompact", failure: "open", run: passes },
     // The guard passes under Cursor (see above), so it has nothing to fail closed on.

@@ -19,7 +19,14 @@ import { compressCommandOutput } from "../core/compress-gates.ts";
 import { compressionDeadlineMs } from "../core/host-timeouts.ts";
 import { Utf8Literal } from "../core/json-bytes.ts";
 import { isPlainObject, objectField, stringField, type Payload } from "../core/payload.ts";
-import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import {
+  claudeStyleToolName,
+  hookSpecificOutput,
+  SESSION_START_EVENT,
+  STOP_EVENT,
+  tempStateProfile,
+  type HostModule,
+} from "./host.ts";
 
 // The edit tools the guard covers, and the field that names each one's target (always an
 // absolute path; backslashes on Windows).
@@ -32,7 +39,8 @@ const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
 /** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (docs/contract.md §6.1). */
 async function claudePreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
-  const field = tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
+  const field =
+    tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
   const { guardEditDecision } = await import("../core/guard.ts");
@@ -69,7 +77,8 @@ async function compressClaudeBash(input: HookInput): Promise<Decision> {
     return pass("tool_response does not have the Bash shape {stdout, stderr, interrupted, isImage}; output left as is");
   }
   const persisted = response.persistedOutputPath;
-  if (persisted !== undefined && typeof persisted !== "string") return pass("persistedOutputPath is not a string; output left as is");
+  if (persisted !== undefined && typeof persisted !== "string")
+    return pass("persistedOutputPath is not a string; output left as is");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
@@ -83,7 +92,11 @@ async function compressClaudeBash(input: HookInput): Promise<Decision> {
   if (compressed.kind === "untouched") return compressed.decision;
   // The persisted keys go, so the host shows the view inline.
   const { persistedOutputPath: _path, persistedOutputSize: _size, ...kept } = response;
-  return { kind: "replaceOutput", toolResponse: { ...kept, stdout: compressed.text, stderr: "" }, note: compressed.note };
+  return {
+    kind: "replaceOutput",
+    toolResponse: { ...kept, stdout: compressed.text, stderr: "" },
+    note: compressed.note,
+  };
 }
 
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
@@ -127,10 +140,20 @@ export const claude: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-compact": {
+      wireName: "PreCompact",
+      failure: "open",
+      run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
+    },
     "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: claudePreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: claudePostToolUse, bytesField: BASH_OUTPUT_FIELD },
+    "post-tool-use": {
+      wireName: "PostToolUse",
+      failure: "open",
+      run: claudePostToolUse,
+      bytesField: BASH_OUTPUT_FIELD,
+    },
   },
   encode: encodeClaudeAnswer,
-  callerOf: async (payload, env) => (cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined),
+  callerOf: async (payload, env) =>
+    cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined,
 };

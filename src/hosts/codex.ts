@@ -31,16 +31,26 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
     case "pass":
       return jsonAnswer({}, decision.note);
     case "addContext":
-      return jsonAnswer(hookSpecificOutput(wireName, { additionalContext: clampContext(decision.text) }), decision.note);
+      return jsonAnswer(
+        hookSpecificOutput(wireName, { additionalContext: clampContext(decision.text) }),
+        decision.note,
+      );
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny": {
       // Codex ignores a deny whose reason is empty.
       const reason = decision.reason || fallbackRefusal();
-      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: reason }), reason, decision.note);
+      return jsonDenyAnswer(
+        hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: reason }),
+        reason,
+        decision.note,
+      );
     }
     case "replaceOutput":
-      return jsonAnswer(typeof decision.toolResponse.text === "string" ? { decision: "block", reason: decision.toolResponse.text } : {}, decision.note);
+      return jsonAnswer(
+        typeof decision.toolResponse.text === "string" ? { decision: "block", reason: decision.toolResponse.text } : {},
+        decision.note,
+      );
     case "summariserInstructions":
       return jsonAnswer({}, decision.note);
     default:
@@ -69,7 +79,8 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 /** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
   const output = input.payload.tool_response;
-  if (input.payload.tool_name !== "Bash" || typeof output !== "string") return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
+  if (input.payload.tool_name !== "Bash" || typeof output !== "string")
+    return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
   const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   const compressed = await compressCommandOutput(input, {

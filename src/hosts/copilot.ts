@@ -57,13 +57,20 @@ function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer 
     case "summariserInstructions":
       return jsonAnswer({}, decision.note);
     case "replaceOutput":
-      return jsonAnswer(typeof decision.toolResponse.textResultForLlm === "string" ? { modifiedResult: decision.toolResponse } : {}, decision.note);
+      return jsonAnswer(
+        typeof decision.toolResponse.textResultForLlm === "string" ? { modifiedResult: decision.toolResponse } : {},
+        decision.note,
+      );
     case "addContext":
       return jsonAnswer({ additionalContext: decision.text }, decision.note);
     case "continue":
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny":
-      return jsonDenyAnswer({ permissionDecision: "deny", permissionDecisionReason: decision.reason }, decision.reason, decision.note);
+      return jsonDenyAnswer(
+        { permissionDecision: "deny", permissionDecisionReason: decision.reason },
+        decision.reason,
+        decision.note,
+      );
     default:
       return decision satisfies never;
   }
@@ -90,7 +97,8 @@ const COPILOT_SAVED_OUTPUT = /^Output too large to read at once \(([0-9.]+) (B|K
 // How Copilot 1.0.102 names that file (measured: `<$TMPDIR>/1796205494147-copilot-tool-output-
 // 18218-c0002c00-6f1d-4250-90fa-59881311390c.txt`: the time it wrote it in ms, a number, a UUID;
 // its bundled runtime matches `\d+-copilot-tool-output-` for the same files).
-const COPILOT_SAVED_NAME = /^(\d{13})-copilot-tool-output-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txt$/;
+const COPILOT_SAVED_NAME =
+  /^(\d{13})-copilot-tool-output-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txt$/;
 /** Copilot writes the file as the command ends, just before postToolUse: older is not this call's. */
 const SAVED_FILE_MAX_AGE_MS = 60_000;
 const CLOCK_SLACK_MS = 2_000;
@@ -111,23 +119,31 @@ export function copilotSavedFile(
   env: NodeJS.ProcessEnv,
 ): { ok: true; saved: SavedOutput } | { ok: false; problem: string } {
   const [, size, unit, file] = notice as unknown as [string, string, "B" | "KB" | "MB", string];
-  const refused = (why: string) => ({ ok: false as const, problem: `Copilot's saved output not read: ${why}; output left as is` });
+  const refused = (why: string) => ({
+    ok: false as const,
+    problem: `Copilot's saved output not read: ${why}; output left as is`,
+  });
   const tmp = path.resolve(env.TMPDIR || "/tmp");
-  if (!path.isAbsolute(file) || path.dirname(file) !== tmp) return refused("the file it names is not in Copilot's temporary directory");
+  if (!path.isAbsolute(file) || path.dirname(file) !== tmp)
+    return refused("the file it names is not in Copilot's temporary directory");
   const name = COPILOT_SAVED_NAME.exec(path.basename(file));
   if (!name) return refused("the file it names is not named as Copilot names its saved outputs");
-  const calledAt = typeof payload.timestamp === "number" && Number.isFinite(payload.timestamp) ? payload.timestamp : Date.now();
+  const calledAt =
+    typeof payload.timestamp === "number" && Number.isFinite(payload.timestamp) ? payload.timestamp : Date.now();
   const writtenAt = Number(name[1]);
-  if (writtenAt > calledAt + CLOCK_SLACK_MS || writtenAt < calledAt - SAVED_FILE_MAX_AGE_MS) return refused("the file it names was not written during this call");
+  if (writtenAt > calledAt + CLOCK_SLACK_MS || writtenAt < calledAt - SAVED_FILE_MAX_AGE_MS)
+    return refused("the file it names was not written during this call");
   const scale = unit === "MB" ? 1024 * 1024 : unit === "KB" ? 1024 : 1;
   const stated = Number(size) * scale;
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   const trust = (st: import("node:fs").Stats): string => {
     if (st.nlink !== 1) return "it has more than one link";
     if (uid !== undefined && st.uid !== uid) return "it is not owned by this user";
-    if (st.mtimeMs < writtenAt - CLOCK_SLACK_MS || st.mtimeMs > writtenAt + WRITE_SLACK_MS) return "it was modified after Copilot wrote it";
+    if (st.mtimeMs < writtenAt - CLOCK_SLACK_MS || st.mtimeMs > writtenAt + WRITE_SLACK_MS)
+      return "it was modified after Copilot wrote it";
     // The notice rounds to one decimal of its unit.
-    if (Math.abs(st.size - stated) > 0.05 * scale + 1) return `it holds ${st.size} bytes, not the ${size} ${unit} of the notice`;
+    if (Math.abs(st.size - stated) > 0.05 * scale + 1)
+      return `it holds ${st.size} bytes, not the ${size} ${unit} of the notice`;
     return "";
   };
   return { ok: true, saved: { path: file, temporary: true, trust } };
@@ -156,7 +172,8 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
   // The answer carries Copilot's result object back whole: a field nested deeper than
   // JSON.stringify can write (fuzz, seed -512651350: 55 196 levels) made the encoder overflow its
   // stack after the compiler ran, "internal error" instead of a clean refusal.
-  if (nestedDeeperThan(result, MAX_NESTING)) return pass(`compression refused: the toolResult nests deeper than ${MAX_NESTING} levels`);
+  if (nestedDeeperThan(result, MAX_NESTING))
+    return pass(`compression refused: the toolResult nests deeper than ${MAX_NESTING} levels`);
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: isPlainObject(toolArgs) ? stringField(toolArgs, "command") : undefined,
@@ -166,7 +183,11 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
     deadlineMs: compressionDeadlineMs("copilot"),
   });
   if (compressed.kind === "untouched") return compressed.decision;
-  return { kind: "replaceOutput", toolResponse: { ...result, textResultForLlm: compressed.text + footer[0] }, note: compressed.note };
+  return {
+    kind: "replaceOutput",
+    toolResponse: { ...result, textResultForLlm: compressed.text + footer[0] },
+    note: compressed.note,
+  };
 }
 
 /** postToolUse: recall evidence from a velesdb-memory tool's `textResultForLlm`; bash compression. */
@@ -181,12 +202,23 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
   const result = objectField(input.payload, "toolResult") ?? {};
   // Only "success" shows an answer; the text of any other result type may be an error message.
   const resultType = stringField(result, "resultType");
-  if (resultType !== "success") return pass(joinNotes(input.inputProblem, `recall not counted: resultType is ${JSON.stringify(resultType ?? null)}`));
-  return recordEvidenceAndPass(input, { toolName, toolInput: input.payload.toolArgs, toolResponse: result.textResultForLlm, form: "text" });
+  if (resultType !== "success")
+    return pass(
+      joinNotes(input.inputProblem, `recall not counted: resultType is ${JSON.stringify(resultType ?? null)}`),
+    );
+  return recordEvidenceAndPass(input, {
+    toolName,
+    toolInput: input.payload.toolArgs,
+    toolResponse: result.textResultForLlm,
+    form: "text",
+  });
 }
 
 export const copilot: HostModule = {
-  profile: { ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`), sessionIdField: "sessionId" },
+  profile: {
+    ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`),
+    sessionIdField: "sessionId",
+  },
   payloadNamesEvent: false,
   events: {
     "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },

@@ -62,7 +62,10 @@ export const dsh: HostModule = {
       const workspaceStateDir = path.dirname(store.dir);
       if (env.VELESDB_HOOKS_STATE_DIR || path.basename(workspaceStateDir) !== WORKSPACE_STATE_DIR) return;
       if (!store.createdDirectories.includes(workspaceStateDir)) return;
-      createExclusiveFile(path.join(workspaceStateDir, ".gitignore"), "# velesdb-hooks session state (DeepSeek harness)\n*\n");
+      createExclusiveFile(
+        path.join(workspaceStateDir, ".gitignore"),
+        "# velesdb-hooks session state (DeepSeek harness)\n*\n",
+      );
     },
     stopFlagUnreliable: true,
     sessionIdField: "session_id",

@@ -24,5 +24,8 @@ export const kilo: HostModule = {
   ...opencode,
   // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/e2e/kilo.e2e.test.ts).
   profile: tempStateProfile("kilo", "kilo-", (tool) => `velesdb-memory_${tool}`),
-  events: { ...opencode.events, "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse("kilo") } },
+  events: {
+    ...opencode.events,
+    "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse("kilo") },
+  },
 };

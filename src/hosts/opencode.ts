@@ -66,7 +66,10 @@ function encodeOpencodeAnswer(_wireName: string, decision: Decision): HookAnswer
     case "deny":
       return jsonDenyAnswer({ deny: decision.reason }, decision.reason, decision.note);
     case "replaceOutput":
-      return jsonAnswer(typeof decision.toolResponse.output === "string" ? { output: decision.toolResponse.output } : {}, decision.note);
+      return jsonAnswer(
+        typeof decision.toolResponse.output === "string" ? { output: decision.toolResponse.output } : {},
+        decision.note,
+      );
     case "summariserInstructions":
       return jsonAnswer({ context: decision.text }, decision.note);
     default:
@@ -103,7 +106,8 @@ export function opencodePostToolUse(host: "opencode" | "kilo"): (input: HookInpu
 /** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (docs/contract.md §8). */
 async function compressOpencodeBash(input: HookInput, host: "opencode" | "kilo"): Promise<Decision> {
   const response = input.payload.tool_response;
-  if (!isPlainObject(response) || typeof response.output !== "string") return pass("bash output is not {output: string}; left as is");
+  if (!isPlainObject(response) || typeof response.output !== "string")
+    return pass("bash output is not {output: string}; left as is");
   const metadata = objectField(response, "metadata") ?? {};
   const savedPath = metadata.truncated === true ? stringField(metadata, "outputPath") : undefined;
   const { compressCommandOutput } = await import("../core/compress-gates.ts");

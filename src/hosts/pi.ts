@@ -56,11 +56,19 @@ async function piPostToolUse(input: HookInput): Promise<Decision> {
   if (stringField(input.payload, "tool_name") === "bash") return compressPiBash(input, response);
   const result = isPlainObject(response.mcpResult) ? response.mcpResult : undefined;
   // A failed call keeps its failure: the adapter's error, and Pi's own flag.
-  const failure = response.isError === true ? { isError: true } : Object.hasOwn(response, "error") && response.error !== undefined ? { error: response.error } : {};
+  const failure =
+    response.isError === true
+      ? { isError: true }
+      : Object.hasOwn(response, "error") && response.error !== undefined
+        ? { error: response.error }
+        : {};
   const { recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(response.server, response.tool),
-    toolInput: isPlainObject(input.payload.tool_input) && typeof input.payload.tool_input.args === "string" ? parseArgs(input.payload.tool_input.args) : input.payload.tool_input,
+    toolInput:
+      isPlainObject(input.payload.tool_input) && typeof input.payload.tool_input.args === "string"
+        ? parseArgs(input.payload.tool_input.args)
+        : input.payload.tool_input,
     toolResponse: result === undefined ? response : { ...result, ...failure },
     form: "structured",
   });
@@ -78,8 +86,11 @@ function parseArgs(args: string): unknown {
 /** bash: the text the model would read, or Pi's saved whole output when it cut it, compiled (docs/contract.md §8). */
 async function compressPiBash(input: HookInput, response: Record<string, unknown>): Promise<Decision> {
   const content = Array.isArray(response.content) ? response.content : [];
-  const texts = content.filter((part) => isPlainObject(part) && part.type === "text" && typeof part.text === "string").map((part) => (part as { text: string }).text);
-  if (texts.length !== 1 || response.isError === true) return pass("bash result is not one text block of a command that ran; left as is");
+  const texts = content
+    .filter((part) => isPlainObject(part) && part.type === "text" && typeof part.text === "string")
+    .map((part) => (part as { text: string }).text);
+  if (texts.length !== 1 || response.isError === true)
+    return pass("bash result is not one text block of a command that ran; left as is");
   const savedPath = response.truncated === true ? stringField(response, "fullOutputPath") : undefined;
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
   const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");

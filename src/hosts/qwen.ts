@@ -28,7 +28,14 @@
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
-import { claudeStyleToolName, hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import {
+  claudeStyleToolName,
+  hookSpecificOutput,
+  SESSION_START_EVENT,
+  STOP_EVENT,
+  tempStateProfile,
+  type HostModule,
+} from "./host.ts";
 
 const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
   edit: "file_path",
@@ -50,7 +57,11 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
       return jsonAnswer({ decision: "block", reason: decision.text }, decision.note);
     case "deny":
       // Exit 2 also blocks on Qwen (its hook docs: stderr goes to the model): the fallback should stdout fail.
-      return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
+      return jsonDenyAnswer(
+        hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
+        decision.reason,
+        decision.note,
+      );
     default:
       return decision satisfies never;
   }
@@ -73,7 +84,11 @@ export const qwen: HostModule = {
   events: {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": { wireName: "PreCompact", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input) },
+    "pre-compact": {
+      wireName: "PreCompact",
+      failure: "open",
+      run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
+    },
     "pre-tool-use": {
       wireName: "PreToolUse",
       failure: "closed",

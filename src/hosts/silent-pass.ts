@@ -19,7 +19,11 @@ export function silentPassEncoder(continueAnswer: (text: string) => Record<strin
       case "continue":
         return jsonAnswer(continueAnswer(decision.text), decision.note);
       case "deny":
-        return jsonDenyAnswer(hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }), decision.reason, decision.note);
+        return jsonDenyAnswer(
+          hookSpecificOutput(wireName, { permissionDecision: "deny", permissionDecisionReason: decision.reason }),
+          decision.reason,
+          decision.note,
+        );
       default:
         return decision satisfies never;
     }

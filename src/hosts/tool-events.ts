@@ -66,11 +66,18 @@ export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
  * kept, so a failed call stays a failure; a part without text and a missing llmContent become no
  * text at all (no evidence); a non-object is handed over as it is, and fails there.
  */
-export function mcpResultOfLlmContent(toolResponse: unknown, unwrapText: (text: string) => string = (text) => text): unknown {
+export function mcpResultOfLlmContent(
+  toolResponse: unknown,
+  unwrapText: (text: string) => string = (text) => text,
+): unknown {
   if (!isPlainObject(toolResponse)) return toolResponse;
   const { llmContent } = toolResponse;
   const parts = Array.isArray(llmContent) ? llmContent : typeof llmContent === "string" ? [{ text: llmContent }] : [];
-  const content = parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? { type: "text", text: unwrapText(part.text) } : { type: "non-text" }));
+  const content = parts.map((part) =>
+    isPlainObject(part) && typeof part.text === "string"
+      ? { type: "text", text: unwrapText(part.text) }
+      : { type: "non-text" },
+  );
   return Object.hasOwn(toolResponse, "error") ? { content, error: toolResponse.error } : { content };
 }
 
@@ -80,7 +87,10 @@ export function mcpResultOfLlmContent(toolResponse: unknown, unwrapText: (text: 
  * Claude-shaped hosts differ only in the table (Claude's Edit/Write/NotebookEdit, Qwen's
  * edit/write_file/notebook_edit).
  */
-export async function guardNamedEditTool(input: HookInput, targetFieldByTool: Readonly<Record<string, string>>): Promise<Decision> {
+export async function guardNamedEditTool(
+  input: HookInput,
+  targetFieldByTool: Readonly<Record<string, string>>,
+): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const field = tool !== undefined && Object.hasOwn(targetFieldByTool, tool) ? targetFieldByTool[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);

@@ -65,7 +65,11 @@ export const windsurf: HostModule = {
   payloadNamesEvent: false,
   events: {
     // The reminder once per trajectory (the core's rule; the trajectory is the session).
-    "pre-user-prompt": { wireName: "pre_user_prompt", failure: "open", run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input) },
+    "pre-user-prompt": {
+      wireName: "pre_user_prompt",
+      failure: "open",
+      run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input),
+    },
     "pre-write-code": { wireName: "pre_write_code", failure: "closed", run: windsurfPreWriteCode },
     "post-mcp-tool-use": { wireName: "post_mcp_tool_use", failure: "open", run: windsurfPostMcpToolUse },
   },

@@ -54,7 +54,9 @@ function handOver(dir: string, owner: Owner): void {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isDirectory() || st.uid !== processIds()?.uid) {
-      throw Object.assign(new Error(`${dir} was replaced while it was being made`), { code: "replaced while being made" });
+      throw Object.assign(new Error(`${dir} was replaced while it was being made`), {
+        code: "replaced while being made",
+      });
     }
     fs.fchownSync(fd, owner.uid, owner.gid);
   } finally {
@@ -86,10 +88,20 @@ function tempBeside(target: string): string {
  * on disk and returns the last check, which runs immediately before the rename; either may throw
  * to leave the target as it is.
  */
-export function writeAtomically(target: string, content: string | Uint8Array, mode: number, owner?: Owner, beforeRename?: () => () => void): void {
+export function writeAtomically(
+  target: string,
+  content: string | Uint8Array,
+  mode: number,
+  owner?: Owner,
+  beforeRename?: () => () => void,
+): void {
   const dir = path.dirname(target);
   const temp = tempBeside(target);
-  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+  const fd = fs.openSync(
+    temp,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
   try {
     // Owner first: chown clears set-id bits, so the mode goes on after it.
     if (owner && mayChown(owner)) fs.fchownSync(fd, owner.uid, owner.gid);
@@ -132,7 +144,8 @@ export function copyAtomically(source: string, target: string, mode: number, own
     fd = fs.openSync(temp, fs.constants.O_RDWR | (fs.constants.O_NOFOLLOW ?? 0));
     const st = fs.fstatSync(fd);
     // (Windows reports no link count worth checking: no links there to plant.)
-    if (!st.isFile() || (process.platform !== "win32" && st.nlink !== 1) || st.size !== size) throw new Error(`${temp} changed while it was being written`);
+    if (!st.isFile() || (process.platform !== "win32" && st.nlink !== 1) || st.size !== size)
+      throw new Error(`${temp} changed while it was being written`);
     if (owner && mayChown(owner)) fs.fchownSync(fd, owner.uid, owner.gid);
     fs.fchmodSync(fd, mode);
     fs.fsyncSync(fd);

@@ -8,7 +8,9 @@ import { errorCode } from "../core/state.ts";
 import { copyAtomically, makeDirectories } from "./atomic-write.ts";
 import { ownerOfNearest } from "./file-owner.ts";
 
-export type RunningBinary = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string };
+export type RunningBinary =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * runningBinary() → the executable to install: process.execPath inside a compiled binary.
@@ -18,7 +20,10 @@ export function runningBinary(): RunningBinary {
   const main = typeof Bun !== "undefined" ? Bun.main : "";
   const compiled = main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
   if (!compiled) {
-    return { ok: false, problem: "this is velesdb-hooks running from source; build it (bun run build) and run dist/velesdb-hooks install" };
+    return {
+      ok: false,
+      problem: "this is velesdb-hooks running from source; build it (bun run build) and run dist/velesdb-hooks install",
+    };
   }
   return { ok: true, path: process.execPath };
 }
@@ -40,9 +45,12 @@ export function inspectBinary(stablePath: string, running: RunningBinary): Binar
     if (code === "ENOENT") return { state: "absent" };
     return { state: "blocked", problem: `cannot be inspected (${code})` };
   }
-  if (st.isSymbolicLink()) return { state: "blocked", problem: "is a symlink; remove it so install can place the binary" };
-  if (!st.isFile()) return { state: "blocked", problem: "is not a regular file; remove it so install can place the binary" };
-  if (process.platform !== "win32" && (st.mode & 0o111) === 0) return { state: "drifted", problem: "is not executable" };
+  if (st.isSymbolicLink())
+    return { state: "blocked", problem: "is a symlink; remove it so install can place the binary" };
+  if (!st.isFile())
+    return { state: "blocked", problem: "is not a regular file; remove it so install can place the binary" };
+  if (process.platform !== "win32" && (st.mode & 0o111) === 0)
+    return { state: "drifted", problem: "is not executable" };
   if (!running.ok) return { state: "in step" }; // Nothing to compare with: present and executable is all we can say.
   if (sameFile(running.path, stablePath) || sameBytes(running.path, stablePath)) return { state: "in step" };
   return { state: "drifted", problem: "differs from this velesdb-hooks" };

@@ -23,15 +23,22 @@ const EVENTS_WITHOUT_MATCHER = new Set(["Stop", "UserPromptSubmit"]);
 const DEFAULT_TIMEOUT_SECONDS = 600;
 
 /** eventLabel("PreToolUse") → "pre_tool_use", the spelling of trust keys. */
-export const eventLabel = (wireEvent: string): string => wireEvent.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
+export const eventLabel = (wireEvent: string): string =>
+  wireEvent.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
 
 /** trustKey(file, "Stop", 0, 1) → "<file>:stop:0:1". */
 export const trustKey = (file: string, wireEvent: string, group: number, handler: number): string =>
   `${file}:${eventLabel(wireEvent)}:${group}:${handler}`;
 
 /** trustHash("PreToolUse", "^x$", handler) → "sha256:<hex>", as Codex computes it for that one handler. */
-export function trustHash(wireEvent: string, matcher: unknown, handler: Record<string, unknown>, platform: NodeJS.Platform = process.platform): string {
-  const command = platform === "win32" && typeof handler.commandWindows === "string" ? handler.commandWindows : handler.command;
+export function trustHash(
+  wireEvent: string,
+  matcher: unknown,
+  handler: Record<string, unknown>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const command =
+    platform === "win32" && typeof handler.commandWindows === "string" ? handler.commandWindows : handler.command;
   const identity: Record<string, unknown> = {
     event_name: eventLabel(wireEvent),
     hooks: [
@@ -71,7 +78,10 @@ export function readCodexConfig(codexHome: string): CodexConfig {
   const file = codexConfigPath(codexHome);
   // Codex follows a linked config.toml (dotfile managers link it), so do we, to a regular file only.
   const read = readBoundedFile(file, MAX_READ_BYTES, { followLink: true });
-  if (!read.ok) return read.code === "ENOENT" ? { kind: "absent", path: file } : { kind: "unreadable", path: file, problem: read.problem };
+  if (!read.ok)
+    return read.code === "ENOENT"
+      ? { kind: "absent", path: file }
+      : { kind: "unreadable", path: file, problem: read.problem };
   const text = read.bytes.toString("utf8");
   let parsed: Record<string, unknown>;
   try {
@@ -79,7 +89,11 @@ export function readCodexConfig(codexHome: string): CodexConfig {
   } catch (error) {
     // The parser's message quotes the offending lines; only the position is safe to show.
     const line = (error as { line?: unknown }).line;
-    return { kind: "unreadable", path: file, problem: `does not parse${typeof line === "number" ? ` (line ${line + 1})` : ""}` };
+    return {
+      kind: "unreadable",
+      path: file,
+      problem: `does not parse${typeof line === "number" ? ` (line ${line + 1})` : ""}`,
+    };
   }
   const hooksTable = isJsonObject(parsed.hooks) ? parsed.hooks : {};
   const trust = new Map<string, z.infer<typeof TrustState>>();
@@ -105,7 +119,12 @@ export interface EntryTrust {
 }
 
 /** trustOf(entries, file, config) → each entry's trust: stored hash equal (trusted), different (modified) or none. */
-export function trustOf(entries: readonly OwnedEntry[], file: string, config: CodexConfig, platform: NodeJS.Platform = process.platform): EntryTrust[] {
+export function trustOf(
+  entries: readonly OwnedEntry[],
+  file: string,
+  config: CodexConfig,
+  platform: NodeJS.Platform = process.platform,
+): EntryTrust[] {
   return entries.map((entry) => {
     const key = trustKey(file, entry.event, entry.group, entry.handler);
     const hash = trustHash(entry.event, entry.matcher, isJsonObject(entry.value) ? entry.value : {}, platform);

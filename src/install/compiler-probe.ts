@@ -28,11 +28,16 @@ export async function probeCompilerNow(env: NodeJS.ProcessEnv): Promise<Compiler
   const location = resolveCompiler(env);
   if (!location.ok) return { state: "missing", problem: location.problem };
   const started = performance.now();
-  const outcome = await runWithWatchdog(location.path, ["compile-stdin", "--budget", String(PROBE_BUDGET)], PROBE_CORPUS, {
-    timeoutMs: probeTimeoutMs(env),
-    maxStdoutBytes: 1024 * 1024,
-    env,
-  });
+  const outcome = await runWithWatchdog(
+    location.path,
+    ["compile-stdin", "--budget", String(PROBE_BUDGET)],
+    PROBE_CORPUS,
+    {
+      timeoutMs: probeTimeoutMs(env),
+      maxStdoutBytes: 1024 * 1024,
+      env,
+    },
+  );
   const problem = probeProblem(outcome);
   if (problem !== null) return { state: "not capable", path: location.path, problem };
   return { state: "capable", path: location.path, elapsedMs: Math.round(performance.now() - started) };

@@ -27,15 +27,28 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
   const stable = stableBinaryPath(ctx);
   const tree = ourTree(ctx);
   const binary = stable.ok && tree.ok ? inspectBinary(stable.path, running) : undefined;
-  const reports = binary && stable.ok && tree.ok ? targets.map(({ ctx: targetCtx, client }) => ({ client, report: clientReport(targetCtx, client, stable.path, tree.path, binary) })) : [];
+  const reports =
+    binary && stable.ok && tree.ok
+      ? targets.map(({ ctx: targetCtx, client }) => ({
+          client,
+          report: clientReport(targetCtx, client, stable.path, tree.path, binary),
+        }))
+      : [];
   const probeOff = probeIsOff(ctx.env);
   // Slow probes first, concurrently: the compiler (up to its probe timeout), the daemon
   // (1 s + 2 s), the login shell (5 s) and every configured MCP server (5 s).
   const [compiler, freshness, shell, probed] = await Promise.all([
     probeCompilerNow(ctx.env),
-    (ctx.env.VELESDB_HOOK_FRESHNESS ?? "").toLowerCase() === "off" ? Promise.resolve(undefined) : freshnessReport(ctx.env),
+    (ctx.env.VELESDB_HOOK_FRESHNESS ?? "").toLowerCase() === "off"
+      ? Promise.resolve(undefined)
+      : freshnessReport(ctx.env),
     loginShellNoise(ctx),
-    probeOff ? Promise.resolve([]) : probeAll(ctx, reports.map(({ report }) => report.servers)),
+    probeOff
+      ? Promise.resolve([])
+      : probeAll(
+          ctx,
+          reports.map(({ report }) => report.servers),
+        ),
   ]);
 
   out.line(`velesdb-hooks doctor`);
@@ -43,15 +56,23 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
   if (!binary || !stable.ok) {
     out.line(`binary:    cannot be located: ${stable.ok ? "velesdb-hooks' directory is unusable" : stable.problem}`);
   } else {
-    const state = binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
+    const state =
+      binary.state === "drifted" || binary.state === "blocked" ? `drifted: ${binary.problem}` : binary.state;
     out.line(`binary:    ${state} (${shown(ctx, stable.path)})`);
     reports.forEach(({ client, report }, i) => {
       const name = client.name;
-      const servers = probeOff ? { lines: report.servers.length > 0 ? [`${name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`] : [] } : serverLines(name, report.servers, probed[i]!, "doctor");
-      for (const line of [...report.lines.filter((l) => !l.startsWith(`${name}: binary `)), ...servers.lines]) out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
+      const servers = probeOff
+        ? {
+            lines:
+              report.servers.length > 0 ? [`${name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`] : [],
+          }
+        : serverLines(name, report.servers, probed[i]!, "doctor");
+      for (const line of [...report.lines.filter((l) => !l.startsWith(`${name}: binary `)), ...servers.lines])
+        out.line(`${pad(`${name}:`)}${line.slice(name.length + 2)}`);
       // Per entry, once the registry holds any of ours: which event is in step and which is not.
       if (report.verdict && report.verdict.state !== "absent") {
-        for (const { row, state } of report.verdict.rows) out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
+        for (const { row, state } of report.verdict.rows)
+          out.line(`${pad(`${name}:`)}  ${row.wireEvent} ${entryState(state)}`);
       }
       for (const { label, text } of report.doctor) out.line(`${pad(label)}${text}`);
     });
@@ -59,9 +80,14 @@ export async function runDoctor(ctx: InstallerContext, targets: readonly ReportT
     if (note) out.line(`memory:    ${note}`);
   }
 
-  if (compiler.state === "missing") out.line(`compiler:  missing: ${compiler.problem} (PostToolUse compression stays off)`);
-  else if (compiler.state === "capable") out.line(`compiler:  capable: ${shown(ctx, compiler.path)} answered compile-stdin in ${compiler.elapsedMs} ms`);
-  else out.line(`compiler:  not capable: ${shown(ctx, compiler.path)} ${compiler.problem} (PostToolUse compression stays off)`);
+  if (compiler.state === "missing")
+    out.line(`compiler:  missing: ${compiler.problem} (PostToolUse compression stays off)`);
+  else if (compiler.state === "capable")
+    out.line(`compiler:  capable: ${shown(ctx, compiler.path)} answered compile-stdin in ${compiler.elapsedMs} ms`);
+  else
+    out.line(
+      `compiler:  not capable: ${shown(ctx, compiler.path)} ${compiler.problem} (PostToolUse compression stays off)`,
+    );
 
   if (!freshness) out.line("daemon:    freshness check off (VELESDB_HOOK_FRESHNESS=off)");
   else if (freshness.running === undefined) out.line(`daemon:    no velesdb-memory answered at ${freshness.url}`);
@@ -118,7 +144,8 @@ function stateDirectoryReport(ctx: InstallerContext): string {
   if (process.platform !== "win32") {
     const uid = typeof process.getuid === "function" ? process.getuid() : -1;
     if (st.uid !== uid) return `unsafe: ${where} is owned by another user (hooks keep no state)`;
-    if ((st.mode & 0o777) !== 0o700) return `unsafe: ${where} has mode ${(st.mode & 0o777).toString(8)}, not 700 (hooks keep no state)`;
+    if ((st.mode & 0o777) !== 0o700)
+      return `unsafe: ${where} has mode ${(st.mode & 0o777).toString(8)}, not 700 (hooks keep no state)`;
   }
   const all = treeSize(dir);
   const archived = treeSize(path.join(dir, "tool-output"));
@@ -162,9 +189,11 @@ function treeSize(root: string): { files: number; bytes: number } {
 function projectConfigReport(ctx: InstallerContext): string {
   const identity = resolveProjectIdentity(ctx.cwd);
   const slot = `project ${quoted(identity.project)}, session ${quoted(identity.session)}`;
-  if (identity.configPath === "") return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
+  if (identity.configPath === "")
+    return `no ${CONFIG_FILE_NAME} above ${shown(ctx, identity.start)}: defaults apply (${slot}, learning loop off)`;
   const where = shown(ctx, identity.configPath);
-  if (identity.configProblem !== "") return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
+  if (identity.configProblem !== "")
+    return `${where} ${identity.configProblem}: ignored, defaults apply (${slot}, learning loop off)`;
   return `${where} parsed (${slot}, learning loop ${identity.enforceLearningLoop ? "enforced" : "off"})`;
 }
 

@@ -6,7 +6,11 @@
 import { firstShellWord, powershellCallProgram } from "./shell-words.ts";
 
 /** Path fragments of the bash reference's hook trees; any entry naming one is ours. */
-export const LEGACY_MARKERS = [".claude/hooks/velesdb-memory/", ".codex/hooks/velesdb-memory/", ".codeium/windsurf/hooks/velesdb-memory/"] as const;
+export const LEGACY_MARKERS = [
+  ".claude/hooks/velesdb-memory/",
+  ".codex/hooks/velesdb-memory/",
+  ".codeium/windsurf/hooks/velesdb-memory/",
+] as const;
 
 export type JsonObject = Record<string, unknown>;
 
@@ -37,10 +41,17 @@ export interface OwnedEntry {
  * "legacy" | "foreign". `commandFields` are the handler fields holding a command line (the
  * client's; Copilot spells them `bash` and `powershell`).
  */
-export function ownershipOf(handler: unknown, binaryPath: string, commandFields: readonly string[] = ["command"]): Ownership {
+export function ownershipOf(
+  handler: unknown,
+  binaryPath: string,
+  commandFields: readonly string[] = ["command"],
+): Ownership {
   if (!isJsonObject(handler)) return "foreign";
-  const commands = commandFields.map((field) => handler[field]).filter((value): value is string => typeof value === "string");
-  const runs = (command: string) => command === binaryPath || firstShellWord(command) === binaryPath || powershellCallProgram(command) === binaryPath;
+  const commands = commandFields
+    .map((field) => handler[field])
+    .filter((value): value is string => typeof value === "string");
+  const runs = (command: string) =>
+    command === binaryPath || firstShellWord(command) === binaryPath || powershellCallProgram(command) === binaryPath;
   if (commands.some(runs)) return "ours";
   const words = [...commands, handler.commandWindows, ...(Array.isArray(handler.args) ? handler.args : [])];
   for (const word of words) {

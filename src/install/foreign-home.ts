@@ -42,7 +42,12 @@ export function reachFor(ctx: InstallerContext): Reach {
  * writes: its registry, its sections, the MCP server file install --mcp writes (docs/mcp-server.md), what
  * it also reads.
  */
-export function clientFiles(ctx: InstallerContext, client: InstallerClient, registryPath: string, withSections = true): string[] {
+export function clientFiles(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  registryPath: string,
+  withSections = true,
+): string[] {
   const sections = withSections ? (client.sections ?? []).map((section) => section.path(ctx)) : [];
   const mcpFile = withSections ? client.mcp?.files[0].path(ctx) : undefined;
   return [registryPath, ...sections, ...(mcpFile?.ok ? [mcpFile.path] : []), ...(client.alsoReads?.(ctx) ?? [])];
@@ -79,7 +84,8 @@ function walk(file: string, owner: Owner, show: (p: string) => string, budget: {
     }
     if (--budget.links < 0) return "leads through too many links";
     const users = ownerMayWrite(current, owner);
-    if (users && st.uid !== owner.uid) return `leads through ${show(next)}, a link owned by uid ${st.uid}, not by the home's owner`;
+    if (users && st.uid !== owner.uid)
+      return `leads through ${show(next)}, a link owned by uid ${st.uid}, not by the home's owner`;
     const destination = path.resolve(current, fs.readlinkSync(next));
     const inner = walk(destination, owner, show, budget);
     if (inner !== undefined) return inner;

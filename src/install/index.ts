@@ -39,7 +39,9 @@ export interface InstallerOptions {
   readonly mcp?: { readonly url?: string };
 }
 
-type Parsed = { readonly ok: true; readonly options: InstallerOptions } | { readonly ok: false; readonly problem: string };
+type Parsed =
+  | { readonly ok: true; readonly options: InstallerOptions }
+  | { readonly ok: false; readonly problem: string };
 
 const FLAGS: Readonly<Record<string, ReadonlySet<string>>> = {
   install: new Set(["--client", "--config", "--dry-run", "--mcp", "--mcp-url"]),
@@ -51,7 +53,9 @@ const VALUE_FLAGS = ["--client", "--config", "--mcp-url"] as const;
 
 /** clientChoices() → "claude, codex, … or all; --config: the DeepSeek harness hooks.json", for --help. */
 export function clientChoices(): string {
-  const configurable = CLIENTS.flatMap((client) => (client.configFile !== undefined ? [`; --config: ${client.configFile}`] : []));
+  const configurable = CLIENTS.flatMap((client) =>
+    client.configFile !== undefined ? [`; --config: ${client.configFile}`] : [],
+  );
   return `${CLIENT_NAMES.join(", ")} or all${configurable.join("")}`;
 }
 
@@ -68,33 +72,62 @@ export function parseInstallerArgs(command: string, args: readonly string[]): Pa
     const arg = args[i]!;
     const valued = VALUE_FLAGS.find((f) => arg.startsWith(`${f}=`));
     const [flag, inline] = valued ? [valued, arg.slice(valued.length + 1)] : [arg, undefined];
-    if (!allowed.has(flag)) return { ok: false, problem: `${command} does not take ${shownArgument(arg)} (options: ${[...allowed].join(", ")})` };
+    if (!allowed.has(flag))
+      return {
+        ok: false,
+        problem: `${command} does not take ${shownArgument(arg)} (options: ${[...allowed].join(", ")})`,
+      };
     if (flag === "--dry-run") dryRun = true;
     else if (flag === "--strict") strict = true;
     else if (flag === "--mcp") mcp = { ...mcp };
     else if (flag === "--mcp-url") {
       const value = inline ?? args[++i];
-      if (value === undefined || value === "") return { ok: false, problem: "--mcp-url needs the URL of a running velesdb-memory daemon, such as https://127.0.0.1:18090/mcp" };
+      if (value === undefined || value === "")
+        return {
+          ok: false,
+          problem: "--mcp-url needs the URL of a running velesdb-memory daemon, such as https://127.0.0.1:18090/mcp",
+        };
       mcp = { url: value };
-    }
-    else if (flag === "--config") {
+    } else if (flag === "--config") {
       const value = inline ?? args[++i];
-      if (value === undefined || value === "") return { ok: false, problem: `--config needs the path of ${CLIENTS.flatMap((c) => c.configFile ?? []).join(" or ")}` };
+      if (value === undefined || value === "")
+        return {
+          ok: false,
+          problem: `--config needs the path of ${CLIENTS.flatMap((c) => c.configFile ?? []).join(" or ")}`,
+        };
       config = value;
     } else {
       const value = inline ?? args[++i];
-      if (value === undefined || value === "") return { ok: false, problem: `--client needs a value: ${CLIENT_NAMES.join(", ")} or all` };
+      if (value === undefined || value === "")
+        return { ok: false, problem: `--client needs a value: ${CLIENT_NAMES.join(", ")} or all` };
       if (value === "all") clients = [...CLIENT_NAMES];
-      else if ((CLIENT_NAMES as readonly string[]).includes(value)) clients = [...new Set([...(clients ?? []), value as ClientName])];
-      else return { ok: false, problem: `unknown client ${shownArgument(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)` };
+      else if ((CLIENT_NAMES as readonly string[]).includes(value))
+        clients = [...new Set([...(clients ?? []), value as ClientName])];
+      else
+        return {
+          ok: false,
+          problem: `unknown client ${shownArgument(value)} (clients: ${CLIENT_NAMES.join(", ")}, all)`,
+        };
     }
   }
   const configurable = CLIENTS.filter((client) => client.configFile !== undefined);
   if (config !== undefined && !configurable.some((client) => clients?.includes(client.name))) {
     const names = configurable.map((client) => `--client ${client.name}`).join(" or ");
-    return { ok: false, problem: `--config names ${configurable.map((client) => client.configFile).join(" or ")}: use it with ${names}` };
+    return {
+      ok: false,
+      problem: `--config names ${configurable.map((client) => client.configFile).join(" or ")}: use it with ${names}`,
+    };
   }
-  return { ok: true, options: { clients, dryRun, strict, ...(config !== undefined ? { config } : {}), ...(mcp !== undefined ? { mcp } : {}) } };
+  return {
+    ok: true,
+    options: {
+      clients,
+      dryRun,
+      strict,
+      ...(config !== undefined ? { config } : {}),
+      ...(mcp !== undefined ? { mcp } : {}),
+    },
+  };
 }
 
 export async function runInstallerCommand(command: string, args: readonly string[]): Promise<number> {
@@ -123,7 +156,9 @@ export async function runInstallerCommand(command: string, args: readonly string
       let mcp: McpSource | undefined;
       if (command === "install" && parsed.options.mcp) {
         const front = stableBinaryPath(ctx);
-        const source = front.ok ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path) : front;
+        const source = front.ok
+          ? resolveMcpSource(ctx.env, parsed.options.mcp.url, ctx.platform === "win32" ? undefined : front.path)
+          : front;
         if (!source.ok) {
           code = refuse(out, [source.problem]);
           break;
@@ -162,7 +197,10 @@ function whileLocked(ctx: InstallerContext, out: Output, run: () => number): num
   const tree = ourTree(ctx);
   if (!tree.ok) return run(); // The pipeline refuses it, naming the variable.
   const waitSeconds = Number(ctx.env.VELESDB_HOOKS_LOCK_WAIT ?? "");
-  const waitMs = ctx.env.VELESDB_HOOKS_LOCK_WAIT !== undefined && Number.isFinite(waitSeconds) && waitSeconds >= 0 ? waitSeconds * 1000 : undefined;
+  const waitMs =
+    ctx.env.VELESDB_HOOKS_LOCK_WAIT !== undefined && Number.isFinite(waitSeconds) && waitSeconds >= 0
+      ? waitSeconds * 1000
+      : undefined;
   const locked = acquireInstallerLock(tree.path, waitMs, shown(ctx, tree.path));
   if (!locked.ok) {
     out.problem(`refused: ${locked.problem}`);
@@ -177,7 +215,11 @@ function whileLocked(ctx: InstallerContext, out: Output, run: () => number): num
 }
 
 /** Clients a command acts on: --client, else install's detected ones (their directory exists), else all. */
-function selectedClients(ctx: InstallerContext, options: InstallerOptions, command: string): readonly InstallerClient[] {
+function selectedClients(
+  ctx: InstallerContext,
+  options: InstallerOptions,
+  command: string,
+): readonly InstallerClient[] {
   if (options.clients) return options.clients.map(clientNamed);
   if (command !== "install") return CLIENTS;
   // A client whose home variable is unusable (a relative CODEX_HOME) is kept, so it is refused
@@ -188,7 +230,12 @@ function selectedClients(ctx: InstallerContext, options: InstallerOptions, comma
   });
 }
 
-async function check(ctx: InstallerContext, clients: readonly InstallerClient[], options: InstallerOptions, out: Output): Promise<number> {
+async function check(
+  ctx: InstallerContext,
+  clients: readonly InstallerClient[],
+  options: InstallerOptions,
+  out: Output,
+): Promise<number> {
   const explicit = options.clients !== undefined;
   const stableResolved = stableBinaryPath(ctx);
   const treeResolved = ourTree(ctx);
@@ -200,15 +247,25 @@ async function check(ctx: InstallerContext, clients: readonly InstallerClient[],
   let drift = false;
   let absent = false;
   const repairs: string[] = [];
-  const reports = reportTargets(ctx, clients, explicit).map(({ ctx: targetCtx, client }) => ({ targetCtx, client, report: clientReport(targetCtx, client, stableResolved.path, treeResolved.path, binary) }));
+  const reports = reportTargets(ctx, clients, explicit).map(({ ctx: targetCtx, client }) => ({
+    targetCtx,
+    client,
+    report: clientReport(targetCtx, client, stableResolved.path, treeResolved.path, binary),
+  }));
   // Every configured server is started once, all at once, before anything is printed.
   const probeOff = probeIsOff(ctx.env);
-  const probed = probeOff ? [] : await probeAll(ctx, reports.map(({ report }) => report.servers));
+  const probed = probeOff
+    ? []
+    : await probeAll(
+        ctx,
+        reports.map(({ report }) => report.servers),
+      );
   reports.forEach(({ targetCtx, client, report }, i) => {
     for (const line of report.lines) out.line(line);
     drift ||= report.drifted;
     if (probeOff) {
-      if (report.servers.length > 0) out.line(`${client.name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`);
+      if (report.servers.length > 0)
+        out.line(`${client.name}: MCP server not started (VELESDB_HOOKS_SERVER_PROBE=off)`);
     } else {
       const servers = serverLines(client.name, report.servers, probed[i]!, "check");
       for (const line of servers.lines) out.line(line);

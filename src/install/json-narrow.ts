@@ -31,7 +31,10 @@ const BOM = "\uFEFF";
  * `paths` (the member at a whole path kept as it is), or the file's syntax error (as
  * parseJsonc reports it, on the whole file). The file must parse before anything is narrowed.
  */
-export function narrowJsonc(text: string, paths: readonly (readonly string[])[]): { ok: true; narrowed: Narrowed } | Extract<ParsedJsonc, { ok: false }> {
+export function narrowJsonc(
+  text: string,
+  paths: readonly (readonly string[])[],
+): { ok: true; narrowed: Narrowed } | Extract<ParsedJsonc, { ok: false }> {
   const key = JSON.stringify(paths);
   if (last && last.text === text && last.key === key) return last.result;
   const result = narrowValid(text, paths);
@@ -109,14 +112,23 @@ function narrowValid(text: string, paths: readonly (readonly string[])[]): Retur
  * on it, or undefined when the edit touches a stood-in value or the result does not narrow
  * back to exactly the edited stand-in (then nothing is written).
  */
-export function widen(file: string, narrowed: Narrowed, edited: string, paths: readonly (readonly string[])[]): string | undefined {
+export function widen(
+  file: string,
+  narrowed: Narrowed,
+  edited: string,
+  paths: readonly (readonly string[])[],
+): string | undefined {
   const before = narrowed.text;
   if (edited === before) return file;
   const limit = Math.min(before.length, edited.length);
   let prefix = 0;
   while (prefix < limit && before.charCodeAt(prefix) === edited.charCodeAt(prefix)) prefix++;
   let suffix = 0;
-  while (suffix < limit - prefix && before.charCodeAt(before.length - 1 - suffix) === edited.charCodeAt(edited.length - 1 - suffix)) suffix++;
+  while (
+    suffix < limit - prefix &&
+    before.charCodeAt(before.length - 1 - suffix) === edited.charCodeAt(edited.length - 1 - suffix)
+  )
+    suffix++;
   const end = before.length - suffix;
   // The edit is the servers table's (verified on the stand-in): a stood-in value is never part of it.
   if (narrowed.segments.some((segment) => !segment.kept && segment.from < end && segment.to > prefix)) return undefined;
@@ -162,7 +174,21 @@ class Walker {
     const text = this.text;
     for (;;) {
       const c = text.charCodeAt(at);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0b || c === 0x0c || c === 0xa0 || c === 0xfeff || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x3000) at++;
+      if (
+        c === 0x20 ||
+        c === 0x0a ||
+        c === 0x0d ||
+        c === 0x09 ||
+        c === 0x0b ||
+        c === 0x0c ||
+        c === 0xa0 ||
+        c === 0xfeff ||
+        (c >= 0x2000 && c <= 0x200b) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x3000
+      )
+        at++;
       else if (c === 0x2f && text.charCodeAt(at + 1) === 0x2f) {
         const end = text.indexOf("\n", at);
         at = end < 0 ? text.length : end;
@@ -218,7 +244,8 @@ class Walker {
     for (let i = at; i < text.length; ) {
       const c = text.charCodeAt(i);
       if (c === 0x22) i = this.skipString(i);
-      else if (c === 0x2f && (text.charCodeAt(i + 1) === 0x2f || text.charCodeAt(i + 1) === 0x2a)) i = this.skipTrivia(i);
+      else if (c === 0x2f && (text.charCodeAt(i + 1) === 0x2f || text.charCodeAt(i + 1) === 0x2a))
+        i = this.skipTrivia(i);
       else {
         if (c === 0x7b || c === 0x5b) depth++;
         else if (c === 0x7d || c === 0x5d) {

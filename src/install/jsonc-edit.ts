@@ -6,7 +6,17 @@
 //   uninstall ∘ install is the identity on everything that is not ours;
 // - an inserted child copies the indentation of its neighbours (or of its container plus the
 //   file's indentation unit), so what we add looks like what was there.
-import { createScanner, findNodeAtLocation, parseTree, printParseErrorCode, visit, type JSONPath, type Node, type ParseError, type ParseErrorCode } from "jsonc-parser";
+import {
+  createScanner,
+  findNodeAtLocation,
+  parseTree,
+  printParseErrorCode,
+  visit,
+  type JSONPath,
+  type Node,
+  type ParseError,
+  type ParseErrorCode,
+} from "jsonc-parser";
 
 // jsonc-parser's SyntaxKind is an ambient const enum, which isolated modules cannot read.
 const COMMA_TOKEN = 5;
@@ -46,7 +56,8 @@ const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allow
 export function parseJsonc(text: string): ParsedJsonc {
   // Refused before parsing, like any file that does not parse: the parse itself would recurse.
   const tooDeep = nestingTooDeepAt(text);
-  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
+  if (tooDeep !== undefined)
+    return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, PARSE_OPTIONS);
   const first = errors[0];
@@ -64,7 +75,8 @@ export function parseJsonc(text: string): ParsedJsonc {
  */
 export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<ParsedJsonc, { ok: false }> {
   const tooDeep = nestingTooDeepAt(text);
-  if (tooDeep !== undefined) return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
+  if (tooDeep !== undefined)
+    return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
   let first: { error: ParseErrorCode; offset: number } | undefined;
   visit(text, { onError: (error, offset) => void (first ??= { error, offset }) }, PARSE_OPTIONS);
   if (!first) return { ok: true };
@@ -90,7 +102,11 @@ function nestingTooDeepAt(text: string): number | undefined {
  * tree edits the first, so an edit there would change nothing a host reads (docs/decisions.md#installer: each
  * install appended another set, and uninstall removed the binary the leftovers still ran).
  */
-export function duplicateKey(text: string, root: Node | undefined, watched: readonly string[]): { readonly key: string; readonly line: number } | undefined {
+export function duplicateKey(
+  text: string,
+  root: Node | undefined,
+  watched: readonly string[],
+): { readonly key: string; readonly line: number } | undefined {
   if (root?.type !== "object") return undefined;
   const seen = new Set<string>();
   for (const property of root.children ?? []) {
@@ -104,7 +120,11 @@ export function duplicateKey(text: string, root: Node | undefined, watched: read
   return undefined;
 }
 
-function duplicateBelow(text: string, node: Node | undefined, where: string): { key: string; line: number } | undefined {
+function duplicateBelow(
+  text: string,
+  node: Node | undefined,
+  where: string,
+): { key: string; line: number } | undefined {
   if (!node) return undefined;
   if (node.type === "array") {
     for (const [index, item] of (node.children ?? []).entries()) {
@@ -162,7 +182,11 @@ function separatorFollowedBySpace(text: string): boolean {
   for (;;) {
     const token = scanner.scan();
     if (token === EOF_TOKEN) return false;
-    if ((previous === COMMA_TOKEN || previous === COLON_TOKEN) && (token === WHITESPACE_TRIVIA || token === LINE_BREAK_TRIVIA)) return true;
+    if (
+      (previous === COMMA_TOKEN || previous === COLON_TOKEN) &&
+      (token === WHITESPACE_TRIVIA || token === LINE_BREAK_TRIVIA)
+    )
+      return true;
     previous = token;
   }
 }
@@ -214,7 +238,12 @@ export function removeAt(text: string, jsonPath: JSONPath): string {
   let lead = start;
   const floor = comma >= 0 ? comma + 1 : previous.offset + previous.length;
   while (lead > floor && isBlank(text.charCodeAt(lead - 1))) lead--;
-  return comma >= 0 ? splice(text, [[comma, comma + 1], [lead, end]]) : splice(text, [[lead, end]]);
+  return comma >= 0
+    ? splice(text, [
+        [comma, comma + 1],
+        [lead, end],
+      ])
+    : splice(text, [[lead, end]]);
 }
 
 /** appendToArray(text, ["hooks","Stop"], value, style) → text with `value` as the array's last element. */
@@ -241,7 +270,9 @@ export function addProperty(text: string, objectPath: JSONPath, key: string, val
 export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, style: TextStyle): string {
   const node = nodeAt(text, jsonPath);
   if (!node) throw new Error(`nothing to replace at ${JSON.stringify(jsonPath)}`);
-  const rendered = startsLine(text, node.offset) ? render(value, lineIndentAt(text, node.offset), style) : JSON.stringify(value);
+  const rendered = startsLine(text, node.offset)
+    ? render(value, lineIndentAt(text, node.offset), style)
+    : JSON.stringify(value);
   return text.slice(0, node.offset) + rendered + text.slice(node.offset + node.length);
 }
 
@@ -250,12 +281,19 @@ export function replaceAt(text: string, jsonPath: JSONPath, value: unknown, styl
  * (in front of the element there, or appended when the array is that long), laid out like
  * that element: on its own line at its indentation, or inline in a one-line array.
  */
-export function insertIntoArray(text: string, arrayPath: JSONPath, index: number, value: unknown, style: TextStyle): string {
+export function insertIntoArray(
+  text: string,
+  arrayPath: JSONPath,
+  index: number,
+  value: unknown,
+  style: TextStyle,
+): string {
   const array = nodeAt(text, arrayPath);
   if (array?.type !== "array") throw new Error(`no array at ${JSON.stringify(arrayPath)}`);
   const next = array.children?.[index];
   if (!next) return appendToArray(text, arrayPath, value, style);
-  if (!startsLine(text, next.offset)) return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);
+  if (!startsLine(text, next.offset))
+    return insert(text, next.offset, `${JSON.stringify(value)},${style.compact ? "" : " "}`);
   const indent = lineIndentAt(text, next.offset);
   return insert(text, next.offset, `${render(value, indent, style)},${style.eol}${indent}`);
 }
@@ -285,7 +323,9 @@ function appendChild(
   if (!startsLine(text, last.offset)) {
     // Written on one line (`[a, b]`): stay on that line.
     const gap = style.compact ? "" : " ";
-    return trailingComma >= 0 ? insert(text, trailingComma + 1, `${gap}${inline},`) : insert(text, lastEnd, `,${gap}${inline}`);
+    return trailingComma >= 0
+      ? insert(text, trailingComma + 1, `${gap}${inline},`)
+      : insert(text, lastEnd, `,${gap}${inline}`);
   }
   const indent = lineIndentAt(text, last.offset);
   const addition = style.eol + indent + multiline(indent);
@@ -294,7 +334,9 @@ function appendChild(
 
 /** render(value, "    ", style) → pretty JSON whose continuation lines start at `indent`. */
 function render(value: unknown, indent: string, style: TextStyle): string {
-  return JSON.stringify(value, null, style.indent).split("\n").join(style.eol + indent);
+  return JSON.stringify(value, null, style.indent)
+    .split("\n")
+    .join(style.eol + indent);
 }
 
 /** findToken(text, from, to, kind) → offset of the first token of that kind in [from, to), skipping trivia; -1 if none. */

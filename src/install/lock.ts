@@ -23,7 +23,9 @@ export interface HeldLock {
   release(): void;
 }
 
-export type LockResult = { readonly ok: true; readonly lock: HeldLock } | { readonly ok: false; readonly problem: string };
+export type LockResult =
+  | { readonly ok: true; readonly lock: HeldLock }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * acquireInstallerLock(tree, waitMs) → the held lock, or (after waiting up to waitMs for a live
@@ -41,13 +43,15 @@ export function acquireInstallerLock(tree: string, waitMs = DEFAULT_WAIT_MS, sho
     } catch (error) {
       // EEXIST: another command made it in the same instant (the last holder's release had
       // removed it); anything else stops us.
-      if (errorCode(error) !== "EEXIST" || Date.now() >= deadline) return { ok: false, problem: `cannot create ${shownTree} for its lock (${errorCode(error)})` };
+      if (errorCode(error) !== "EEXIST" || Date.now() >= deadline)
+        return { ok: false, problem: `cannot create ${shownTree} for its lock (${errorCode(error)})` };
       continue;
     }
     const attempt = tryClaim(lockPath);
     if (attempt.state === "claimed") return { ok: true, lock: { release: () => release(attempt, tree) } };
     if (attempt.state === "failed" && attempt.code === "ENOENT") continue; // The tree went with the last holder's release: make it again.
-    if (attempt.state === "failed") return { ok: false, problem: `cannot create ${path.join(shownTree, LOCK_NAME)} (${attempt.code})` };
+    if (attempt.state === "failed")
+      return { ok: false, problem: `cannot create ${path.join(shownTree, LOCK_NAME)} (${attempt.code})` };
     holder = attempt.owner;
     const intruder = notALock(lockPath, path.join(shownTree, LOCK_NAME));
     if (intruder) return { ok: false, problem: intruder };

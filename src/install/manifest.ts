@@ -30,7 +30,12 @@ export interface ManifestRecord extends InstallRecord {
 }
 
 export type Manifest =
-  | { readonly ok: true; readonly path: string; readonly records: readonly ManifestRecord[]; readonly text: string | undefined }
+  | {
+      readonly ok: true;
+      readonly path: string;
+      readonly records: readonly ManifestRecord[];
+      readonly text: string | undefined;
+    }
   | { readonly ok: false; readonly path: string; readonly problem: string };
 
 /** manifestPath(tree) → <our tree>/installed.json. */
@@ -41,7 +46,8 @@ export function readManifest(tree: string): Manifest {
   const file = manifestPath(tree);
   const problem = (text: string): Manifest => ({ ok: false, path: file, problem: text });
   const read = readBoundedFile(file, MAX_READ_BYTES, { followLink: false });
-  if (!read.ok) return read.code === "ENOENT" ? { ok: true, path: file, records: [], text: undefined } : problem(read.problem);
+  if (!read.ok)
+    return read.code === "ENOENT" ? { ok: true, path: file, records: [], text: undefined } : problem(read.problem);
   const text = read.bytes.toString("utf8");
   let value: unknown;
   try {
@@ -53,11 +59,28 @@ export function readManifest(tree: string): Manifest {
   if (!files) return problem("is not a velesdb-hooks manifest (version 1)");
   const mcp = isJsonObject(value) && Array.isArray(value.mcp) ? value.mcp : [];
   const records: ManifestRecord[] = [];
-  for (const [items, kind] of [[files, undefined], [mcp, "mcp"]] as const) {
+  for (const [items, kind] of [
+    [files, undefined],
+    [mcp, "mcp"],
+  ] as const) {
     for (const item of items) {
-      if (!isJsonObject(item) || typeof item.client !== "string" || typeof item.path !== "string" || !path.isAbsolute(item.path)) continue;
-      const added = Array.isArray(item.added) ? item.added.filter((key): key is string[] => Array.isArray(key) && key.every((k) => typeof k === "string")) : [];
-      records.push({ client: item.client, path: item.path, created: item.created === true, added, ...(kind ? { kind } : {}) });
+      if (
+        !isJsonObject(item) ||
+        typeof item.client !== "string" ||
+        typeof item.path !== "string" ||
+        !path.isAbsolute(item.path)
+      )
+        continue;
+      const added = Array.isArray(item.added)
+        ? item.added.filter((key): key is string[] => Array.isArray(key) && key.every((k) => typeof k === "string"))
+        : [];
+      records.push({
+        client: item.client,
+        path: item.path,
+        created: item.created === true,
+        added,
+        ...(kind ? { kind } : {}),
+      });
     }
   }
   return { ok: true, path: file, records, text };
@@ -73,7 +96,12 @@ export function manifestText(records: readonly ManifestRecord[]): string | undef
 }
 
 /** recordFor(manifest, client, path, kind) → what install remembered about that file, if anything. */
-export function recordFor(manifest: Manifest, client: string, filePath: string, kind?: "mcp"): ManifestRecord | undefined {
+export function recordFor(
+  manifest: Manifest,
+  client: string,
+  filePath: string,
+  kind?: "mcp",
+): ManifestRecord | undefined {
   if (!manifest.ok) return undefined;
   return manifest.records.find(sameRecord(client, filePath, kind));
 }
@@ -94,7 +122,12 @@ export function remember(records: readonly ManifestRecord[], record: ManifestRec
 }
 
 /** forget(records, client, path, kind) → the records without that file. */
-export function forget(records: readonly ManifestRecord[], client: string, filePath: string, kind?: "mcp"): ManifestRecord[] {
+export function forget(
+  records: readonly ManifestRecord[],
+  client: string,
+  filePath: string,
+  kind?: "mcp",
+): ManifestRecord[] {
   const same = sameRecord(client, filePath, kind);
   return records.filter((r) => !same(r));
 }

@@ -34,7 +34,13 @@ export const mcpInstallCommand = (client: InstallerClient): string =>
  */
 export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: string, hooksHere: boolean): McpReport {
   const name = client.name;
-  if (!client.mcp) return { lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [], drifted: false, repairs: [], servers: [] };
+  if (!client.mcp)
+    return {
+      lines: hooksHere && client.mcpUnchecked ? [`${name}: MCP server not checked: ${client.mcpUnchecked}`] : [],
+      drifted: false,
+      repairs: [],
+      servers: [],
+    };
   const lines: string[] = [];
   const servers: ServerTarget[] = [];
   const cache = new Map<string, McpRead>();
@@ -60,7 +66,9 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     const where = shown(ctx, resolved.path);
     const place = spot.label === path.basename(resolved.path) ? where : `${where} (${spot.label})`;
     places.push(place);
-    const tables = client.mcp.files.filter((other) => sameFile(other.path(ctx), resolved.path)).map((other) => other.servers(ctx));
+    const tables = client.mcp.files
+      .filter((other) => sameFile(other.path(ctx), resolved.path))
+      .map((other) => other.servers(ctx));
     const read = cache.get(resolved.path) ?? readMcpFile(resolved.path, spot.format, tree, tables);
     cache.set(resolved.path, read);
     if (read.kind === "refused") {
@@ -76,7 +84,9 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     const approval = spot.needsApproval ? " (used once approved in a session)" : "";
     usable ||= described.usable;
     const foundIn = `${where}${spot.label === path.basename(resolved.path) ? "" : ` (${spot.label})`}`;
-    lines.push(`${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${foundIn}${approval}: ${described.text}`);
+    lines.push(
+      `${name}: MCP server ${server.name} ${described.usable ? "configured" : "UNUSABLE"} in ${foundIn}${approval}: ${described.text}`,
+    );
     // Agents start every server, a user-level one too, in the session's directory (where a
     // repository's velesdb-memory.toml is read): the probe starts it where check runs.
     const spec = described.usable ? serverSpec(server.entry, ctx.cwd) : undefined;
@@ -85,15 +95,27 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
   const repairs: string[] = [];
   let drifted = false;
   if (!found) {
-    const looked = unreadable.length > 0 ? `not found in the files that could be read (${readable.join(", ") || "none"})` : `missing (looked in ${places.join(", ")})`;
-    lines.push(`${name}: MCP server velesdb-memory ${looked}${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`);
+    const looked =
+      unreadable.length > 0
+        ? `not found in the files that could be read (${readable.join(", ") || "none"})`
+        : `missing (looked in ${places.join(", ")})`;
+    lines.push(
+      `${name}: MCP server velesdb-memory ${looked}${hooksHere ? ": the hooks ask for velesdb-memory tools the agent does not have, and an opted-in repository refuses every edit" : ""}`,
+    );
   }
   if (hooksHere && !usable) {
     drifted = true;
-    if (unreadable.length > 0) repairs.push(`fix ${[...new Set(unreadable)].join(" and ")} or move it aside, then ${mcpInstallCommand(client)}`);
-    else repairs.push(found ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}` : mcpInstallCommand(client));
+    if (unreadable.length > 0)
+      repairs.push(`fix ${[...new Set(unreadable)].join(" and ")} or move it aside, then ${mcpInstallCommand(client)}`);
+    else
+      repairs.push(
+        found
+          ? `fix or remove the velesdb-memory MCP server of ${name}, then ${mcpInstallCommand(client)}`
+          : mcpInstallCommand(client),
+      );
   }
   return { lines, drifted, repairs, servers };
 }
 
-const sameFile = (resolved: { ok: true; path: string } | { ok: false }, filePath: string): boolean => resolved.ok && resolved.path === filePath;
+const sameFile = (resolved: { ok: true; path: string } | { ok: false }, filePath: string): boolean =>
+  resolved.ok && resolved.path === filePath;

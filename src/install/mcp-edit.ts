@@ -57,7 +57,11 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   const planned = planOnText({ ...input, text: narrowed.narrowed.text });
   if (!planned.ok || planned.edit.text === null) return planned;
   const text = widen(input.text, narrowed.narrowed, planned.edit.text, tables);
-  if (text === undefined) return { ok: false, problem: "cannot take a velesdb-memory MCP server without changing something else; add it by hand" };
+  if (text === undefined)
+    return {
+      ok: false,
+      problem: "cannot take a velesdb-memory MCP server without changing something else; add it by hand",
+    };
   return { ok: true, edit: { ...planned.edit, text } };
 }
 
@@ -70,19 +74,40 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
   if (!parsed.ok) return { ok: false, problem: parsed.problem };
   const keys = spot.servers(ctx);
   const servers = serversAt(parsed.value, keys);
-  if (servers.kind === "blocked") return { ok: false, problem: `has a ${JSON.stringify(servers.at)} value that is not a table of servers` };
+  if (servers.kind === "blocked")
+    return { ok: false, problem: `has a ${JSON.stringify(servers.at)} value that is not a table of servers` };
   const found = findServer(parsed.value, keys);
   const ours = found !== undefined && isRecorded(record, [...keys, found.name]) && isOurShape(spec, found.entry);
-  const remember = (added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: filePath, created: record?.created === true || input.creates, added, kind: "mcp" });
+  const remember = (added: readonly (readonly string[])[]): ManifestRecord => ({
+    client: client.name,
+    path: filePath,
+    created: record?.created === true || input.creates,
+    added,
+    kind: "mcp",
+  });
   const none: McpEdit = { text: input.text, parts: [], unchanged: "", record: undefined };
 
   if (mode === "uninstall") {
-    if (!found || !record) return { ok: true, edit: { ...none, unchanged: ": no velesdb-memory MCP server of ours; nothing to remove" } };
-    if (!ours) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server changed since install (or was never ours); kept` } };
+    if (!found || !record)
+      return { ok: true, edit: { ...none, unchanged: ": no velesdb-memory MCP server of ours; nothing to remove" } };
+    if (!ours)
+      return {
+        ok: true,
+        edit: { ...none, unchanged: `: the ${found.name} MCP server changed since install (or was never ours); kept` },
+      };
     let after = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
     if (after !== undefined && !removedOnly(after, spot.format, parsed.value, keys, found.name)) after = undefined;
-    if (after === undefined) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept, remove it by hand` } };
-    for (const container of [...record.added].filter((key) => key.length < keys.length + 1).sort((a, b) => b.length - a.length)) {
+    if (after === undefined)
+      return {
+        ok: true,
+        edit: {
+          ...none,
+          unchanged: `: the ${found.name} MCP server was rewritten since install; kept, remove it by hand`,
+        },
+      };
+    for (const container of [...record.added]
+      .filter((key) => key.length < keys.length + 1)
+      .sort((a, b) => b.length - a.length)) {
       if (spot.format !== "json") break;
       const value = parseText(after, "json");
       const table = value.ok ? serversAt(value.value, container) : undefined;
@@ -90,29 +115,75 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
     }
     const left = parseText(after, spot.format);
     const gone = input.mayDelete && record.created && left.ok && sameJson(left.value, input.skeleton ?? {});
-    return { ok: true, edit: { text: gone ? null : bom + after, parts: [[`removed the ${found.name} MCP server`, `remove the ${found.name} MCP server`], ...(gone ? [["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"] as const] : [])], unchanged: "", record: undefined } };
+    return {
+      ok: true,
+      edit: {
+        text: gone ? null : bom + after,
+        parts: [
+          [`removed the ${found.name} MCP server`, `remove the ${found.name} MCP server`],
+          ...(gone
+            ? [
+                [
+                  "deleted the file (install had created it and it holds nothing else)",
+                  "delete the file (install created it and it would hold nothing else)",
+                ] as const,
+              ]
+            : []),
+        ],
+        unchanged: "",
+        record: undefined,
+      },
+    };
   }
 
   if (!source) return { ok: true, edit: none };
-  const wanted = source.kind === "url" ? spec.url(source.url) : source.front === undefined ? spec.stdio(source.command, []) : spec.stdio(source.front, frontArgs(source.command));
+  const wanted =
+    source.kind === "url"
+      ? spec.url(source.url)
+      : source.front === undefined
+        ? spec.stdio(source.command, [])
+        : spec.stdio(source.front, frontArgs(source.command));
   const what = describeSource(ctx, source);
-  if (found && !ours) return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
+  if (found && !ours)
+    return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
   if (found && ours) {
-    if (sameJson(found.entry, wanted)) return { ok: true, edit: { ...none, unchanged: `: the velesdb-memory MCP server is already in step (${what}); unchanged`, record: remember(record?.added ?? []) } };
+    if (sameJson(found.entry, wanted))
+      return {
+        ok: true,
+        edit: {
+          ...none,
+          unchanged: `: the velesdb-memory MCP server is already in step (${what}); unchanged`,
+          record: remember(record?.added ?? []),
+        },
+      };
     const removed = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
-    if (removed === undefined) return { ok: true, edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept as it is` } };
-    const replaced = spot.format === "json" ? replaceAt(text, [...keys, found.name], wanted, styleOf(text)) : appendToml(removed, keys, MCP_SERVER_NAME, wanted);
+    if (removed === undefined)
+      return {
+        ok: true,
+        edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept as it is` },
+      };
+    const replaced =
+      spot.format === "json"
+        ? replaceAt(text, [...keys, found.name], wanted, styleOf(text))
+        : appendToml(removed, keys, MCP_SERVER_NAME, wanted);
     const checked = verify(replaced, spot.format, parsed.value, keys, found.name, wanted);
     if (!checked.ok) return checked;
-    return { ok: true, edit: { text: bom + replaced, parts: [[`updated the ${found.name} MCP server (${what})`, `update the ${found.name} MCP server (${what})`]], unchanged: "", record: remember(record?.added ?? [[...keys, found.name]]) } };
+    return {
+      ok: true,
+      edit: {
+        text: bom + replaced,
+        parts: [[`updated the ${found.name} MCP server (${what})`, `update the ${found.name} MCP server (${what})`]],
+        unchanged: "",
+        record: remember(record?.added ?? [[...keys, found.name]]),
+      },
+    };
   }
   const added: string[][] = [];
   let after: string;
   if (spot.format === "toml") {
     after = appendToml(text, keys, MCP_SERVER_NAME, wanted);
     if (addsBlankLine(text)) added.push([...BLANK_LINE_KEY]);
-  }
-  else {
+  } else {
     // The deepest container that exists gets the rest of the path as one new property.
     const blank = text.trim() === "";
     const style = styleOf(text);
@@ -123,13 +194,24 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
     let value: unknown = { [MCP_SERVER_NAME]: wanted };
     for (let i = keys.length - 1; i > depth; i--) value = { [keys[i]!]: value };
     for (let i = depth; i < keys.length; i++) added.push(keys.slice(0, i + 1));
-    start = depth === keys.length ? addProperty(start, [...keys], MCP_SERVER_NAME, wanted, style) : addProperty(start, [...keys.slice(0, depth)], keys[depth]!, value, style);
+    start =
+      depth === keys.length
+        ? addProperty(start, [...keys], MCP_SERVER_NAME, wanted, style)
+        : addProperty(start, [...keys.slice(0, depth)], keys[depth]!, value, style);
     after = start + (blank ? style.eol : "");
   }
   added.push([...keys, MCP_SERVER_NAME]);
   const checked = verify(after, spot.format, parsed.value, keys, undefined, wanted);
   if (!checked.ok) return checked;
-  return { ok: true, edit: { text: bom + after, parts: [[`added the velesdb-memory MCP server (${what})`, `add the velesdb-memory MCP server (${what})`]], unchanged: "", record: remember(mergeKeys(record?.added ?? [], added)) } };
+  return {
+    ok: true,
+    edit: {
+      text: bom + after,
+      parts: [[`added the velesdb-memory MCP server (${what})`, `add the velesdb-memory MCP server (${what})`]],
+      unchanged: "",
+      record: remember(mergeKeys(record?.added ?? [], added)),
+    },
+  };
 }
 
 const mergeKeys = (a: readonly (readonly string[])[], b: readonly (readonly string[])[]): string[][] => {
@@ -160,7 +242,14 @@ const styleOf = (text: string): TextStyle => (text.trim() === "" ? DEFAULT_STYLE
  * server as wanted (and, when replacing, nothing else changed): an edit that cannot be shown
  * to be that is refused before anything is written.
  */
-function verify(after: string, format: McpFile["format"], before: JsonObject, keys: readonly string[], replacing: string | undefined, wanted: JsonObject): { ok: true } | { ok: false; problem: string } {
+function verify(
+  after: string,
+  format: McpFile["format"],
+  before: JsonObject,
+  keys: readonly string[],
+  replacing: string | undefined,
+  wanted: JsonObject,
+): { ok: true } | { ok: false; problem: string } {
   const parsed = parseText(after, format);
   const expected = structuredClone(before) as JsonObject;
   let table: JsonObject = expected;
@@ -171,11 +260,20 @@ function verify(after: string, format: McpFile["format"], before: JsonObject, ke
   if (replacing !== undefined) delete table[replacing];
   table[MCP_SERVER_NAME] = wanted;
   if (parsed.ok && sameJson(parsed.value, expected)) return { ok: true };
-  return { ok: false, problem: `cannot take a velesdb-memory MCP server without changing something else (${parsed.ok ? "its other values would change" : parsed.problem}); add it by hand` };
+  return {
+    ok: false,
+    problem: `cannot take a velesdb-memory MCP server without changing something else (${parsed.ok ? "its other values would change" : parsed.problem}); add it by hand`,
+  };
 }
 
 /** removedOnly(after, …) → the text now holds the old value without our server (an emptied table may go with it). */
-function removedOnly(after: string, format: McpFile["format"], before: JsonObject, keys: readonly string[], name: string): boolean {
+function removedOnly(
+  after: string,
+  format: McpFile["format"],
+  before: JsonObject,
+  keys: readonly string[],
+  name: string,
+): boolean {
   const parsed = parseText(after, format);
   if (!parsed.ok) return false;
   const expected = structuredClone(before) as JsonObject;
@@ -202,7 +300,8 @@ function tomlBlock(keys: readonly string[], name: string, entry: JsonObject, eol
 
 const tomlKey = (key: string): string => (/^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key));
 // JSON strings are TOML basic strings (the parse check in verify() catches the rare exception).
-const tomlValue = (value: unknown): string => (Array.isArray(value) ? `[${value.map(tomlValue).join(", ")}]` : JSON.stringify(value));
+const tomlValue = (value: unknown): string =>
+  Array.isArray(value) ? `[${value.map(tomlValue).join(", ")}]` : JSON.stringify(value);
 
 function appendToml(text: string, keys: readonly string[], name: string, entry: JsonObject): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -220,7 +319,14 @@ const addsBlankLine = (text: string): boolean => text !== "" && !/(\r?\n){2}$/.t
 const BLANK_LINE_KEY = ["(blank line before the table)"] as const;
 
 /** removeServer → the text without our entry; undefined when its bytes are no longer what we write (TOML). */
-function removeServer(text: string, format: McpFile["format"], keys: readonly string[], name: string, entry: unknown, blankLineAdded: boolean): string | undefined {
+function removeServer(
+  text: string,
+  format: McpFile["format"],
+  keys: readonly string[],
+  name: string,
+  entry: unknown,
+  blankLineAdded: boolean,
+): string | undefined {
   if (format === "json") return removeAt(text, [...keys, name]);
   if (!isJsonObject(entry)) return undefined;
   const eol = text.includes("\r\n") ? "\r\n" : "\n";

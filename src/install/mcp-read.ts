@@ -25,18 +25,28 @@ export type McpRead =
  * used. Never throws. With `paths` (the servers tables read there), a JSON file's value holds
  * only what lies on them, every other value a stand-in (json-narrow.ts: a 41 MB ~/.claude.json).
  */
-export function readMcpFile(filePath: string, format: McpFile["format"], tree: string, paths?: readonly (readonly string[])[]): McpRead {
+export function readMcpFile(
+  filePath: string,
+  format: McpFile["format"],
+  tree: string,
+  paths?: readonly (readonly string[])[],
+): McpRead {
   const file = readUserFile(filePath, tree, MAX_MCP_FILE_BYTES);
   if (file.kind === "refused") return file;
   if (file.kind === "absent") return { kind: "absent", file, value: {} };
   const narrowed = format === "json" && paths ? narrowJsonc(file.text, paths) : undefined;
   if (narrowed && !narrowed.ok) return { kind: "refused", path: filePath, problem: syntaxProblem(narrowed) };
   const parsed = parseText(narrowed ? narrowed.narrowed.text : file.text, format);
-  return parsed.ok ? { kind: "present", file, value: parsed.value } : { kind: "refused", path: filePath, problem: parsed.problem };
+  return parsed.ok
+    ? { kind: "present", file, value: parsed.value }
+    : { kind: "refused", path: filePath, problem: parsed.problem };
 }
 
 /** parseText(text, format) → the top-level object, or why not (a position at most, never content). */
-export function parseText(text: string, format: McpFile["format"]): { ok: true; value: JsonObject } | { ok: false; problem: string } {
+export function parseText(
+  text: string,
+  format: McpFile["format"],
+): { ok: true; value: JsonObject } | { ok: false; problem: string } {
   const body = text.startsWith(BOM) ? text.slice(BOM.length) : text;
   // A deeply nested file overflows the parsers' recursion: a RangeError, caught here.
   try {
@@ -46,7 +56,11 @@ export function parseText(text: string, format: McpFile["format"]): { ok: true; 
     const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
     if (!isJsonObject(value)) return { ok: false, problem: "is not a JSON object" };
     const duplicate = duplicateKey(body, parsed.root, ["mcpServers"]);
-    if (duplicate) return { ok: false, problem: `has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); merge them by hand` };
+    if (duplicate)
+      return {
+        ok: false,
+        problem: `has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); merge them by hand`,
+      };
     return { ok: true, value };
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, problem: "is nested too deeply to read" };
@@ -56,10 +70,14 @@ export function parseText(text: string, format: McpFile["format"]): { ok: true; 
   }
 }
 
-export const syntaxProblem = (error: { line: number; column: number; code: string }): string => `does not parse: line ${error.line}, column ${error.column} (${error.code})`;
+export const syntaxProblem = (error: { line: number; column: number; code: string }): string =>
+  `does not parse: line ${error.line}, column ${error.column} (${error.code})`;
 
 /** The servers table at `keys`: absent, an object, or a value in the way (its key path). */
-export function serversAt(value: JsonObject, keys: readonly string[]): { kind: "none" } | { kind: "table"; table: JsonObject } | { kind: "blocked"; at: string } {
+export function serversAt(
+  value: JsonObject,
+  keys: readonly string[],
+): { kind: "none" } | { kind: "table"; table: JsonObject } | { kind: "blocked"; at: string } {
   let current: unknown = value;
   for (const [i, key] of keys.entries()) {
     if (!isJsonObject(current)) return { kind: "blocked", at: keys.slice(0, i).join(".") };
@@ -81,14 +99,18 @@ export function findServer(value: JsonObject, keys: readonly string[]): { name: 
 export function describeServer(ctx: InstallerContext, entry: unknown): { usable: boolean; text: string } {
   if (!isJsonObject(entry)) return { usable: false, text: "is not an object" };
   const secrets = ["env", "environment", "headers", "http_headers", "env_http_headers"].flatMap((key) =>
-    isJsonObject(entry[key]) && Object.keys(entry[key]).length > 0 ? [`${key}: ${Object.keys(entry[key]).length} (values not shown)`] : [],
+    isJsonObject(entry[key]) && Object.keys(entry[key]).length > 0
+      ? [`${key}: ${Object.keys(entry[key]).length} (values not shown)`]
+      : [],
   );
   const tail = secrets.length > 0 ? `; ${secrets.join(", ")}` : "";
   if (entry.disabled === true || entry.enabled === false) return { usable: false, text: `is disabled${tail}` };
   const url = [entry.url, entry.httpUrl, entry.serverUrl].find((u) => typeof u === "string") as string | undefined;
   if (url !== undefined) {
     const parsed = parseHttpUrl(url);
-    return parsed ? { usable: true, text: `HTTP ${safeUrl(url)}${tail}` } : { usable: false, text: `has a URL that is not http(s)${tail}` };
+    return parsed
+      ? { usable: true, text: `HTTP ${safeUrl(url)}${tail}` }
+      : { usable: false, text: `has a URL that is not http(s)${tail}` };
   }
   const command = programOf(entry);
   if (command === undefined) return { usable: false, text: `has neither a command nor a URL${tail}` };
@@ -102,9 +124,14 @@ export function describeServer(ctx: InstallerContext, entry: unknown): { usable:
     return { usable: front && runs, text };
   }
   if (path.isAbsolute(command)) {
-    return isExecutableFile(command) ? { usable: true, text: `stdio ${where} (an executable file)${tail}` } : { usable: false, text: `stdio ${where}, which is missing or not executable${tail}` };
+    return isExecutableFile(command)
+      ? { usable: true, text: `stdio ${where} (an executable file)${tail}` }
+      : { usable: false, text: `stdio ${where}, which is missing or not executable${tail}` };
   }
-  if (command.includes("/") || command.includes("\\")) return { usable: true, text: `stdio ${where} (relative: the agent resolves it from its working directory)${tail}` };
+  if (command.includes("/") || command.includes("\\"))
+    return { usable: true, text: `stdio ${where} (relative: the agent resolves it from its working directory)${tail}` };
   const found = resolveCompiler({ ...ctx.env, VELESDB_MEMORY_BIN: command });
-  return found.ok ? { usable: true, text: `stdio ${where} (on PATH: ${shown(ctx, found.path)})${tail}` } : { usable: false, text: `stdio ${where}, which is not on PATH${tail}` };
+  return found.ok
+    ? { usable: true, text: `stdio ${where} (on PATH: ${shown(ctx, found.path)})${tail}` }
+    : { usable: false, text: `stdio ${where}, which is not on PATH${tail}` };
 }

@@ -19,14 +19,16 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  */
 export function mcpUrlProblem(text: string, example: string): string | undefined {
   const at = text.search(UNSAFE_CHARACTER);
-  if (at >= 0) return `--mcp-url holds a space, a line break or another control character (character ${at + 1}); give the URL alone, such as ${example}`;
+  if (at >= 0)
+    return `--mcp-url holds a space, a line break or another control character (character ${at + 1}); give the URL alone, such as ${example}`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return `--mcp-url needs an http:// or https:// URL, such as ${example}`;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `--mcp-url needs an http:// or https:// URL, such as ${example}`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `--mcp-url needs an http:// or https:// URL, such as ${example}`;
   if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname.toLowerCase())) {
     return `--mcp-url: plain http:// is accepted only to this machine (127.0.0.1, localhost, [::1]); use https:// for ${JSON.stringify(url.hostname)}`;
   }
@@ -46,7 +48,8 @@ export function shownArgument(arg: string): string {
   if (/[@?#]|:\/\//.test(arg)) {
     try {
       const url = new URL(arg);
-      if (url.host !== "") return `${JSON.stringify(`${url.protocol}//${url.host}${url.pathname}`)} (credentials, query or fragment not shown)`;
+      if (url.host !== "")
+        return `${JSON.stringify(`${url.protocol}//${url.host}${url.pathname}`)} (credentials, query or fragment not shown)`;
     } catch {
       // Not a URL: not shown either.
     }

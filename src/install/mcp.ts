@@ -33,7 +33,9 @@ export const MAX_MCP_FILE_BYTES = 64 * 1024 * 1024;
  * docs/shared-memory.md: one velesdb-memory per store, shared by every session), or the URL
  * of a running daemon.
  */
-export type McpSource = { readonly kind: "stdio"; readonly command: string; readonly front: string | undefined } | { readonly kind: "url"; readonly url: string };
+export type McpSource =
+  | { readonly kind: "stdio"; readonly command: string; readonly front: string | undefined }
+  | { readonly kind: "url"; readonly url: string };
 
 /** frontArgs("/abs/velesdb-memory") → the arguments of the front's entry. */
 export const frontArgs = (server: string): string[] => ["mcp", "--server", server];
@@ -52,7 +54,11 @@ export const TCP_NOTE =
  * Unix socket; a named pipe is unproven here, docs/shared-memory.md "Windows"): there the
  * direct velesdb-memory entry is written, one session at a time, as before.
  */
-export function resolveMcpSource(env: NodeJS.ProcessEnv, url: string | undefined, front: string | undefined): { ok: true; source: McpSource } | { ok: false; problem: string } {
+export function resolveMcpSource(
+  env: NodeJS.ProcessEnv,
+  url: string | undefined,
+  front: string | undefined,
+): { ok: true; source: McpSource } | { ok: false; problem: string } {
   if (url !== undefined) {
     const problem = mcpUrlProblem(url, UPSTREAM_DAEMON_URL);
     return problem === undefined ? { ok: true, source: { kind: "url", url } } : { ok: false, problem };
@@ -77,7 +83,9 @@ export function parseHttpUrl(text: string): URL | undefined {
 /** describeSource(ctx, source) → "stdio ~/bin/velesdb-memory" / "HTTP https://127.0.0.1:18090/mcp" for install's report. */
 export function describeSource(ctx: InstallerContext, source: McpSource): string {
   if (source.kind === "url") return `HTTP ${safeUrl(source.url)}`;
-  return source.front === undefined ? `stdio ${shown(ctx, source.command)}, one session at a time on Windows` : `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}`;
+  return source.front === undefined
+    ? `stdio ${shown(ctx, source.command)}, one session at a time on Windows`
+    : `stdio ${shown(ctx, source.front)} mcp, shared by every session, running ${shown(ctx, source.command)}`;
 }
 
 /** safeUrl("https://u:p@h:1/mcp?token=x") → `"https://h:1/mcp"` (query and credentials dropped, quoted). */

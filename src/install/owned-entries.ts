@@ -22,7 +22,16 @@ export function ownedEntries(hooks: unknown, binaryPath: string, shape: Registry
         const ownership = ownershipOf(item, binaryPath, shape.commandFields);
         if (ownership === "foreign") return;
         const matcher = isJsonObject(item) ? item.matcher : undefined;
-        found.push({ event, group: g, handler: 0, ownership, value: item, matcher, groupSize: 1, groupExtraKeys: false });
+        found.push({
+          event,
+          group: g,
+          handler: 0,
+          ownership,
+          value: item,
+          matcher,
+          groupSize: 1,
+          groupExtraKeys: false,
+        });
         return;
       }
       if (!isJsonObject(item) || !Array.isArray(item.hooks)) return;
@@ -63,7 +72,12 @@ export interface RegistryVerdict {
 }
 
 /** judgeRegistry(hooks, registry, binary, platform) → per-row state and the registry's overall state. */
-export function judgeRegistry(hooks: unknown, registry: RegistrySpec, binaryPath: string, platform: NodeJS.Platform): RegistryVerdict {
+export function judgeRegistry(
+  hooks: unknown,
+  registry: RegistrySpec,
+  binaryPath: string,
+  platform: NodeJS.Platform,
+): RegistryVerdict {
   const owned = ownedEntries(hooks, binaryPath, registry);
   const rows = registry.rows.map((row): RowVerdict => {
     const here = owned.filter((entry) => entry.event === row.wireEvent);
@@ -75,7 +89,12 @@ export function judgeRegistry(hooks: unknown, registry: RegistrySpec, binaryPath
   });
   const expected = new Set(registry.rows.map((row) => row.wireEvent));
   const unexpected = owned.filter((entry) => !expected.has(entry.event));
-  const state = owned.length === 0 ? "absent" : rows.every((r) => r.state === "in step") && unexpected.length === 0 ? "in step" : "drifted";
+  const state =
+    owned.length === 0
+      ? "absent"
+      : rows.every((r) => r.state === "in step") && unexpected.length === 0
+        ? "in step"
+        : "drifted";
   return { state, rows, unexpected, owned };
 }
 

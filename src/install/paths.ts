@@ -43,7 +43,10 @@ export function ourTree(ctx: InstallerContext): Resolved {
 export function stableBinaryPath(ctx: InstallerContext): Resolved {
   const tree = ourTree(ctx);
   if (!tree.ok) return tree;
-  return { ok: true, path: path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks") };
+  return {
+    ok: true,
+    path: path.join(tree.path, "bin", ctx.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks"),
+  };
 }
 
 /**

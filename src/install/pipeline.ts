@@ -19,7 +19,16 @@ import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinarySta
 import { primaryPath, type InstallerClient, type RegistrySpec } from "./clients/client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { clientFiles, foreignHomeOwner, linkProblem, reachFor, type Reach } from "./foreign-home.ts";
-import { forget, manifestPath, manifestText, readManifest, recordFor, remember, type Manifest, type ManifestRecord } from "./manifest.ts";
+import {
+  forget,
+  manifestPath,
+  manifestText,
+  readManifest,
+  recordFor,
+  remember,
+  type Manifest,
+  type ManifestRecord,
+} from "./manifest.ts";
 import { ourTree, printable, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
 import { errorCode } from "../core/state.ts";
 import type { OwnedEntry } from "./entries.ts";
@@ -99,10 +108,17 @@ export interface PipelineOptions {
 }
 
 /** plan(ctx, clients, mode, explicit) → the binary path and, per registry, every file's edit; or every reason to refuse. */
-function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: Mode, explicit: boolean, mcp?: McpSource): Planned | { refusals: string[] } {
+function plan(
+  ctx: InstallerContext,
+  clients: readonly InstallerClient[],
+  mode: Mode,
+  explicit: boolean,
+  mcp?: McpSource,
+): Planned | { refusals: string[] } {
   const stableResolved = stableBinaryPath(ctx);
   const treeResolved = ourTree(ctx);
-  if (!stableResolved.ok || !treeResolved.ok) return { refusals: [stableResolved.ok ? "velesdb-hooks' directory is unusable" : stableResolved.problem] };
+  if (!stableResolved.ok || !treeResolved.ok)
+    return { refusals: [stableResolved.ok ? "velesdb-hooks' directory is unusable" : stableResolved.problem] };
   const stable = stableResolved.path;
   const tree = treeResolved.path;
   const reach = reachFor(ctx);
@@ -111,7 +127,12 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
     if (problem) return { refusals: [`${shown(ctx, own)} ${problem}`] };
   }
   const manifest = readManifest(tree);
-  if (!manifest.ok) return { refusals: [`${shown(ctx, manifest.path)} (velesdb-hooks' record of what it installed) ${manifest.problem}; move it aside`] };
+  if (!manifest.ok)
+    return {
+      refusals: [
+        `${shown(ctx, manifest.path)} (velesdb-hooks' record of what it installed) ${manifest.problem}; move it aside`,
+      ],
+    };
   const refusals: string[] = [];
   const targets: Target[] = [];
   for (const client of clients) {
@@ -125,16 +146,22 @@ function plan(ctx: InstallerContext, clients: readonly InstallerClient[], mode: 
       if (record.kind === "mcp") continue; // with its client's plan (planMcp)
       const client = CLIENTS.find((c) => c.name === record.client);
       // A client without a registry (OpenCode) is planned through its sections, at today's paths.
-      if (!client?.registry || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path))) continue;
+      if (!client?.registry || targets.some((t) => path.resolve(t.registryPath) === path.resolve(record.path)))
+        continue;
       if (client.sections?.some((section) => path.resolve(section.path(ctx)) === path.resolve(record.path))) continue;
       const problem = recordProblem(ctx, client, record.path);
-      if (problem) refusals.push(`${client.name}: ${shown(ctx, manifest.path)} names ${shown(ctx, record.path)}, which ${problem}`);
+      if (problem)
+        refusals.push(
+          `${client.name}: ${shown(ctx, manifest.path)} names ${shown(ctx, record.path)}, which ${problem}`,
+        );
       else targets.push({ client, registryPath: record.path, withSections: false });
     }
   }
   const plans: ClientPlan[] = [];
   for (const target of targets) {
-    const unreachable = clientFiles(ctx, target.client, target.registryPath, target.withSections).find((p) => reach(p) !== undefined);
+    const unreachable = clientFiles(ctx, target.client, target.registryPath, target.withSections).find(
+      (p) => reach(p) !== undefined,
+    );
     if (unreachable !== undefined) {
       refusals.push(`${target.client.name}: ${shown(ctx, unreachable)} ${reach(unreachable)}`);
       continue;
@@ -166,7 +193,10 @@ function recordProblem(ctx: InstallerContext, client: InstallerClient, recorded:
   try {
     const st = fs.statSync(recorded);
     if (st.uid !== owner.uid) {
-      const again = client.configFile === undefined ? "" : ` (to clean it, name it: uninstall --client ${client.name} --config PATH)`;
+      const again =
+        client.configFile === undefined
+          ? ""
+          : ` (to clean it, name it: uninstall --client ${client.name} --config PATH)`;
       return `belongs to uid ${st.uid}, not to the home's owner (uid ${owner.uid}); run by another uid, velesdb-hooks obeys that record only for the owner's files${again}`;
     }
   } catch {
@@ -189,25 +219,54 @@ function planTarget(
   // The MCP server entry (install --mcp, or an uninstall that finds one of ours remembered).
   const spot = target.withSections ? client.mcp?.files[0] : undefined;
   const spotPath = spot?.path(ctx);
-  if (mode === "install" && mcp && !client.mcp) notes.push(`${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`);
+  if (mode === "install" && mcp && !client.mcp)
+    notes.push(
+      `${client.name}: MCP server not written: ${client.mcpUnchecked ?? "velesdb-hooks does not know where this agent reads MCP servers"}`,
+    );
   // Hooks without the server they point at lock opted-in edits (docs/mcp-server.md): install without
   // --mcp says so at once, with the command that wires it, rather than leaving it to check.
   if (mode === "install" && !mcp && client.mcp && target.withSections && mcpReport(ctx, client, tree, true).drifted) {
-    notes.push(`${client.name}: note: no usable velesdb-memory MCP server where this agent reads one; the hooks ask for its tools. Add it: ${mcpInstallCommand(client)}`);
+    notes.push(
+      `${client.name}: note: no usable velesdb-memory MCP server where this agent reads one; the hooks ask for its tools. Add it: ${mcpInstallCommand(client)}`,
+    );
   }
   if (spotPath && !spotPath.ok && mode === "install" && mcp) return { ok: false, problem: spotPath.problem };
   const mcpPath = spotPath?.ok ? spotPath.path : undefined;
   const mcpRecord = mcpPath === undefined ? undefined : recordFor(manifest, client.name, mcpPath, "mcp");
-  const mcpActive = spot !== undefined && mcpPath !== undefined && (mode === "install" ? mcp !== undefined : mcpRecord !== undefined);
+  const mcpActive =
+    spot !== undefined && mcpPath !== undefined && (mode === "install" ? mcp !== undefined : mcpRecord !== undefined);
   const mcpEdit: McpEdit = (text, creates, standalone) =>
-    planMcpEdit({ ctx, client, spec: client.mcp!, spot: spot!, filePath: mcpPath!, text, creates, mode, source: mcp, record: mcpRecord, mayDelete: standalone });
+    planMcpEdit({
+      ctx,
+      client,
+      spec: client.mcp!,
+      spot: spot!,
+      filePath: mcpPath!,
+      text,
+      creates,
+      mode,
+      source: mcp,
+      record: mcpRecord,
+      mayDelete: standalone,
+    });
   // Gemini and Qwen keep servers in the registry's own file: one edit of that file.
   const shared = mcpActive && client.registry !== undefined && path.resolve(mcpPath) === path.resolve(registryPath);
 
   const changes: FileChange[] = [];
   let hooksAfter: unknown;
   if (client.registry) {
-    const planned = planRegistryChange({ ctx, client, registry: client.registry, registryPath, stable, tree, manifest, mode, sharedMcp: shared ? mcpEdit : undefined, notes });
+    const planned = planRegistryChange({
+      ctx,
+      client,
+      registry: client.registry,
+      registryPath,
+      stable,
+      tree,
+      manifest,
+      mode,
+      sharedMcp: shared ? mcpEdit : undefined,
+      notes,
+    });
     if (!planned.ok) return planned;
     changes.push(planned.change);
     hooksAfter = planned.hooksAfter;
@@ -217,27 +276,48 @@ function planTarget(
     if (read.kind === "refused") return { ok: false, problem: `${shown(ctx, read.path)} ${read.problem}` };
     const edit = mcpEdit(read.kind === "present" ? read.file.text : "", read.kind === "absent", true);
     if (!edit.ok) return { ok: false, problem: `${shown(ctx, mcpPath)} ${edit.problem}` };
-    changes.push({ file: read.file, text: edit.edit.text, parts: edit.edit.parts, unchanged: edit.edit.unchanged, record: undefined, mcp: { record: edit.edit.record } });
+    changes.push({
+      file: read.file,
+      text: edit.edit.text,
+      parts: edit.edit.parts,
+      unchanged: edit.edit.unchanged,
+      record: undefined,
+      mcp: { record: edit.edit.record },
+    });
   }
   for (const section of target.withSections ? (client.sections ?? []) : []) {
     const sectionFile = readRulesFile(section.path(ctx), tree);
-    if (sectionFile.kind === "refused") return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionFile.problem}` };
+    if (sectionFile.kind === "refused")
+      return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionFile.problem}` };
     const sectionPlan = planRules(section, sectionFile.kind === "present" ? sectionFile.text : "", mode, stable);
     if (!sectionPlan.ok) return { ok: false, problem: `${shown(ctx, sectionFile.path)} ${sectionPlan.problem}` };
     const what = `the velesdb-hooks ${section.label}`;
     const sectionRecord = recordFor(manifest, client.name, sectionFile.path);
-    const gone = mode === "uninstall" && sectionRecord?.created === true && sectionPlan.text === "" && sectionFile.kind === "present";
+    const gone =
+      mode === "uninstall" &&
+      sectionRecord?.created === true &&
+      sectionPlan.text === "" &&
+      sectionFile.kind === "present";
     const part: readonly [string, string] =
-      mode === "uninstall" ? both("removed", "remove", what) : sectionPlan.before === "absent" ? both("added", "add", what) : [`updated ${what} in place`, `update ${what} in place`];
+      mode === "uninstall"
+        ? both("removed", "remove", what)
+        : sectionPlan.before === "absent"
+          ? both("added", "add", what)
+          : [`updated ${what} in place`, `update ${what} in place`];
     changes.push({
       file: sectionFile,
       text: gone ? null : sectionPlan.text,
-      parts: gone ? [part, ["deleted the file (install had created it)", "delete the file (install created it)"]] : [part],
+      parts: gone
+        ? [part, ["deleted the file (install had created it)", "delete the file (install created it)"]]
+        : [part],
       unchanged:
         mode === "install"
           ? `: ${what} is already in step; unchanged`
           : ` ${sectionFile.kind === "absent" ? "does not exist" : `has no velesdb-hooks ${section.label}`}; nothing to remove`,
-      record: mode === "install" ? { client: client.name, path: sectionFile.path, created: sectionFile.kind === "absent", added: [] } : undefined,
+      record:
+        mode === "install"
+          ? { client: client.name, path: sectionFile.path, created: sectionFile.kind === "absent", added: [] }
+          : undefined,
     });
   }
   return { ok: true, plan: { client, registryPath, changes, hooksAfter, notes } };
@@ -269,7 +349,9 @@ interface RegistryChangeInput {
  * one). With `sharedMcp` (the server lives in the registry's file): uninstall takes the server
  * out first, so the registry's plan sees what is left; install adds it to the planned text.
  */
-function planRegistryChange(input: RegistryChangeInput): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
+function planRegistryChange(
+  input: RegistryChangeInput,
+): { ok: true; change: FileChange; hooksAfter: unknown } | { ok: false; problem: string } {
   const { ctx, client, registry, registryPath, stable, tree, manifest, mode, sharedMcp, notes } = input;
   const file = readRegistry(registryPath, tree, registry.skeleton);
   if (file.kind === "refused") return { ok: false, problem: `${shown(ctx, file.path)} ${file.problem}` };
@@ -277,8 +359,20 @@ function planRegistryChange(input: RegistryChangeInput): { ok: true; change: Fil
   let sharedEdit: ReturnType<McpEdit> | undefined;
   if (sharedMcp && mode === "uninstall") sharedEdit = sharedMcp(file.kind === "present" ? file.text : "", false, false);
   if (sharedEdit && !sharedEdit.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${sharedEdit.problem}` };
-  const before = file.kind === "present" ? (sharedEdit?.ok && sharedEdit.edit.text !== null ? sharedEdit.edit.text : file.text) : null;
-  const planned = planEntries({ text: before, registry, binaryPath: stable, platform: ctx.platform, mode, record: known });
+  const before =
+    file.kind === "present"
+      ? sharedEdit?.ok && sharedEdit.edit.text !== null
+        ? sharedEdit.edit.text
+        : file.text
+      : null;
+  const planned = planEntries({
+    text: before,
+    registry,
+    binaryPath: stable,
+    platform: ctx.platform,
+    mode,
+    record: known,
+  });
   if (!planned.ok) return { ok: false, problem: `${shown(ctx, file.path)} ${planned.problem}` };
   if (sharedMcp && mode === "install") {
     sharedEdit = sharedMcp(planned.plan.deleteFile ? "" : planned.plan.text, file.kind === "absent", false);
@@ -293,24 +387,48 @@ function planRegistryChange(input: RegistryChangeInput): { ok: true; change: Fil
     parts.push(...serverEdit.parts);
     if (serverEdit.unchanged !== "") notes.push(`${client.name}: ${shown(ctx, file.path)}${serverEdit.unchanged}`);
   }
-  if (deleteFile) parts.push(["deleted the file (install had created it and it holds nothing else)", "delete the file (install created it and it would hold nothing else)"]);
-  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({ client: client.name, path: registryPath, created, added });
+  if (deleteFile)
+    parts.push([
+      "deleted the file (install had created it and it holds nothing else)",
+      "delete the file (install created it and it would hold nothing else)",
+    ]);
+  const record = (created: boolean, added: readonly (readonly string[])[]): ManifestRecord => ({
+    client: client.name,
+    path: registryPath,
+    created,
+    added,
+  });
   const change: FileChange = {
     file,
     text: serverEdit && mode === "install" ? serverEdit.text : deleteFile ? null : planned.plan.text,
     parts,
-    unchanged: mode === "install" ? " is already in step; unchanged" : file.kind === "absent" ? " does not exist; nothing to remove" : " has no velesdb-hooks entries; unchanged",
+    unchanged:
+      mode === "install"
+        ? " is already in step; unchanged"
+        : file.kind === "absent"
+          ? " does not exist; nothing to remove"
+          : " has no velesdb-hooks entries; unchanged",
     record: mode === "install" ? record(file.kind === "absent", planned.plan.added) : undefined,
     ...(serverEdit ? { mcp: { record: serverEdit.record } } : {}),
   };
   return { ok: true, change, hooksAfter: hooksOf(planned.plan.text) };
 }
 
-const both = (past: string, future: string, what: string): readonly [string, string] => [`${past} ${what}`, `${future} ${what}`];
+const both = (past: string, future: string, what: string): readonly [string, string] => [
+  `${past} ${what}`,
+  `${future} ${what}`,
+];
 
-export function install(ctx: InstallerContext, clients: readonly InstallerClient[], options: PipelineOptions, out: Output): number {
+export function install(
+  ctx: InstallerContext,
+  clients: readonly InstallerClient[],
+  options: PipelineOptions,
+  out: Output,
+): number {
   if (clients.length === 0) {
-    out.problem(`no supported agent found (looked for ${CLIENTS.map((c) => describeHome(ctx, c)).join(", ")}); name one with --client`);
+    out.problem(
+      `no supported agent found (looked for ${CLIENTS.map((c) => describeHome(ctx, c)).join(", ")}); name one with --client`,
+    );
     return EXIT_PROBLEM;
   }
   const running = runningBinary();
@@ -325,17 +443,24 @@ export function install(ctx: InstallerContext, clients: readonly InstallerClient
   const binaryChanges = binary.state !== "in step";
   if (options.dryRun) {
     out.line("dry run: nothing is written");
-    out.line(binaryChanges ? `binary: would copy this executable to ${shown(ctx, stable)}` : `binary: ${shown(ctx, stable)} is already this version`);
+    out.line(
+      binaryChanges
+        ? `binary: would copy this executable to ${shown(ctx, stable)}`
+        : `binary: ${shown(ctx, stable)} is already this version`,
+    );
     report(ctx, planned.plans, "install", true, stable, out);
     return EXIT_OK;
   }
   // Planned again under the lock: what was read so far may be changed by a command that holds it.
-  if (options.whileLocked && (binaryChanges || writesOf(planned).length > 0)) return options.whileLocked(() => install(ctx, clients, { ...options, whileLocked: undefined }, out));
+  if (options.whileLocked && (binaryChanges || writesOf(planned).length > 0))
+    return options.whileLocked(() => install(ctx, clients, { ...options, whileLocked: undefined }, out));
   if (binaryChanges) {
     try {
       placeBinary(running.path, stable);
     } catch (error) {
-      out.problem(`could not place the binary at ${shown(ctx, stable)} (${errorCode(error)}); no settings were changed`);
+      out.problem(
+        `could not place the binary at ${shown(ctx, stable)} (${errorCode(error)}); no settings were changed`,
+      );
       return EXIT_PROBLEM;
     }
   }
@@ -352,12 +477,21 @@ export function install(ctx: InstallerContext, clients: readonly InstallerClient
     }
     return EXIT_PROBLEM;
   }
-  out.line(binaryChanges ? `binary: copied this executable to ${shown(ctx, stable)}` : `binary: ${shown(ctx, stable)} is already this version`);
+  out.line(
+    binaryChanges
+      ? `binary: copied this executable to ${shown(ctx, stable)}`
+      : `binary: ${shown(ctx, stable)} is already this version`,
+  );
   report(ctx, planned.plans, "install", false, stable, out);
   return EXIT_OK;
 }
 
-export function uninstall(ctx: InstallerContext, clients: readonly InstallerClient[], options: PipelineOptions, out: Output): number {
+export function uninstall(
+  ctx: InstallerContext,
+  clients: readonly InstallerClient[],
+  options: PipelineOptions,
+  out: Output,
+): number {
   const planned = plan(ctx, clients, "uninstall", options.explicit);
   if (!("plans" in planned) || planned.refusals.length > 0) return refuse(out, planned.refusals);
   const { stable, tree } = planned;
@@ -372,12 +506,17 @@ export function uninstall(ctx: InstallerContext, clients: readonly InstallerClie
   const users = stillNamedBy(ctx, stable, tree, cleaned, remainingRecords(planned), planned.reach);
   const present = fs.existsSync(stable);
   if (!present) out.line(`binary: ${shown(ctx, stable)} is not there`);
-  else if (users.length > 0) out.line(`binary: kept at ${shown(ctx, stable)} (${users.join(", ")} still ${users.length === 1 ? "uses" : "use"} it)`);
+  else if (users.length > 0)
+    out.line(
+      `binary: kept at ${shown(ctx, stable)} (${users.join(", ")} still ${users.length === 1 ? "uses" : "use"} it)`,
+    );
   else if (options.dryRun) out.line(`binary: would remove ${shown(ctx, stable)}`);
   else {
     try {
       const movedTo = removeBinary(stable, tree);
-      out.line(`binary: removed ${shown(ctx, stable)}${movedTo ? ` (it was running: moved to ${shown(ctx, movedTo)}, deleted by the next install or uninstall)` : ""}`);
+      out.line(
+        `binary: removed ${shown(ctx, stable)}${movedTo ? ` (it was running: moved to ${shown(ctx, movedTo)}, deleted by the next install or uninstall)` : ""}`,
+      );
     } catch (error) {
       out.problem(`could not remove ${shown(ctx, stable)} (${errorCode(error)})`);
       return EXIT_PROBLEM;
@@ -393,7 +532,8 @@ function remainingRecords(planned: Planned): ManifestRecord[] {
     for (const change of clientPlan.changes) {
       if (change.record) records = remember(records, change.record);
       else records = forget(records, clientPlan.client.name, change.file.path);
-      if (change.mcp?.record) records = remember(forget(records, clientPlan.client.name, change.file.path, "mcp"), change.mcp.record);
+      if (change.mcp?.record)
+        records = remember(forget(records, clientPlan.client.name, change.file.path, "mcp"), change.mcp.record);
       else if (change.mcp) records = forget(records, clientPlan.client.name, change.file.path, "mcp");
     }
   }
@@ -416,7 +556,9 @@ function writeAll(ctx: InstallerContext, planned: Planned, mode: Mode, out: Outp
       if (moved !== undefined) throw new Error(moved);
       done.push({ label: write.label, where, undo: writeUserFile(write.file, write.text, write.backup) });
     } catch (error) {
-      out.problem(`${write.label}: could not ${write.text === null ? "delete" : "write"} ${where} (${moved ?? errorCode(error)})`);
+      out.problem(
+        `${write.label}: could not ${write.text === null ? "delete" : "write"} ${where} (${moved ?? errorCode(error)})`,
+      );
       let restoredAll = true;
       for (const { label, where: was, undo } of done.reverse()) {
         try {
@@ -428,21 +570,36 @@ function writeAll(ctx: InstallerContext, planned: Planned, mode: Mode, out: Outp
           out.problem(`${label}: could not restore ${was} (${errorCode(undoError)})${backup}`);
         }
       }
-      out.problem(restoredAll ? `nothing was ${mode === "install" ? "installed" : "uninstalled"}: every file is as it was` : "some files could not be restored (see above)");
+      out.problem(
+        restoredAll
+          ? `nothing was ${mode === "install" ? "installed" : "uninstalled"}: every file is as it was`
+          : "some files could not be restored (see above)",
+      );
       return false;
     }
   }
   return true;
 }
 
-type PlannedWrite = { readonly label: string; readonly file: WritableFile; readonly text: string | null; readonly backup: boolean };
+type PlannedWrite = {
+  readonly label: string;
+  readonly file: WritableFile;
+  readonly text: string | null;
+  readonly backup: boolean;
+};
 
 /** writesOf(planned) → every file write the plan needs, in order: the files whose text changes, then the manifest. */
 function writesOf(planned: Planned): PlannedWrite[] {
   const writes: PlannedWrite[] = [];
   for (const clientPlan of planned.plans) {
     for (const change of clientPlan.changes) {
-      if (isChange(change)) writes.push({ label: clientPlan.client.name, file: change.file, text: change.text, backup: change.text !== null });
+      if (isChange(change))
+        writes.push({
+          label: clientPlan.client.name,
+          file: change.file,
+          text: change.text,
+          backup: change.text !== null,
+        });
     }
   }
   const manifestWrite = manifestChange(planned, remainingRecords(planned));
@@ -451,7 +608,10 @@ function writesOf(planned: Planned): PlannedWrite[] {
 }
 
 /** manifestChange(planned, records) → the manifest's new state when it differs from the file; undefined when it does not. */
-function manifestChange(planned: Planned, records: readonly ManifestRecord[]): { file: WritableFile; text: string | null } | undefined {
+function manifestChange(
+  planned: Planned,
+  records: readonly ManifestRecord[],
+): { file: WritableFile; text: string | null } | undefined {
   const text = manifestText(records);
   const current = planned.manifest.text;
   if (text === current || (text === undefined && current === undefined)) return undefined;
@@ -467,7 +627,15 @@ function manifestChange(planned: Planned, records: readonly ManifestRecord[]): {
       // due either way, and the run under the lock reads it again.
     }
     file = st
-      ? { kind: "present", path: target, target, linked: false, text: current, mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } }
+      ? {
+          kind: "present",
+          path: target,
+          target,
+          linked: false,
+          text: current,
+          mode: st.mode & 0o7777,
+          owner: { uid: st.uid, gid: st.gid },
+        }
       : { kind: "absent", path: target, target, owner: ownerOfNearest(planned.tree) };
   }
   return { file, text: text ?? null };
@@ -478,12 +646,27 @@ function isChange(change: FileChange): boolean {
 }
 
 /** report: per client, each file's line (what changed, or that nothing did), then what the client adds. */
-function report(ctx: InstallerContext, plans: readonly ClientPlan[], mode: Mode, dryRun: boolean, stable: string, out: Output): void {
+function report(
+  ctx: InstallerContext,
+  plans: readonly ClientPlan[],
+  mode: Mode,
+  dryRun: boolean,
+  stable: string,
+  out: Output,
+): void {
   for (const clientPlan of plans) {
     const { client } = clientPlan;
-    for (const change of clientPlan.changes) out.line(`${client.name}: ${shown(ctx, change.file.path)}${describeChange(ctx, change, dryRun)}`);
+    for (const change of clientPlan.changes)
+      out.line(`${client.name}: ${shown(ctx, change.file.path)}${describeChange(ctx, change, dryRun)}`);
     for (const note of clientPlan.notes) out.line(note);
-    const after = client.afterWrite?.(ctx, { mode, dryRun, registryPath: clientPlan.registryPath, hooksAfter: clientPlan.hooksAfter, stable }) ?? [];
+    const after =
+      client.afterWrite?.(ctx, {
+        mode,
+        dryRun,
+        registryPath: clientPlan.registryPath,
+        hooksAfter: clientPlan.hooksAfter,
+        stable,
+      }) ?? [];
     for (const line of after) out.line(line);
   }
 }
@@ -495,8 +678,10 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
   const parts: string[] = [];
   if (file.kind === "absent") parts.push(dryRun ? "would create it (mode 600)" : "created (mode 600)");
   for (const part of change.parts) parts.push(dryRun ? `would ${part[tense]}` : part[tense]);
-  if (file.kind === "present" && change.text !== null) parts.push(`${dryRun ? "would back it up to" : "backup in"} ${shown(ctx, backupPath(file))}`);
-  if (file.kind === "present" && file.linked) parts.push(`${dryRun ? "would write at" : "written at"} the link's target ${shown(ctx, file.target)}`);
+  if (file.kind === "present" && change.text !== null)
+    parts.push(`${dryRun ? "would back it up to" : "backup in"} ${shown(ctx, backupPath(file))}`);
+  if (file.kind === "present" && file.linked)
+    parts.push(`${dryRun ? "would write at" : "written at"} the link's target ${shown(ctx, file.target)}`);
   return `: ${parts.join("; ")}`;
 }
 
@@ -506,7 +691,14 @@ function describeChange(ctx: InstallerContext, change: FileChange, dryRun: boole
  * client adds (Codex config.toml), minus the registries this run cleaned. A registry that
  * cannot be read counts as a user: the binary is kept rather than deleted under an entry.
  */
-function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, cleaned: ReadonlySet<string>, records: readonly ManifestRecord[], reach: Reach): string[] {
+function stillNamedBy(
+  ctx: InstallerContext,
+  stable: string,
+  tree: string,
+  cleaned: ReadonlySet<string>,
+  records: readonly ManifestRecord[],
+  reach: Reach,
+): string[] {
   const candidates: Array<{ client: InstallerClient | undefined; path: string }> = [];
   for (const client of CLIENTS) {
     const registryPath = client.registry?.path(ctx);
@@ -516,7 +708,8 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     // A server entry of ours runs the shared front, this very binary (src/mcp/front.ts); an
     // earlier install's direct entry ran velesdb-memory, and names no stable path of ours.
     if (record.kind === "mcp") {
-      if (reach(record.path) !== undefined || mcpFileNames(record.path, stable)) candidates.push({ client: undefined, path: record.path });
+      if (reach(record.path) !== undefined || mcpFileNames(record.path, stable))
+        candidates.push({ client: undefined, path: record.path });
       continue;
     }
     const client = CLIENTS.find((c) => c.name === record.client);
@@ -530,7 +723,11 @@ function stillNamedBy(ctx: InstallerContext, stable: string, tree: string, clean
     if (seen.has(key)) continue;
     seen.add(key);
     // A file root may not reach for this user (foreign-home.ts) is not read; it keeps the binary.
-    if (!candidate.client || reach(candidate.path) !== undefined || registryNames(candidate.client, candidate.path, stable, tree, ctx)) {
+    if (
+      !candidate.client ||
+      reach(candidate.path) !== undefined ||
+      registryNames(candidate.client, candidate.path, stable, tree, ctx)
+    ) {
       users.push(shown(ctx, candidate.path));
     }
   }
@@ -556,13 +753,21 @@ function mcpFileNames(file: string, stable: string): boolean {
   }
 }
 
-function registryNames(client: InstallerClient, registryPath: string, stable: string, tree: string, ctx: InstallerContext): boolean {
+function registryNames(
+  client: InstallerClient,
+  registryPath: string,
+  stable: string,
+  tree: string,
+  ctx: InstallerContext,
+): boolean {
   // A client without a registry names the binary in its section file: alsoNamesBinary says so.
   if (!client.registry) return false;
   const file = readRegistry(registryPath, tree, client.registry.skeleton);
   if (file.kind === "refused") return fs.existsSync(registryPath); // Cannot tell: keep the binary.
   if (file.kind === "absent") return false;
-  return judgeRegistry(file.hooks, client.registry, stable, ctx.platform).owned.some((entry) => entry.ownership === "ours");
+  return judgeRegistry(file.hooks, client.registry, stable, ctx.platform).owned.some(
+    (entry) => entry.ownership === "ours",
+  );
 }
 
 /** describeRemoval(client)(entry) → "Stop (bash hooks)", "Notification (not an event velesdb-hooks uses)", "PreToolUse". */

@@ -9,7 +9,17 @@
 import { getNodeValue } from "jsonc-parser";
 import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
 import { isJsonObject, sameJson, type JsonObject, type OwnedEntry } from "./entries.ts";
-import { addProperty, appendToArray, DEFAULT_STYLE, detectStyle, insertIntoArray, parseJsonc, removeAt, replaceAt, type TextStyle } from "./jsonc-edit.ts";
+import {
+  addProperty,
+  appendToArray,
+  DEFAULT_STYLE,
+  detectStyle,
+  insertIntoArray,
+  parseJsonc,
+  removeAt,
+  replaceAt,
+  type TextStyle,
+} from "./jsonc-edit.ts";
 import { judgeRegistry } from "./owned-entries.ts";
 import { BOM, parseRegistryText } from "./registry-file.ts";
 
@@ -26,7 +36,9 @@ export interface RegistryPlan {
   readonly added: readonly (readonly string[])[];
 }
 
-export type PlanResult = { readonly ok: true; readonly plan: RegistryPlan } | { readonly ok: false; readonly problem: string };
+export type PlanResult =
+  | { readonly ok: true; readonly plan: RegistryPlan }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * What install recorded about a registry (the manifest): whether it created the file, and the
@@ -104,7 +116,8 @@ export function planEntries(wanted: EntriesWanted): PlanResult {
   // First record of this file: containers only entries of ours (or the bash hooks') keep alive
   // were put there by an installer of ours, so uninstall may remove them again.
   const added: string[][] = mode === "install" && !record ? emptiedBy(body, verdict.owned, registry.layout, style) : [];
-  if (edits.length === 0 && appended.length === 0) return { ok: true, plan: { removals: [], additions: [], text: original, deleteFile: false, added } };
+  if (edits.length === 0 && appended.length === 0)
+    return { ok: true, plan: { removals: [], additions: [], text: original, deleteFile: false, added } };
 
   // A new file starts with the client's skeleton (`{}` for most).
   let text = blank ? JSON.stringify(registry.skeleton ?? {}, null, style.indent) : body;
@@ -122,7 +135,8 @@ export function planEntries(wanted: EntriesWanted): PlanResult {
     text = addEntry(text, row, entryFor(registry, row, binaryPath, platform), style);
   }
   if (blank) text += style.eol;
-  const deleteFile = mode === "uninstall" && record?.created === true && sameJson(parsedValue(text), registry.skeleton ?? {});
+  const deleteFile =
+    mode === "uninstall" && record?.created === true && sameJson(parsedValue(text), registry.skeleton ?? {});
   return { ok: true, plan: { removals, additions, text: deleteFile ? "" : bom + text, deleteFile, added } };
 }
 
@@ -144,7 +158,10 @@ function applyEdits(
   const keys = Object.keys(hooksValue(current) ?? {});
   const place = (edit: Edit): number => edit.entry.group * 2 + (edit.kind === "insert after" ? 1 : 0);
   const ordered = [...edits].sort(
-    (a, b) => keys.indexOf(b.entry.event) - keys.indexOf(a.entry.event) || place(b) - place(a) || b.entry.handler - a.entry.handler,
+    (a, b) =>
+      keys.indexOf(b.entry.event) - keys.indexOf(a.entry.event) ||
+      place(b) - place(a) ||
+      b.entry.handler - a.entry.handler,
   );
   for (const edit of ordered) {
     const { entry } = edit;
@@ -173,10 +190,23 @@ function applyEdits(
 }
 
 /** emptiedBy(text, entries) → the containers that removing those entries (pruning all) would take away. */
-function emptiedBy(text: string, entries: readonly OwnedEntry[], layout: RegistrySpec["layout"], style: TextStyle): string[][] {
+function emptiedBy(
+  text: string,
+  entries: readonly OwnedEntry[],
+  layout: RegistrySpec["layout"],
+  style: TextStyle,
+): string[][] {
   if (entries.length === 0 || text.trim() === "") return [];
   const before = hooksValue(text) ?? {};
-  const after = hooksValue(applyEdits(text, entries.map((entry) => ({ kind: "remove", entry })), layout, style, { event: () => true, hooks: () => true }));
+  const after = hooksValue(
+    applyEdits(
+      text,
+      entries.map((entry) => ({ kind: "remove", entry })),
+      layout,
+      style,
+      { event: () => true, hooks: () => true },
+    ),
+  );
   const gone: string[][] = after === undefined ? [["hooks"]] : [];
   for (const event of Object.keys(before)) if (after?.[event] === undefined) gone.push(["hooks", event]);
   return gone;

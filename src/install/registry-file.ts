@@ -19,19 +19,28 @@ export type RegistryFile =
   | Extract<UserFile, { kind: "refused" }>;
 
 /** parseRegistryText(text, skeleton) → the `hooks` value of a registry's bytes (a BOM allowed), or why they cannot be merged. Never throws. */
-export function parseRegistryText(raw: string, skeleton?: JsonObject): { readonly ok: true; readonly hooks: unknown } | { readonly ok: false; readonly problem: string } {
+export function parseRegistryText(
+  raw: string,
+  skeleton?: JsonObject,
+): { readonly ok: true; readonly hooks: unknown } | { readonly ok: false; readonly problem: string } {
   const refused = (problem: string) => ({ ok: false as const, problem });
   const text = raw.startsWith(BOM) ? raw.slice(BOM.length) : raw;
   const parsed = parseJsonc(text);
-  if (!parsed.ok) return refused(`does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`);
+  if (!parsed.ok)
+    return refused(
+      `does not parse: line ${parsed.line}, column ${parsed.column} (${parsed.code}); fix it or move it aside`,
+    );
   const value: unknown = parsed.root ? getNodeValue(parsed.root) : {};
   if (!isJsonObject(value)) return refused("is not a JSON object");
   const duplicate = duplicateKey(text, parsed.root, [HOOKS_KEY, ...Object.keys(skeleton ?? {})]);
   if (duplicate) {
     // The line counts from the first line of the file as the user sees it (a BOM is no line).
-    return refused(`has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); every host reads only the last one: merge them by hand, then run this again`);
+    return refused(
+      `has ${JSON.stringify(duplicate.key)} twice (again on line ${duplicate.line}); every host reads only the last one: merge them by hand, then run this again`,
+    );
   }
-  if (value.hooks !== undefined && !isJsonObject(value.hooks)) return refused('has a "hooks" value that is not an object');
+  if (value.hooks !== undefined && !isJsonObject(value.hooks))
+    return refused('has a "hooks" value that is not an object');
   return { ok: true, hooks: value.hooks };
 }
 

@@ -46,7 +46,13 @@ export interface ClientReport {
 }
 
 /** clientReport → the check lines for one client: its registry, its sections, the binary and the client's own checks. */
-export function clientReport(ctx: InstallerContext, client: InstallerClient, stable: string, tree: string, binary: BinaryState): ClientReport {
+export function clientReport(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  stable: string,
+  tree: string,
+  binary: BinaryState,
+): ClientReport {
   const name = client.name;
   const lines: string[] = [];
   const repairs: string[] = [];
@@ -55,7 +61,17 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   const registryPath = primaryPath(client, ctx);
   if (!registryPath.ok) {
     lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
-    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix the environment, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: undefined, doctor: [], servers: [] };
+    return {
+      lines,
+      drifted: true,
+      absent: false,
+      homeExists,
+      repairs: [`fix the environment, then ${installCommand(ctx, client)}`],
+      verdict: undefined,
+      registryPath: undefined,
+      doctor: [],
+      servers: [],
+    };
   }
   // Root checking another user's home reads nothing through a link that user could aim at root's files.
   const reach = reachFor(ctx);
@@ -63,7 +79,17 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   if (unreachable !== undefined) {
     const at = shown(ctx, unreachable);
     lines.push(`${name}: entries cannot be checked: ${at} ${reach(unreachable)}`);
-    return { lines, drifted: true, absent: false, homeExists, repairs: [`fix ${at}, then ${installCommand(ctx, client)}`], verdict: undefined, registryPath: registryPath.path, doctor: [], servers: [] };
+    return {
+      lines,
+      drifted: true,
+      absent: false,
+      homeExists,
+      repairs: [`fix ${at}, then ${installCommand(ctx, client)}`],
+      verdict: undefined,
+      registryPath: registryPath.path,
+      doctor: [],
+      servers: [],
+    };
   }
   const where = shown(ctx, registryPath.path);
   // A client without a registry is judged by its sections alone (OpenCode's plugin file).
@@ -82,7 +108,9 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
     registryAbsent = verdict.state === "absent";
     drifted = verdict.state === "drifted";
     const detail = verdict.state === "drifted" ? `: ${driftDetails(verdict)}` : "";
-    lines.push(`${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`);
+    lines.push(
+      `${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`,
+    );
     if (drifted) repairs.push(installCommand(ctx, client));
   }
   let sectionsHere = false;
@@ -126,7 +154,17 @@ export function clientReport(ctx: InstallerContext, client: InstallerClient, sta
   repairs.push(...server.repairs);
   drifted ||= server.drifted;
   const absent = !drifted && ((client.registry ? registryAbsent : !sectionsHere) || binary.state === "absent");
-  return { lines, drifted, absent, homeExists, repairs, verdict, registryPath: registryPath.path, doctor: extra?.doctor ?? [], servers: server.servers };
+  return {
+    lines,
+    drifted,
+    absent,
+    homeExists,
+    repairs,
+    verdict,
+    registryPath: registryPath.path,
+    doctor: extra?.doctor ?? [],
+    servers: server.servers,
+  };
 }
 
 /** A client to report on, with the context to read it in (a remembered `--config` file gets its own). */
@@ -140,7 +178,11 @@ export interface ReportTarget {
  * registry at a path of the user's choosing (`--config`) that install remembers, so a custom
  * dsh file is checked without repeating its flag.
  */
-export function reportTargets(ctx: InstallerContext, clients: readonly InstallerClient[], explicit: boolean): ReportTarget[] {
+export function reportTargets(
+  ctx: InstallerContext,
+  clients: readonly InstallerClient[],
+  explicit: boolean,
+): ReportTarget[] {
   const targets: ReportTarget[] = clients.map((client) => ({ ctx, client }));
   const tree = ourTree(ctx);
   if (explicit || !tree.ok) return targets;
@@ -158,7 +200,8 @@ export function reportTargets(ctx: InstallerContext, clients: readonly Installer
 
 /** installCommand(ctx, client) → the install command for that client, with the --config this command was given. */
 export function installCommand(ctx: InstallerContext, client: InstallerClient): string {
-  const config = client.configFile !== undefined && ctx.configPath !== undefined ? ` --config ${posixQuote(ctx.configPath)}` : "";
+  const config =
+    client.configFile !== undefined && ctx.configPath !== undefined ? ` --config ${posixQuote(ctx.configPath)}` : "";
   return `velesdb-hooks install --client ${client.name}${config}`;
 }
 
@@ -175,9 +218,16 @@ function sectionReport(
   const name = client.name;
   const repair = installCommand(ctx, client);
   const file = readRulesFile(sectionPath, tree);
-  const judged = file.kind === "refused" ? { ok: false as const, problem: file.problem } : rulesState(section, file.kind === "present" ? file.text : "", stable);
+  const judged =
+    file.kind === "refused"
+      ? { ok: false as const, problem: file.problem }
+      : rulesState(section, file.kind === "present" ? file.text : "", stable);
   if (!judged.ok) {
-    return { state: "unreadable", line: `${name}: ${section.label} cannot be checked: ${where} ${judged.problem}`, repair: `fix ${where}, then ${repair}` };
+    return {
+      state: "unreadable",
+      line: `${name}: ${section.label} cannot be checked: ${where} ${judged.problem}`,
+      repair: `fix ${where}, then ${repair}`,
+    };
   }
   const line =
     judged.state === "outdated"
@@ -204,6 +254,3 @@ export function driftDetails(verdict: RegistryVerdict): string {
   }
   return parts.join("; ");
 }
-
-
-

@@ -43,7 +43,8 @@ const markersOf = (section: SectionSpec): Markers => MARKERS[section.comment ?? 
 export type RulesFile = UserFile;
 
 /** readRulesFile(path, ourTree) → the file or why it must not be touched (same rules as a registry). */
-export const readRulesFile = (rulesPath: string, ourTreePath: string): RulesFile => readUserFile(rulesPath, ourTreePath);
+export const readRulesFile = (rulesPath: string, ourTreePath: string): RulesFile =>
+  readUserFile(rulesPath, ourTreePath);
 
 /** Where our section sits: [start, end) covers the begin line through the end line's line break. */
 interface Span {
@@ -53,7 +54,10 @@ interface Span {
   readonly eol: string;
 }
 
-type Found = { readonly kind: "none" } | { readonly kind: "one"; readonly span: Span } | { readonly kind: "broken"; readonly problem: string };
+type Found =
+  | { readonly kind: "none" }
+  | { readonly kind: "one"; readonly span: Span }
+  | { readonly kind: "broken"; readonly problem: string };
 
 /** findSection(text) → our section, none, or why the markers cannot be trusted (counted, never quoted). */
 function findSection(text: string, { begin: BEGIN_TOKEN, end: END_TOKEN }: Markers): Found {
@@ -65,7 +69,8 @@ function findSection(text: string, { begin: BEGIN_TOKEN, end: END_TOKEN }: Marke
     const lineEnd = newline < 0 ? text.length : newline + 1;
     const line = text.slice(offset, lineEnd).replace(/\r?\n$/, "");
     const eol = text.slice(offset + line.length, lineEnd);
-    if (line.startsWith(BEGIN_TOKEN)) begins.push({ start: offset, end: lineEnd, flagged: line.startsWith(BEGIN_TOKEN + FLAG_ADDED_NEWLINE), eol });
+    if (line.startsWith(BEGIN_TOKEN))
+      begins.push({ start: offset, end: lineEnd, flagged: line.startsWith(BEGIN_TOKEN + FLAG_ADDED_NEWLINE), eol });
     else if (line.startsWith(END_TOKEN)) ends.push({ start: offset, end: lineEnd });
     offset = lineEnd;
   }
@@ -88,7 +93,10 @@ function findSection(text: string, { begin: BEGIN_TOKEN, end: END_TOKEN }: Marke
  */
 function notOurs(section: SectionSpec, text: string): { ok: false; problem: string } | undefined {
   if (section.ownFile === undefined || text.trim() === "") return undefined;
-  return { ok: false, problem: `is not ours (it holds no velesdb-hooks section; ${section.ownFile}): rename it, then run install again` };
+  return {
+    ok: false,
+    problem: `is not ours (it holds no velesdb-hooks section; ${section.ownFile}): rename it, then run install again`,
+  };
 }
 
 /** renderSection(section, "\n", false) → the begin line, the section's body and the end line, each ended by `eol`. */
@@ -106,19 +114,34 @@ export type RulesPlan =
   | { readonly ok: false; readonly problem: string };
 
 /** rulesState(section, text) → whether our section is there and exactly current; or why it cannot be judged. */
-export function rulesState(section: SectionSpec, text: string, stable: string): { ok: true; state: RulesState } | { ok: false; problem: string } {
+export function rulesState(
+  section: SectionSpec,
+  text: string,
+  stable: string,
+): { ok: true; state: RulesState } | { ok: false; problem: string } {
   const found = findSection(text, markersOf(section));
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") return notOurs(section, text) ?? { ok: true, state: "absent" };
   const { span } = found;
-  return { ok: true, state: text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline, stable) ? "in step" : "outdated" };
+  return {
+    ok: true,
+    state:
+      text.slice(span.start, span.end) === renderSection(section, span.eol, span.addedNewline, stable)
+        ? "in step"
+        : "outdated",
+  };
 }
 
 /**
  * planRules(section, text, "install" | "uninstall") → the file's text after the change (equal to
  * `text` when nothing changes). `text` is "" for a file that does not exist.
  */
-export function planRules(section: SectionSpec, text: string, mode: "install" | "uninstall", stable: string): RulesPlan {
+export function planRules(
+  section: SectionSpec,
+  text: string,
+  mode: "install" | "uninstall",
+  stable: string,
+): RulesPlan {
   const found = findSection(text, markersOf(section));
   if (found.kind === "broken") return { ok: false, problem: found.problem };
   if (found.kind === "none") {
@@ -127,7 +150,8 @@ export function planRules(section: SectionSpec, text: string, mode: "install" | 
     if (foreign) return foreign;
     const eol = text.includes("\r\n") ? "\r\n" : "\n";
     if (text === "") return { ok: true, before: "absent", text: renderSection(section, eol, false, stable) };
-    if (text.endsWith("\n")) return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false, stable) };
+    if (text.endsWith("\n"))
+      return { ok: true, before: "absent", text: text + eol + renderSection(section, eol, false, stable) };
     return { ok: true, before: "absent", text: text + eol + eol + renderSection(section, eol, true, stable) };
   }
   const { span } = found;

@@ -58,7 +58,8 @@ export function readUserFile(filePath: string, ourTreePath: string, maxBytes?: n
     linkStat = fs.lstatSync(filePath);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ENOENT") return { kind: "absent", path: filePath, target: filePath, owner: ownerOfNearest(path.dirname(filePath)) };
+    if (code === "ENOENT")
+      return { kind: "absent", path: filePath, target: filePath, owner: ownerOfNearest(path.dirname(filePath)) };
     if (code === "ENOTDIR") return refused("sits under something that is not a directory");
     return refused(`cannot be inspected (${code})`);
   }
@@ -70,12 +71,18 @@ export function readUserFile(filePath: string, ourTreePath: string, maxBytes?: n
       stat = fs.statSync(filePath);
       target = fs.realpathSync.native(filePath);
     } catch (error) {
-      return refused(errorCode(error) === "ENOENT" ? "is a symlink to a file that does not exist" : `is a symlink that cannot be followed (${errorCode(error)})`);
+      return refused(
+        errorCode(error) === "ENOENT"
+          ? "is a symlink to a file that does not exist"
+          : `is a symlink that cannot be followed (${errorCode(error)})`,
+      );
     }
   }
   if (stat.isDirectory()) return refused(linked ? "is a symlink to a directory" : "is a directory");
-  if (!stat.isFile()) return refused(linked ? "is a symlink to something that is not a regular file" : "is not a regular file");
-  if (inOurTree(target, ourTreePath)) return refused("resolves into velesdb-hooks' own directory; point it at a file of its own");
+  if (!stat.isFile())
+    return refused(linked ? "is a symlink to something that is not a regular file" : "is not a regular file");
+  if (inOurTree(target, ourTreePath))
+    return refused("resolves into velesdb-hooks' own directory; point it at a file of its own");
   const owner = ownerProblem(stat);
   if (owner) return refused(owner);
   const backup = backupProblem(target);
@@ -85,7 +92,15 @@ export function readUserFile(filePath: string, ourTreePath: string, maxBytes?: n
   const read = readBoundedFile(target, maxBytes ?? MAX_READ_BYTES, { followLink: false });
   if (!read.ok) return refused(read.problem);
   const text = read.bytes.toString("utf8");
-  return { kind: "present", path: filePath, target, linked, text, mode: stat.mode & 0o7777, owner: { uid: stat.uid, gid: stat.gid } };
+  return {
+    kind: "present",
+    path: filePath,
+    target,
+    linked,
+    text,
+    mode: stat.mode & 0o7777,
+    owner: { uid: stat.uid, gid: stat.gid },
+  };
 }
 
 /**
@@ -123,7 +138,8 @@ function userName(uid: number): string {
 function backupProblem(registryPath: string): string | undefined {
   try {
     const st = fs.lstatSync(`${registryPath}${BACKUP_SUFFIX}`);
-    if (st.isDirectory()) return `has a backup path (${path.basename(registryPath)}${BACKUP_SUFFIX}) that is a directory`;
+    if (st.isDirectory())
+      return `has a backup path (${path.basename(registryPath)}${BACKUP_SUFFIX}) that is a directory`;
   } catch {
     // Absent: the backup will be created.
   }

@@ -8,11 +8,22 @@
 // entry's headers are sent (the client sends them) and never shown.
 import { isLoopback, mcpMessages, readAnswerUntil } from "../core/freshness.ts";
 import { isJsonObject, type JsonObject } from "./entries.ts";
-import { INITIALIZE, INITIALIZED, MEMORY_STATUS, resultFrom, TOOLS_LIST, type ProbeResult, type ServerSpec } from "./server-conversation.ts";
+import {
+  INITIALIZE,
+  INITIALIZED,
+  MEMORY_STATUS,
+  resultFrom,
+  TOOLS_LIST,
+  type ProbeResult,
+  type ServerSpec,
+} from "./server-conversation.ts";
 
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
-export async function probeHttpServer(spec: Extract<ServerSpec, { kind: "http" }>, timeoutMs: number): Promise<ProbeResult> {
+export async function probeHttpServer(
+  spec: Extract<ServerSpec, { kind: "http" }>,
+  timeoutMs: number,
+): Promise<ProbeResult> {
   let url: URL;
   try {
     url = new URL(spec.url);
@@ -37,12 +48,20 @@ export async function probeHttpServer(spec: Extract<ServerSpec, { kind: "http" }
   } catch (error) {
     return { ok: false, cause: transportCause(error, where, timeoutMs) };
   }
-  if (!health.ok) return { ok: false, cause: `${where}/health answered HTTP ${health.status}: not a velesdb-memory daemon, or not this URL` };
+  if (!health.ok)
+    return {
+      ok: false,
+      cause: `${where}/health answered HTTP ${health.status}: not a velesdb-memory daemon, or not this URL`,
+    };
 
   const answers = new Map<number, JsonObject>();
   let session: string | undefined;
   const post = async (message: JsonObject): Promise<JsonObject | undefined> => {
-    const headers: Record<string, string> = { ...spec.headers, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const headers: Record<string, string> = {
+      ...spec.headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
     if (session) headers["mcp-session-id"] = session;
     const response = await request(url, { method: "POST", headers, body: JSON.stringify(message) });
     session ??= response.headers.get("mcp-session-id") ?? undefined;
@@ -52,7 +71,9 @@ export async function probeHttpServer(spec: Extract<ServerSpec, { kind: "http" }
     }
     if (!response.ok) throw new HttpStatus(response.status);
     const id = message.id;
-    return response.body ? readAnswerUntil(response.body, MAX_ANSWER_BYTES, (body) => messageFrom(body, id)) : undefined;
+    return response.body
+      ? readAnswerUntil(response.body, MAX_ANSWER_BYTES, (body) => messageFrom(body, id))
+      : undefined;
   };
   try {
     for (const message of [INITIALIZE, INITIALIZED, TOOLS_LIST, MEMORY_STATUS] as JsonObject[]) {
@@ -66,10 +87,17 @@ export async function probeHttpServer(spec: Extract<ServerSpec, { kind: "http" }
       if (isJsonObject(answer.error)) break;
     }
   } catch (error) {
-    if (error instanceof HttpStatus) return { ok: false, cause: `${url.protocol}//${url.host}${url.pathname} answered HTTP ${error.status} to an MCP request: not an MCP endpoint at this path` };
+    if (error instanceof HttpStatus)
+      return {
+        ok: false,
+        cause: `${url.protocol}//${url.host}${url.pathname} answered HTTP ${error.status} to an MCP request: not an MCP endpoint at this path`,
+      };
     return { ok: false, cause: transportCause(error, where, timeoutMs) };
   } finally {
-    if (session) void request(url, { method: "DELETE", headers: { ...spec.headers, "mcp-session-id": session } }).catch(() => undefined);
+    if (session)
+      void request(url, { method: "DELETE", headers: { ...spec.headers, "mcp-session-id": session } }).catch(
+        () => undefined,
+      );
   }
   return resultFrom(answers);
 }
@@ -84,12 +112,17 @@ class HttpStatus extends Error {
 function transportCause(error: unknown, where: string, timeoutMs: number): string {
   const code = String((error as { code?: unknown })?.code ?? "");
   const name = String((error as { name?: unknown })?.name ?? "");
-  if (name === "TimeoutError" || name === "AbortError") return `${where} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`;
-  if (code === "ConnectionRefused" || code === "ECONNREFUSED") return `nothing is listening at ${where} (connection refused): the daemon is not running`;
+  if (name === "TimeoutError" || name === "AbortError")
+    return `${where} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`;
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED")
+    return `nothing is listening at ${where} (connection refused): the daemon is not running`;
   // Bun: EPROTO when the port does not speak TLS ("Does the server speak TLS on this port?").
-  if (code === "EPROTO") return `TLS refused at ${where}: the handshake failed (the server there speaks plain HTTP? then the URL needs http://)`;
-  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HANDSHAKE/i.test(code)) return `TLS refused at ${where} (${code}): ${where.startsWith("https:") ? "the certificate is not accepted (a self-signed one is accepted on a loopback host only)" : "the server speaks TLS: the URL needs https://"}`;
-  if (code === "ECONNRESET" || code === "ConnectionClosed") return `${where} closed the connection${where.startsWith("http:") ? " (a TLS port, as velesdb-memory's daemon is by default? then the URL needs https://)" : ""}`;
+  if (code === "EPROTO")
+    return `TLS refused at ${where}: the handshake failed (the server there speaks plain HTTP? then the URL needs http://)`;
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HANDSHAKE/i.test(code))
+    return `TLS refused at ${where} (${code}): ${where.startsWith("https:") ? "the certificate is not accepted (a self-signed one is accepted on a loopback host only)" : "the server speaks TLS: the URL needs https://"}`;
+  if (code === "ECONNRESET" || code === "ConnectionClosed")
+    return `${where} closed the connection${where.startsWith("http:") ? " (a TLS port, as velesdb-memory's daemon is by default? then the URL needs https://)" : ""}`;
   return `${where} could not be reached${code ? ` (${code})` : ""}`;
 }
 

@@ -16,7 +16,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject, type JsonObject } from "./entries.ts";
 import { printable, quoted } from "./paths.ts";
-import { INITIALIZE, INITIALIZED, MEMORY_STATUS, resultFrom, TOOLS_LIST, type ProbeResult, type ServerSpec } from "./server-conversation.ts";
+import {
+  INITIALIZE,
+  INITIALIZED,
+  MEMORY_STATUS,
+  resultFrom,
+  TOOLS_LIST,
+  type ProbeResult,
+  type ServerSpec,
+} from "./server-conversation.ts";
 import { probeHttpServer } from "./server-probe-http.ts";
 import { storeLockHolder } from "./store-lock.ts";
 
@@ -35,23 +43,40 @@ export const HTTP_REBUILD_COMMAND = "cargo install velesdb-memory --features htt
 export function serverSpec(entry: unknown, cwd: string): ServerSpec | undefined {
   if (!isJsonObject(entry)) return undefined;
   const url = [entry.url, entry.httpUrl, entry.serverUrl].find((u) => typeof u === "string") as string | undefined;
-  if (url !== undefined) return { kind: "http", url, headers: { ...strings(entry.headers), ...strings(entry.http_headers) } };
+  if (url !== undefined)
+    return { kind: "http", url, headers: { ...strings(entry.headers), ...strings(entry.http_headers) } };
   // OpenCode's `command` is the argv array; every other client has a string and `args`.
-  const argv = Array.isArray(entry.command) ? entry.command : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])];
+  const argv = Array.isArray(entry.command)
+    ? entry.command
+    : [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])];
   if (typeof argv[0] !== "string" || argv[0] === "" || !argv.every((a) => typeof a === "string")) return undefined;
   const own = typeof entry.cwd === "string" && path.isAbsolute(entry.cwd) ? entry.cwd : cwd;
-  return { kind: "stdio", command: argv[0], args: argv.slice(1) as string[], env: { ...strings(entry.env), ...strings(entry.environment) }, cwd: own };
+  return {
+    kind: "stdio",
+    command: argv[0],
+    args: argv.slice(1) as string[],
+    env: { ...strings(entry.env), ...strings(entry.environment) },
+    cwd: own,
+  };
 }
 
 const strings = (value: unknown): Record<string, string> =>
-  isJsonObject(value) ? Object.fromEntries(Object.entries(value).filter((pair): pair is [string, string] => typeof pair[1] === "string")) : {};
+  isJsonObject(value)
+    ? Object.fromEntries(Object.entries(value).filter((pair): pair is [string, string] => typeof pair[1] === "string"))
+    : {};
 
 /** specKey(spec) → one key per distinct server: two clients running the same thing get one probe. */
 export const specKey = (spec: ServerSpec): string =>
-  spec.kind === "http" ? JSON.stringify([spec.kind, spec.url, spec.headers]) : JSON.stringify([spec.kind, spec.command, spec.args, Object.entries(spec.env).sort(), spec.cwd]);
+  spec.kind === "http"
+    ? JSON.stringify([spec.kind, spec.url, spec.headers])
+    : JSON.stringify([spec.kind, spec.command, spec.args, Object.entries(spec.env).sort(), spec.cwd]);
 
 /** probeServer(spec, env) → what the server said, or the one-line cause. Never throws, never outlives its bound. */
-export function probeServer(spec: ServerSpec, env: NodeJS.ProcessEnv, timeoutMs: number = probeTimeout(env)): Promise<ProbeResult> {
+export function probeServer(
+  spec: ServerSpec,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number = probeTimeout(env),
+): Promise<ProbeResult> {
   const secrets = secretValues(spec, env);
   const probe = spec.kind === "http" ? probeHttpServer(spec, timeoutMs) : probeStdioServer(spec, env, timeoutMs);
   return probe.then(
@@ -70,17 +95,31 @@ function probeTimeout(env: NodeJS.ProcessEnv): number {
 // stdio
 // ---------------------------------------------------------------------------------------------
 
-async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProbeResult> {
+async function probeStdioServer(
+  spec: Extract<ServerSpec, { kind: "stdio" }>,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<ProbeResult> {
   if (!isDirectory(spec.cwd)) return { ok: false, cause: `its working directory ${quoted(spec.cwd)} does not exist` };
   // A front that starts a broker of its own (`velesdb-hooks mcp`, notes in docs/doctor.md) lets
   // it idle this long once its last client is gone: none, for a probe, so nothing outlives it.
   const childEnv = { ...env, ...spec.env, VELESDB_HOOKS_MCP_IDLE_MS: "0" } as Record<string, string>;
   let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
   try {
-    child = Bun.spawn([spec.command, ...spec.args], { cwd: spec.cwd, env: childEnv, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+    child = Bun.spawn([spec.command, ...spec.args], {
+      cwd: spec.cwd,
+      env: childEnv,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    return { ok: false, cause: `${quoted(spec.command)} could not be started${typeof code === "string" ? ` (${code})` : ""}` };
+    return {
+      ok: false,
+      cause: `${quoted(spec.command)} could not be started${typeof code === "string" ? ` (${code})` : ""}`,
+    };
   }
   const answers = new Map<number, JsonObject>();
   let answered: () => void = () => {};
@@ -143,10 +182,16 @@ async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, en
   const storeDir = storePath(childEnv);
   if (outcome === "limit") {
     const said = causeFrom(stderr, spec, childEnv, storeDir);
-    return { ok: false, cause: `did not answer ${answers.has(1) ? "tools/list" : "initialize"} within ${(timeoutMs / 1000).toFixed(1)} s (stopped)${said ? `; it printed: ${said}` : ""}` };
+    return {
+      ok: false,
+      cause: `did not answer ${answers.has(1) ? "tools/list" : "initialize"} within ${(timeoutMs / 1000).toFixed(1)} s (stopped)${said ? `; it printed: ${said}` : ""}`,
+    };
   }
   const said = causeFrom(stderr, spec, childEnv, storeDir);
-  return { ok: false, cause: said ?? `exited with code ${child.exitCode ?? "?"} before answering initialize, printing nothing` };
+  return {
+    ok: false,
+    cause: said ?? `exited with code ${child.exitCode ?? "?"} before answering initialize, printing nothing`,
+  };
 }
 
 /**
@@ -155,14 +200,26 @@ async function probeStdioServer(spec: Extract<ServerSpec, { kind: "stdio" }>, en
  * no-http refusal (src/daemon_serve.rs:160-164), or `Error: <Display>` (src/main.rs:68); else
  * its last line. undefined when it printed nothing.
  */
-export function causeFrom(stderr: string, spec: Extract<ServerSpec, { kind: "stdio" }>, env: NodeJS.ProcessEnv, storeDir: string): string | undefined {
-  const lines = stderr.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+export function causeFrom(
+  stderr: string,
+  spec: Extract<ServerSpec, { kind: "stdio" }>,
+  env: NodeJS.ProcessEnv,
+  storeDir: string,
+): string | undefined {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   if (lines.length === 0) return undefined;
-  const locked = lines.map((line) => /another velesdb-memory process holds (.+?) — /.exec(line)).find((m) => m !== null);
+  const locked = lines
+    .map((line) => /another velesdb-memory process holds (.+?) — /.exec(line))
+    .find((m) => m !== null);
   if (locked) {
     const dir = locked[1]!;
     const holder = storeLockHolder(dir);
-    const who = holder ? `pid ${holder.pid}${holder.commandLine ? ` (${holder.commandLine})` : ""}` : "another process (not identified on this system)";
+    const who = holder
+      ? `pid ${holder.pid}${holder.commandLine ? ` (${holder.commandLine})` : ""}`
+      : "another process (not identified on this system)";
     return `the store ${quoted(dir)} is locked by ${who}: velesdb-memory allows one process per store, so this session's server cannot start while that one runs`;
   }
   const noHttp = lines.find((line) => line.includes("requires a binary built with"));
@@ -170,7 +227,13 @@ export function causeFrom(stderr: string, spec: Extract<ServerSpec, { kind: "std
   const at = lines.findIndex((line) => line.startsWith("Error:"));
   // A config file's parse error spans lines: the file's own text behind `|` (never shown: it
   // may hold a token), then what was refused ("unknown field `x`, expected one of …").
-  const detail = at < 0 ? undefined : lines.slice(at + 1).filter((line) => !/^(\d+\s*)?\|/.test(line) && !/^\^/.test(line)).pop();
+  const detail =
+    at < 0
+      ? undefined
+      : lines
+          .slice(at + 1)
+          .filter((line) => !/^(\d+\s*)?\|/.test(line) && !/^\^/.test(line))
+          .pop();
   const chosen = oneLine(at < 0 ? lines[lines.length - 1]! : detail ? `${lines[at]}: ${detail}` : lines[at]!);
   const config = configFileInUse(env, storeDir, spec.cwd);
   // The server names a working-directory config file relatively; say which directory it was.
@@ -206,7 +269,11 @@ function oneLine(text: string): string {
 }
 
 /** velesdb-memory's variables that hold a path it names itself in its messages (the store in the lock line): shown. */
-const PATH_VARIABLES: ReadonlySet<string> = new Set(["VELESDB_MEMORY_PATH", "VELESDB_MEMORY_CONFIG", "VELESDB_MEMORY_TLS_DIR"]);
+const PATH_VARIABLES: ReadonlySet<string> = new Set([
+  "VELESDB_MEMORY_PATH",
+  "VELESDB_MEMORY_CONFIG",
+  "VELESDB_MEMORY_TLS_DIR",
+]);
 
 /**
  * The values the probe must never print (but the paths of PATH_VARIABLES): the entry's env and header values, and the caller's
@@ -214,8 +281,15 @@ const PATH_VARIABLES: ReadonlySet<string> = new Set(["VELESDB_MEMORY_PATH", "VEL
  * error line gets it masked.
  */
 function secretValues(spec: ServerSpec, env: NodeJS.ProcessEnv): string[] {
-  const own = spec.kind === "http" ? Object.values(spec.headers) : Object.entries(spec.env).filter(([key]) => !PATH_VARIABLES.has(key)).map(([, value]) => value);
-  const named = Object.entries(env).filter(([key, value]) => /TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL/i.test(key) && typeof value === "string").map(([, value]) => value!);
+  const own =
+    spec.kind === "http"
+      ? Object.values(spec.headers)
+      : Object.entries(spec.env)
+          .filter(([key]) => !PATH_VARIABLES.has(key))
+          .map(([, value]) => value);
+  const named = Object.entries(env)
+    .filter(([key, value]) => /TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL/i.test(key) && typeof value === "string")
+    .map(([, value]) => value!);
   return [...own, ...named].filter((value) => value.length >= 3).sort((a, b) => b.length - a.length);
 }
 

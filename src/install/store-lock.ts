@@ -43,7 +43,8 @@ export function storeLockHolder(storeDir: string, procRoot = "/proc"): LockHolde
     // `1: FLOCK  ADVISORY  WRITE 4242 fd:01:1311774 0 EOF` (a blocked waiter has `->` after the number).
     const fields = /^\d+:\s+FLOCK\s+\S+\s+WRITE\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/.exec(line);
     if (!fields) continue;
-    if (Number(fields[4]) !== st.ino || parseInt(fields[2]!, 16) !== major || parseInt(fields[3]!, 16) !== minor) continue;
+    if (Number(fields[4]) !== st.ino || parseInt(fields[2]!, 16) !== major || parseInt(fields[3]!, 16) !== minor)
+      continue;
     const pid = Number(fields[1]);
     return { pid, commandLine: commandLineOf(pid, procRoot) };
   }

@@ -15,8 +15,13 @@ import { BACKUP_SUFFIX, MAX_READ_BYTES, type WritableFile } from "./safe-read.ts
  */
 export interface Undo {
   readonly target: string;
-  readonly before: { readonly kind: "absent"; readonly createdDirs: readonly string[] } | { readonly kind: "present"; readonly text: string; readonly mode: number; readonly owner: Owner };
-  readonly backup?: { readonly path: string; readonly before: { readonly bytes: Uint8Array; readonly mode: number; readonly owner: Owner } | undefined };
+  readonly before:
+    | { readonly kind: "absent"; readonly createdDirs: readonly string[] }
+    | { readonly kind: "present"; readonly text: string; readonly mode: number; readonly owner: Owner };
+  readonly backup?: {
+    readonly path: string;
+    readonly before: { readonly bytes: Uint8Array; readonly mode: number; readonly owner: Owner } | undefined;
+  };
 }
 
 /**
@@ -24,7 +29,8 @@ export interface Undo {
  * sits in the target's directory, which already guards the original (docs/decisions.md#installer: a backup of a
  * file in a root-only directory once landed in the directory of the user who made the link).
  */
-export const backupPath = (file: Extract<WritableFile, { kind: "present" }>): string => `${file.target}${BACKUP_SUFFIX}`;
+export const backupPath = (file: Extract<WritableFile, { kind: "present" }>): string =>
+  `${file.target}${BACKUP_SUFFIX}`;
 
 /** A backup's mode: the original's read and write bits, never more (no execute, no set-id bits). */
 const backupMode = (mode: number): number => mode & 0o666;

@@ -17,7 +17,23 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { writePrivateFile } from "../core/state.ts";
-import { errorLine, idKey, idOf, withTopLevelId, isNotification, isRequest, isResponse, LineSplitter, METHOD_NOT_FOUND, oneLine, parseMessage, PARSE_ERROR, SERVER_STOPPED, type JsonRpcId, type JsonRpcMessage } from "./lines.ts";
+import {
+  errorLine,
+  idKey,
+  idOf,
+  withTopLevelId,
+  isNotification,
+  isRequest,
+  isResponse,
+  LineSplitter,
+  METHOD_NOT_FOUND,
+  oneLine,
+  parseMessage,
+  PARSE_ERROR,
+  SERVER_STOPPED,
+  type JsonRpcId,
+  type JsonRpcMessage,
+} from "./lines.ts";
 import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
 import { acquireStartLock, HELLO_KEY, openRuntimeDirectory, socketAnswers, type Hello } from "./channel.ts";
 
@@ -97,7 +113,14 @@ function failed(options: BrokerOptions, problem: string): number {
 }
 
 function writeStatus(options: BrokerOptions, state: McpStatusRecord["state"], cause: string): void {
-  const record: McpStatusRecord = { state, pid: process.pid, server: options.server, store: options.store, cause, at: new Date().toISOString() };
+  const record: McpStatusRecord = {
+    state,
+    pid: process.pid,
+    server: options.server,
+    store: options.store,
+    cause,
+    at: new Date().toISOString(),
+  };
   writePrivateFile(options.paths.status, `${JSON.stringify(record)}\n`);
 }
 
@@ -124,7 +147,12 @@ class Broker {
   listen(): Promise<{ ok: true } | { ok: false; problem: string }> {
     return new Promise((resolve) => {
       const server = net.createServer((socket) => this.accept(socket));
-      server.once("error", (error) => resolve({ ok: false, problem: `cannot listen on ${this.options.paths.socket} (${(error as NodeJS.ErrnoException).code ?? error.message})` }));
+      server.once("error", (error) =>
+        resolve({
+          ok: false,
+          problem: `cannot listen on ${this.options.paths.socket} (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+        }),
+      );
       server.listen(this.options.paths.socket, () => {
         // The directory (0700) is what keeps others out; the mode says so again on the socket.
         fs.chmodSync(this.options.paths.socket, 0o600);
@@ -157,7 +185,11 @@ class Broker {
     // cwd = the store: a repository's ./velesdb-memory.toml (src/config.rs resolve_path reads the
     // working directory's) must not steer a server every session shares. VELESDB_MEMORY_PATH is
     // always set, so no config file can move the store either (the environment wins over it).
-    const child = spawn(server, [], { cwd: store, env: { ...env, VELESDB_MEMORY_PATH: store }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(server, [], {
+      cwd: store,
+      env: { ...env, VELESDB_MEMORY_PATH: store },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child = child;
     child.on("error", (error) => {
       this.spawnFailed = true;
@@ -171,7 +203,10 @@ class Broker {
       const text = this.stderrPartial + chunk.toString("utf8");
       const cut = text.lastIndexOf("\n");
       this.stderrPartial = text.slice(cut + 1).slice(-4096);
-      const lines = text.slice(0, cut + 1).split(/\r?\n/).filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
+      const lines = text
+        .slice(0, cut + 1)
+        .split(/\r?\n/)
+        .filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
       this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
     });
     // "close", not "exit": exit can come before the last stderr chunk is read, and that chunk
@@ -179,7 +214,16 @@ class Broker {
     // test/memory-down.test.ts: only an earlier warning had arrived).
     child.on("close", (code, signal) => this.childExited(code, signal));
     child.stdin!.on("error", () => {}); // EPIPE once it died: its exit event says what happened
-    this.toChild({ jsonrpc: "2.0", id: BROKER_INIT_ID, method: "initialize", params: { protocolVersion: BROKER_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "velesdb-hooks-broker", version: "1" } } });
+    this.toChild({
+      jsonrpc: "2.0",
+      id: BROKER_INIT_ID,
+      method: "initialize",
+      params: {
+        protocolVersion: BROKER_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: "velesdb-hooks-broker", version: "1" },
+      },
+    });
     setTimeout(() => {
       if (this.state === "starting" && this.failure === undefined) {
         this.childFailed(`velesdb-memory did not answer initialize within ${Math.round(startMs / 1000)} s`);
@@ -203,10 +247,16 @@ class Broker {
       if (!pending) return; // cancelled, or its client is gone
       this.pending.delete(id as number);
       pending.connection.inFlight.delete(idKey(pending.clientId));
-      sendLine(pending.connection, withTopLevelId(line, pending.clientId) ?? JSON.stringify({ ...message, id: pending.clientId }));
+      sendLine(
+        pending.connection,
+        withTopLevelId(line, pending.clientId) ?? JSON.stringify({ ...message, id: pending.clientId }),
+      );
       return;
     }
-    if (isRequest(message)) return this.toChildLine(errorLine(idOf(message)!, METHOD_NOT_FOUND, "velesdb-hooks' broker routes no server request to a client"));
+    if (isRequest(message))
+      return this.toChildLine(
+        errorLine(idOf(message)!, METHOD_NOT_FOUND, "velesdb-hooks' broker routes no server request to a client"),
+      );
     // A notification: progress and cancellations would name a broker id no client knows.
     if (message.method === "notifications/progress" || message.method === "notifications/cancelled") return;
     for (const connection of this.connections) if (connection.greeted) sendLine(connection, line);
@@ -219,7 +269,9 @@ class Broker {
 
   private initialized(message: JsonRpcMessage): void {
     if (Object.hasOwn(message, "error") || typeof message.result !== "object" || message.result === null) {
-      this.childFailed(`velesdb-memory refused initialize: ${oneLine(JSON.stringify(message.error ?? message.result))}`);
+      this.childFailed(
+        `velesdb-memory refused initialize: ${oneLine(JSON.stringify(message.error ?? message.result))}`,
+      );
       this.child?.kill("SIGTERM");
       return;
     }
@@ -235,7 +287,13 @@ class Broker {
   }
 
   private accept(socket: net.Socket): void {
-    const connection: Connection = { socket, lines: new LineSplitter(), hello: false, greeted: false, inFlight: new Map() };
+    const connection: Connection = {
+      socket,
+      lines: new LineSplitter(),
+      hello: false,
+      greeted: false,
+      inFlight: new Map(),
+    };
     if (this.state === "stopping") {
       socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
       return;
@@ -244,7 +302,13 @@ class Broker {
     this.disarmIdle();
     socket.on("data", (chunk: Buffer) => {
       for (const event of connection.lines.push(chunk)) {
-        if (event.kind === "oversized") send(connection, JSON.parse(errorLine(null, PARSE_ERROR, `a message of ${event.bytes} bytes is over the 16 MiB line limit; dropped`)));
+        if (event.kind === "oversized")
+          send(
+            connection,
+            JSON.parse(
+              errorLine(null, PARSE_ERROR, `a message of ${event.bytes} bytes is over the 16 MiB line limit; dropped`),
+            ),
+          );
         else this.fromClient(connection, event.text);
       }
     });
@@ -254,7 +318,11 @@ class Broker {
 
   private greet(connection: Connection): void {
     connection.greeted = true;
-    send(connection, { [HELLO_KEY]: this.failure === undefined ? "ready" : "failed", store: this.options.store, cause: this.failure ?? "" } satisfies Hello);
+    send(connection, {
+      [HELLO_KEY]: this.failure === undefined ? "ready" : "failed",
+      store: this.options.store,
+      cause: this.failure ?? "",
+    } satisfies Hello);
   }
 
   /** A client gone: its answers are dropped when they come (no cancellation: a save it sent still completes whole). */
@@ -271,7 +339,11 @@ class Broker {
       // The front's greeting: the store it means (two stores can share a checksum).
       if (message?.[HELLO_KEY] !== "hello") return void connection.socket.destroy();
       if (message.store !== this.options.store) {
-        send(connection, { [HELLO_KEY]: "failed", store: this.options.store, cause: `the broker at ${this.options.paths.socket} serves ${this.options.store}, not ${String(message.store)}` } satisfies Hello);
+        send(connection, {
+          [HELLO_KEY]: "failed",
+          store: this.options.store,
+          cause: `the broker at ${this.options.paths.socket} serves ${this.options.store}, not ${String(message.store)}`,
+        } satisfies Hello);
         return void connection.socket.end();
       }
       connection.hello = true;
@@ -281,11 +353,13 @@ class Broker {
     if (!message) return send(connection, JSON.parse(errorLine(null, PARSE_ERROR, "not a JSON-RPC message")));
     if (isRequest(message)) {
       const clientId = idOf(message)!;
-      if (message.method === "initialize") return send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
+      if (message.method === "initialize")
+        return send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
       if (message.method === "ping") return send(connection, { jsonrpc: "2.0", id: clientId, result: {} });
       // Stopping (its server gone, or idle): the request never reached a server, so the front may
       // send it again, to the next broker; a request that did reach one is never re-sent.
-      if (this.state !== "ready") return send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
+      if (this.state !== "ready")
+        return send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
       const brokerId = this.nextId++;
       this.pending.set(brokerId, { connection, clientId });
       connection.inFlight.set(idKey(clientId), brokerId);
@@ -295,7 +369,10 @@ class Broker {
       // The broker's own notifications/initialized went once; each client's would repeat it.
       if (message.method === "notifications/initialized") return;
       if (message.method === "notifications/cancelled") {
-        const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+        const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<
+          string,
+          unknown
+        >;
         const requestId = idOf({ id: params.requestId });
         const brokerId = requestId === undefined ? undefined : connection.inFlight.get(idKey(requestId));
         if (brokerId === undefined) return;
@@ -310,7 +387,10 @@ class Broker {
 
   /** initializeAnswer(request) → the server's one initialize result, with the version MCP says to answer this client. */
   private initializeAnswer(request: JsonRpcMessage): JsonRpcMessage {
-    const params = (typeof request.params === "object" && request.params !== null ? request.params : {}) as Record<string, unknown>;
+    const params = (typeof request.params === "object" && request.params !== null ? request.params : {}) as Record<
+      string,
+      unknown
+    >;
     const asked = params.protocolVersion;
     const known = typeof asked === "string" && (HANDSHAKE_VERSIONS as readonly string[]).includes(asked);
     return { ...this.initResult, protocolVersion: known ? asked : this.initResult!.protocolVersion };
@@ -339,7 +419,10 @@ class Broker {
     for (const [brokerId, pending] of this.pending) {
       this.pending.delete(brokerId);
       pending.connection.inFlight.delete(idKey(pending.clientId));
-      send(pending.connection, JSON.parse(errorLine(pending.clientId, SERVER_STOPPED, `velesdb-memory stopped: ${this.failure}; call again`)));
+      send(
+        pending.connection,
+        JSON.parse(errorLine(pending.clientId, SERVER_STOPPED, `velesdb-memory stopped: ${this.failure}; call again`)),
+      );
     }
     void this.stop(1);
   }
@@ -366,7 +449,8 @@ class Broker {
     if (st !== undefined && st.ino === this.socketIno) fs.unlinkSync(this.options.paths.socket);
     // Each front is told to take what it still has in flight to the next broker: this one
     // answered every request it gave its server, so nothing it says "retry" to ever ran.
-    for (const connection of this.connections) connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
+    for (const connection of this.connections)
+      connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();

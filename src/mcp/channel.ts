@@ -45,14 +45,16 @@ export async function acquireStartLock(lockPath: string, waitMs: number): Promis
         fs.linkSync(mine, lockPath);
         return { ok: true, release: () => releaseLock(lockPath) };
       } catch (error) {
-        if (errorCode(error) !== "EEXIST") return { ok: false, problem: `the start lock ${lockPath} cannot be taken (${errorCode(error)})` };
+        if (errorCode(error) !== "EEXIST")
+          return { ok: false, problem: `the start lock ${lockPath} cannot be taken (${errorCode(error)})` };
       }
       const holder = lockHolder(lockPath);
       if (holder !== undefined && !processAlive(holder)) {
         fs.rmSync(lockPath, { force: true });
         continue;
       }
-      if (Date.now() >= deadline) return { ok: false, problem: `the start lock ${lockPath} is held by pid ${holder ?? "?"}` };
+      if (Date.now() >= deadline)
+        return { ok: false, problem: `the start lock ${lockPath} is held by pid ${holder ?? "?"}` };
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   } finally {

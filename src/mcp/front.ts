@@ -10,7 +10,17 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { errorLine, idKey, idOf, isRequest, isResponse, LineSplitter, parseMessage, SERVER_STOPPED, type JsonRpcId } from "./lines.ts";
+import {
+  errorLine,
+  idKey,
+  idOf,
+  isRequest,
+  isResponse,
+  LineSplitter,
+  parseMessage,
+  SERVER_STOPPED,
+  type JsonRpcId,
+} from "./lines.ts";
 import { mcpRuntimePaths, readMcpStatus, resolveStore, type McpRuntimePaths } from "./runtime.ts";
 import { HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
 
@@ -35,17 +45,28 @@ export async function runMcpCommand(args: readonly string[]): Promise<number> {
     else if (args[i] === "--broker") broker = true;
     else return usage(`unexpected argument ${JSON.stringify(args[i])}`);
   }
-  if (server === undefined || !path.isAbsolute(server)) return usage("needs --server with the absolute path of velesdb-memory");
+  if (server === undefined || !path.isAbsolute(server))
+    return usage("needs --server with the absolute path of velesdb-memory");
   // No Unix socket on Windows, and a named pipe is unproven (docs/shared-memory.md "Windows"):
   // install --mcp wires velesdb-memory directly there, so only a hand-made entry gets here.
-  if (process.platform === "win32") return failLine("the shared front does not run on Windows yet; register velesdb-memory itself (install --mcp does)");
+  if (process.platform === "win32")
+    return failLine(
+      "the shared front does not run on Windows yet; register velesdb-memory itself (install --mcp does)",
+    );
   const store = resolveStore(process.env, process.cwd());
   if (!store.ok) return failLine(store.problem);
   const paths = mcpRuntimePaths({ ...process.env, VELESDB_MEMORY_PATH: store.store }, process.cwd());
   const startMs = boundFromEnv("VELESDB_HOOKS_MCP_START_MS", DEFAULT_START_MS);
   if (broker) {
     const { runBroker } = await import("./broker.ts");
-    return runBroker({ server, store: store.store, paths, env: { ...process.env, VELESDB_MEMORY_PATH: store.store }, idleMs: boundFromEnv("VELESDB_HOOKS_MCP_IDLE_MS", DEFAULT_IDLE_MS), startMs: startMs + 5000 });
+    return runBroker({
+      server,
+      store: store.store,
+      paths,
+      env: { ...process.env, VELESDB_MEMORY_PATH: store.store },
+      idleMs: boundFromEnv("VELESDB_HOOKS_MCP_IDLE_MS", DEFAULT_IDLE_MS),
+      startMs: startMs + 5000,
+    });
   }
   const dir = openRuntimeDirectory(paths.dir);
   if (!dir.ok) return failLine(dir.problem);
@@ -67,7 +88,9 @@ function boundFromEnv(name: string, fallback: number): number {
   return process.env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
-type Attempt = { kind: "linked"; link: Extract<Link, { ok: true }> } | { kind: "absent" | "retry" | "failed"; cause: string };
+type Attempt =
+  | { kind: "linked"; link: Extract<Link, { ok: true }> }
+  | { kind: "absent" | "retry" | "failed"; cause: string };
 type Link = { ok: true; socket: net.Socket; lines: LineSplitter } | { ok: false; cause: string };
 
 class Front {
@@ -93,7 +116,11 @@ class Front {
       process.stdin.on("data", (chunk: Buffer) => {
         for (const event of this.stdinLines.push(chunk)) {
           const line = event.kind === "line" ? event.text : undefined;
-          this.queue = this.queue.then(() => (line === undefined ? this.write(errorLine(null, -32700, "message over the 16 MiB line limit; dropped")) : this.fromHost(line)));
+          this.queue = this.queue.then(() =>
+            line === undefined
+              ? this.write(errorLine(null, -32700, "message over the 16 MiB line limit; dropped"))
+              : this.fromHost(line),
+          );
         }
       });
       // The host closed our stdin: the session is over (MCP stdio shutdown). Answers still on
@@ -121,7 +148,14 @@ class Front {
       const reached = await this.connect();
       if (!reached.ok) {
         process.stderr.write(`velesdb-hooks mcp: ${reached.cause}\n`);
-        if (requestId !== undefined) this.write(errorLine(requestId, SERVER_STOPPED, `velesdb-memory is not running: ${reached.cause}; see velesdb-hooks doctor`));
+        if (requestId !== undefined)
+          this.write(
+            errorLine(
+              requestId,
+              SERVER_STOPPED,
+              `velesdb-memory is not running: ${reached.cause}; see velesdb-hooks doctor`,
+            ),
+          );
         return;
       }
       link = reached;
@@ -148,7 +182,8 @@ class Front {
   private lost(cause: string): void {
     this.link = undefined;
     if (this.exiting) return;
-    for (const { id } of this.inFlight.values()) this.write(errorLine(id, SERVER_STOPPED, `velesdb-memory stopped: ${cause}; call again`));
+    for (const { id } of this.inFlight.values())
+      this.write(errorLine(id, SERVER_STOPPED, `velesdb-memory stopped: ${cause}; call again`));
     this.inFlight.clear();
   }
 
@@ -194,10 +229,14 @@ class Front {
       }
       // A broker that failed before it could listen says why in the status file only.
       const status = started ? readMcpStatus({ ...process.env, VELESDB_MEMORY_PATH: this.options.store }) : undefined;
-      if (status?.state === "failed" && Date.parse(status.at) >= this.spawnedAt) return { ok: false, cause: status.cause };
+      if (status?.state === "failed" && Date.parse(status.at) >= this.spawnedAt)
+        return { ok: false, cause: status.cause };
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
-    return { ok: false, cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (${last}); its log: ${this.options.paths.log}` };
+    return {
+      ok: false,
+      cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (${last}); its log: ${this.options.paths.log}`,
+    };
   }
 
   private attempt(deadline: number): Promise<Attempt> {
@@ -212,14 +251,28 @@ class Front {
         if (value.kind !== "linked") socket.destroy();
         resolve(value);
       };
-      const timer = setTimeout(() => settle({ kind: "failed", cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}` }), Math.max(0, deadline - Date.now()));
-      socket.once("connect", () => socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`));
+      const timer = setTimeout(
+        () =>
+          settle({
+            kind: "failed",
+            cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}`,
+          }),
+        Math.max(0, deadline - Date.now()),
+      );
+      socket.once("connect", () =>
+        socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`),
+      );
       socket.on("error", (error: NodeJS.ErrnoException) => {
         // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
         // next attempt reaches its successor (seen as ECONNRESET in test/mcp-front-real.test.ts's
         // two-fronts race under load).
         const code = error.code ?? "";
-        const kind = code === "ENOENT" || code === "ECONNREFUSED" ? "absent" : code === "ECONNRESET" || code === "EPIPE" ? "retry" : "failed";
+        const kind =
+          code === "ENOENT" || code === "ECONNREFUSED"
+            ? "absent"
+            : code === "ECONNRESET" || code === "EPIPE"
+              ? "retry"
+              : "failed";
         settle({ kind, cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
       });
       socket.on("close", () => {
@@ -245,11 +298,16 @@ class Front {
 
   /** startBroker() → undefined once spawned (detached, its own session), else why not. */
   private startBroker(): string | undefined {
-    const compiled = typeof Bun !== "undefined" && (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main));
+    const compiled =
+      typeof Bun !== "undefined" && (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main));
     const self = compiled ? [] : [Bun.main];
     let log: number | "ignore" = "ignore";
     try {
-      log = fs.openSync(this.options.paths.log, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+      log = fs.openSync(
+        this.options.paths.log,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW,
+        0o600,
+      );
     } catch {
       // No log: the broker still runs; its failures reach the status file and the fronts.
     }

@@ -6,7 +6,9 @@
 
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-export type LineEvent = { readonly kind: "line"; readonly text: string } | { readonly kind: "oversized"; readonly bytes: number };
+export type LineEvent =
+  | { readonly kind: "line"; readonly text: string }
+  | { readonly kind: "oversized"; readonly bytes: number };
 
 /** LineSplitter: push(chunk) → the complete lines it finished (and each oversized line it dropped). */
 export class LineSplitter {
@@ -38,7 +40,9 @@ export class LineSplitter {
   }
 
   private finish(): LineEvent {
-    const event: LineEvent = this.dropping ? { kind: "oversized", bytes: this.size } : { kind: "line", text: Buffer.concat(this.parts).toString("utf8").replace(/\r$/, "") };
+    const event: LineEvent = this.dropping
+      ? { kind: "oversized", bytes: this.size }
+      : { kind: "line", text: Buffer.concat(this.parts).toString("utf8").replace(/\r$/, "") };
     this.parts = [];
     this.size = 0;
     this.dropping = false;
@@ -67,7 +71,8 @@ export function idOf(message: JsonRpcMessage): JsonRpcId | undefined {
 
 export const isRequest = (m: JsonRpcMessage): boolean => typeof m.method === "string" && idOf(m) !== undefined;
 export const isNotification = (m: JsonRpcMessage): boolean => typeof m.method === "string" && !Object.hasOwn(m, "id");
-export const isResponse = (m: JsonRpcMessage): boolean => typeof m.method !== "string" && (Object.hasOwn(m, "result") || Object.hasOwn(m, "error"));
+export const isResponse = (m: JsonRpcMessage): boolean =>
+  typeof m.method !== "string" && (Object.hasOwn(m, "result") || Object.hasOwn(m, "error"));
 
 /** idKey(7) / idKey("7") → distinct map keys: a number and a string id are different requests. */
 export const idKey = (id: JsonRpcId): string => JSON.stringify(id);
@@ -133,6 +138,10 @@ export function errorLine(id: JsonRpcId | null, code: number, message: string): 
 
 /** oneLine(text) → its first non-empty line, trimmed, at most 300 characters (for causes and stderr). */
 export function oneLine(text: string): string {
-  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? "";
+  const line =
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l !== "") ?? "";
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }

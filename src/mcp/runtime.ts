@@ -15,7 +15,9 @@ export const MCP_RUNTIME_SUBDIRECTORY = "mcp";
 /** velesdb-memory 0.17.0 src/daemon_startup.rs default_store_path(): `~/.velesdb-memory`. */
 const DEFAULT_STORE_NAME = ".velesdb-memory";
 
-export type StoreResolution = { readonly ok: true; readonly store: string } | { readonly ok: false; readonly problem: string };
+export type StoreResolution =
+  | { readonly ok: true; readonly store: string }
+  | { readonly ok: false; readonly problem: string };
 
 /**
  * resolveStore(env, cwd) → the absolute store directory velesdb-memory would open: VELESDB_MEMORY_PATH
@@ -26,11 +28,13 @@ export type StoreResolution = { readonly ok: true; readonly store: string } | { 
 export function resolveStore(env: NodeJS.ProcessEnv, cwd: string): StoreResolution {
   const given = env.VELESDB_MEMORY_PATH;
   if (given !== undefined) {
-    if (given.trim() === "") return { ok: false, problem: "VELESDB_MEMORY_PATH is set but empty; set it to the store directory or unset it" };
+    if (given.trim() === "")
+      return { ok: false, problem: "VELESDB_MEMORY_PATH is set but empty; set it to the store directory or unset it" };
     return { ok: true, store: path.resolve(cwd, given) };
   }
   const home = env.HOME || env.USERPROFILE;
-  if (!home) return { ok: false, problem: "neither HOME nor VELESDB_MEMORY_PATH is set, so the store cannot be located" };
+  if (!home)
+    return { ok: false, problem: "neither HOME nor VELESDB_MEMORY_PATH is set, so the store cannot be located" };
   return { ok: true, store: path.join(path.resolve(home), DEFAULT_STORE_NAME) };
 }
 
@@ -58,7 +62,14 @@ export function mcpRuntimePaths(env: NodeJS.ProcessEnv, cwd: string = process.cw
   const dir = path.join(defaultStateDirectory(env), MCP_RUNTIME_SUBDIRECTORY);
   const resolved = resolveStore(env, cwd);
   const base = path.join(dir, `m${resolved.ok ? posixCksum(resolved.store) : "none"}`);
-  return { dir, socket: `${base}.sock`, status: `${base}.status.json`, lock: `${base}.lock`, log: `${base}.log`, store: resolved.ok ? resolved.store : undefined };
+  return {
+    dir,
+    socket: `${base}.sock`,
+    status: `${base}.status.json`,
+    lock: `${base}.lock`,
+    log: `${base}.log`,
+    store: resolved.ok ? resolved.store : undefined,
+  };
 }
 
 /** The status file's content (docs/shared-memory.md, "Status file"). */
@@ -74,7 +85,14 @@ export interface McpStatusRecord {
 
 export type McpStatus =
   | { readonly state: "absent"; readonly cause?: string }
-  | { readonly state: "running" | "failed"; readonly pid: number; readonly cause: string; readonly at: string; readonly server: string; readonly store: string };
+  | {
+      readonly state: "running" | "failed";
+      readonly pid: number;
+      readonly cause: string;
+      readonly at: string;
+      readonly server: string;
+      readonly store: string;
+    };
 
 /**
  * readMcpStatus(env) → what the broker of env's store last wrote: "running" (its pid is alive),
@@ -89,7 +107,8 @@ export function readMcpStatus(env: NodeJS.ProcessEnv, cwd: string = process.cwd(
   if (read.state !== "present") return { state: "absent", cause: `${paths.status} ${read.problem}` };
   const record = parseStatus(read.content);
   if (!record) return { state: "absent", cause: `${paths.status} is not a broker status` };
-  if (record.state === "running" && !processAlive(record.pid)) return { state: "absent", cause: `the broker (pid ${record.pid}) is gone` };
+  if (record.state === "running" && !processAlive(record.pid))
+    return { state: "absent", cause: `the broker (pid ${record.pid}) is gone` };
   return record;
 }
 
@@ -107,7 +126,14 @@ function parseStatus(text: string): McpStatusRecord | undefined {
   for (const key of ["server", "store", "cause", "at"]) if (typeof r[key] !== "string") return undefined;
   // One line of at most 300 characters reaches a model-facing text: nothing more is believed.
   const cause = (r.cause as string).split(/\r?\n/)[0]!.slice(0, 300);
-  return { state: r.state, pid: r.pid, server: r.server as string, store: r.store as string, cause, at: r.at as string };
+  return {
+    state: r.state,
+    pid: r.pid,
+    server: r.server as string,
+    store: r.store as string,
+    cause,
+    at: r.at as string,
+  };
 }
 
 /** processAlive(pid) → signal 0 reaches it (EPERM: alive, another user's). */

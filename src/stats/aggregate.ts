@@ -57,7 +57,9 @@ export interface Summary {
   readonly loop: LoopCounts;
   readonly hookTimes: readonly HookTime[];
   readonly perDay: ReadonlyArray<{ readonly day: string } & Counts>;
-  readonly groups: ReadonlyArray<{ readonly day: string; readonly host: string; readonly project: string | null } & Counts>;
+  readonly groups: ReadonlyArray<
+    { readonly day: string; readonly host: string; readonly project: string | null } & Counts
+  >;
 }
 
 export const NO_PROJECT = null;
@@ -100,7 +102,11 @@ export function parseRecordLine(line: string): StatsRecord | undefined {
   // Names are printed on the screen: only the plain names our hooks write pass, so a line
   // that holds anything else (escape sequences included) is no record.
   for (const key of ["h", "e", "d", "s", "g", "r", "ck", "c", "why"]) {
-    if ((key === "h" || key === "e" || r[key] !== undefined) && !(typeof r[key] === "string" && PLAIN_NAME.test(r[key] as string))) return undefined;
+    if (
+      (key === "h" || key === "e" || r[key] !== undefined) &&
+      !(typeof r[key] === "string" && PLAIN_NAME.test(r[key] as string))
+    )
+      return undefined;
   }
   for (const key of ["bi", "bo", "tk"]) if (r[key] !== undefined && !Number.isFinite(r[key])) return undefined;
   if (r.p !== undefined && typeof r.p !== "string") return undefined;
@@ -111,7 +117,8 @@ export function parseRecordLine(line: string): StatsRecord | undefined {
 export const dayOf = (record: StatsRecord): string => new Date(record.t * 1000).toISOString().slice(0, 10);
 
 /** sessionKey(record) → host and session cksum, or undefined when the payload named no session. */
-const sessionKey = (record: StatsRecord): string | undefined => (record.s === undefined ? undefined : `${record.h}\u0000${record.s}`);
+const sessionKey = (record: StatsRecord): string | undefined =>
+  record.s === undefined ? undefined : `${record.h}\u0000${record.s}`;
 
 /** add(counts, record, contextSessions) → counts with one record added (contextSessions: keys already counted there). */
 function add(counts: Counts, record: StatsRecord, contextSessions: Set<string>): void {
@@ -178,7 +185,9 @@ export function followLoop(records: readonly StatsRecord[]): LoopCounts {
 /** daysEnding("2026-12-02", 3) → ["2026-11-30", "2026-12-01", "2026-12-02"]. */
 export function daysEnding(lastDay: string, count: number): string[] {
   const last = Date.parse(`${lastDay}T00:00:00Z`);
-  return Array.from({ length: count }, (_, i) => new Date(last - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: count }, (_, i) =>
+    new Date(last - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
 }
 
 /**
@@ -187,7 +196,12 @@ export function daysEnding(lastDay: string, count: number): string[] {
  */
 export function summarise(
   all: readonly StatsRecord[],
-  options: { readonly today: string; readonly days: number; readonly project: string | null; readonly unreadableLines?: number },
+  options: {
+    readonly today: string;
+    readonly days: number;
+    readonly project: string | null;
+    readonly unreadableLines?: number;
+  },
 ): Summary {
   const dayList = daysEnding(options.today, options.days);
   const from = dayList[0]!;
@@ -198,7 +212,10 @@ export function summarise(
   const totals = emptyCounts();
   const totalSessions = new Set<string>();
   const perDay = new Map(dayList.map((day) => [day, { counts: emptyCounts(), sessions: new Set<string>() }]));
-  const groups = new Map<string, { day: string; host: string; project: string | null; counts: Counts; sessions: Set<string> }>();
+  const groups = new Map<
+    string,
+    { day: string; host: string; project: string | null; counts: Counts; sessions: Set<string> }
+  >();
   const times = new Map<string, { host: string; event: string; ms: number[] }>();
   for (const record of records) {
     const day = dayOf(record);
@@ -208,7 +225,8 @@ export function summarise(
     const project = record.p ?? NO_PROJECT;
     const groupKey = `${day}\u0000${record.h}\u0000${project ?? ""}\u0000${project === null ? 0 : 1}`;
     let group = groups.get(groupKey);
-    if (!group) groups.set(groupKey, (group = { day, host: record.h, project, counts: emptyCounts(), sessions: new Set() }));
+    if (!group)
+      groups.set(groupKey, (group = { day, host: record.h, project, counts: emptyCounts(), sessions: new Set() }));
     add(group.counts, record, group.sessions);
     const timeKey = `${record.h}\u0000${record.e}`;
     let time = times.get(timeKey);
@@ -216,7 +234,13 @@ export function summarise(
     time.ms.push(record.ms);
   }
   const hookTimes = [...times.values()]
-    .map(({ host, event, ms }) => ({ host, event, calls: ms.length, p50Ms: percentile(ms, 0.5), p99Ms: percentile(ms, 0.99) }))
+    .map(({ host, event, ms }) => ({
+      host,
+      event,
+      calls: ms.length,
+      p50Ms: percentile(ms, 0.5),
+      p99Ms: percentile(ms, 0.99),
+    }))
     .sort((a, b) => b.calls - a.calls || (a.host + a.event < b.host + b.event ? -1 : 1));
   return {
     from,
@@ -230,7 +254,19 @@ export function summarise(
     hookTimes,
     perDay: dayList.map((day) => ({ day, ...perDay.get(day)!.counts })),
     groups: [...groups.values()]
-      .sort((a, b) => (a.day !== b.day ? (a.day < b.day ? -1 : 1) : a.host !== b.host ? (a.host < b.host ? -1 : 1) : (a.project ?? "") < (b.project ?? "") ? -1 : 1))
+      .sort((a, b) =>
+        a.day !== b.day
+          ? a.day < b.day
+            ? -1
+            : 1
+          : a.host !== b.host
+            ? a.host < b.host
+              ? -1
+              : 1
+            : (a.project ?? "") < (b.project ?? "")
+              ? -1
+              : 1,
+      )
       .map(({ day, host, project, counts }) => ({ day, host, project, ...counts })),
   };
 }

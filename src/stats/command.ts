@@ -23,14 +23,19 @@ export interface StatsOptions {
 }
 
 /** parseStatsArgs(["--days", "3"]) → options, or the usage problem. */
-export function parseStatsArgs(args: readonly string[]): { ok: true; options: StatsOptions } | { ok: false; problem: string } {
+export function parseStatsArgs(
+  args: readonly string[],
+): { ok: true; options: StatsOptions } | { ok: false; problem: string } {
   let days = DEFAULT_DAYS;
   let project: string | null = null;
   let json = false;
   let reset = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
     const value = (): string | undefined => inline ?? args[++i];
     if (flag === "--json" && inline === undefined) json = true;
     else if (flag === "--reset" && inline === undefined) reset = true;
@@ -42,16 +47,29 @@ export function parseStatsArgs(args: readonly string[]): { ok: true; options: St
       days = Number(text);
     } else if (flag === "--project") {
       const text = value();
-      if (text === undefined || text === "") return { ok: false, problem: "--project needs a project name (as in .velesdb-hooks.json, or the directory's name)" };
+      if (text === undefined || text === "")
+        return {
+          ok: false,
+          problem: "--project needs a project name (as in .velesdb-hooks.json, or the directory's name)",
+        };
       project = text;
-    } else return { ok: false, problem: `stats does not take ${JSON.stringify(arg)} (options: --days N, --project P, --json, --reset)` };
+    } else
+      return {
+        ok: false,
+        problem: `stats does not take ${JSON.stringify(arg)} (options: --days N, --project P, --json, --reset)`,
+      };
   }
-  if (reset && (json || project !== null || days !== DEFAULT_DAYS)) return { ok: false, problem: "--reset removes every record and takes no other option" };
+  if (reset && (json || project !== null || days !== DEFAULT_DAYS))
+    return { ok: false, problem: "--reset removes every record and takes no other option" };
   return { ok: true, options: { days, project, json, reset } };
 }
 
 /** runStatsCommand(argv after "stats") → the exit code, once the screen (or JSON) is written. */
-export async function runStatsCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<number> {
+export async function runStatsCommand(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  now = Date.now(),
+): Promise<number> {
   const parsed = parseStatsArgs(args);
   if (!parsed.ok) {
     writeFully(2, diagnosticLine(parsed.problem));
@@ -64,14 +82,22 @@ export async function runStatsCommand(args: readonly string[], env: NodeJS.Proce
     return EXIT_PROBLEM;
   }
   if (options.reset) {
-    if (location.state === "absent" || location.files.length === 0) return say(`no stats records to remove (${location.dir})`);
+    if (location.state === "absent" || location.files.length === 0)
+      return say(`no stats records to remove (${location.dir})`);
     const removed = removeDayFiles(location);
     const left = location.files.length - removed.files;
     if (left > 0) {
-      writeFully(2, diagnosticLine(`removed ${removed.files} of ${location.files.length} stats files from ${location.dir}; ${left} could not be removed`));
+      writeFully(
+        2,
+        diagnosticLine(
+          `removed ${removed.files} of ${location.files.length} stats files from ${location.dir}; ${left} could not be removed`,
+        ),
+      );
       return EXIT_PROBLEM;
     }
-    return say(`removed ${removed.files} stats ${removed.files === 1 ? "file" : "files"} (${humanBytes(removed.bytes)}) from ${location.dir}`);
+    return say(
+      `removed ${removed.files} stats ${removed.files === 1 ? "file" : "files"} (${humanBytes(removed.bytes)}) from ${location.dir}`,
+    );
   }
 
   const today = utcDay(now);
@@ -93,11 +119,19 @@ export async function runStatsCommand(args: readonly string[], env: NodeJS.Proce
   const summary = summarise(records, { today, days: options.days, project: options.project, unreadableLines });
   const off = statsEnabled(env) ? "" : "; recording is off (VELESDB_HOOK_STATS=off)";
   if (options.json) {
-    return say(JSON.stringify({ recordsDirectory: location.dir, recording: statsEnabled(env), keepDays: KEEP_DAYS, ...summary }, null, 2));
+    return say(
+      JSON.stringify(
+        { recordsDirectory: location.dir, recording: statsEnabled(env), keepDays: KEEP_DAYS, ...summary },
+        null,
+        2,
+      ),
+    );
   }
   if (summary.records === 0) {
     const scope = options.project === null ? "" : ` for project ${JSON.stringify(options.project)}`;
-    return say(`no stats records${scope} in the last ${options.days === 1 ? "day" : `${options.days} days`} (${location.dir})${off}`);
+    return say(
+      `no stats records${scope} in the last ${options.days === 1 ? "day" : `${options.days} days`} (${location.dir})${off}`,
+    );
   }
   const where = `${location.dir} (${files.length} ${files.length === 1 ? "file" : "files"}, ${humanBytes(bytes)}; kept ${KEEP_DAYS} days)${off}`;
   const colour = isTerminal() && (env.NO_COLOR ?? "") === "";

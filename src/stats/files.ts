@@ -39,16 +39,19 @@ const uid = (): number => (typeof process.getuid === "function" ? process.getuid
 export function statsLocation(env: NodeJS.ProcessEnv): StatsLocation {
   const stateDir = defaultStateDirectory(env);
   const dir = path.join(stateDir, STATS_DIRECTORY);
-  if (!path.isAbsolute(stateDir)) return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not an absolute path` };
+  if (!path.isAbsolute(stateDir))
+    return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not an absolute path` };
   const state = fs.lstatSync(stateDir, { throwIfNoEntry: false });
   if (state === undefined) return { state: "absent", dir };
-  if (state.isSymbolicLink() || !state.isDirectory()) return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not a directory (or is a link)` };
+  if (state.isSymbolicLink() || !state.isDirectory())
+    return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not a directory (or is a link)` };
   if (!IS_WINDOWS && (state.uid !== uid() || (state.mode & 0o777) !== 0o700)) {
     return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not this user's with mode 700` };
   }
   const stats = fs.lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return { state: "absent", dir };
-  if (stats.isSymbolicLink() || !stats.isDirectory()) return { state: "unsafe", dir, problem: `${dir} is not a directory (or is a link)` };
+  if (stats.isSymbolicLink() || !stats.isDirectory())
+    return { state: "unsafe", dir, problem: `${dir} is not a directory (or is a link)` };
   const files: DayFile[] = [];
   for (const name of fs.readdirSync(dir).sort()) {
     const day = DAY_FILE.exec(name)?.[1];

@@ -44,7 +44,10 @@ export function renderSummary(s: Summary, options: RenderOptions): string {
     `velesdb-hooks stats: ${scope}, ${s.days === 1 ? "today" : `last ${s.days} days`} (${s.from} to ${s.to}, UTC)`,
     `records: ${options.where}`,
     "",
-    row("hook calls", `${count(t.hookCalls)}; ${plural(t.errors, "error")}, ${plural(t.timeouts, "timeout")}${t.answersLost > 0 ? `, ${plural(t.answersLost, "answer")} not delivered` : ""}`),
+    row(
+      "hook calls",
+      `${count(t.hookCalls)}; ${plural(t.errors, "error")}, ${plural(t.timeouts, "timeout")}${t.answersLost > 0 ? `, ${plural(t.answersLost, "answer")} not delivered` : ""}`,
+    ),
     row("sessions", `${count(t.sessionsWithContext)} started with their context named`),
     row(
       "guard",
@@ -55,10 +58,13 @@ export function renderSummary(s: Summary, options: RenderOptions): string {
     row("checkpoints", `${count(t.checkpointsAsked)} asked at Stop, ${count(t.checkpointsDelivered)} delivered`),
     row("compression", compressionLine(t)),
   ];
-  if (s.unreadableLines > 0) lines.push(row("unreadable", `${plural(s.unreadableLines, "line")} skipped (not a record)`));
+  if (s.unreadableLines > 0)
+    lines.push(row("unreadable", `${plural(s.unreadableLines, "line")} skipped (not a record)`));
   lines.push("", "hook time (own, p50 / p99):");
   for (const h of s.hookTimes.slice(0, 12)) {
-    lines.push(`  ${`${h.host} ${h.event}`.padEnd(32)} ${fmtMs(h.p50Ms).padStart(8)} / ${fmtMs(h.p99Ms).padStart(8)}  ${plural(h.calls, "call")}`);
+    lines.push(
+      `  ${`${h.host} ${h.event}`.padEnd(32)} ${fmtMs(h.p50Ms).padStart(8)} / ${fmtMs(h.p99Ms).padStart(8)}  ${plural(h.calls, "call")}`,
+    );
   }
   if (s.hookTimes.length > 12) lines.push(`  … ${s.hookTimes.length - 12} more in --json`);
   lines.push("", "per day (hook calls; refused / recalls / checkpoints / tokens saved):");

@@ -26,7 +26,9 @@ export function allOf(name: string, ...checks: Check[]): Check {
 function describeRun(result: RunResult): string {
   return [
     `exit=${result.exitCode} signal=${result.signal} timedOut=${result.timedOut} ${result.durationMs}ms, ${result.requests.length} model request(s)`,
-    ...result.requests.map((q, i) => `  #${i} ${q.api} ${q.path} picked=${q.picked} last user: ${JSON.stringify(q.lastText.slice(0, 160))}`),
+    ...result.requests.map(
+      (q, i) => `  #${i} ${q.api} ${q.path} picked=${q.picked} last user: ${JSON.stringify(q.lastText.slice(0, 160))}`,
+    ),
     `stderr: ${result.stderr.slice(-1500)}`,
   ].join("\n");
 }
@@ -36,12 +38,15 @@ export function expectCheck(c: Check, result: RunResult) {
   return {
     toPass(): void {
       const problems = c.problems(result);
-      if (problems.length > 0) throw new Error(`check "${c.name}" failed:\n- ${problems.join("\n- ")}\n${describeRun(result)}`);
+      if (problems.length > 0)
+        throw new Error(`check "${c.name}" failed:\n- ${problems.join("\n- ")}\n${describeRun(result)}`);
     },
     toFail(): void {
       const problems = c.problems(result);
       if (problems.length === 0) {
-        throw new Error(`negative control: check "${c.name}" passed without our hooks, so it proves nothing\n${describeRun(result)}`);
+        throw new Error(
+          `negative control: check "${c.name}" passed without our hooks, so it proves nothing\n${describeRun(result)}`,
+        );
       }
     },
   };
@@ -73,7 +78,9 @@ export function claudeMessages(req: LoggedRequest, role: string): string[] {
       typeof m.content === "string"
         ? m.content
         : Array.isArray(m.content)
-          ? m.content.map((b: any) => (typeof b?.text === "string" ? b.text : typeof b?.content === "string" ? b.content : "")).join("\n")
+          ? m.content
+              .map((b: any) => (typeof b?.text === "string" ? b.text : typeof b?.content === "string" ? b.content : ""))
+              .join("\n")
           : "",
     );
 }
@@ -95,7 +102,11 @@ export function codexMessages(req: LoggedRequest, role: string): string[] {
   const input: any[] = Array.isArray(req.body?.input) ? req.body.input : [];
   return input
     .filter((i) => i?.type === "message" && i?.role === role)
-    .map((i) => (Array.isArray(i.content) ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : String(i.content ?? "")));
+    .map((i) =>
+      Array.isArray(i.content)
+        ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n")
+        : String(i.content ?? ""),
+    );
 }
 
 export const count = (text: string, needle: string): number => text.split(needle).length - 1;
@@ -109,9 +120,17 @@ export const count = (text: string, needle: string): number => text.split(needle
 export function toolAnswerTexts(requests: readonly { body: any }[]): string[] {
   const last = requests.at(-1)?.body;
   const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-  const claude = list(last?.messages).flatMap((m: any) => list(m?.content)).filter((b: any) => b?.type === "tool_result").map((b: any) => b.content);
-  const codex = list(last?.input).filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output").map((i: any) => i.output);
-  const gemini = list(last?.contents).flatMap((c: any) => list(c?.parts)).filter((p: any) => p?.functionResponse).map((p: any) => p.functionResponse.response);
+  const claude = list(last?.messages)
+    .flatMap((m: any) => list(m?.content))
+    .filter((b: any) => b?.type === "tool_result")
+    .map((b: any) => b.content);
+  const codex = list(last?.input)
+    .filter((i: any) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output")
+    .map((i: any) => i.output);
+  const gemini = list(last?.contents)
+    .flatMap((c: any) => list(c?.parts))
+    .filter((p: any) => p?.functionResponse)
+    .map((p: any) => p.functionResponse.response);
   return [...claude, ...codex, ...gemini].map((a) => JSON.stringify(a).replace(/\\/g, ""));
 }
 
@@ -140,7 +159,8 @@ export function hostSlots(n: number): <T>(run: () => Promise<T>) => Promise<T> {
       return await run();
     } finally {
       const next = waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else busy--;
     }
   };
@@ -155,7 +175,11 @@ export interface Pair<R = RunResult> {
 const unslotted = <T>(run: () => Promise<T>): Promise<T> => run();
 
 /** pairOf(run, offline, slot) → a getter for one pair: both modes side by side (each through `slot`), made once, each run proven offline by offline(r). */
-export function pairOf<R>(run: (mode: Mode) => Promise<R>, offline: (r: R) => void, slot: <T>(run: () => Promise<T>) => Promise<T> = unslotted): () => Promise<Pair<R>> {
+export function pairOf<R>(
+  run: (mode: Mode) => Promise<R>,
+  offline: (r: R) => void,
+  slot: <T>(run: () => Promise<T>) => Promise<T> = unslotted,
+): () => Promise<Pair<R>> {
   return once(async () => {
     const [on, off] = await Promise.all([slot(() => run("hooks")), slot(() => run("none"))]);
     for (const r of [on, off]) offline(r);
@@ -168,7 +192,9 @@ export function pairOf<R>(run: (mode: Mode) => Promise<R>, offline: (r: R) => vo
  * offline against the suite's mock; the check must pass, then fail. (Here rather than in the
  * harness, which runs hosts and knows no check.)
  */
-export function withAndWithoutIn(suite: { readonly mock: { escaped(): string[] } }): (run: (mode: Mode) => Promise<RunResult>, check: Check) => Promise<RunResult> {
+export function withAndWithoutIn(suite: {
+  readonly mock: { escaped(): string[] };
+}): (run: (mode: Mode) => Promise<RunResult>, check: Check) => Promise<RunResult> {
   return async (run, check) => {
     const on = await run("hooks");
     const off = await run("none");
@@ -191,19 +217,36 @@ export function proves(c: Check, pair: Pair): void {
  * the tool `tool`: refused (our reason, naming recall_fused, in a tool result; the file not
  * written) and written.
  */
-export function editGuardChecks(fileOf: (c: RunResult["case"]) => string, tool: string): { readonly refused: Check; readonly written: Check } {
-  const refused = check(`the ${tool} was refused with a reason naming recall_fused, and the file was not written`, (r) => {
-    const p: string[] = [];
-    if (fs.existsSync(fileOf(r.case))) p.push(`${path.basename(fileOf(r.case))} was written`);
-    if (!toolResultsOf(r.requests).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
-    return p;
-  });
-  const written = check(`the ${tool} after the recall went through`, (r) => (fs.existsSync(fileOf(r.case)) ? [] : [`${path.basename(fileOf(r.case))} was not written`]));
+export function editGuardChecks(
+  fileOf: (c: RunResult["case"]) => string,
+  tool: string,
+): { readonly refused: Check; readonly written: Check } {
+  const refused = check(
+    `the ${tool} was refused with a reason naming recall_fused, and the file was not written`,
+    (r) => {
+      const p: string[] = [];
+      if (fs.existsSync(fileOf(r.case))) p.push(`${path.basename(fileOf(r.case))} was written`);
+      if (
+        !toolResultsOf(r.requests).some(
+          (t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"),
+        )
+      )
+        p.push("no tool result carrying our refusal reached the model");
+      return p;
+    },
+  );
+  const written = check(`the ${tool} after the recall went through`, (r) =>
+    fs.existsSync(fileOf(r.case)) ? [] : [`${path.basename(fileOf(r.case))} was not written`],
+  );
   return { refused, written };
 }
 
 /** expectRecallGate(checks, failed, worked) → a failed recall kept the edit refused, a good one unlocked it, and both reached the MCP fake (the difference is its answer). */
-export function expectRecallGate(checks: { readonly refused: Check; readonly written: Check }, failed: RunResult, worked: RunResult): void {
+export function expectRecallGate(
+  checks: { readonly refused: Check; readonly written: Check },
+  failed: RunResult,
+  worked: RunResult,
+): void {
   expectCheck(checks.refused, failed).toPass();
   expectCheck(checks.written, failed).toFail();
   expectCheck(checks.written, worked).toPass();
@@ -215,7 +258,9 @@ export function userMessageInFirstRequest(text: string): Check {
   return check("the first request carries the load call in a user message", (r) => {
     const first = r.requests[0];
     if (!first) return ["no model request"];
-    return messagesOf(first.body).some((m) => m?.role === "user" && messageText(m).includes(text)) ? [] : [`no user message carries ${text}`];
+    return messagesOf(first.body).some((m) => m?.role === "user" && messageText(m).includes(text))
+      ? []
+      : [`no user message carries ${text}`];
   });
 }
 
@@ -247,17 +292,24 @@ export function findViewProblems(result: string, whole: string): string[] {
  * compiled view (the e2e compiler's E2E-COMPILED) keeping every line the runner marks, and the
  * archive it names holds the complete output (`whole(stored)` says what is missing, or "").
  */
-export function compiledKeepingWhole(resultOf: (r: RunResult) => string | undefined, runner: string, whole: (stored: string) => string): Check {
-  return check("the model reads the compiled view of the kept-whole output; the archive it names holds the complete output", (r) => {
-    const result = resultOf(r);
-    if (result === undefined) return ["the bash call never answered"];
-    if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
-    const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-    if (!archive || !fs.existsSync(archive)) return ["no archive named"];
-    const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
-    const p = lostLines(result, stored, runner);
-    const missing = whole(stored);
-    if (missing !== "") p.push(`the archive does not hold the complete output (${missing})`);
-    return p;
-  });
+export function compiledKeepingWhole(
+  resultOf: (r: RunResult) => string | undefined,
+  runner: string,
+  whole: (stored: string) => string,
+): Check {
+  return check(
+    "the model reads the compiled view of the kept-whole output; the archive it names holds the complete output",
+    (r) => {
+      const result = resultOf(r);
+      if (result === undefined) return ["the bash call never answered"];
+      if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+      if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+      const stored = (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "";
+      const p = lostLines(result, stored, runner);
+      const missing = whole(stored);
+      if (missing !== "") p.push(`the archive does not hold the complete output (${missing})`);
+      return p;
+    },
+  );
 }

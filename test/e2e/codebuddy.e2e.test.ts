@@ -12,8 +12,32 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assertOffline, check, editGuardChecks, expectRecallGate, hostSlots, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
-import { doubleArgs, doubleLauncher, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  assertOffline,
+  check,
+  editGuardChecks,
+  expectRecallGate,
+  hostSlots,
+  once,
+  pairOf,
+  proves,
+  userMessageInFirstRequest,
+} from "./checks.ts";
+import {
+  doubleArgs,
+  doubleLauncher,
+  baseEnv,
+  createCase,
+  E2E_PROJECT,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  spiedRuns,
+  spyOnInstalledHooks,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
@@ -31,7 +55,8 @@ const cases: E2ECase[] = [];
 
 beforeAll(async () => {
   if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(CODEBUDDY_BIN)) throw new Error(`${CODEBUDDY_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  if (!fs.existsSync(CODEBUDDY_BIN))
+    throw new Error(`${CODEBUDDY_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
   llm = await startMockLlm();
   chat = startMockOpenAiChat();
 });
@@ -47,12 +72,29 @@ function writeFile(file: string, text: string): void {
 }
 
 /** setup(name, mode, …) → a case with the mock model in ~/.codebuddy/models.json, the MCP fake as a user-scope server and, in "hooks" mode, our installer run (and a spy on its binary). */
-function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } }): E2ECase {
-  const c = createCase(llm, `codebuddy-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
+function setup(
+  name: string,
+  mode: Mode,
+  options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
+): E2ECase {
+  const c = createCase(llm, `codebuddy-${name}-${mode}`, {
+    projectConfig: OPT_IN,
+    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
+  });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const dir = path.join(c.home, ".codebuddy");
-  const model = { id: "mock-model", name: "mock-model", vendor: "OpenAI", apiKey: "dummy", url: `${chat.baseUrl(c.scenario)}/chat/completions`, maxInputTokens: 100000, maxOutputTokens: 4000, supportsToolCall: true, supportsImages: false };
+  const model = {
+    id: "mock-model",
+    name: "mock-model",
+    vendor: "OpenAI",
+    apiKey: "dummy",
+    url: `${chat.baseUrl(c.scenario)}/chat/completions`,
+    maxInputTokens: 100000,
+    maxOutputTokens: 4000,
+    supportsToolCall: true,
+    supportsImages: false,
+  };
   writeFile(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
   writeFile(path.join(dir, "settings.json"), USER_SETTINGS);
   const doubleMode = options.mcp?.failing ? "is-error" : "structured";
@@ -60,7 +102,12 @@ function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatT
     // `install --mcp` writes the server into the user scope itself (it creates ~/.codebuddy/.mcp.json).
     runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
   } else {
-    writeFile(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }));
+    writeFile(
+      path.join(dir, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } },
+      }),
+    );
     if (mode === "hooks") runInstaller(c, "codebuddy", "install");
   }
   if (mode === "hooks") spyOnInstalledHooks(c.home);
@@ -76,7 +123,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * CODEBUDDY_REMOTE_CONFIG_DISABLED is set; a slow run once reached for www.codebuddy.ai).
  */
 function codebuddyEnv(c: E2ECase): Record<string, string> {
-  return { ...baseEnv(c), CODEBUDDY_API_KEY: "dummy", CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1", DISABLE_TELEMETRY: "1", CODEBUDDY_REMOTE_CONFIG_DISABLED: "1" };
+  return {
+    ...baseEnv(c),
+    CODEBUDDY_API_KEY: "dummy",
+    CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1",
+    DISABLE_TELEMETRY: "1",
+    CODEBUDDY_REMOTE_CONFIG_DISABLED: "1",
+  };
 }
 
 /**
@@ -87,18 +140,37 @@ function codebuddyEnv(c: E2ECase): Record<string, string> {
  */
 async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn("node", [CODEBUDDY_BIN, "-p", "-y", "--model", "mock-model", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], {
-    cwd: c.workspace,
-    env: codebuddyEnv(c),
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    "node",
+    [
+      CODEBUDDY_BIN,
+      "-p",
+      "-y",
+      "--model",
+      "mock-model",
+      "--input-format",
+      "stream-json",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+    ],
+    {
+      cwd: c.workspace,
+      env: codebuddyEnv(c),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
-  child.stdin!.write(`${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: prompt }] } })}\n`);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
+  child.stdin!.write(
+    `${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: prompt }] } })}\n`,
+  );
   const killGroup = (): void => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
@@ -127,9 +199,23 @@ async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise
   }
   const { code, signal } = await exited;
   const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
-  return { exitCode: code, signal, timedOut, stdout, stderr, durationMs: Date.now() - started, requests, allRequests, case: c };
+  const allRequests: LoggedRequest[] = [
+    ...llm.requests(c.scenario),
+    ...chat.all().filter((q) => q.scenario === c.scenario),
+  ];
+  if (process.env.VH_E2E_KEEP)
+    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return {
+    exitCode: code,
+    signal,
+    timedOut,
+    stdout,
+    stderr,
+    durationMs: Date.now() - started,
+    requests,
+    allRequests,
+    case: c,
+  };
 }
 
 // Each run costs a Node start of a 16 MB bundle; CI has 2 cores.
@@ -138,22 +224,43 @@ const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
-const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("Write", { file_path: guardedFile(c), content: "x\n" }) });
+const writeTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatTool("Write", { file_path: guardedFile(c), content: "x\n" }),
+});
 // A user-scope server's tools reach the model only behind DeferExecuteTool.
-const recallTurn: ChatTurn = { reply: chatTool("DeferExecuteTool", { toolName: "mcp__velesdb-memory__recall_fused", params: { query: "guarded.txt" } }) };
+const recallTurn: ChatTurn = {
+  reply: chatTool("DeferExecuteTool", {
+    toolName: "mcp__velesdb-memory__recall_fused",
+    params: { query: "guarded.txt" },
+  }),
+};
 const done: ChatTurn = { reply: chatText("DONE answer") };
-const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+const afterContinuation: ChatTurn = {
+  matchLast: /save_working_context\(|Learning checkpoint/,
+  reply: chatText("AFTER CONTINUATION"),
+};
 
 const guard = editGuardChecks(guardedFile, "Write");
 const { refused } = guard;
 
 /** One live session, with our hooks and without: SessionStart, a Write before any recall, then Stop. */
-const sessionPair = pairOf((mode) => runCodebuddy(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"), offline, slot);
+const sessionPair = pairOf(
+  (mode) =>
+    runCodebuddy(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), done] }), "write a file"),
+  offline,
+  slot,
+);
 /** With our hooks and the server `install --mcp` wrote: a recall the MCP fake fails (isError), and one it answers, each before the Write. */
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     slot(async () => {
-      const r = await runCodebuddy(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done], mcp: { failing, viaInstaller: true } }), "recall, then write");
+      const r = await runCodebuddy(
+        setup(`recall-${failing ? "failed" : "ok"}`, "hooks", {
+          turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done],
+          mcp: { failing, viaInstaller: true },
+        }),
+        "recall, then write",
+      );
       offline(r);
       return r;
     });
@@ -174,7 +281,8 @@ describe("codebuddy", () => {
     const [failed, worked] = await recallRuns();
     expectRecallGate(guard, failed, worked);
     // What CodeBuddy handed the hook: the real tool's name, the content array, no error flag.
-    const recallPayload = (r: RunResult) => spied(r).find((run) => run.argv.join(" ") === "codebuddy post-tool-use")?.payload;
+    const recallPayload = (r: RunResult) =>
+      spied(r).find((run) => run.argv.join(" ") === "codebuddy post-tool-use")?.payload;
     const failedPayload = recallPayload(failed);
     expect(failedPayload?.tool_name).toBe("mcp__velesdb-memory__recall_fused");
     expect(JSON.stringify(failedPayload?.tool_response)).not.toContain("isError");
@@ -189,7 +297,9 @@ describe("codebuddy", () => {
     });
     proves(continued, await sessionPair());
     // The hook saw the continuation's Stop as stop_hook_active.
-    const stops = spied((await sessionPair()).on).filter((run) => run.argv.join(" ") === "codebuddy stop").map((run) => run.payload?.stop_hook_active);
+    const stops = spied((await sessionPair()).on)
+      .filter((run) => run.argv.join(" ") === "codebuddy stop")
+      .map((run) => run.payload?.stop_hook_active);
     expect(stops).toEqual([false, true]);
   }, 300_000);
 
@@ -201,5 +311,4 @@ describe("codebuddy", () => {
     runInstaller(on.case, "codebuddy", "uninstall");
     expect(fs.readFileSync(settings, "utf8")).toBe(USER_SETTINGS);
   }, 300_000);
-
 });

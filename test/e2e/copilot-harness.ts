@@ -5,7 +5,21 @@ import { afterAll, beforeAll } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { baseEnv, createCase, doubleArgs, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  baseEnv,
+  createCase,
+  doubleArgs,
+  E2E_PROJECT,
+  FAKE_MCP,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  runProcess,
+  type DoubleMode,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
@@ -29,7 +43,14 @@ export interface CopilotSuite {
   /** setup(name, mode, …) → a case with the double in ~/.copilot/mcp-config.json and, in "hooks" mode, our installer run. */
   setup(name: string, mode: Mode, options: CopilotSetup): E2ECase;
   /** run(c, prompt) → `copilot -p <prompt> --allow-all-tools` from the workspace, against the mock. */
-  run(c: E2ECase, prompt: string, model?: string, providerUrl?: string, extraEnv?: Record<string, string>, timeoutMs?: number): Promise<RunResult>;
+  run(
+    c: E2ECase,
+    prompt: string,
+    model?: string,
+    providerUrl?: string,
+    extraEnv?: Record<string, string>,
+    timeoutMs?: number,
+  ): Promise<RunResult>;
 }
 
 export function writeFileMaking(file: string, text: string): void {
@@ -37,7 +58,8 @@ export function writeFileMaking(file: string, text: string): void {
   fs.writeFileSync(file, text);
 }
 
-export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "copilot", command);
+export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = "install"): string =>
+  runInstaller(c, "copilot", command);
 
 /** copilotSuite() → the mocks and a shared Copilot cache for one test file, its cases removed after. */
 export function copilotSuite(): CopilotSuite {
@@ -47,19 +69,27 @@ export function copilotSuite(): CopilotSuite {
   const cases: E2ECase[] = [];
   beforeAll(async () => {
     if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    if (!fs.existsSync(COPILOT_BIN)) throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+    if (!fs.existsSync(COPILOT_BIN))
+      throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
     llm = await startMockLlm();
     chat = startMockOpenAiChat();
     cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
     // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
     // concurrently without two of them unpacking into the same directory.
     const warm = Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cacheHome, XDG_CACHE_HOME: cacheHome, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: cacheHome,
+        XDG_CACHE_HOME: cacheHome,
+        COPILOT_AUTO_UPDATE: "false",
+        COPILOT_OFFLINE: "true",
+      },
       stdout: "pipe",
       stderr: "pipe",
       timeout: 120_000,
     });
-    if (!warm.stdout.toString().includes("1.0.102")) throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
+    if (!warm.stdout.toString().includes("1.0.102"))
+      throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
   });
   afterAll(() => {
     llm?.stop();
@@ -84,7 +114,12 @@ export function copilotSuite(): CopilotSuite {
       cases.push(c);
       chat.script(c.scenario, options.turns(c));
       const mcpArgs = doubleArgs(c.mcpLog, options.mcp?.mode);
-      writeFileMaking(path.join(c.home, ".copilot", "mcp-config.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } } }));
+      writeFileMaking(
+        path.join(c.home, ".copilot", "mcp-config.json"),
+        JSON.stringify({
+          mcpServers: { "velesdb-memory": { type: "local", command: "node", args: mcpArgs, tools: ["*"] } },
+        }),
+      );
       if (mode === "hooks") {
         options.beforeInstall?.(c);
         copilotInstaller(c);
@@ -106,11 +141,20 @@ export function copilotSuite(): CopilotSuite {
         COPILOT_PROVIDER_API_KEY: "dummy",
         COPILOT_PROVIDER_MODEL_ID: model,
       };
-      const result = await runProcess(["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"], env, c.workspace, timeoutMs);
+      const result = await runProcess(
+        ["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"],
+        env,
+        c.workspace,
+        timeoutMs,
+      );
       const requests = chat.requests(c.scenario);
       // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
-      const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-      if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+      const allRequests: LoggedRequest[] = [
+        ...llm.requests(c.scenario),
+        ...chat.all().filter((q) => q.scenario === c.scenario),
+      ];
+      if (process.env.VH_E2E_KEEP)
+        fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
       return { ...result, requests, allRequests, case: c };
     },
   };

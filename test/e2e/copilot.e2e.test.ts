@@ -14,7 +14,15 @@ import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking } from "./copilot-harness.ts";
 import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
-import { chatCustomTool, chatText, chatTool, messagesOf, messageText, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
+import {
+  chatCustomTool,
+  chatText,
+  chatTool,
+  messagesOf,
+  messageText,
+  toolResultsOf,
+  type ChatTurn,
+} from "./mock-openai-chat.ts";
 import { mustKeepOf, realCommand } from "../support/real-outputs.ts";
 
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
@@ -38,24 +46,31 @@ const pair = (run: (mode: Mode) => Promise<RunResult>) => pairOf(run, (r) => ass
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
-const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("create", { path: guardedFile(c), file_text: "x\n" }) });
+const createTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatTool("create", { path: guardedFile(c), file_text: "x\n" }),
+});
 const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory-recall_fused", { query: "guarded.txt" }) };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 
 const refused = check("the edit was refused with a reason naming recall_fused, and the file was not written", (r) => {
   const p: string[] = [];
   if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-  if (!toolResults(r).some((t) => t.startsWith(DENIED) && t.includes("recall_fused"))) p.push(`no tool result "${DENIED}…recall_fused…" reached the model`);
+  if (!toolResults(r).some((t) => t.startsWith(DENIED) && t.includes("recall_fused")))
+    p.push(`no tool result "${DENIED}…recall_fused…" reached the model`);
   return p;
 });
 
 /** deniedAt(r, i) → the problem when the i-th tool result the model saw is not our refusal naming recall_fused. */
 const deniedAt = (r: RunResult, i: number, which: string): string[] => {
   const result = toolResults(r)[i];
-  return result?.startsWith(DENIED) && result.includes("recall_fused") ? [] : [`the model saw ${JSON.stringify(result?.slice(0, 120))} for ${which}, not "${DENIED}…recall_fused…"`];
+  return result?.startsWith(DENIED) && result.includes("recall_fused")
+    ? []
+    : [`the model saw ${JSON.stringify(result?.slice(0, 120))} for ${which}, not "${DENIED}…recall_fused…"`];
 };
 
-const written = check("the create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+const written = check("the create after the recall went through", (r) =>
+  fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"],
+);
 
 // ---- The shared sessions ----------------------------------------------------------------------
 
@@ -67,7 +82,16 @@ const SAVE_MATCH = new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&"));
 const SESSION_REQUESTS = 5; // create, recall, create again, the answer, the continuation
 const mainSession = pair((mode) =>
   runCopilot(
-    setup("main", mode, { turns: (c) => [{ match: SAVE_MATCH, reply: chatText("AFTER CONTINUATION") }, createTurn(c), recallTurn, createTurn(c), done], mcp: { mode: "is-error" } }),
+    setup("main", mode, {
+      turns: (c) => [
+        { match: SAVE_MATCH, reply: chatText("AFTER CONTINUATION") },
+        createTurn(c),
+        recallTurn,
+        createTurn(c),
+        done,
+      ],
+      mcp: { mode: "is-error" },
+    }),
     "say hello, then write a file",
   ),
 );
@@ -76,23 +100,32 @@ const mainSession = pair((mode) =>
 // our installer runs there, compared after uninstall.
 const USER_SETTINGS = '{\n  // mine\n  "banner": "never"\n}\n';
 const USER_HOOKS = '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"true"}]}}';
-const userFiles = (c: E2ECase): string[] => [path.join(c.home, ".copilot", "settings.json"), path.join(c.home, ".copilot", "hooks", "user.json")];
+const userFiles = (c: E2ECase): string[] => [
+  path.join(c.home, ".copilot", "settings.json"),
+  path.join(c.home, ".copilot", "hooks", "user.json"),
+];
 const ourHooksFile = (c: E2ECase): string => path.join(c.home, ".copilot", "hooks", "velesdb-hooks.json");
 let installedAtSetup = "";
-const patchTurn = (c: E2ECase): ChatTurn => ({ reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`) });
+const patchTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatCustomTool("apply_patch", `*** Begin Patch\n*** Add File: ${guardedFile(c)}\n+x\n*** End Patch\n`),
+});
 const patchSession = pair((mode) => {
   const c = setup("guard-patch", mode, {
     turns: (c) => [patchTurn(c), done],
-    beforeInstall: (c) => userFiles(c).forEach((file, i) => {
-      writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!);
-    }),
+    beforeInstall: (c) =>
+      userFiles(c).forEach((file, i) => {
+        writeFile(file, [USER_SETTINGS, USER_HOOKS][i]!);
+      }),
   });
   if (mode === "hooks") installedAtSetup = fs.readFileSync(ourHooksFile(c), "utf8");
   return runCopilot(c, "patch a file", "mock-model");
 });
 
 const recallWorked = once(async () => {
-  const r = await runCopilot(setup("recall-ok", "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { mode: "structured" } }), "recall, then write");
+  const r = await runCopilot(
+    setup("recall-ok", "hooks", { turns: (c) => [recallTurn, createTurn(c), done], mcp: { mode: "structured" } }),
+    "recall, then write",
+  );
   assertOffline(r, suite.llm.escaped());
   return r;
 });
@@ -104,8 +137,18 @@ const recallWorked = once(async () => {
 const INLINE_RUNNER = "node --test: 2 failures among 190";
 const SAVED_RUNNER = "pytest";
 const bashTurns = (c: E2ECase): ChatTurn[] => [
-  { reply: chatTool("bash", { command: realCommand(INLINE_RUNNER, c.workspace, { bareProgram: true }).command, description: "run the node tests" }) },
-  { reply: chatTool("bash", { command: realCommand(SAVED_RUNNER, c.workspace, { bareProgram: true }).command, description: "run the python tests" }) },
+  {
+    reply: chatTool("bash", {
+      command: realCommand(INLINE_RUNNER, c.workspace, { bareProgram: true }).command,
+      description: "run the node tests",
+    }),
+  },
+  {
+    reply: chatTool("bash", {
+      command: realCommand(SAVED_RUNNER, c.workspace, { bareProgram: true }).command,
+      description: "run the python tests",
+    }),
+  },
   done,
 ];
 /** lostLines(result, archive, runner) → the lines the runner marks in the archived original that the model did not read. */
@@ -118,7 +161,13 @@ function lostLines(result: string, archive: string, runner: string): string[] {
 }
 const bashSession = pair((mode) => runCopilot(setup("bash", mode, { turns: bashTurns }), "pad, then count"));
 const bashNoCompiler = once(async () => {
-  const r = await runCopilot(setup("bash-no-compiler", "hooks", { turns: bashTurns }), "pad, then count", MODEL_WITH_EDIT_TOOLS, undefined, { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") });
+  const r = await runCopilot(
+    setup("bash-no-compiler", "hooks", { turns: bashTurns }),
+    "pad, then count",
+    MODEL_WITH_EDIT_TOOLS,
+    undefined,
+    { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") },
+  );
   assertOffline(r, suite.llm.escaped());
   return r;
 });
@@ -128,7 +177,9 @@ describe("copilot", () => {
     const context = check("the first request carries the load call in a user message before the prompt", (r) => {
       const first = r.requests[0];
       if (!first) return ["no model request"];
-      const users = messagesOf(first.body).filter((m) => m?.role === "user").map(messageText);
+      const users = messagesOf(first.body)
+        .filter((m) => m?.role === "user")
+        .map(messageText);
       const at = users.findIndex((t) => t.includes(LOAD_CALL));
       const prompt = users.findIndex((t) => t.includes("say hello"));
       if (at < 0) return [`no user message carries ${LOAD_CALL}`];
@@ -138,11 +189,14 @@ describe("copilot", () => {
   }, 240_000);
 
   test.concurrent("edit before recall: create is refused, the model reads why, the file is not written", async () => {
-    const refusedFirst = check("the create before any recall was refused with a reason naming recall_fused, and the file was not written", (r) => {
-      const p = deniedAt(r, 0, "the first create");
-      if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-      return p;
-    });
+    const refusedFirst = check(
+      "the create before any recall was refused with a reason naming recall_fused, and the file was not written",
+      (r) => {
+        const p = deniedAt(r, 0, "the first create");
+        if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+        return p;
+      },
+    );
     proves(refusedFirst, await mainSession());
   }, 240_000);
 
@@ -151,11 +205,14 @@ describe("copilot", () => {
   }, 240_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the edit refused; a successful one unlocks it", async () => {
-    const stillRefused = check("the create after the failed recall was refused again, and the file was not written", (r) => {
-      const p = deniedAt(r, 2, "the create after the recall");
-      if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-      return p;
-    });
+    const stillRefused = check(
+      "the create after the failed recall was refused again, and the file was not written",
+      (r) => {
+        const p = deniedAt(r, 2, "the create after the recall");
+        if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
+        return p;
+      },
+    );
     const [{ on: failed, off: unguarded }, worked] = await Promise.all([mainSession(), recallWorked()]);
     expectCheck(stillRefused, failed).toPass();
     expectCheck(stillRefused, unguarded).toFail();
@@ -163,53 +220,74 @@ describe("copilot", () => {
     expectCheck(written, worked).toPass();
     expect(toolResults(worked).filter((t) => t.startsWith(DENIED))).toEqual([]);
     // The unlocked edit is named by the one agentStop checkpoint that follows it.
-    expect(worked.requests.filter((q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(worked.case.workspace))).toHaveLength(1);
+    expect(
+      worked.requests.filter(
+        (q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(worked.case.workspace),
+      ),
+    ).toHaveLength(1);
     // The recall really reached the MCP fake in both runs (the difference is its answer).
     for (const r of [failed, worked]) expect(fs.readFileSync(r.case.mcpLog, "utf8")).toContain('"name":"recall_fused"');
   }, 240_000);
 
   test.concurrent("agentStop: one continuation carrying save_working_context(...), then the run ends", async () => {
-    const continued = check("exactly one continuation request ends in the save call, as the last request; the run exits 0 after it", (r) => {
-      const p: string[] = [];
-      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
-      if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
-      else if (r.requests.at(-1) !== continuations[0]) p.push("the continuation is not the last request");
-      if (r.requests.length !== SESSION_REQUESTS) p.push(`${r.requests.length} model requests, expected ${SESSION_REQUESTS} (the session's four, then the continuation)`);
-      if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
-      if (!r.stdout.includes("AFTER CONTINUATION")) p.push("the run did not end with the continuation's answer");
-      return p;
-    });
+    const continued = check(
+      "exactly one continuation request ends in the save call, as the last request; the run exits 0 after it",
+      (r) => {
+        const p: string[] = [];
+        const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
+        if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
+        else if (r.requests.at(-1) !== continuations[0]) p.push("the continuation is not the last request");
+        if (r.requests.length !== SESSION_REQUESTS)
+          p.push(
+            `${r.requests.length} model requests, expected ${SESSION_REQUESTS} (the session's four, then the continuation)`,
+          );
+        if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
+        if (!r.stdout.includes("AFTER CONTINUATION")) p.push("the run did not end with the continuation's answer");
+        return p;
+      },
+    );
     proves(continued, await mainSession());
   }, 240_000);
 
   test.concurrent("bash: an oversized inline output becomes the compiled view, every failure kept, the <shellId> footer and its exit code kept, the archive holding all of it", async () => {
-    const compiled = check("the model reads the compiled view with every failing test and the tally, then Copilot's footer with exit code 1; the archive holds the output", (r) => {
-      const result = toolResults(r)[0];
-      if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the first bash call"];
-      const p: string[] = [];
-      if (!/\n<shellId: \d+ completed with exit code 1>$/.test(result)) p.push("the <shellId …> footer with exit code 1 is not the end of the result");
-      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-      if (!archive || !fs.existsSync(archive)) return [...p, "no archive named"];
-      p.push(...lostLines(result, archive, INLINE_RUNNER));
-      if (result.split("\nok ").length > 40) p.push("the passing tests were not folded");
-      return p;
-    });
+    const compiled = check(
+      "the model reads the compiled view with every failing test and the tally, then Copilot's footer with exit code 1; the archive holds the output",
+      (r) => {
+        const result = toolResults(r)[0];
+        if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the first bash call"];
+        const p: string[] = [];
+        if (!/\n<shellId: \d+ completed with exit code 1>$/.test(result))
+          p.push("the <shellId …> footer with exit code 1 is not the end of the result");
+        const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+        if (!archive || !fs.existsSync(archive)) return [...p, "no archive named"];
+        p.push(...lostLines(result, archive, INLINE_RUNNER));
+        if (result.split("\nok ").length > 40) p.push("the passing tests were not folded");
+        return p;
+      },
+    );
     proves(compiled, await bashSession());
   }, 240_000);
 
   test.concurrent("bash: an output Copilot saved to a file (deleted when the session ends) is compiled whole, every failure kept, and archived by us; no compiler leaves it as it was", async () => {
-    const compiled = check("the model reads the compiled view of the whole saved output (every failure and the summary), an archive of ours, and the footer", (r) => {
-      const result = toolResults(r)[1];
-      if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the second bash call"];
-      const p: string[] = [];
-      if (result.includes("Output too large")) p.push("Copilot's notice reached the model too");
-      if (!/\n<shellId: \d+ completed with exit code 1>$/.test(result)) p.push("the <shellId …> footer is not the end of the result");
-      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-      if (!archive || !fs.existsSync(archive)) return [...p, "the archive it names does not outlive the session"];
-      p.push(...lostLines(result, archive, SAVED_RUNNER));
-      if ((JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout?.split(" PASSED").length !== 601) p.push("the archive does not hold the 600 passes");
-      return p;
-    });
+    const compiled = check(
+      "the model reads the compiled view of the whole saved output (every failure and the summary), an archive of ours, and the footer",
+      (r) => {
+        const result = toolResults(r)[1];
+        if (!result?.includes("E2E-COMPILED")) return ["no compiled view reached the model for the second bash call"];
+        const p: string[] = [];
+        if (result.includes("Output too large")) p.push("Copilot's notice reached the model too");
+        if (!/\n<shellId: \d+ completed with exit code 1>$/.test(result))
+          p.push("the <shellId …> footer is not the end of the result");
+        const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+        if (!archive || !fs.existsSync(archive)) return [...p, "the archive it names does not outlive the session"];
+        p.push(...lostLines(result, archive, SAVED_RUNNER));
+        if (
+          (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout?.split(" PASSED").length !== 601
+        )
+          p.push("the archive does not hold the 600 passes");
+        return p;
+      },
+    );
     const [pair, missing] = await Promise.all([bashSession(), bashNoCompiler()]);
     proves(compiled, pair);
     expectCheck(compiled, missing).toFail();
@@ -228,10 +306,15 @@ describe("copilot", () => {
     expect(fs.readdirSync(path.dirname(ourHooksFile(c)))).toEqual(["user.json"]);
     suite.chat.script(c.scenario, [done]);
     const afterUninstall = await runCopilot(c, "say hello");
-    const context = check("some request carries the load call", (r) => (r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"]));
+    const context = check("some request carries the load call", (r) =>
+      r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"],
+    );
     expectCheck(context, withHooks).toPass();
     // The mock's log is per scenario, so the second run's requests follow the first's.
-    expectCheck(context, { ...afterUninstall, requests: afterUninstall.requests.slice(withHooks.requests.length) }).toFail();
+    expectCheck(context, {
+      ...afterUninstall,
+      requests: afterUninstall.requests.slice(withHooks.requests.length),
+    }).toFail();
     assertOffline(afterUninstall, suite.llm.escaped());
   }, 240_000);
 
@@ -241,7 +324,12 @@ describe("copilot", () => {
     const c = setup("trap", "none", { turns: () => [done] });
     const before = suite.llm.escaped().length;
     const r = await runCopilot(c, "say hello", MODEL_WITH_EDIT_TOOLS, "http://model.example.test/v1");
-    expect(suite.llm.escaped().slice(before).some((line) => line.includes("model.example.test"))).toBe(true);
+    expect(
+      suite.llm
+        .escaped()
+        .slice(before)
+        .some((line) => line.includes("model.example.test")),
+    ).toBe(true);
     expect(r.requests).toEqual([]);
     suite.llm.forgetEscaped(before);
   }, 240_000);

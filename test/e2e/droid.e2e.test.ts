@@ -13,10 +13,31 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
-import { doubleArgs, baseEnv, createCase, E2E_PROJECT, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  doubleArgs,
+  baseEnv,
+  createCase,
+  E2E_PROJECT,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  runProcess,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, messagesOf, messageText, startMockOpenAiChat, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import {
+  chatText,
+  chatTool,
+  messagesOf,
+  messageText,
+  startMockOpenAiChat,
+  toolResultsOf,
+  type ChatTurn,
+  type MockOpenAiChat,
+} from "./mock-openai-chat.ts";
 
 const DROID_BIN = HOST_BINS.droid;
 /** Droid names a custom model `custom:<model>-<index>`. */
@@ -31,7 +52,8 @@ const cases: E2ECase[] = [];
 
 beforeAll(async () => {
   if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(DROID_BIN)) throw new Error(`${DROID_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  if (!fs.existsSync(DROID_BIN))
+    throw new Error(`${DROID_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
   llm = await startMockLlm();
   chat = startMockOpenAiChat();
 });
@@ -47,30 +69,61 @@ function writeFile(file: string, text: string): void {
 }
 
 /** setup(name, mode, …) → a case with the BYOK model in ~/.factory/settings.json, the MCP fake in ~/.factory/mcp.json and, in "hooks" mode, our installer run. */
-function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } }): E2ECase {
-  const c = createCase(llm, `droid-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
+function setup(
+  name: string,
+  mode: Mode,
+  options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } },
+): E2ECase {
+  const c = createCase(llm, `droid-${name}-${mode}`, {
+    projectConfig: OPT_IN,
+    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
+  });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const factory = path.join(c.home, ".factory");
-  const model = { model: "mock-model", baseUrl: chat.baseUrl(c.scenario), apiKey: "dummy", provider: "generic-chat-completion-api", maxOutputTokens: 4000 };
-  writeFile(path.join(factory, "settings.json"), `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`);
+  const model = {
+    model: "mock-model",
+    baseUrl: chat.baseUrl(c.scenario),
+    apiKey: "dummy",
+    provider: "generic-chat-completion-api",
+    maxOutputTokens: 4000,
+  };
+  writeFile(
+    path.join(factory, "settings.json"),
+    `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`,
+  );
   const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
-  writeFile(path.join(factory, "mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }));
+  writeFile(
+    path.join(factory, "mcp.json"),
+    JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }),
+  );
   if (mode === "hooks") runInstaller(c, "droid", "install");
   return c;
 }
 
 async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
-  const result = await runProcess([DROID_BIN, "exec", "-m", MODEL, "--auto", "high", prompt], baseEnv(c), c.workspace, 120_000);
+  const result = await runProcess(
+    [DROID_BIN, "exec", "-m", MODEL, "--auto", "high", prompt],
+    baseEnv(c),
+    c.workspace,
+    120_000,
+  );
   const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  const allRequests: LoggedRequest[] = [
+    ...llm.requests(c.scenario),
+    ...chat.all().filter((q) => q.scenario === c.scenario),
+  ];
+  if (process.env.VH_E2E_KEEP)
+    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
   return { ...result, requests, allRequests, case: c };
 }
 
 /** The trap's log, less the refused attempts to reach Factory's own service, must be empty. */
 function assertOfflineButFactory(r: RunResult): void {
-  assertOffline(r, llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)));
+  assertOffline(
+    r,
+    llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)),
+  );
 }
 
 // Droid costs less than a served OpenCode, but CI has 2 cores: 4 host runs at most at once.
@@ -80,15 +133,21 @@ const slot = hostSlots(4);
 const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
-const createTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("Create", { file_path: guardedFile(c), content: "x\n" }) });
+const createTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatTool("Create", { file_path: guardedFile(c), content: "x\n" }),
+});
 const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory___recall_fused", { query: "guarded.txt" }) };
 const done: ChatTurn = { reply: chatText("DONE answer") };
-const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+const afterContinuation: ChatTurn = {
+  matchLast: /save_working_context\(|Learning checkpoint/,
+  reply: chatText("AFTER CONTINUATION"),
+};
 
 const refused = check("the Create was refused with our reason, and the file was not written", (r) => {
   const p: string[] = [];
   if (fs.existsSync(guardedFile(r.case))) p.push("guarded.txt was written");
-  if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused"))) p.push("no tool result carrying our refusal reached the model");
+  if (!toolResults(r).some((t) => t.includes("velesdb-hooks refused this edit") && t.includes("recall_fused")))
+    p.push("no tool result carrying our refusal reached the model");
   return p;
 });
 
@@ -99,11 +158,22 @@ const refused = check("the Create was refused with our reason, and the file was 
  * file, the Stop check the requests ending in the save call (only the continuation does) and the
  * exit: none of them reads what another scenario's turn adds.
  */
-const sessionPair = pairOf((mode) => runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"), assertOfflineButFactory, slot);
+const sessionPair = pairOf(
+  (mode) =>
+    runDroid(setup("session", mode, { turns: (c) => [afterContinuation, createTurn(c), done] }), "write a file"),
+  assertOfflineButFactory,
+  slot,
+);
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     slot(async () => {
-      const r = await runDroid(setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, createTurn(c), done], mcp: { failing } }), "recall, then write");
+      const r = await runDroid(
+        setup(`recall-${failing ? "failed" : "ok"}`, "hooks", {
+          turns: (c) => [afterContinuation, recallTurn, createTurn(c), done],
+          mcp: { failing },
+        }),
+        "recall, then write",
+      );
       assertOfflineButFactory(r);
       return r;
     });
@@ -112,17 +182,21 @@ const recallRuns = once(() => {
 
 describe("droid", () => {
   test.concurrent("SessionStart: the load guidance is a user message after the system message of the first request", async () => {
-    const context = check("the first request carries the load call in a user message, and no bare `{}` message", (r) => {
-      const first = r.requests[0];
-      if (!first) return ["no model request"];
-      const messages = messagesOf(first.body);
-      const at = messages.findIndex((m) => m?.role === "user" && messageText(m).includes(LOAD_CALL));
-      const p: string[] = [];
-      if (at < 0) p.push(`no user message carries ${LOAD_CALL}`);
-      else if (messages[0]?.role !== "system" || at < 1) p.push("the context is not after the system message");
-      if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}")) p.push("a bare {} reached the model");
-      return p;
-    });
+    const context = check(
+      "the first request carries the load call in a user message, and no bare `{}` message",
+      (r) => {
+        const first = r.requests[0];
+        if (!first) return ["no model request"];
+        const messages = messagesOf(first.body);
+        const at = messages.findIndex((m) => m?.role === "user" && messageText(m).includes(LOAD_CALL));
+        const p: string[] = [];
+        if (at < 0) p.push(`no user message carries ${LOAD_CALL}`);
+        else if (messages[0]?.role !== "system" || at < 1) p.push("the context is not after the system message");
+        if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}"))
+          p.push("a bare {} reached the model");
+        return p;
+      },
+    );
     proves(context, await sessionPair());
   }, 240_000);
 
@@ -131,7 +205,9 @@ describe("droid", () => {
   }, 240_000);
 
   test.concurrent("a failed recall (MCP isError) keeps the Create refused; a successful one unlocks it", async () => {
-    const written = check("the Create after the recall went through", (r) => (fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"]));
+    const written = check("the Create after the recall went through", (r) =>
+      fs.existsSync(guardedFile(r.case)) ? [] : ["guarded.txt was not written"],
+    );
     const [failed, worked] = await recallRuns();
     expectCheck(refused, failed).toPass();
     expectCheck(written, failed).toFail();

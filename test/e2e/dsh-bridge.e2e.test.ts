@@ -76,14 +76,17 @@ const payloadsOf = (c: DshCase, event: string): Record<string, unknown>[] =>
   c.bash.spawns
     .filter((s) => s.stdin !== undefined && (JSON.parse(s.stdin) as Record<string, unknown>).hook_event_name === event)
     .map((s) => JSON.parse(s.stdin!) as Record<string, unknown>);
-const ourRuns = (c: DshCase, event: string) => c.bash.spawns.filter((s) => s.command === `${shellQuote(c.hooksBin)} dsh ${event}`);
+const ourRuns = (c: DshCase, event: string) =>
+  c.bash.spawns.filter((s) => s.command === `${shellQuote(c.hooksBin)} dsh ${event}`);
 
 /** Our binary ran for `event` at least `n` times and every run exited 0 (the hook really ran). */
 function ranOurHook(c: DshCase, event: string, n: number): string[] {
   const runs = ourRuns(c, event);
   const p: string[] = [];
   if (runs.length < n) p.push(`our ${event} hook ran ${runs.length} time(s), expected ≥ ${n}`);
-  for (const r of runs) if (r.result?.exitCode !== 0) p.push(`our ${event} hook exited ${r.result?.exitCode}: ${r.result?.stderr.text.trim()}`);
+  for (const r of runs)
+    if (r.result?.exitCode !== 0)
+      p.push(`our ${event} hook exited ${r.result?.exitCode}: ${r.result?.stderr.text.trim()}`);
   return p;
 }
 
@@ -93,9 +96,12 @@ function loadGuidanceInjected(agent: FakeAgent): string[] {
   if (agent.injected.length !== 1) p.push(`${agent.injected.length} injected message(s), expected 1`);
   const injected = agent.injected[0];
   if (injected) {
-    if (!messageText(injected).includes(LOAD)) p.push(`injected context lacks ${LOAD}: ${JSON.stringify(messageText(injected).slice(0, 300))}`);
+    if (!messageText(injected).includes(LOAD))
+      p.push(`injected context lacks ${LOAD}: ${JSON.stringify(messageText(injected).slice(0, 300))}`);
     if (injected.role !== "user" || injected.source?.kind !== "plugin" || injected.source.plugin !== "hooks-codex") {
-      p.push(`injected message is not the bridge's plugin-sourced user message: ${JSON.stringify({ role: injected.role, source: injected.source })}`);
+      p.push(
+        `injected message is not the bridge's plugin-sourced user message: ${JSON.stringify({ role: injected.role, source: injected.source })}`,
+      );
     }
   }
   return p;
@@ -127,8 +133,16 @@ describe("dsh bridge: discovery", () => {
   test("the bridge loads our hooks.json: four listeners, no warnings, commands as registered", () => {
     const c = createDshCase("load", { mode: "ours" });
     expect(c.bridge.warnings).toEqual([]);
-    expect(c.bridge.registered.sort()).toEqual(["agent/pre-step", "agent/session-start", "agent/turn-stopping", "tools/post-execute", "tools/pre-execute"]);
-    const written = JSON.parse(fs.readFileSync(c.hooksJson, "utf8")) as { hooks: Record<string, { matcher?: string; hooks: { command: string; timeout: number }[] }[]> };
+    expect(c.bridge.registered.sort()).toEqual([
+      "agent/pre-step",
+      "agent/session-start",
+      "agent/turn-stopping",
+      "tools/post-execute",
+      "tools/pre-execute",
+    ]);
+    const written = JSON.parse(fs.readFileSync(c.hooksJson, "utf8")) as {
+      hooks: Record<string, { matcher?: string; hooks: { command: string; timeout: number }[] }[]>;
+    };
     expect(Object.keys(written.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop"]);
     for (const row of DSH_REGISTRATION) {
       const group = written.hooks[row.wireEvent]![0]!;
@@ -141,12 +155,23 @@ describe("dsh bridge: discovery", () => {
   test("the installer wrote that hooks.json: binary at its stable path, plugin row with the absolute path; --dry-run writes nothing", () => {
     const c = createDshCase("installer", { mode: "ours" });
     expect(fs.statSync(c.hooksBin).isFile()).toBe(true);
-    const env = { PATH: process.env.PATH ?? "", HOME: c.home, TMPDIR: c.tmp, VELESDB_HOOKS_HOME: path.join(c.home, ".velesdb-hooks") };
-    const check = Bun.spawnSync([HOOKS_BIN, "check", "--client", "dsh", "--config", c.hooksJson, "--strict"], { env, timeout: 30_000 });
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: c.home,
+      TMPDIR: c.tmp,
+      VELESDB_HOOKS_HOME: path.join(c.home, ".velesdb-hooks"),
+    };
+    const check = Bun.spawnSync([HOOKS_BIN, "check", "--client", "dsh", "--config", c.hooksJson, "--strict"], {
+      env,
+      timeout: 30_000,
+    });
     expect(check.stdout.toString()).toContain("dsh: entries in step");
     expect(check.exitCode).toBe(0);
     const target = path.join(c.root, "dry-run.json");
-    const dry = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", target, "--dry-run"], { env, timeout: 30_000 });
+    const dry = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", target, "--dry-run"], {
+      env,
+      timeout: 30_000,
+    });
     expect(dry.exitCode).toBe(0);
     expect(dry.stdout.toString()).toContain(`configPath: ${target}`);
     expect(fs.existsSync(target)).toBe(false);
@@ -160,8 +185,13 @@ describe("dsh bridge: discovery", () => {
     await c.bridge.toolCall(agent, "edit", { path: "a.txt", old_str: "x", new_str: "y" }, () => text("ok"));
     await c.bridge.toolCall(agent, RECALL_TOOL, { query: "q" }, () => doubleToolResult("structured"));
     await c.bridge.turnStopping(agent);
-    const shape = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${k}:${v === null ? "null" : typeof v}`);
-    const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", "dsh", `${name}.json`), "utf8")) as Record<string, unknown>;
+    const shape = (o: Record<string, unknown>) =>
+      Object.entries(o).map(([k, v]) => `${k}:${v === null ? "null" : typeof v}`);
+    const fixture = (name: string) =>
+      JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", "dsh", `${name}.json`), "utf8")) as Record<
+        string,
+        unknown
+      >;
     const pairs: [string, string][] = [
       ["SessionStart", "session-start.startup"],
       ["PreToolUse", "pre-tool-use.edit"],
@@ -177,7 +207,11 @@ describe("dsh bridge: discovery", () => {
     }
     expect(payloadsOf(c, "PreToolUse")[0]!.tool_input).toEqual({ command: "" }); // edit arguments are not exposed
     // Text blocks joined: the double's one block, velesdb-memory's JSON.
-    expect(payloadsOf(c, "PostToolUse")[0]!.tool_response).toBe(doubleToolResult("structured").content.map((b) => b.text).join(""));
+    expect(payloadsOf(c, "PostToolUse")[0]!.tool_response).toBe(
+      doubleToolResult("structured")
+        .content.map((b) => b.text)
+        .join(""),
+    );
     expect(payloadsOf(c, "Stop")[0]!.turn_id).toBe("1");
     for (const s of c.bash.spawns) expect(s.stdin!.endsWith("\n")).toBe(false); // no trailing newline
     for (const s of c.bash.spawns) expect(s.workdir).toBe(c.workspace); // hooks run in the session workspace
@@ -223,7 +257,12 @@ describe("dsh bridge: recall before edit", () => {
     fs.writeFileSync(target, "v0\n");
     const outcomes: Record<string, ToolOutcome> = {};
     const contentAfter: Record<string, string> = {};
-    const step = async (label: string, name: string, args: Record<string, unknown>, execute: () => { content: { type: "text"; text: string }[]; isError?: boolean }) => {
+    const step = async (
+      label: string,
+      name: string,
+      args: Record<string, unknown>,
+      execute: () => { content: { type: "text"; text: string }[]; isError?: boolean },
+    ) => {
       outcomes[label] = await c.bridge.toolCall(agent, name, args, execute);
       contentAfter[label] = fs.readFileSync(target, "utf8");
     };
@@ -238,12 +277,20 @@ describe("dsh bridge: recall before edit", () => {
     await step("error recall", RECALL_TOOL, recallArgs, () => doubleToolResult("rpc-error"));
     await step("edit after error recall", "edit", { path: target, old_str: "v0", new_str: "v2" }, edit("v2"));
     // The bridge drops isError: a failed MCP call reaches the hook as its text only.
-    await step("timed-out recall", RECALL_TOOL, recallArgs, () => ({ ...text("MCP error -32001: Request timed out"), isError: true }));
+    await step("timed-out recall", RECALL_TOOL, recallArgs, () => ({
+      ...text("MCP error -32001: Request timed out"),
+      isError: true,
+    }));
     await step("edit after timed-out recall", "edit", { path: target, old_str: "v0", new_str: "v2" }, edit("v2"));
     await step("recall", RECALL_TOOL, recallArgs, () => doubleToolResult("structured"));
     await step("edit after recall", "edit", { path: target, old_str: "v0", new_str: "v3" }, edit("v3"));
     await step("write after recall", "write", { path: target, content: "v4" }, edit("v4"));
-    await step("str_replace_editor after recall", "str_replace_editor", { command: "str_replace", path: target }, edit("v5"));
+    await step(
+      "str_replace_editor after recall",
+      "str_replace_editor",
+      { command: "str_replace", path: target },
+      edit("v5"),
+    );
     return { c, agent, outcomes, contentAfter };
   }
 
@@ -269,8 +316,12 @@ describe("dsh bridge: recall before edit", () => {
   const guardBehaviour = allOf<GuardRun>(
     "recall before edit",
     dshCheck("edit denied before any recall, with our reason", (r) => deniedWithOurReason(r, "edit before recall")),
-    dshCheck("a recall the server refused (JSON-RPC error) does not unlock", (r) => deniedWithOurReason(r, "edit after error recall")),
-    dshCheck("a failed recall (isError, plain text) does not unlock", (r) => deniedWithOurReason(r, "edit after timed-out recall")),
+    dshCheck("a recall the server refused (JSON-RPC error) does not unlock", (r) =>
+      deniedWithOurReason(r, "edit after error recall"),
+    ),
+    dshCheck("a failed recall (isError, plain text) does not unlock", (r) =>
+      deniedWithOurReason(r, "edit after timed-out recall"),
+    ),
     dshCheck("a recall whose text is JSON unlocks edit, write and str_replace_editor", (r) => [
       ...ran(r, "recall"),
       ...ran(r, "edit after recall"),
@@ -284,10 +335,13 @@ describe("dsh bridge: recall before edit", () => {
     dshCheck<GuardRun>("the bridge recorded our decisions as hook/* events", (r) => {
       const p = [...ranOurHook(r.c, "pre-tool-use", 6), ...ranOurHook(r.c, "post-tool-use", 3)];
       const pre = r.agent.hookResults("PreToolUse").map((e) => e.decision);
-      if (JSON.stringify(pre) !== JSON.stringify(["deny", "deny", "deny", "pass", "pass", "pass"])) p.push(`PreToolUse hook/result decisions ${JSON.stringify(pre)}`);
+      if (JSON.stringify(pre) !== JSON.stringify(["deny", "deny", "deny", "pass", "pass", "pass"]))
+        p.push(`PreToolUse hook/result decisions ${JSON.stringify(pre)}`);
       const post = r.agent.hookResults("PostToolUse").map((e) => e.decision);
-      if (JSON.stringify(post) !== JSON.stringify(["pass", "pass", "pass"])) p.push(`PostToolUse hook/result decisions ${JSON.stringify(post)}`);
-      if (r.agent.hookInvocations("PreToolUse").some((e) => e.matcher !== DSH_REGISTRATION[2].matcher)) p.push("a PreToolUse invocation under another matcher");
+      if (JSON.stringify(post) !== JSON.stringify(["pass", "pass", "pass"]))
+        p.push(`PostToolUse hook/result decisions ${JSON.stringify(post)}`);
+      if (r.agent.hookInvocations("PreToolUse").some((e) => e.matcher !== DSH_REGISTRATION[2].matcher))
+        p.push("a PreToolUse invocation under another matcher");
       return p;
     }),
   ];
@@ -340,10 +394,14 @@ describe("dsh bridge: Stop", () => {
 
   const steersOnce = (agent: FakeAgent, stopsFired: number): string[] => {
     const p: string[] = [];
-    if (agent.steered.length !== 1) p.push(`session ${agent.session.header.id}: ${agent.steered.length} steer(s) over ${stopsFired} Stops, expected exactly 1`);
+    if (agent.steered.length !== 1)
+      p.push(
+        `session ${agent.session.header.id}: ${agent.steered.length} steer(s) over ${stopsFired} Stops, expected exactly 1`,
+      );
     const steer = agent.steered[0];
     if (steer) {
-      if (!messageText(steer).includes(SAVE)) p.push(`steer lacks ${SAVE}: ${JSON.stringify(messageText(steer).slice(0, 300))}`);
+      if (!messageText(steer).includes(SAVE))
+        p.push(`steer lacks ${SAVE}: ${JSON.stringify(messageText(steer).slice(0, 300))}`);
       if (steer.source?.plugin !== "hooks-codex") p.push(`steer not from the bridge: ${JSON.stringify(steer.source)}`);
     }
     const decisions = agent.hookResults("Stop").map((e) => e.decision);
@@ -353,7 +411,10 @@ describe("dsh bridge: Stop", () => {
     return p;
   };
 
-  const steersOncePerSession = dshCheck<StopRun>("exactly one steer per session", (r) => [...steersOnce(r.agent, STOPS), ...steersOnce(r.other, 3)]);
+  const steersOncePerSession = dshCheck<StopRun>("exactly one steer per session", (r) => [
+    ...steersOnce(r.agent, STOPS),
+    ...steersOnce(r.other, 3),
+  ]);
   const everyStop = dshCheck<StopRun>("our Stop hook ran for every Stop, always with stop_hook_active:false", (r) => [
     ...everyStopRan(r.c, r.agent, STOPS),
     ...everyStopRan(r.c, r.other, 3),
@@ -369,11 +430,16 @@ describe("dsh bridge: Stop", () => {
       dshCheck("every hook process got its own new empty TMPDIR", (r) => {
         const dirs = r.c.bash.spawns.map((s) => s.tmpdir);
         const p: string[] = [];
-        if (dirs.some((d) => d === undefined) || new Set(dirs).size !== dirs.length) p.push("TMPDIR shared between hook processes");
+        if (dirs.some((d) => d === undefined) || new Set(dirs).size !== dirs.length)
+          p.push("TMPDIR shared between hook processes");
         if (r.c.bash.spawns.some((s) => !s.tmpdirWasEmpty)) p.push("a hook process started with a non-empty TMPDIR");
         return p;
       }),
-      dshCheck("the markers are in the workspace", (r) => (fs.existsSync(path.join(r.c.workspace, ".velesdb-hooks", "state")) ? [] : ["no <workspace>/.velesdb-hooks/state"])),
+      dshCheck("the markers are in the workspace", (r) =>
+        fs.existsSync(path.join(r.c.workspace, ".velesdb-hooks", "state"))
+          ? []
+          : ["no <workspace>/.velesdb-hooks/state"],
+      ),
     ]);
   });
 
@@ -417,7 +483,8 @@ describe("dsh bridge: Stop", () => {
       optedIn: true,
       skip: false,
       prepare: ({ workspace }) => void fs.writeFileSync(path.join(workspace, ".velesdb-hooks"), "not a directory\n"),
-      verify: (c) => (fs.statSync(path.join(c.workspace, ".velesdb-hooks")).isFile() ? [] : [".velesdb-hooks is no longer a file"]),
+      verify: (c) =>
+        fs.statSync(path.join(c.workspace, ".velesdb-hooks")).isFile() ? [] : [".velesdb-hooks is no longer a file"],
     },
     {
       label: "an immutable workspace via chattr +i, opted in",
@@ -427,7 +494,10 @@ describe("dsh bridge: Stop", () => {
         const r = Bun.spawnSync(["chattr", "+i", workspace], { stdout: "ignore", stderr: "pipe" });
         if (r.exitCode !== 0) throw new Error(`chattr +i failed: ${r.stderr.toString()}`);
       },
-      verify: (c) => (fs.existsSync(path.join(c.workspace, ".velesdb-hooks")) ? ["state got written into the immutable workspace"] : []),
+      verify: (c) =>
+        fs.existsSync(path.join(c.workspace, ".velesdb-hooks"))
+          ? ["state got written into the immutable workspace"]
+          : [],
     },
   ];
 
@@ -435,36 +505,46 @@ describe("dsh bridge: Stop", () => {
     // "Never steers" alone would also hold without hooks; the behaviour proven is that the hooks
     // are live (guidance injected, the guard refuses in an opted-in repository) AND Stop never
     // steers, over 20 Stops that all say stop_hook_active:false.
-    testIf(!v.skip, "root and a filesystem with the immutable flag (chattr +i)")(`with an unwritable state location (${v.label}) it never steers`, async () => {
-      await scenario(
-        `unwritable-${v.label}`,
-        { projectConfig: v.optedIn ? OPTED_IN : DSH_PROJECT, prepare: v.prepare },
-        async (c): Promise<UnwritableRun> => {
-          const agent = c.newAgent();
-          await c.bridge.sessionStart(agent);
-          agent.startTurn();
-          const edit = v.optedIn ? await c.bridge.toolCall(agent, "edit", { path: "x.txt" }, () => text("edited")) : undefined;
-          await stops(c, agent, STOPS);
-          return { c, agent, ...(edit ? { edit } : {}), stateProblems: v.verify(c) };
-        },
-        allOf<UnwritableRun>(
-          "live hooks, no loop",
-          dshCheck("the session still got its load guidance (it needs no state)", (r) => loadGuidanceInjected(r.agent)),
-          dshCheck("opted in: the guard refuses the edit, naming storage", (r) =>
-            r.edit === undefined || (r.edit.stage === "denied" && r.edit.text.includes("storage")) ? [] : [`edit outcome: ${r.edit.stage} ${JSON.stringify(r.edit.text.slice(0, 200))}`],
+    testIf(!v.skip, "root and a filesystem with the immutable flag (chattr +i)")(
+      `with an unwritable state location (${v.label}) it never steers`,
+      async () => {
+        await scenario(
+          `unwritable-${v.label}`,
+          { projectConfig: v.optedIn ? OPTED_IN : DSH_PROJECT, prepare: v.prepare },
+          async (c): Promise<UnwritableRun> => {
+            const agent = c.newAgent();
+            await c.bridge.sessionStart(agent);
+            agent.startTurn();
+            const edit = v.optedIn
+              ? await c.bridge.toolCall(agent, "edit", { path: "x.txt" }, () => text("edited"))
+              : undefined;
+            await stops(c, agent, STOPS);
+            return { c, agent, ...(edit ? { edit } : {}), stateProblems: v.verify(c) };
+          },
+          allOf<UnwritableRun>(
+            "live hooks, no loop",
+            dshCheck("the session still got its load guidance (it needs no state)", (r) =>
+              loadGuidanceInjected(r.agent),
+            ),
+            dshCheck("opted in: the guard refuses the edit, naming storage", (r) =>
+              r.edit === undefined || (r.edit.stage === "denied" && r.edit.text.includes("storage"))
+                ? []
+                : [`edit outcome: ${r.edit.stage} ${JSON.stringify(r.edit.text.slice(0, 200))}`],
+            ),
+            dshCheck("no steer at all", (r) => {
+              const p = r.agent.steered.map((s) => `steered: ${JSON.stringify(messageText(s).slice(0, 200))}`);
+              const decisions = r.agent.hookResults("Stop").map((e) => e.decision);
+              if (decisions.some((d) => d !== "pass"))
+                p.push(`Stop hook/result decisions ${JSON.stringify(decisions)}`);
+              return p;
+            }),
           ),
-          dshCheck("no steer at all", (r) => {
-            const p = r.agent.steered.map((s) => `steered: ${JSON.stringify(messageText(s).slice(0, 200))}`);
-            const decisions = r.agent.hookResults("Stop").map((e) => e.decision);
-            if (decisions.some((d) => d !== "pass")) p.push(`Stop hook/result decisions ${JSON.stringify(decisions)}`);
-            return p;
-          }),
-        ),
-        [
-          dshCheck("the state location really is unwritable", (r) => r.stateProblems),
-          dshCheck("our Stop hook ran every time", (r) => everyStopRan(r.c, r.agent, STOPS)),
-        ],
-      );
-    });
+          [
+            dshCheck("the state location really is unwritable", (r) => r.stateProblems),
+            dshCheck("our Stop hook ran every time", (r) => everyStopRan(r.c, r.agent, STOPS)),
+          ],
+        );
+      },
+    );
   }
 });

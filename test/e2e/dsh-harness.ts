@@ -101,7 +101,12 @@ export function dshInstalledBinary(home: string): string {
  */
 export function writeDshHooksJson(file: string, home: string): string {
   const run = Bun.spawnSync([HOOKS_BIN, "install", "--client", "dsh", "--config", file], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, VELESDB_HOOKS_HOME: path.join(home, ".velesdb-hooks"), VELESDB_HOOK_FRESHNESS: "off" },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      VELESDB_HOOKS_HOME: path.join(home, ".velesdb-hooks"),
+      VELESDB_HOOK_FRESHNESS: "off",
+    },
     cwd: home,
     stdin: "ignore",
     stdout: "pipe",
@@ -109,7 +114,9 @@ export function writeDshHooksJson(file: string, home: string): string {
     timeout: 60_000,
   });
   if (run.exitCode !== 0 || !fs.existsSync(file)) {
-    throw new Error(`velesdb-hooks install --client dsh --config ${file} failed (exit ${run.exitCode}): ${run.stderr.toString().trim()}`);
+    throw new Error(
+      `velesdb-hooks install --client dsh --config ${file} failed (exit ${run.exitCode}): ${run.stderr.toString().trim()}`,
+    );
   }
   return dshInstalledBinary(home);
 }
@@ -126,9 +133,13 @@ export const NEGATIVE_MODES: readonly HooksMode[] = ["inert", "absent"];
 export function writeHooksFor(mode: HooksMode, file: string, home: string): void {
   writeDshHooksJson(file, home);
   if (mode === "ours") return;
-  const config = JSON.parse(fs.readFileSync(file, "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  const config = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    hooks: Record<string, { hooks: { command: string }[] }[]>;
+  };
   if (mode === "absent") config.hooks = {};
-  else for (const groups of Object.values(config.hooks)) for (const g of groups) for (const h of g.hooks) h.command = "true";
+  else
+    for (const groups of Object.values(config.hooks))
+      for (const g of groups) for (const h of g.hooks) h.command = "true";
   fs.writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
 }
 
@@ -448,7 +459,10 @@ export class DshBridge {
           ? { locate: (header: { id: string }) => ({ path: path.join(sessionsDir, header.id, "session.jsonl.zstd") }) }
           : undefined,
     };
-    applyBridge(ctx as unknown as Parameters<typeof applyBridge>[0], { configPath: options.configPath, model: options.model ?? "deepseek-v4-pro" });
+    applyBridge(ctx as unknown as Parameters<typeof applyBridge>[0], {
+      configPath: options.configPath,
+      model: options.model ?? "deepseek-v4-pro",
+    });
   }
 
   /** Event names the bridge registered a listener for. */
@@ -463,7 +477,8 @@ export class DshBridge {
   /** Waterfall: listeners in registration order, each with `next` to the rest, then `last`. */
   private waterfall<T>(name: string, args: unknown[], last: () => Promise<T>): Promise<T> {
     const chain = this.list(name);
-    const step = (i: number): Promise<T> => (i >= chain.length ? last() : Promise.resolve(chain[i]!(...args, () => step(i + 1)) as T));
+    const step = (i: number): Promise<T> =>
+      i >= chain.length ? last() : Promise.resolve(chain[i]!(...args, () => step(i + 1)) as T);
     return step(0);
   }
 
@@ -479,10 +494,14 @@ export class DshBridge {
   /** agent/pre-step (UserPromptSubmit) for a user prompt; returns the waterfall's decision. */
   preStep(agent: FakeAgent, prompt: string): Promise<unknown> {
     const messages = [{ role: "user", content: [{ type: "text", text: prompt }], source: { kind: "user" } }];
-    return this.waterfall("agent/pre-step", [{ agent, messages, turn: agent.turn, signal: this.lifetime.signal }], async () => ({
-      kind: "enter",
-      messages,
-    }));
+    return this.waterfall(
+      "agent/pre-step",
+      [{ agent, messages, turn: agent.turn, signal: this.lifetime.signal }],
+      async () => ({
+        kind: "enter",
+        messages,
+      }),
+    );
   }
 
   /**
@@ -496,8 +515,17 @@ export class DshBridge {
     args: Record<string, unknown>,
     execute: () => { content: TextBlock[]; isError?: boolean },
   ): Promise<ToolOutcome> {
-    const exec = { callId: `call_${++this.callCounter}`, name, arguments: Object.freeze({ ...args }), agent, signal: this.lifetime.signal };
-    const pre = (await this.waterfall("tools/pre-execute", [exec], async () => ({ kind: "allow" }))) as { kind: string; reason?: string };
+    const exec = {
+      callId: `call_${++this.callCounter}`,
+      name,
+      arguments: Object.freeze({ ...args }),
+      agent,
+      signal: this.lifetime.signal,
+    };
+    const pre = (await this.waterfall("tools/pre-execute", [exec], async () => ({ kind: "allow" }))) as {
+      kind: string;
+      reason?: string;
+    };
     if (pre.kind === "deny" || pre.kind === "ask") {
       return { name, stage: "denied", isError: true, text: `Error: ${pre.reason ?? "denied"}`, additionalContexts: [] };
     }
@@ -511,14 +539,27 @@ export class DshBridge {
     };
     const contexts = (post.additionalContexts ?? []).map(messageText);
     if (post.kind === "block") {
-      return { name, stage: "ran", isError: true, text: (post.feedback ?? []).map((b) => b.text).join(""), additionalContexts: contexts };
+      return {
+        name,
+        stage: "ran",
+        isError: true,
+        text: (post.feedback ?? []).map((b) => b.text).join(""),
+        additionalContexts: contexts,
+      };
     }
-    return { name, stage: "ran", isError: result.isError, text: (post.content ?? result.content).map((b) => b.text).join(""), additionalContexts: contexts };
+    return {
+      name,
+      stage: "ran",
+      isError: result.isError,
+      text: (post.content ?? result.content).map((b) => b.text).join(""),
+      additionalContexts: contexts,
+    };
   }
 
   /** agent/turn-stopping: serial listeners, awaited. */
   async turnStopping(agent: FakeAgent): Promise<void> {
-    for (const listener of this.list("agent/turn-stopping")) await listener({ agent, turn: agent.turn, signal: this.lifetime.signal });
+    for (const listener of this.list("agent/turn-stopping"))
+      await listener({ agent, turn: agent.turn, signal: this.lifetime.signal });
   }
 
   /** Bounded wait until no hook process runs and pending continuations had a chance to run. */
@@ -551,9 +592,18 @@ export class DshBridge {
  * published (only its hook bridge is), so a result passes as its content blocks and isError,
  * and a JSON-RPC error as the MCP SDKs word it: `MCP error <code>: <message>`, isError.
  */
-export function doubleToolResult(mode: DoubleMode, args: Record<string, unknown> = { query: "parser" }): { content: TextBlock[]; isError: boolean } {
-  const message = JSON.parse(answerLine(mode, { id: 1, method: "tools/call", params: { name: "recall_fused", arguments: args } })!);
-  if (message.error) return { content: [{ type: "text", text: `MCP error ${message.error.code}: ${message.error.message}` }], isError: true };
+export function doubleToolResult(
+  mode: DoubleMode,
+  args: Record<string, unknown> = { query: "parser" },
+): { content: TextBlock[]; isError: boolean } {
+  const message = JSON.parse(
+    answerLine(mode, { id: 1, method: "tools/call", params: { name: "recall_fused", arguments: args } })!,
+  );
+  if (message.error)
+    return {
+      content: [{ type: "text", text: `MCP error ${message.error.code}: ${message.error.message}` }],
+      isError: true,
+    };
   return { content: message.result.content, isError: message.result.isError === true };
 }
 
@@ -660,13 +710,18 @@ export function dshCheck<T>(name: string, problems: (run: T) => string[]): DshCh
 }
 
 function describeCase(c: DshCase): string {
-  const lines = [`case ${c.name} (${c.mode}) in ${c.root}; bridge listeners: ${c.bridge.registered.join(", ") || "none"}`];
+  const lines = [
+    `case ${c.name} (${c.mode}) in ${c.root}; bridge listeners: ${c.bridge.registered.join(", ") || "none"}`,
+  ];
   if (c.bridge.warnings.length) lines.push(`bridge warnings: ${c.bridge.warnings.join(" | ")}`);
   lines.push(`${c.bash.spawns.length} hook process(es):`);
   for (const s of c.bash.spawns.slice(-12)) {
-    lines.push(`  ${s.command} → exit ${s.result?.exitCode} stdout ${JSON.stringify(s.result?.stdout.text.slice(0, 160))} stderr ${JSON.stringify(s.result?.stderr.text.slice(0, 160))}`);
+    lines.push(
+      `  ${s.command} → exit ${s.result?.exitCode} stdout ${JSON.stringify(s.result?.stdout.text.slice(0, 160))} stderr ${JSON.stringify(s.result?.stderr.text.slice(0, 160))}`,
+    );
   }
-  for (const a of c.agents) lines.push(`agent ${a.session.header.id}: ${a.injected.length} inject(s), ${a.steered.length} steer(s)`);
+  for (const a of c.agents)
+    lines.push(`agent ${a.session.header.id}: ${a.injected.length} inject(s), ${a.steered.length} steer(s)`);
   return lines.join("\n");
 }
 
@@ -675,13 +730,17 @@ export function expectDsh<T>(c: DshCheck<T>, run: T, dshCase: DshCase) {
   return {
     toPass(): void {
       const problems = c.problems(run);
-      if (problems.length > 0) throw new Error(`check "${c.name}" failed:\n- ${problems.join("\n- ")}\n${describeCase(dshCase)}`);
+      if (problems.length > 0)
+        throw new Error(`check "${c.name}" failed:\n- ${problems.join("\n- ")}\n${describeCase(dshCase)}`);
     },
     toFail(): void {
       const problems = c.problems(run);
-      if (process.env.VH_E2E_VERBOSE) console.log(`negative control ${dshCase.name} (${dshCase.mode}) fails as it must:\n- ${problems.join("\n- ")}`);
+      if (process.env.VH_E2E_VERBOSE)
+        console.log(`negative control ${dshCase.name} (${dshCase.mode}) fails as it must:\n- ${problems.join("\n- ")}`);
       if (problems.length === 0) {
-        throw new Error(`negative control: check "${c.name}" passed with hooks ${dshCase.mode}, so it proves nothing\n${describeCase(dshCase)}`);
+        throw new Error(
+          `negative control: check "${c.name}" passed with hooks ${dshCase.mode}, so it proves nothing\n${describeCase(dshCase)}`,
+        );
       }
     },
   };

@@ -97,8 +97,10 @@ const resultLine = (id, rawResult) => `{"jsonrpc":"2.0","id":${JSON.stringify(id
 const errorLine = (id, error) => `${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`;
 
 /** structuredResult('{"memories":[]}') → rmcp's CallToolResult::structured, serialised. */
-const structuredResult = (rawJson) => `{"content":[{"type":"text","text":${JSON.stringify(rawJson)}}],"structuredContent":${rawJson},"isError":false}`;
-const textResult = (text, isError) => `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":${isError}}`;
+const structuredResult = (rawJson) =>
+  `{"content":[{"type":"text","text":${JSON.stringify(rawJson)}}],"structuredContent":${rawJson},"isError":false}`;
+const textResult = (text, isError) =>
+  `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":${isError}}`;
 
 /** The real answer to tools/call `name` in `mode`, as one JSON-RPC line (`id` echoed). */
 export function toolCallLine(mode, id, name, args, stateless = false) {
@@ -133,11 +135,17 @@ function workingContextRefusal(args) {
     const value = typeof args?.[key] === "string" ? args[key] : "";
     if (value.trim() === "") return { ...refusals.blank, message: refusals.blank.message.replace("session", key) };
     const bytes = Buffer.byteLength(value);
-    if (bytes > MAX_WORKING_CONTEXT_KEY_BYTES) return { ...refusals.tooLong, message: refusals.tooLong.message.replace("session", key).replace(/\d+ bytes/, `${bytes} bytes`) };
+    if (bytes > MAX_WORKING_CONTEXT_KEY_BYTES)
+      return {
+        ...refusals.tooLong,
+        message: refusals.tooLong.message.replace("session", key).replace(/\d+ bytes/, `${bytes} bytes`),
+      };
   }
   const working = args?.working !== null && typeof args?.working === "object" ? args.working : {};
   const goal = typeof working.goal === "string" && working.goal.trim() !== "";
-  const lists = Object.entries(working).some(([key, value]) => key !== "goal" && Array.isArray(value) && value.length > 0);
+  const lists = Object.entries(working).some(
+    ([key, value]) => key !== "goal" && Array.isArray(value) && value.length > 0,
+  );
   return goal || lists ? undefined : refusals.empty;
 }
 
@@ -156,13 +164,22 @@ function toolsListResult(mode) {
 const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const STATELESS_VERSIONS = JSON.parse(WIRE.discover).supportedVersions.filter((v) => WIRE.negotiated[v] !== v);
 /** validMeta(_meta) → whether discover's `_meta` names the protocol version and the client's capabilities, as rmcp requires. */
-const validMeta = (meta) => meta !== null && typeof meta === "object" && typeof meta[META_VERSION] === "string" && meta["io.modelcontextprotocol/clientCapabilities"] !== null && typeof meta["io.modelcontextprotocol/clientCapabilities"] === "object";
+const validMeta = (meta) =>
+  meta !== null &&
+  typeof meta === "object" &&
+  typeof meta[META_VERSION] === "string" &&
+  meta["io.modelcontextprotocol/clientCapabilities"] !== null &&
+  typeof meta["io.modelcontextprotocol/clientCapabilities"] === "object";
 
 /** negotiate("2026-07-28") → the version the real server answered when asked that one ("2025-11-25"), else its fallback. */
-const negotiate = (asked) => (typeof asked === "string" && Object.hasOwn(WIRE.negotiated, asked) ? WIRE.negotiated[asked] : WIRE.fallbackProtocolVersion);
+const negotiate = (asked) =>
+  typeof asked === "string" && Object.hasOwn(WIRE.negotiated, asked)
+    ? WIRE.negotiated[asked]
+    : WIRE.fallbackProtocolVersion;
 
 /** initialize's result: the real one, with the negotiated protocol version. */
-const initializeResult = (protocolVersion) => WIRE.initialize.replace('"protocolVersion":"NEGOTIATED"', `"protocolVersion":${JSON.stringify(protocolVersion)}`);
+const initializeResult = (protocolVersion) =>
+  WIRE.initialize.replace('"protocolVersion":"NEGOTIATED"', `"protocolVersion":${JSON.stringify(protocolVersion)}`);
 
 /**
  * answerLine(mode, message, session) → the server's one response line, or undefined for a
@@ -182,7 +199,10 @@ export function answerLine(mode, { id, method, params }, session = {}) {
       return session.stateless ? errorLine(id, WIRE.ping2026Error) : resultLine(id, "{}");
     case "tools/list":
       if (stateless) session.stateless = true;
-      return resultLine(id, stateless ? `${WIRE.toolsListPrefix2026}${toolsListResult(mode).slice(1)}` : toolsListResult(mode));
+      return resultLine(
+        id,
+        stateless ? `${WIRE.toolsListPrefix2026}${toolsListResult(mode).slice(1)}` : toolsListResult(mode),
+      );
     case "tools/call":
       if (stateless) session.stateless = true;
       return toolCallLine(mode, id, params?.name, params?.arguments ?? {}, stateless);
@@ -226,14 +246,21 @@ function compileStdin(args) {
     }
     if (input.trim() === "") refuse("compile-stdin received empty input on stdin");
     const cap = 8 * 1024 * 1024;
-    if (bytes.length > cap) refuse(`context request over limit: transcript of ${bytes.length} bytes exceeds the cap of ${cap} bytes`);
+    if (bytes.length > cap)
+      refuse(`context request over limit: transcript of ${bytes.length} bytes exceeds the cap of ${cap} bytes`);
     const lines = input.split("\n").filter((l) => l !== "");
     // As the real one does with an input inside its budget (the hook sizes its view to fit:
     // src/core/compress-shape.ts): the whole input, here after a marker line the checks look for.
     const content = `E2E-COMPILED lines=${lines.length}\n${input}`;
     const tokensIn = Math.ceil(input.length / 4);
     const tokensOut = Math.min(Math.ceil(content.length / 4), tokensIn);
-    const answer = { content, tokens_in: tokensIn, tokens_out: tokensOut, tokens_saved: tokensIn - tokensOut, risk: "low" };
+    const answer = {
+      content,
+      tokens_in: tokensIn,
+      tokens_out: tokensOut,
+      tokens_saved: tokensIn - tokensOut,
+      risk: "low",
+    };
     process.stdout.write(`${JSON.stringify(answer)}\n`);
   });
 }
@@ -246,10 +273,13 @@ function compileStdin(args) {
 export function modeSequence(arg) {
   const modes = String(arg).split(",");
   const unknown = modes.find((m) => !MODES.includes(m));
-  if (unknown !== undefined) throw new Error(`unknown --mode ${JSON.stringify(unknown)} (one of ${MODES.join(", ")}, or a comma list of them)`);
+  if (unknown !== undefined)
+    throw new Error(`unknown --mode ${JSON.stringify(unknown)} (one of ${MODES.join(", ")}, or a comma list of them)`);
   const text = modes.find(textServer);
   if (text !== undefined && modes.some((m) => m === "structured" || m === "empty")) {
-    throw new Error(`--mode ${JSON.stringify(arg)} mixes a text server (text-only, non-json) with structured output (structured, empty)`);
+    throw new Error(
+      `--mode ${JSON.stringify(arg)} mixes a text server (text-only, non-json) with structured output (structured, empty)`,
+    );
   }
   return { modes, server: text ?? modes[0] };
 }
@@ -302,7 +332,8 @@ function serveMcp(args) {
         }
       }
       for (const m of Array.isArray(message) ? message : [message]) {
-        const out = m !== null && typeof m === "object" ? answerLine(modeOf(sequence, m, session), m, session) : undefined;
+        const out =
+          m !== null && typeof m === "object" ? answerLine(modeOf(sequence, m, session), m, session) : undefined;
         if (out !== undefined) process.stdout.write(out);
       }
     }

@@ -78,7 +78,13 @@ export function userSettings(c: Pick<GeminiCase, "mcpLog">, mcpMode: DoubleMode 
 }
 
 /** createGeminiCase(mock, name, mode, turns) → a private case; hooks installed when mode is "hooks". */
-export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, turns: GeminiTurn[], options: GeminiCaseOptions = {}): GeminiCase {
+export function createGeminiCase(
+  mock: MockGemini,
+  name: string,
+  mode: Mode,
+  turns: GeminiTurn[],
+  options: GeminiCaseOptions = {},
+): GeminiCase {
   const label = `${name}-${mode}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-e2e-${label}-`)));
   const home = path.join(root, "home");
@@ -93,17 +99,25 @@ export function createGeminiCase(mock: MockGemini, name: string, mode: Mode, tur
     mcpLog: path.join(root, "mcp.log"),
     mock,
   };
-  for (const dir of [path.join(home, ".gemini"), c.tmp, c.workspace]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(c.workspace, ".velesdb-hooks.json"), `${JSON.stringify(options.projectConfig ?? E2E_PROJECT)}\n`);
+  for (const dir of [path.join(home, ".gemini"), c.tmp, c.workspace])
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(
+    path.join(c.workspace, ".velesdb-hooks.json"),
+    `${JSON.stringify(options.projectConfig ?? E2E_PROJECT)}\n`,
+  );
   fs.writeFileSync(c.settings, userSettings(c, options.mcpMode));
-  fs.writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`);
+  fs.writeFileSync(
+    path.join(home, ".gemini", "trustedFolders.json"),
+    `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`,
+  );
   mock.script(c.scenario, turns);
   if (mode === "hooks") (options.install ?? installGeminiHooks)(c);
   return c;
 }
 
 /** installer(c, "install") → `velesdb-hooks <command> --client gemini` with the case's HOME; throws on failure. */
-export const installer = (c: GeminiCase, command: "install" | "uninstall" | "check"): string => runInstaller(c, "gemini", command);
+export const installer = (c: GeminiCase, command: "install" | "uninstall" | "check"): string =>
+  runInstaller(c, "gemini", command);
 
 /** THE one place a Gemini case gets our hooks: our installer, as a user runs it. */
 export const installGeminiHooks = (c: GeminiCase): string => installer(c, "install");
@@ -111,7 +125,9 @@ export const installGeminiHooks = (c: GeminiCase): string => installer(c, "insta
 /** runGemini(c, prompt) → `gemini -p <prompt> --yolo` from the workspace, against the mock. */
 export async function runGemini(c: GeminiCase, prompt: string, timeoutMs = 90_000): Promise<GeminiRun> {
   // PATH without node_modules/.bin or bun's dirs: neither the hooks nor the MCP fake may need bun.
-  const pathDirs = (process.env.PATH ?? "/usr/bin:/bin").split(path.delimiter).filter((d) => d && !d.includes("node_modules") && !/bun/i.test(d));
+  const pathDirs = (process.env.PATH ?? "/usr/bin:/bin")
+    .split(path.delimiter)
+    .filter((d) => d && !d.includes("node_modules") && !/bun/i.test(d));
   const proxy = c.mock.proxyUrl;
   const env: Record<string, string> = {
     PATH: pathDirs.join(path.delimiter),
@@ -139,7 +155,15 @@ export async function runGemini(c: GeminiCase, prompt: string, timeoutMs = 90_00
   const result = await runProcess(["node", GEMINI_BIN, "-p", prompt, "--yolo"], env, c.workspace, timeoutMs);
   const requests = c.mock.requests(c.scenario);
   if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(requests, null, 2));
-  return { exitCode: result.exitCode, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr, durationMs: result.durationMs, requests, case: c };
+  return {
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    durationMs: result.durationMs,
+    requests,
+    case: c,
+  };
 }
 
 export function removeGeminiCase(c: GeminiCase): void {
@@ -152,11 +176,19 @@ export function removeGeminiCase(c: GeminiCase): void {
 export function functionResponses(r: GeminiRun): { name: string; response: Record<string, unknown> }[] {
   const last = r.requests.at(-1);
   const contents: any[] = Array.isArray(last?.body?.contents) ? last.body.contents : [];
-  return contents.flatMap((c) => (Array.isArray(c?.parts) ? c.parts : [])).flatMap((p: any) => (p?.functionResponse ? [{ name: p.functionResponse.name, response: p.functionResponse.response ?? {} }] : []));
+  return contents
+    .flatMap((c) => (Array.isArray(c?.parts) ? c.parts : []))
+    .flatMap((p: any) =>
+      p?.functionResponse ? [{ name: p.functionResponse.name, response: p.functionResponse.response ?? {} }] : [],
+    );
 }
 
 /** The texts of the role:"user" entries of a request. */
 export function userTexts(req: GeminiRequest | undefined): string[] {
   const contents: any[] = Array.isArray(req?.body?.contents) ? req.body.contents : [];
-  return contents.filter((c) => c?.role === "user").map((c) => (Array.isArray(c.parts) ? c.parts.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("\n") : ""));
+  return contents
+    .filter((c) => c?.role === "user")
+    .map((c) =>
+      Array.isArray(c.parts) ? c.parts.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("\n") : "",
+    );
 }

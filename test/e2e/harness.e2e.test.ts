@@ -74,18 +74,28 @@ describe("fake velesdb-memory MCP server", () => {
 
   for (const failing of [false, true]) {
     test(`claude calls mcp__velesdb-memory__recall_fused through it (${failing ? "failing" : "working"} variant)`, async () => {
-      const c = setup(`claude-mcp-${failing ? "fail" : "ok"}`, {
-        claude: [
-          { reply: { blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "e2e" } }] } },
-          { reply: text("DONE answer") },
-        ],
-      }, { mcp: { mode: failing ? "is-error" : "structured" } });
+      const c = setup(
+        `claude-mcp-${failing ? "fail" : "ok"}`,
+        {
+          claude: [
+            {
+              reply: {
+                blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "e2e" } }],
+              },
+            },
+            { reply: text("DONE answer") },
+          ],
+        },
+        { mcp: { mode: failing ? "is-error" : "structured" } },
+      );
       const r = await runClaude(c, ["-p", "recall something"]);
       expect(r.exitCode).toBe(0);
       expect(mcpCalls(c).map((m) => m.params?.name)).toEqual(["recall_fused"]);
       const second = r.requests[1];
       expect(second).toBeDefined();
-      const results = (second!.body.messages as any[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result");
+      const results = (second!.body.messages as any[])
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((b) => b.type === "tool_result");
       expect(results.length).toBe(1);
       expect(Boolean(results[0].is_error)).toBe(failing);
       // The double's real answers: the recall's JSON (one memory), or rmcp's error text.
@@ -95,17 +105,39 @@ describe("fake velesdb-memory MCP server", () => {
   }
 
   test("codex calls mcp__velesdb_memory__recall_fused through it (after tool search)", async () => {
-    const c = setup("codex-mcp", {
-      codex: [
-        { reply: { items: [{ type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } }] } },
-        { reply: { items: [{ type: "function_call", namespace: "mcp__velesdb_memory", name: "recall_fused", arguments: JSON.stringify({ query: "e2e" }), call_id: "c4" }] } },
-        { reply: codexText("DONE_FINAL") },
-      ],
-    }, { mcp: {} });
+    const c = setup(
+      "codex-mcp",
+      {
+        codex: [
+          {
+            reply: {
+              items: [{ type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } }],
+            },
+          },
+          {
+            reply: {
+              items: [
+                {
+                  type: "function_call",
+                  namespace: "mcp__velesdb_memory",
+                  name: "recall_fused",
+                  arguments: JSON.stringify({ query: "e2e" }),
+                  call_id: "c4",
+                },
+              ],
+            },
+          },
+          { reply: codexText("DONE_FINAL") },
+        ],
+      },
+      { mcp: {} },
+    );
     const r = await runCodex(c, "recall something");
     expect(r.exitCode).toBe(0);
     expect(mcpCalls(c).map((m) => m.params?.name)).toEqual(["recall_fused"]);
-    const outputs = (r.requests.at(-1)!.body.input as any[]).filter((i) => i.type === "function_call_output" && i.call_id === "c4");
+    const outputs = (r.requests.at(-1)!.body.input as any[]).filter(
+      (i) => i.type === "function_call_output" && i.call_id === "c4",
+    );
     expect(outputs.length).toBe(1);
     // The model reads the text block of the double's real answer: the memories, ids exact.
     expect(JSON.stringify(outputs[0].output)).toContain('\\"memories\\":[{');
@@ -119,7 +151,9 @@ describe("trap proxy", () => {
     const before = suite.mock.escaped().length;
     const url = new URL(suite.mock.proxyUrl);
     await new Promise<void>((resolve, reject) => {
-      const socket = net.connect(Number(url.port), url.hostname, () => socket.write("CONNECT example.invalid:443 HTTP/1.1\r\nHost: example.invalid:443\r\n\r\n"));
+      const socket = net.connect(Number(url.port), url.hostname, () =>
+        socket.write("CONNECT example.invalid:443 HTTP/1.1\r\nHost: example.invalid:443\r\n\r\n"),
+      );
       socket.on("data", () => socket.end());
       socket.on("close", () => resolve());
       socket.on("error", reject);

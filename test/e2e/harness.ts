@@ -44,7 +44,9 @@ export const FAKE_MCP = path.join(E2E_DIR, "fake-velesdb-memory.mjs");
  * relaunch). A cache only: what a host does is the same with or without it.
  */
 const RUN_DIR = testRunDir();
-export const NODE_CACHE_ENV: Record<string, string> = RUN_DIR ? { NODE_COMPILE_CACHE: path.join(RUN_DIR, "node-compile-cache") } : {};
+export const NODE_CACHE_ENV: Record<string, string> = RUN_DIR
+  ? { NODE_COMPILE_CACHE: path.join(RUN_DIR, "node-compile-cache") }
+  : {};
 
 export type Host = "claude" | "codex";
 export type HookEventArg = "session-start" | "stop" | "pre-compact" | "pre-tool-use" | "post-tool-use";
@@ -72,7 +74,14 @@ export interface CodexOptions {
 
 /** What the velesdb-memory double answers (fake-velesdb-memory.mjs documents each mode). */
 export type DoubleMode = "structured" | "empty" | "rpc-error" | "is-error" | "text-only" | "non-json";
-export const DOUBLE_MODES: readonly DoubleMode[] = ["structured", "empty", "rpc-error", "is-error", "text-only", "non-json"];
+export const DOUBLE_MODES: readonly DoubleMode[] = [
+  "structured",
+  "empty",
+  "rpc-error",
+  "is-error",
+  "text-only",
+  "non-json",
+];
 
 export interface McpOptions {
   /** How the double answers the recall tools; default "structured", as velesdb-memory 0.17.0 does. */
@@ -120,8 +129,15 @@ export const E2E_PROJECT = { project: "e2e-proj", session: "e2e-slot" } as const
 export function createCase(mock: MockLlm, name: string, options: CaseOptions = {}): E2ECase {
   fs.chmodSync(FAKE_MCP, 0o755); // it doubles as VELESDB_MEMORY_BIN (compile-stdin), run directly
   const scenario = `${name.replace(/[^A-Za-z0-9_-]/g, "_")}-${process.pid}-${++caseCounter}`;
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-e2e-${name.replace(/[^A-Za-z0-9_-]/g, "_")}-`)));
-  const dirs = { home: path.join(root, "home"), tmp: path.join(root, "tmp"), codexHome: path.join(root, "codex-home"), workspace: path.join(root, "ws") };
+  const root = fs.realpathSync(
+    fs.mkdtempSync(path.join(os.tmpdir(), `vh-e2e-${name.replace(/[^A-Za-z0-9_-]/g, "_")}-`)),
+  );
+  const dirs = {
+    home: path.join(root, "home"),
+    tmp: path.join(root, "tmp"),
+    codexHome: path.join(root, "codex-home"),
+    workspace: path.join(root, "ws"),
+  };
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   const config = options.projectConfig === undefined ? E2E_PROJECT : options.projectConfig;
   if (config) fs.writeFileSync(path.join(dirs.workspace, ".velesdb-hooks.json"), `${JSON.stringify(config)}\n`);
@@ -155,7 +171,9 @@ export function writeCodexConfig(c: E2ECase): void {
   const lines = [
     `model = "gpt-5.5"`, // a bundled model slug: it exposes apply_patch
     `model_provider = "mock"`,
-    ...(c.codex.autoCompactTokenLimit !== undefined ? [`model_auto_compact_token_limit = ${c.codex.autoCompactTokenLimit}`] : []),
+    ...(c.codex.autoCompactTokenLimit !== undefined
+      ? [`model_auto_compact_token_limit = ${c.codex.autoCompactTokenLimit}`]
+      : []),
     "",
     "[features]",
     "plugins = false", // otherwise it tries to reach a git remote
@@ -171,7 +189,12 @@ export function writeCodexConfig(c: E2ECase): void {
     "",
   ];
   if (c.mcp) {
-    lines.push(`[mcp_servers.velesdb-memory]`, `command = "node"`, `args = [${mcpArgs(c).map(tomlString).join(", ")}]`, "");
+    lines.push(
+      `[mcp_servers.velesdb-memory]`,
+      `command = "node"`,
+      `args = [${mcpArgs(c).map(tomlString).join(", ")}]`,
+      "",
+    );
   }
   lines.push(...c.codexConfigTail);
   fs.writeFileSync(path.join(c.codexHome, "config.toml"), `${lines.join("\n")}\n`);
@@ -254,7 +277,13 @@ export interface E2ESuite {
   readonly mock: MockLlm;
   readonly cases: E2ECase[];
   /** setup(name, mode, host, script) → a fresh case scripted on the mock, hooks registered when mode is "hooks". */
-  setup(name: string, mode: Mode, host: Host, script: Scenario | ((c: E2ECase) => Scenario), options?: CaseOptions): E2ECase;
+  setup(
+    name: string,
+    mode: Mode,
+    host: Host,
+    script: Scenario | ((c: E2ECase) => Scenario),
+    options?: CaseOptions,
+  ): E2ECase;
 }
 
 /**
@@ -298,32 +327,49 @@ export function e2eSuite(): E2ESuite {
 export function doubleLauncher(c: E2ECase, mode: DoubleMode): string {
   const bin = path.join(c.root, "bin", "velesdb-memory");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
-  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --mode ${mode} --log ${shellQuote(c.mcpLog)} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --mode ${mode} --log ${shellQuote(c.mcpLog)} "$@"\n`, {
+    mode: 0o755,
+  });
   return bin;
 }
 
 /** installedHooksBin(c) → the binary the installer placed in the case's HOME (what the hosts run). */
-export const installedHooksBin = (c: E2ECase): string => path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
+export const installedHooksBin = (c: E2ECase): string =>
+  path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
 
 /**
  * runInstaller(c, "qwen", "install") → the stdout of `velesdb-hooks <command> --client <client>`
  * (then `extra`, e.g. ["--mcp"]) run with the case's HOME and TMPDIR (plus `env`), as a user runs
  * it; throws when it fails.
  */
-export function runInstaller(c: { readonly home: string; readonly tmp: string }, client: string, command: "install" | "uninstall" | "check", env: Record<string, string> = {}, extra: readonly string[] = []): string {
+export function runInstaller(
+  c: { readonly home: string; readonly tmp: string },
+  client: string,
+  command: "install" | "uninstall" | "check",
+  env: Record<string, string> = {},
+  extra: readonly string[] = [],
+): string {
   const run = Bun.spawnSync([HOOKS_BIN, command, "--client", client, ...extra], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${command} --client ${client} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
+  if (run.exitCode !== 0)
+    throw new Error(
+      `velesdb-hooks ${command} --client ${client} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`,
+    );
   return run.stdout.toString();
 }
 
 export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
   runInstaller(c, host, "install", { CODEX_HOME: c.codexHome });
-  const registry = host === "claude" ? path.join(c.home, ".claude", "settings.json") : path.join(c.codexHome, "hooks.json");
-  const hooks = (JSON.parse(fs.readFileSync(registry, "utf8")) as { hooks: Record<string, Array<{ matcher?: string; hooks: CodexHandler[] }>> }).hooks;
+  const registry =
+    host === "claude" ? path.join(c.home, ".claude", "settings.json") : path.join(c.codexHome, "hooks.json");
+  const hooks = (
+    JSON.parse(fs.readFileSync(registry, "utf8")) as {
+      hooks: Record<string, Array<{ matcher?: string; hooks: CodexHandler[] }>>;
+    }
+  ).hooks;
   const argvEvents = Object.entries(WIRE_NAME)
     .filter(([, wire]) => hooks[wire] !== undefined)
     .map(([event]) => event as HookEventArg);
@@ -333,7 +379,11 @@ export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions =
   for (const [wire, groups] of Object.entries(hooks)) {
     groups.forEach((group, g) => {
       group.hooks.forEach((handler, h) => {
-        tail.push(`[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`, `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`, "");
+        tail.push(
+          `[hooks.state.${tomlString(`${registry}:${snake(wire)}:${g}:${h}`)}]`,
+          `trusted_hash = ${tomlString(codexTrustHash(wire, group.matcher, handler))}`,
+          "",
+        );
       });
     });
   }
@@ -402,7 +452,12 @@ export interface RunOptions {
 }
 
 /** runProcess(argv, options) → exit status and output; the process group is killed on timeout. */
-export function runProcess(argv: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Omit<RunResult, "requests" | "allRequests" | "case">> {
+export function runProcess(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): Promise<Omit<RunResult, "requests" | "allRequests" | "case">> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -425,7 +480,14 @@ export function runProcess(argv: string[], env: Record<string, string>, cwd: str
     }, timeoutMs);
     child.on("error", (error) => {
       clearTimeout(timer);
-      resolve({ exitCode: null, signal: null, timedOut, stdout, stderr: `${stderr}\nspawn error: ${error.message}`, durationMs: Date.now() - started });
+      resolve({
+        exitCode: null,
+        signal: null,
+        timedOut,
+        stdout,
+        stderr: `${stderr}\nspawn error: ${error.message}`,
+        durationMs: Date.now() - started,
+      });
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
@@ -460,21 +522,42 @@ export async function runClaude(c: E2ECase, args: string[], options: RunOptions 
   const extra: string[] = [];
   if (c.mcp) {
     const mcpConfig = path.join(c.root, "mcp.json");
-    fs.writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: mcpArgs(c) } } }));
+    fs.writeFileSync(
+      mcpConfig,
+      JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: mcpArgs(c) } } }),
+    );
     extra.push("--mcp-config", mcpConfig, "--strict-mcp-config");
   }
-  const argv = [CLAUDE_BIN, ...args, "--output-format", "json", "--dangerously-skip-permissions", "--model", options.model ?? CLAUDE_MODEL, ...extra];
+  const argv = [
+    CLAUDE_BIN,
+    ...args,
+    "--output-format",
+    "json",
+    "--dangerously-skip-permissions",
+    "--model",
+    options.model ?? CLAUDE_MODEL,
+    ...extra,
+  ];
   const result = await runProcess(argv, env, options.cwd ?? c.workspace, options.timeoutMs ?? 60_000);
   return finish(c, result);
 }
 
 /** runCodex(c, prompt) → `codex exec` from the workspace, against the mock. */
-export async function runCodex(c: E2ECase, prompt: string, options: RunOptions & { extraArgs?: string[] } = {}): Promise<RunResult> {
+export async function runCodex(
+  c: E2ECase,
+  prompt: string,
+  options: RunOptions & { extraArgs?: string[] } = {},
+): Promise<RunResult> {
   const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy", ...options.env };
   const args = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
   if (c.codexTrustMode === "bypass-flag") args.push("--dangerously-bypass-hook-trust");
   args.push(...(options.extraArgs ?? []), prompt);
-  const result = await runProcess(["node", CODEX_BIN, ...args], env, options.cwd ?? c.workspace, options.timeoutMs ?? 60_000);
+  const result = await runProcess(
+    ["node", CODEX_BIN, ...args],
+    env,
+    options.cwd ?? c.workspace,
+    options.timeoutMs ?? 60_000,
+  );
   return finish(c, result);
 }
 
@@ -482,7 +565,8 @@ function finish(c: E2ECase, result: Omit<RunResult, "requests" | "allRequests" |
   const allRequests = c.mock.requests(c.scenario);
   const requests = allRequests.filter((q) => q.api !== "unknown");
   // VH_E2E_KEEP=1 keeps case directories; the model requests are saved there for inspection.
-  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  if (process.env.VH_E2E_KEEP)
+    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
   return { ...result, requests, allRequests, case: c };
 }
 
@@ -511,7 +595,12 @@ export interface CodexListedHook {
  */
 export async function codexHooksList(c: E2ECase, timeoutMs = 30_000): Promise<CodexListedHook[]> {
   const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy" };
-  const child = spawn("node", [CODEX_BIN, "app-server"], { cwd: c.workspace, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("node", [CODEX_BIN, "app-server"], {
+    cwd: c.workspace,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   const kill = (): void => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
@@ -593,7 +682,10 @@ export function spiedRuns(dir: string): SpiedRun[] {
     .sort()
     .map((f) => {
       const base = path.join(dir, f.slice(0, -".argv".length));
-      const argv = fs.readFileSync(`${base}.argv`, "utf8").split("\n").filter((a) => a !== "");
+      const argv = fs
+        .readFileSync(`${base}.argv`, "utf8")
+        .split("\n")
+        .filter((a) => a !== "");
       let payload: unknown;
       try {
         payload = JSON.parse(fs.readFileSync(`${base}.stdin`, "utf8"));

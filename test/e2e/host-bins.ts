@@ -14,7 +14,9 @@ const E2E_DIR = import.meta.dir;
 /** The node_modules folder the hosts are taken from. */
 export const HOSTS_NODE_MODULES = path.resolve(process.env.VH_E2E_HOSTS || path.join(E2E_DIR, "node_modules"));
 
-const qwenModules = process.env.VH_E2E_QWEN_PREFIX ? path.join(path.resolve(process.env.VH_E2E_QWEN_PREFIX), "node_modules") : HOSTS_NODE_MODULES;
+const qwenModules = process.env.VH_E2E_QWEN_PREFIX
+  ? path.join(path.resolve(process.env.VH_E2E_QWEN_PREFIX), "node_modules")
+  : HOSTS_NODE_MODULES;
 
 /** inHosts(...parts) → <hosts node_modules>/<parts>. */
 const inHosts = (...parts: string[]): string => path.join(HOSTS_NODE_MODULES, ...parts);

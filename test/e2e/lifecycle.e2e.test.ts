@@ -31,8 +31,13 @@ const SAVE = `save_working_context(project="${E2E_PROJECT.project}", session="${
 const suite = e2eSuite();
 
 /** A fresh case for one run of a scenario, with our hooks registered or not. */
-const setup = (name: string, mode: Mode, host: "claude" | "codex", script: Scenario, options: CaseOptions = {}): E2ECase =>
-  suite.setup(name, mode, host, script, options);
+const setup = (
+  name: string,
+  mode: Mode,
+  host: "claude" | "codex",
+  script: Scenario,
+  options: CaseOptions = {},
+): E2ECase => suite.setup(name, mode, host, script, options);
 const withAndWithout = withAndWithoutIn(suite);
 
 // ---------------------------------------------------------------------------------------------
@@ -52,7 +57,9 @@ describe("claude", () => {
 
   test("SessionStart: the load guidance with the configured project/session reaches the model", async () => {
     const run = (mode: Mode) => {
-      const c = setup("claude-ss", mode, "claude", { claude: [{ reply: text("FIRST answer") }, { reply: text("SECOND answer") }] });
+      const c = setup("claude-ss", mode, "claude", {
+        claude: [{ reply: text("FIRST answer") }, { reply: text("SECOND answer") }],
+      });
       return runClaude(c, ["-p", "hello"]);
     };
     await withAndWithout(run, allOf("claude session start", exitedCleanly, claudeSessionStartLoaded));
@@ -64,7 +71,8 @@ describe("claude", () => {
   // is the decision:block spelling). The continuation's Stop (stop_hook_active:true) passes.
   const claudeStopOnce = check("Stop continued exactly once with the save guidance", (r) => {
     const p: string[] = [];
-    if (r.requests.length !== 2) p.push(`expected 2 model requests (answer + one continuation), saw ${r.requests.length}`);
+    if (r.requests.length !== 2)
+      p.push(`expected 2 model requests (answer + one continuation), saw ${r.requests.length}`);
     const last = r.requests.at(-1);
     const users = last ? claudeMessages(last, "user").join("\n") : "";
     const n = count(users, "Stop hook additional context:");
@@ -95,7 +103,9 @@ describe("claude", () => {
       const at = q.lastText.indexOf("Additional Instructions:");
       return at < 0 || !q.lastText.slice(at).includes(SAVE);
     });
-    return bad.length === 0 ? [] : [`${bad.length}/${summarisers.length} summariser request(s) lack "Additional Instructions:" with ${SAVE}`];
+    return bad.length === 0
+      ? []
+      : [`${bad.length}/${summarisers.length} summariser request(s) lack "Additional Instructions:" with ${SAVE}`];
   });
   const compactionProceeded = check("compaction proceeded", (r) =>
     r.requests.some((q) => /This session is being continued from a previous conversation/.test(q.text))
@@ -123,7 +133,10 @@ describe("claude", () => {
       // One more prompt on the compacted session shows the summary replaced the transcript.
       return runClaude(c, ["-p", "what was the number?", "--resume", sessionId!]);
     };
-    await withAndWithout(run, allOf("claude manual compaction", exitedCleanly, summariserCarriesInstructions, compactionProceeded));
+    await withAndWithout(
+      run,
+      allOf("claude manual compaction", exitedCleanly, summariserCarriesInstructions, compactionProceeded),
+    );
   });
 
   // Finding: auto-compaction needs a model the CLI knows (an unknown name leaves the threshold
@@ -133,17 +146,31 @@ describe("claude", () => {
   // After compaction it runs SessionStart(source "compact") and sends the summary.
   test("PreCompact (auto-compaction): compaction proceeds and the summariser gets our instructions", async () => {
     const bash = (cmd: string, inputTokens: number) => ({
-      reply: { blocks: [{ type: "tool_use" as const, name: "Bash", input: { command: cmd, description: "e2e step" } }], inputTokens },
+      reply: {
+        blocks: [{ type: "tool_use" as const, name: "Bash", input: { command: cmd, description: "e2e step" } }],
+        inputTokens,
+      },
     });
     const run = (mode: Mode) => {
       const c = setup("claude-pc-auto", mode, "claude", {
-        claude: [compactScript.claude![0]!, compactScript.claude![1]!, bash("echo step0", 5000), bash("echo step1", 75_000), { reply: text("DONE answer") }],
+        claude: [
+          compactScript.claude![0]!,
+          compactScript.claude![1]!,
+          bash("echo step0", 5000),
+          bash("echo step1", 75_000),
+          { reply: text("DONE answer") },
+        ],
       });
       return runClaude(c, ["-p", "run two steps", "--autocompact", "100000"]);
     };
-    const on = await withAndWithout(run, allOf("claude auto compaction", exitedCleanly, summariserCarriesInstructions, compactionProceeded));
+    const on = await withAndWithout(
+      run,
+      allOf("claude auto compaction", exitedCleanly, summariserCarriesInstructions, compactionProceeded),
+    );
     // The post-compaction SessionStart ran too: its note reaches the first request after compaction.
-    const after = on.requests.find((q) => /This session is being continued/.test(q.text) && !SUMMARISER.test(q.lastText));
+    const after = on.requests.find(
+      (q) => /This session is being continued/.test(q.text) && !SUMMARISER.test(q.lastText),
+    );
     expect(after).toBeDefined();
     // Finding: there the context sits mid-way in a system message after the tool results,
     // merged with the host's environment block and deferred-tools list.
@@ -170,7 +197,9 @@ describe("codex", () => {
 
   test("SessionStart: the load guidance with the configured project/session reaches the model", async () => {
     const run = (mode: Mode) => {
-      const c = setup("codex-ss", mode, "codex", { codex: [{ reply: codexText("FIRST_FINAL") }, { reply: codexText("SECOND_FINAL") }] });
+      const c = setup("codex-ss", mode, "codex", {
+        codex: [{ reply: codexText("FIRST_FINAL") }, { reply: codexText("SECOND_FINAL") }],
+      });
       return runCodex(c, "hello");
     };
     await withAndWithout(run, allOf("codex session start", exitedCleanly, codexDeveloperContext([LOAD])));
@@ -181,7 +210,8 @@ describe("codex", () => {
   // stop_hook_active:true and our hook passes, so the run ends.
   const codexStopOnce = check("Stop continued exactly once with the save guidance", (r) => {
     const p: string[] = [];
-    if (r.requests.length !== 2) p.push(`expected 2 model requests (answer + one continuation), saw ${r.requests.length}`);
+    if (r.requests.length !== 2)
+      p.push(`expected 2 model requests (answer + one continuation), saw ${r.requests.length}`);
     const last = r.requests.at(-1);
     const users = last ? codexMessages(last, "user").join("\n") : "";
     const prompts = users.match(/<hook_prompt[^>]*>[\s\S]*?<\/hook_prompt>/g) ?? [];
@@ -194,7 +224,11 @@ describe("codex", () => {
   test("Stop: the first Stop continues once with the save guidance, the continuation's Stop passes", async () => {
     const run = (mode: Mode) => {
       const c = setup("codex-stop", mode, "codex", {
-        codex: [{ reply: codexText("FIRST_FINAL") }, { reply: codexText("SECOND_FINAL") }, { reply: codexText("THIRD_FINAL") }],
+        codex: [
+          { reply: codexText("FIRST_FINAL") },
+          { reply: codexText("SECOND_FINAL") },
+          { reply: codexText("THIRD_FINAL") },
+        ],
       });
       return runCodex(c, "hello");
     };
@@ -228,7 +262,19 @@ describe("codex", () => {
             { matchLast: CHECKPOINT, reply: codexText("SUMMARY-OF-CONVERSATION") },
             // After compaction the turn count restarts: recognise the resumed request instead.
             { match: /Another language model started to solve this problem/, reply: codexText("FINAL") },
-            { reply: { items: [{ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "echo step0" }), call_id: "c1" }], totalTokens: 50_000 } },
+            {
+              reply: {
+                items: [
+                  {
+                    type: "function_call",
+                    name: "exec_command",
+                    arguments: JSON.stringify({ cmd: "echo step0" }),
+                    call_id: "c1",
+                  },
+                ],
+                totalTokens: 50_000,
+              },
+            },
             { reply: codexText("FINAL") },
           ],
         },

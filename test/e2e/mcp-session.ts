@@ -11,15 +11,26 @@ export const initialize = (protocolVersion = "2025-06-18"): McpRequest => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: "velesdb-hooks-test", version: "0" } },
 });
 export const initialized: McpRequest = { notification: "notifications/initialized" };
-export const toolCall = (name: string, args: Record<string, unknown>): McpRequest => ({ method: "tools/call", params: { name, arguments: args } });
+export const toolCall = (name: string, args: Record<string, unknown>): McpRequest => ({
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 /**
  * mcpSession(argv, requests, env) → the server's answer line to each request (notifications
  * get none), in order, ids 1, 2, …. Each answer is awaited before the next request is sent,
  * bounded by `timeoutMs`; the server is stopped at the end.
  */
-export async function mcpSession(argv: readonly string[], requests: readonly McpRequest[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<string[]> {
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env } });
+export async function mcpSession(
+  argv: readonly string[],
+  requests: readonly McpRequest[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<string[]> {
+  const child = spawn(argv[0]!, argv.slice(1), {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+  });
   const lines: string[] = [];
   let buffer = "";
   let stderr = "";
@@ -44,13 +55,18 @@ export async function mcpSession(argv: readonly string[], requests: readonly Mcp
       }
       const before = lines.length;
       const arrived = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer to ${request.method} from ${argv.join(" ")}; stderr: ${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no answer to ${request.method} from ${argv.join(" ")}; stderr: ${stderr}`)),
+          timeoutMs,
+        );
         waiters.push(() => {
           clearTimeout(timer);
           resolve();
         });
       });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: ++id, method: request.method, params: request.params ?? {} })}\n`);
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: ++id, method: request.method, params: request.params ?? {} })}\n`,
+      );
       await arrived;
       answers.push(lines[before]!);
     }

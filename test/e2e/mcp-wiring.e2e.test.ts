@@ -19,7 +19,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, hostSlots } from "./checks.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { createGeminiCase, GEMINI_BIN, GEMINI_NO_RELAUNCH, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
+import {
+  createGeminiCase,
+  GEMINI_BIN,
+  GEMINI_NO_RELAUNCH,
+  removeGeminiCase,
+  runGemini,
+  type GeminiCase,
+} from "./gemini-harness.ts";
 import {
   baseEnv,
   canonicalJson,
@@ -45,7 +52,12 @@ import { chatText, chatTool, startMockOpenAiChat, type MockOpenAiChat } from "./
 import { QWEN_CLI, QWEN_MODEL, QWEN_NO_RELAUNCH, QWEN_NODE, runQwen } from "./qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const CLAUDE_QUIET = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" };
+const CLAUDE_QUIET = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_ERROR_REPORTING: "1",
+};
 const COPILOT_BIN = HOST_BINS.copilot;
 
 // Each step starts a host CLI (1–3 CPU s) and CI has 2 cores: the hosts' tests overlap, their
@@ -67,7 +79,13 @@ beforeAll(async () => {
   copilotCache = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-mcp-copilot-cache-"));
   // Copilot unpacks itself into the cache on its first start: once here, not per run.
   Bun.spawnSync(["node", COPILOT_BIN, "--version"], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: copilotCache, XDG_CACHE_HOME: copilotCache, COPILOT_AUTO_UPDATE: "false", COPILOT_OFFLINE: "true" },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: copilotCache,
+      XDG_CACHE_HOME: copilotCache,
+      COPILOT_AUTO_UPDATE: "false",
+      COPILOT_OFFLINE: "true",
+    },
     timeout: 120_000,
   });
 });
@@ -109,14 +127,20 @@ function installer(c: Dirs, args: string[], env: Record<string, string> = {}): s
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (run.exitCode !== 0) throw new Error(`velesdb-hooks ${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`);
+  if (run.exitCode !== 0)
+    throw new Error(
+      `velesdb-hooks ${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`,
+    );
   return run.stdout.toString();
 }
 
 /** recalled(log) → the double received a tools/call of recall_fused. */
 function recalled(log: string): boolean {
   if (!fs.existsSync(log)) return false;
-  return fs.readFileSync(log, "utf8").split("\n").some((line) => line.includes('"tools/call"') && line.includes("recall_fused"));
+  return fs
+    .readFileSync(log, "utf8")
+    .split("\n")
+    .some((line) => line.includes('"tools/call"') && line.includes("recall_fused"));
 }
 
 /** The server's name as a word of a listing (the double's own path, fake-velesdb-memory.mjs, is no match). */
@@ -156,7 +180,8 @@ async function proveHost(spec: {
   expect(listedOff).not.toMatch(SERVER_LISTED);
 
   const [withServer, without] = await Promise.all([slot(on.run), slot(off.run)]);
-  const explain = (r: { exitCode: number | null; stderr: string }) => `exit ${r.exitCode}; stderr: ${r.stderr.slice(-1200)}`;
+  const explain = (r: { exitCode: number | null; stderr: string }) =>
+    `exit ${r.exitCode}; stderr: ${r.stderr.slice(-1200)}`;
   expect(recalled(tools.on.log), explain(withServer)).toBe(true);
   expect(fs.existsSync(guarded(on.dirs)), explain(withServer)).toBe(true);
   // Negative control: the same hooks, no server: nothing to recall with, the edit stays refused.
@@ -174,7 +199,8 @@ async function proveHost(spec: {
 }
 
 /** serversOf(settings) → the file's mcpServers as canonical JSON (the hooks beside them change on install). */
-const serversOf = (file: string): string => canonicalJson((JSON.parse(fs.readFileSync(file, "utf8")) as { mcpServers: unknown }).mcpServers);
+const serversOf = (file: string): string =>
+  canonicalJson((JSON.parse(fs.readFileSync(file, "utf8")) as { mcpServers: unknown }).mcpServers);
 
 describe("install --mcp on the real hosts", () => {
   test.concurrent("Claude Code: claude mcp list shows it, a plain -p session recalls and writes; uninstall takes it out", async () => {
@@ -184,11 +210,24 @@ describe("install --mcp on the real hosts", () => {
         const c = createCase(llm, `mcp-claude-${mode.replace(" ", "-")}`, { projectConfig: OPT_IN });
         cleanups.push(() => removeCase(c));
         const claudeJson = path.join(c.home, ".claude.json");
-        fs.writeFileSync(claudeJson, `${JSON.stringify({ mcpServers: { "user-tools": { type: "stdio", ...userServer(c), env: {} } } }, null, 2)}\n`);
+        fs.writeFileSync(
+          claudeJson,
+          `${JSON.stringify({ mcpServers: { "user-tools": { type: "stdio", ...userServer(c), env: {} } } }, null, 2)}\n`,
+        );
         llm.script(c.scenario, {
           claude: [
-            { reply: { blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } },
-            { reply: { blocks: [{ type: "tool_use", name: "Write", input: { file_path: guarded(c), content: "x\n" } }] } },
+            {
+              reply: {
+                blocks: [
+                  { type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } },
+                ],
+              },
+            },
+            {
+              reply: {
+                blocks: [{ type: "tool_use", name: "Write", input: { file_path: guarded(c), content: "x\n" } }],
+              },
+            },
             { reply: text("DONE answer") },
           ],
         });
@@ -196,15 +235,27 @@ describe("install --mcp on the real hosts", () => {
         const env = () => ({ ...baseEnv(c), VELESDB_MEMORY_BIN: launcher(c).bin });
         return {
           dirs: c,
-          run: () => runClaude(c, ["-p", "recall, then write a file"]).then((r) => {
-            assertOffline(r, llm.escaped());
-            return r;
-          }),
+          run: () =>
+            runClaude(c, ["-p", "recall, then write a file"]).then((r) => {
+              assertOffline(r, llm.escaped());
+              return r;
+            }),
           // The flags runClaude gives the sessions, so the listing's health check stays on 127.0.0.1 too.
-          list: () => listing([CLAUDE_BIN, "mcp", "list"], { ...baseEnv(c), ...CLAUDE_QUIET, ANTHROPIC_BASE_URL: llm.claudeBaseUrl(c.scenario), ANTHROPIC_API_KEY: "sk-ant-dummy" }, c.workspace),
+          list: () =>
+            listing(
+              [CLAUDE_BIN, "mcp", "list"],
+              {
+                ...baseEnv(c),
+                ...CLAUDE_QUIET,
+                ANTHROPIC_BASE_URL: llm.claudeBaseUrl(c.scenario),
+                ANTHROPIC_API_KEY: "sk-ant-dummy",
+              },
+              c.workspace,
+            ),
           // Claude Code rewrites ~/.claude.json as it runs: the user's server is compared, not the file.
-          userFile: () => canonicalJson((JSON.parse(fs.readFileSync(claudeJson, "utf8")) as { mcpServers: unknown }).mcpServers),
-          install: (args) => (installer(c, args, env())),
+          userFile: () =>
+            canonicalJson((JSON.parse(fs.readFileSync(claudeJson, "utf8")) as { mcpServers: unknown }).mcpServers),
+          install: (args) => installer(c, args, env()),
         };
       },
     });
@@ -218,27 +269,62 @@ describe("install --mcp on the real hosts", () => {
         cleanups.push(() => removeCase(c));
         llm.script(c.scenario, {
           codex: [
-            { reply: { items: [{ type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } }] } },
-            { reply: { items: [{ type: "function_call", namespace: "mcp__velesdb_memory", name: "recall_fused", arguments: JSON.stringify({ query: "guarded.txt" }), call_id: "c4" }] } },
-            { reply: { items: [{ type: "custom_tool_call", name: "apply_patch", call_id: "c2", input: "*** Begin Patch\n*** Add File: guarded.txt\n+x\n*** End Patch\n" }] } },
+            {
+              reply: {
+                items: [
+                  { type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } },
+                ],
+              },
+            },
+            {
+              reply: {
+                items: [
+                  {
+                    type: "function_call",
+                    namespace: "mcp__velesdb_memory",
+                    name: "recall_fused",
+                    arguments: JSON.stringify({ query: "guarded.txt" }),
+                    call_id: "c4",
+                  },
+                ],
+              },
+            },
+            {
+              reply: {
+                items: [
+                  {
+                    type: "custom_tool_call",
+                    name: "apply_patch",
+                    call_id: "c2",
+                    input: "*** Begin Patch\n*** Add File: guarded.txt\n+x\n*** End Patch\n",
+                  },
+                ],
+              },
+            },
             { reply: codexText("DONE_FINAL") },
           ],
         });
         registerHooks(c, "codex");
         const server = userServer(c);
-        c.codexConfigTail.push(`[mcp_servers.user-tools]`, `command = "node"`, `args = [${server.args.map((a) => JSON.stringify(a)).join(", ")}]`, "");
+        c.codexConfigTail.push(
+          `[mcp_servers.user-tools]`,
+          `command = "node"`,
+          `args = [${server.args.map((a) => JSON.stringify(a)).join(", ")}]`,
+          "",
+        );
         writeCodexConfig(c);
         const configToml = path.join(c.codexHome, "config.toml");
         const env = { ...baseEnv(c), CODEX_HOME: c.codexHome, MOCK_API_KEY: "dummy" };
         return {
           dirs: c,
-          run: () => runCodex(c, "recall, then write a file").then((r) => {
-            assertOffline(r, llm.escaped());
-            return r;
-          }),
+          run: () =>
+            runCodex(c, "recall, then write a file").then((r) => {
+              assertOffline(r, llm.escaped());
+              return r;
+            }),
           list: () => listing(["node", CODEX_BIN, "mcp", "list"], env, c.workspace),
           userFile: () => fs.readFileSync(configToml, "utf8"),
-          install: (args) => (installer(c, args, { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: launcher(c).bin })),
+          install: (args) => installer(c, args, { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: launcher(c).bin }),
         };
       },
     });
@@ -253,14 +339,30 @@ describe("install --mcp on the real hosts", () => {
           { reply: geminiCall("write_file", { file_path: "guarded.txt", content: "x\n" }) },
           { reply: geminiText("DONE") },
         ];
-        const c: GeminiCase = createGeminiCase(gemini, `mcp-gemini-${mode.replace(" ", "-")}`, "none", turns, { projectConfig: OPT_IN });
+        const c: GeminiCase = createGeminiCase(gemini, `mcp-gemini-${mode.replace(" ", "-")}`, "none", turns, {
+          projectConfig: OPT_IN,
+        });
         cleanups.push(() => removeGeminiCase(c));
-        const settings = { security: { auth: { selectedType: "gemini-api-key" } }, model: { name: "gemini-2.5-flash" }, privacy: { usageStatisticsEnabled: false }, mcpServers: { "user-tools": userServer(c) } };
+        const settings = {
+          security: { auth: { selectedType: "gemini-api-key" } },
+          model: { name: "gemini-2.5-flash" },
+          privacy: { usageStatisticsEnabled: false },
+          mcpServers: { "user-tools": userServer(c) },
+        };
         fs.writeFileSync(c.settings, `${JSON.stringify(settings, null, 2)}\n`);
         const before = fs.readFileSync(c.settings, "utf8");
         installer(c, ["install", "--client", "gemini"]);
         const proxy = gemini.proxyUrl;
-        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp, NO_COLOR: "1", HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: "127.0.0.1,localhost", ...GEMINI_NO_RELAUNCH };
+        const env = {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: c.home,
+          TMPDIR: c.tmp,
+          NO_COLOR: "1",
+          HTTP_PROXY: proxy,
+          HTTPS_PROXY: proxy,
+          NO_PROXY: "127.0.0.1,localhost",
+          ...GEMINI_NO_RELAUNCH,
+        };
         return {
           dirs: c,
           run: async () => {
@@ -272,7 +374,7 @@ describe("install --mcp on the real hosts", () => {
           userFile: () => serversOf(c.settings),
           // The hooks' uninstall came with it: the user's file is back to its bytes before any install.
           original: () => [fs.readFileSync(c.settings, "utf8"), before],
-          install: (args) => (installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin })),
+          install: (args) => installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin }),
         };
       },
     });
@@ -301,17 +403,24 @@ describe("install --mcp on the real hosts", () => {
           { reply: chatText("DONE") },
         ]);
         installer(c, ["install", "--client", "qwen"]);
-        const env = { ...baseEnv(c), OPENAI_API_KEY: "sk-dummy", OPENAI_BASE_URL: chat.baseUrl(c.scenario), OPENAI_MODEL: QWEN_MODEL, ...QWEN_NO_RELAUNCH };
+        const env = {
+          ...baseEnv(c),
+          OPENAI_API_KEY: "sk-dummy",
+          OPENAI_BASE_URL: chat.baseUrl(c.scenario),
+          OPENAI_MODEL: QWEN_MODEL,
+          ...QWEN_NO_RELAUNCH,
+        };
         return {
           dirs: c,
-          run: () => runQwen(c, chat, "recall, then write a file").then((r) => {
-            assertOffline(r, llm.escaped());
-            return r;
-          }),
+          run: () =>
+            runQwen(c, chat, "recall, then write a file").then((r) => {
+              assertOffline(r, llm.escaped());
+              return r;
+            }),
           list: () => listing([QWEN_NODE, QWEN_CLI, "mcp", "list"], env, c.workspace),
           userFile: () => serversOf(file),
           original: () => [fs.readFileSync(file, "utf8"), before],
-          install: (args) => (installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin })),
+          install: (args) => installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin }),
         };
       },
     });
@@ -325,7 +434,10 @@ describe("install --mcp on the real hosts", () => {
         cleanups.push(() => removeCase(c));
         const file = path.join(c.home, ".copilot", "mcp-config.json");
         fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, `${JSON.stringify({ mcpServers: { "user-tools": { type: "local", ...userServer(c), tools: ["*"] } } }, null, 2)}\n`);
+        fs.writeFileSync(
+          file,
+          `${JSON.stringify({ mcpServers: { "user-tools": { type: "local", ...userServer(c), tools: ["*"] } } }, null, 2)}\n`,
+        );
         chat.script(c.scenario, [
           { reply: chatTool("velesdb-memory-recall_fused", { query: "guarded.txt" }) },
           { reply: chatTool("create", { path: guarded(c), file_text: "x\n" }) },
@@ -345,14 +457,19 @@ describe("install --mcp on the real hosts", () => {
         return {
           dirs: c,
           run: async (): Promise<RunResult> => {
-            const r = await runProcess(["node", COPILOT_BIN, "-p", "recall, then create a file", "--allow-all-tools"], env, c.workspace, 90_000);
+            const r = await runProcess(
+              ["node", COPILOT_BIN, "-p", "recall, then create a file", "--allow-all-tools"],
+              env,
+              c.workspace,
+              90_000,
+            );
             const result: RunResult = { ...r, requests: chat.requests(c.scenario), allRequests: [], case: c };
             assertOffline(result, llm.escaped());
             return result;
           },
           list: () => listing(["node", COPILOT_BIN, "mcp", "list"], env, c.workspace),
           userFile: () => fs.readFileSync(file, "utf8"),
-          install: (args) => (installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin })),
+          install: (args) => installer(c, args, { VELESDB_MEMORY_BIN: launcher(c).bin }),
         };
       },
     });
@@ -425,8 +542,10 @@ describe("install --mcp on OpenCode, Factory Droid and Kilo Code: the host's own
     await proveListing({
       client: "opencode",
       userFile: path.join(".config", "opencode", "opencode.json"),
-      userText: (c) => `${JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
-      list: (c) => listing([OPENCODE_BIN, "mcp", "list"], { ...baseEnv(c), OPENCODE_DISABLE_MODELS_FETCH: "1" }, c.workspace),
+      userText: (c) =>
+        `${JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
+      list: (c) =>
+        listing([OPENCODE_BIN, "mcp", "list"], { ...baseEnv(c), OPENCODE_DISABLE_MODELS_FETCH: "1" }, c.workspace),
     });
   }, 240_000);
 
@@ -434,8 +553,14 @@ describe("install --mcp on OpenCode, Factory Droid and Kilo Code: the host's own
     await proveListing({
       client: "kilo",
       userFile: path.join(".config", "kilo", "kilo.json"),
-      userText: (c) => `${JSON.stringify({ $schema: "https://app.kilo.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
-      list: (c) => listing([KILO_BIN, "mcp", "list"], { ...baseEnv(c), KILO_DISABLE_MODELS_FETCH: "1", KILO_TELEMETRY_LEVEL: "off" }, c.workspace),
+      userText: (c) =>
+        `${JSON.stringify({ $schema: "https://app.kilo.ai/config.json", mcp: { "user-tools": { type: "local", command: ["node", ...userServer(c).args] } } }, null, 2)}\n`,
+      list: (c) =>
+        listing(
+          [KILO_BIN, "mcp", "list"],
+          { ...baseEnv(c), KILO_DISABLE_MODELS_FETCH: "1", KILO_TELEMETRY_LEVEL: "off" },
+          c.workspace,
+        ),
       hostRewritesFile: true,
     });
   }, 240_000);
@@ -444,7 +569,8 @@ describe("install --mcp on OpenCode, Factory Droid and Kilo Code: the host's own
     await proveListing({
       client: "droid",
       userFile: path.join(".factory", "mcp.json"),
-      userText: (c) => `${JSON.stringify({ mcpServers: { "user-tools": { type: "stdio", ...userServer(c), disabled: false } } }, null, 2)}\n`,
+      userText: (c) =>
+        `${JSON.stringify({ mcpServers: { "user-tools": { type: "stdio", ...userServer(c), disabled: false } } }, null, 2)}\n`,
       list: (c) => listing([DROID_BIN, "mcp", "list"], baseEnv(c), c.workspace),
     });
   }, 240_000);

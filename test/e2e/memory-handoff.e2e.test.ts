@@ -18,7 +18,20 @@ import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type Check } from "./checks.ts";
 import { runGemini, type GeminiCase, type GeminiRun } from "./gemini-harness.ts";
-import { createCase, E2E_PROJECT, HOOKS_BIN, registerHooks, removeCase, runClaude, runCodex, runInstaller, writeCodexConfig, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  createCase,
+  E2E_PROJECT,
+  HOOKS_BIN,
+  registerHooks,
+  removeCase,
+  runClaude,
+  runCodex,
+  runInstaller,
+  writeCodexConfig,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { startMockGemini, type MockGemini } from "./mock-gemini.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, geminiModel, type Work } from "./obedient-model.ts";
@@ -58,20 +71,34 @@ interface Chain {
 function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
   const server = realBinary();
   fs.mkdirSync(path.dirname(gem.settings), { recursive: true });
-  fs.writeFileSync(path.join(c.home, ".gemini", "trustedFolders.json"), `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`);
+  fs.writeFileSync(
+    path.join(c.home, ".gemini", "trustedFolders.json"),
+    `${JSON.stringify({ [c.workspace]: "TRUST_FOLDER" })}\n`,
+  );
   // What a headless Gemini needs (gemini-harness.ts), and nothing of velesdb-memory yet.
-  const settings: Record<string, unknown> = { security: { auth: { selectedType: "gemini-api-key" } }, model: { name: "gemini-2.5-flash" }, privacy: { usageStatisticsEnabled: false } };
+  const settings: Record<string, unknown> = {
+    security: { auth: { selectedType: "gemini-api-key" } },
+    model: { name: "gemini-2.5-flash" },
+    privacy: { usageStatisticsEnabled: false },
+  };
   if (mode === "hooks") {
     fs.writeFileSync(gem.settings, `${JSON.stringify(settings, null, 2)}\n`);
     // Codex: hooks and the trust state a user's /hooks approval writes, then --mcp appends its table.
     registerHooks(c, "codex");
-    for (const client of ["claude", "codex", "gemini"]) runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    for (const client of ["claude", "codex", "gemini"])
+      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
     return;
   }
-  fs.writeFileSync(path.join(c.home, ".claude.json"), `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(c.home, ".claude.json"),
+    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
+  );
   c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
   writeCodexConfig(c);
-  fs.writeFileSync(gem.settings, `${JSON.stringify({ ...settings, mcpServers: { "velesdb-memory": { command: server, args: [] } } }, null, 2)}\n`);
+  fs.writeFileSync(
+    gem.settings,
+    `${JSON.stringify({ ...settings, mcpServers: { "velesdb-memory": { command: server, args: [] } } }, null, 2)}\n`,
+  );
 }
 
 /** runChain(mode) → the four sessions of one repository, in turn: Claude saves, then Claude, Codex and Gemini load. */
@@ -79,7 +106,17 @@ async function runChain(mode: Mode): Promise<Chain> {
   const marker = `HANDOFF-${mode}-${process.pid}-${Date.now().toString(36)}`;
   const c = createCase(llm, `handoff-${mode}`);
   cases.push(c);
-  const gem: GeminiCase = { name: c.name, scenario: `${c.scenario}-gemini`, root: c.root, home: c.home, tmp: c.tmp, workspace: c.workspace, settings: path.join(c.home, ".gemini", "settings.json"), mcpLog: c.mcpLog, mock: gemini };
+  const gem: GeminiCase = {
+    name: c.name,
+    scenario: `${c.scenario}-gemini`,
+    root: c.root,
+    home: c.home,
+    tmp: c.tmp,
+    workspace: c.workspace,
+    settings: path.join(c.home, ".gemini", "settings.json"),
+    mcpLog: c.mcpLog,
+    mock: gemini,
+  };
   wire(c, gem, mode);
   // Each Claude session its own scenario (its own request log); Codex keeps the case's, written into config.toml.
   const claudeA = { ...c, scenario: `${c.scenario}-claude-save` };
@@ -95,8 +132,14 @@ async function runChain(mode: Mode): Promise<Chain> {
   const geminiLoad = await runGemini(gem, "continue the grammar work");
   // VH_E2E_KEEP=1: each session's model requests beside the case (harness.ts keeps only the last run's).
   if (process.env.VH_E2E_KEEP) {
-    const sessions = { "claude-save": claudeSave, "claude-load": claudeLoad, "codex-load": codexLoad, "gemini-load": geminiLoad };
-    for (const [name, r] of Object.entries(sessions)) fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
+    const sessions = {
+      "claude-save": claudeSave,
+      "claude-load": claudeLoad,
+      "codex-load": codexLoad,
+      "gemini-load": geminiLoad,
+    };
+    for (const [name, r] of Object.entries(sessions))
+      fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
   }
   for (const r of [claudeSave, claudeLoad, codexLoad]) assertOffline(r, llm.escaped());
   expect(gemini.escaped()).toEqual([]);
@@ -118,7 +161,11 @@ const cameBack = (marker: string): Check =>
   check("the working context saved earlier reached this session's model", (r) => {
     const answers = toolAnswerTexts(r.requests);
     if (answers.length === 0) return ["the model received no tool answer (it was never told to load)"];
-    return answers.some((a) => a.includes(marker) && a.includes('"found":true')) ? [] : [`no tool answer carries ${marker} with found:true; answers: ${answers.map((a) => a.slice(0, 200)).join(" | ")}`];
+    return answers.some((a) => a.includes(marker) && a.includes('"found":true'))
+      ? []
+      : [
+          `no tool answer carries ${marker} with found:true; answers: ${answers.map((a) => a.slice(0, 200)).join(" | ")}`,
+        ];
   });
 
 /** The first session saved at Stop: it loaded the never-saved slot, then the real server answered its save with an id. */
@@ -130,7 +177,17 @@ const savedAtStop = check("the session loaded nothing, then saved its working co
   return p;
 });
 
-const geminiAsRun = (g: GeminiRun): RunResult => ({ exitCode: g.exitCode, signal: null, timedOut: g.timedOut, stdout: g.stdout, stderr: g.stderr, durationMs: g.durationMs, requests: g.requests as unknown as RunResult["requests"], allRequests: [], case: undefined as unknown as E2ECase });
+const geminiAsRun = (g: GeminiRun): RunResult => ({
+  exitCode: g.exitCode,
+  signal: null,
+  timedOut: g.timedOut,
+  stdout: g.stdout,
+  stderr: g.stderr,
+  durationMs: g.durationMs,
+  requests: g.requests as unknown as RunResult["requests"],
+  allRequests: [],
+  case: undefined as unknown as E2ECase,
+});
 
 /** proves(check, on, off) → passes with our hooks, fails in the same sessions without them. */
 function proves(c: Check, on: RunResult, off: RunResult): void {
@@ -153,7 +210,11 @@ describeWithReal("memory across sessions on the real CLIs and the real velesdb-m
 
   test("proof 2: the same save, loaded by a Gemini CLI session", async () => {
     const { on, off } = await chains();
-    proves(allOf("gemini load", exitedCleanly, cameBack(on.marker)), geminiAsRun(on.geminiLoad), geminiAsRun(off.geminiLoad));
+    proves(
+      allOf("gemini load", exitedCleanly, cameBack(on.marker)),
+      geminiAsRun(on.geminiLoad),
+      geminiAsRun(off.geminiLoad),
+    );
   }, 600_000);
 
   test("proof 4: hooks not installed, the server wired: no session is told to load or save, nothing comes back", async () => {
@@ -167,15 +228,23 @@ describeWithReal("memory across sessions on the real CLIs and the real velesdb-m
     // The server was there all along: each host's requests name its tools, or their namespace
     // (Codex: mcp__velesdb_memory, deferred), as the host exposes them (positive control of the wiring).
     const exposed = /mcp__velesdb[-_]memory|mcp_velesdb-memory_/;
-    for (const [i, r] of sessions.entries()) expect([i, r.requests.some((q) => exposed.test(JSON.stringify(q.body)))]).toEqual([i, true]);
+    for (const [i, r] of sessions.entries())
+      expect([i, r.requests.some((q) => exposed.test(JSON.stringify(q.body)))]).toEqual([i, true]);
   }, 600_000);
 });
 
 describe("the obedient model reads the slot from the text", () => {
   test("callIn: the slot a text names, with quotes kept as JSON; none when the text names none", async () => {
     const { callIn } = await import("./obedient-model.ts");
-    expect(callIn(`load_working_context(project=${JSON.stringify(E2E_PROJECT.project)}, session="a \\"b\\"") returns`, "load_working_context")).toEqual({ project: E2E_PROJECT.project, session: 'a "b"' });
-    expect(callIn('mcp__velesdb-memory__save_working_context(project="p", session="s")', "save_working_context")).toEqual({ project: "p", session: "s" });
+    expect(
+      callIn(
+        `load_working_context(project=${JSON.stringify(E2E_PROJECT.project)}, session="a \\"b\\"") returns`,
+        "load_working_context",
+      ),
+    ).toEqual({ project: E2E_PROJECT.project, session: 'a "b"' });
+    expect(
+      callIn('mcp__velesdb-memory__save_working_context(project="p", session="s")', "save_working_context"),
+    ).toEqual({ project: "p", session: "s" });
     expect(callIn("call load_working_context to resume", "load_working_context")).toBeUndefined();
   });
 });

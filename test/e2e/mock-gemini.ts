@@ -28,7 +28,9 @@ export interface GeminiRequest extends Omit<LoggedRequest, "api"> {
 }
 
 export const geminiText = (text: string): GeminiReply => ({ parts: [{ text }] });
-export const geminiCall = (name: string, args: Record<string, unknown>): GeminiReply => ({ parts: [{ functionCall: { name, args } }] });
+export const geminiCall = (name: string, args: Record<string, unknown>): GeminiReply => ({
+  parts: [{ functionCall: { name, args } }],
+});
 
 export interface MockGemini {
   readonly port: number;
@@ -83,10 +85,13 @@ export async function startMockGemini(): Promise<MockGemini> {
       log.push(entry);
       const turns = scenarios.get(scenario);
       if (request.method !== "POST" || !streaming || !turns) {
-        return new Response(JSON.stringify({ error: { code: 404, message: `mock: no route ${url.pathname}`, status: "NOT_FOUND" } }), {
-          status: 404,
-          headers: { "content-type": "application/json" },
-        });
+        return new Response(
+          JSON.stringify({ error: { code: 404, message: `mock: no route ${url.pathname}`, status: "NOT_FOUND" } }),
+          {
+            status: 404,
+            headers: { "content-type": "application/json" },
+          },
+        );
       }
       const reply = (await pick(turns, entry)) ?? geminiText("mock: no scripted turn");
       return new Response(geminiStream(reply), { headers: { "content-type": "text/event-stream" } });

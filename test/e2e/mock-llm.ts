@@ -17,9 +17,7 @@
 
 import * as net from "node:net";
 
-export type Block =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; name: string; input: unknown; id?: string };
+export type Block = { type: "text"; text: string } | { type: "tool_use"; name: string; input: unknown; id?: string };
 
 /** One Anthropic reply: blocks + stop reason + the usage the reply reports. */
 export interface ClaudeReply {
@@ -113,7 +111,10 @@ function codexTurnIndex(body: any): number {
   ).length;
 }
 
-export function pick<R, Q extends PickedRequest>(turns: readonly Turn<R, Q>[] | undefined, req: Q): R | Promise<R> | undefined {
+export function pick<R, Q extends PickedRequest>(
+  turns: readonly Turn<R, Q>[] | undefined,
+  req: Q,
+): R | Promise<R> | undefined {
   if (!turns || turns.length === 0) return undefined;
   const matches = (t: Turn<R, Q>): boolean =>
     t.match?.test(req.text) === true || t.matchLast?.test(req.lastText) === true;
@@ -151,14 +152,27 @@ function anthropicStream(reply: ClaudeReply, model: string): string {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: reply.inputTokens ?? 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: {
+          input_tokens: reply.inputTokens ?? 100,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
       },
     }),
   ];
   reply.blocks.forEach((block, index) => {
     if (block.type === "text") {
-      parts.push(sse("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
-      parts.push(sse("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }));
+      parts.push(
+        sse("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+      );
+      parts.push(
+        sse("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text: block.text },
+        }),
+      );
     } else {
       parts.push(
         sse("content_block_start", {
@@ -182,7 +196,12 @@ function anthropicStream(reply: ClaudeReply, model: string): string {
       type: "message_delta",
       delta: { stop_reason: stopReason, stop_sequence: null },
       // Claude reads the final usage from message_delta (input_tokens included, as the real API sends).
-      usage: { input_tokens: reply.inputTokens ?? 100, output_tokens: reply.outputTokens ?? 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: {
+        input_tokens: reply.inputTokens ?? 100,
+        output_tokens: reply.outputTokens ?? 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
     }),
   );
   parts.push(sse("message_stop", { type: "message_stop" }));
@@ -191,7 +210,9 @@ function anthropicStream(reply: ClaudeReply, model: string): string {
 
 function responsesStream(reply: CodexReply, model: string): string {
   const id = nextId("resp");
-  const parts = [sse("response.created", { type: "response.created", response: { id, model, status: "in_progress", output: [] } })];
+  const parts = [
+    sse("response.created", { type: "response.created", response: { id, model, status: "in_progress", output: [] } }),
+  ];
   reply.items.forEach((item, output_index) => {
     parts.push(sse("response.output_item.added", { type: "response.output_item.added", output_index, item }));
     parts.push(sse("response.output_item.done", { type: "response.output_item.done", output_index, item }));
@@ -232,7 +253,11 @@ export async function startTrapProxy(): Promise<{ readonly url: string; readonly
     socket.on("error", () => {});
   });
   await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}`, escaped, close: () => void trap.close() };
+  return {
+    url: `http://127.0.0.1:${(trap.address() as net.AddressInfo).port}`,
+    escaped,
+    close: () => void trap.close(),
+  };
 }
 
 export interface ScenarioRequest {
@@ -300,17 +325,22 @@ export async function startMockLlm(): Promise<MockLlm> {
         path: url.pathname + url.search,
         body,
         text: flatten(body),
-        lastText: flatten(lastUserMessage(api === "anthropic" ? body?.messages : api === "openai" ? body?.input : undefined)),
+        lastText: flatten(
+          lastUserMessage(api === "anthropic" ? body?.messages : api === "openai" ? body?.input : undefined),
+        ),
         turnIndex: api === "anthropic" ? claudeTurnIndex(body) : api === "openai" ? codexTurnIndex(body) : 0,
         picked: "none",
       };
       log.push(entry);
       const script = scenarios.get(scenario);
       if (request.method !== "POST" || api === "unknown" || !script) {
-        return new Response(JSON.stringify({ error: { type: "not_found", message: `mock: no route ${url.pathname}` } }), {
-          status: 404,
-          headers: { "content-type": "application/json" },
-        });
+        return new Response(
+          JSON.stringify({ error: { type: "not_found", message: `mock: no route ${url.pathname}` } }),
+          {
+            status: 404,
+            headers: { "content-type": "application/json" },
+          },
+        );
       }
       const model = typeof body?.model === "string" ? body.model : "mock-model";
       if (api === "anthropic") {

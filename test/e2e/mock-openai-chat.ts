@@ -62,19 +62,25 @@ export function messagesOf(body: any): any[] {
 export function messageText(message: any): string {
   const content = message?.content;
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("\n");
+  if (Array.isArray(content))
+    return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("\n");
   return "";
 }
 
 /** toolResultsOf(requests) → every tool result the model was shown, over all requests (deduplicated by call id). */
 export function toolResultsOf(requests: readonly { readonly body: unknown }[]): string[] {
   const byId = new Map<string, string>();
-  for (const q of requests) for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
+  for (const q of requests)
+    for (const m of messagesOf(q.body)) if (m?.role === "tool") byId.set(String(m.tool_call_id), messageText(m));
   return [...byId.values()];
 }
 
 /** toolResultFor(requests, "bash", (args) => args.command === "ls") → what the model was shown for the first such call (one session may make several). */
-export function toolResultFor(requests: readonly { readonly body: unknown }[], name: string, matches: (args: Record<string, unknown>) => boolean): string | undefined {
+export function toolResultFor(
+  requests: readonly { readonly body: unknown }[],
+  name: string,
+  matches: (args: Record<string, unknown>) => boolean,
+): string | undefined {
   for (const q of requests) {
     const messages = messagesOf(q.body);
     for (const m of messages) {
@@ -85,7 +91,13 @@ export function toolResultFor(requests: readonly { readonly body: unknown }[], n
         } catch {
           continue;
         }
-        if (call?.function?.name !== name || args === null || typeof args !== "object" || !matches(args as Record<string, unknown>)) continue;
+        if (
+          call?.function?.name !== name ||
+          args === null ||
+          typeof args !== "object" ||
+          !matches(args as Record<string, unknown>)
+        )
+          continue;
         const answer = messages.find((a) => a?.role === "tool" && a.tool_call_id === call.id);
         if (answer) return messageText(answer);
       }
@@ -120,7 +132,9 @@ function chatStream(reply: ChatReply, model: string): string {
   if (calls.length > 0) parts.push(chunk({ tool_calls: calls }, null));
   parts.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
   // The usage chunk (stream_options.include_usage) has no choices; hosts read token counts here.
-  parts.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageOf(reply) })}\n\n`);
+  parts.push(
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageOf(reply) })}\n\n`,
+  );
   parts.push("data: [DONE]\n\n");
   return parts.join("");
 }
@@ -153,7 +167,10 @@ export function startMockOpenAiChat(): MockOpenAiChat {
     async fetch(request) {
       const { url, scenario, rest, body } = await readScenarioRequest(request);
       if (request.method === "GET" && rest === "/v1/models") {
-        return Response.json({ object: "list", data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }] });
+        return Response.json({
+          object: "list",
+          data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }],
+        });
       }
       const isChat = request.method === "POST" && rest === "/v1/chat/completions";
       const messages = messagesOf(body);
@@ -174,11 +191,15 @@ export function startMockOpenAiChat(): MockOpenAiChat {
       log.push(entry);
       const turns = scenarios.get(scenario);
       if (!isChat || !turns) {
-        return Response.json({ error: { type: "not_found", message: `mock: no route ${url.pathname}` } }, { status: 404 });
+        return Response.json(
+          { error: { type: "not_found", message: `mock: no route ${url.pathname}` } },
+          { status: 404 },
+        );
       }
       const model = typeof body?.model === "string" ? body.model : "mock-model";
       const reply = (await pick(turns, entry)) ?? chatText("mock: no scripted turn");
-      if (body?.stream === true) return new Response(chatStream(reply, model), { headers: { "content-type": "text/event-stream" } });
+      if (body?.stream === true)
+        return new Response(chatStream(reply, model), { headers: { "content-type": "text/event-stream" } });
       return Response.json(chatCompletion(reply, model));
     },
   });

@@ -74,7 +74,11 @@ interface Called {
 }
 
 type Step =
-  | { kind: "call"; tool: "load_working_context" | "save_working_context" | "recall_fused"; args: Record<string, unknown> }
+  | {
+      kind: "call";
+      tool: "load_working_context" | "save_working_context" | "recall_fused";
+      args: Record<string, unknown>;
+    }
   | { kind: "edit"; edit: Edit }
   | { kind: "say"; text: string };
 
@@ -96,13 +100,17 @@ const RECALL_ASKED = /recall_fused about this code area with filter (\{"project"
  * nextStep(view, task) → the obedient step. `view` holds the hook contexts (SessionStart's, and
  * the latest Stop continuation's) and the session's tool calls with their answers, in order.
  */
-function nextStep(view: { sessionStart: string; stopText: string | undefined; history: readonly Called[] }, task: Task): Step {
+function nextStep(
+  view: { sessionStart: string; stopText: string | undefined; history: readonly Called[] },
+  task: Task,
+): Step {
   const last = view.history.at(-1);
   const called = (tool: string) => view.history.some((c) => c.tool === tool);
   if (last?.tool === "save_working_context") return { kind: "say", text: "SAVED the working state" };
   if (view.stopText !== undefined) {
     const save = callIn(view.stopText, "save_working_context");
-    if (save && task.work && !called("save_working_context")) return { kind: "call", tool: "save_working_context", args: { ...save, working: workingState(task.work) } };
+    if (save && task.work && !called("save_working_context"))
+      return { kind: "call", tool: "save_working_context", args: { ...save, working: workingState(task.work) } };
     return { kind: "say", text: "NOTHING CHANGED since the load; stopping" };
   }
   const load = callIn(view.sessionStart, "load_working_context");
@@ -110,15 +118,20 @@ function nextStep(view: { sessionStart: string; stopText: string | undefined; hi
   // The text's next step on a miss: "with found: false the same call on the first one or two of
   // [other_sessions] returns where the latest sessions left off" (loadGuidance): those two, in order.
   const loads = view.history.filter((c) => c.tool === "load_working_context");
-  const others = /with found: false the same call on the first one or two/.test(view.sessionStart) ? otherSessions(loads[0]?.answer).slice(0, 2) : [];
+  const others = /with found: false the same call on the first one or two/.test(view.sessionStart)
+    ? otherSessions(loads[0]?.answer).slice(0, 2)
+    : [];
   const next = others[loads.length - 1];
-  if (load && last?.tool === "load_working_context" && next !== undefined) return { kind: "call", tool: "load_working_context", args: { project: load.project, session: next } };
+  if (load && last?.tool === "load_working_context" && next !== undefined)
+    return { kind: "call", tool: "load_working_context", args: { project: load.project, session: next } };
   if (task.edit) {
     const edits = view.history.filter((c) => c.tool === "edit");
     const refused = edits.at(-1)?.answer?.match(RECALL_ASKED);
     // Refused with the recall that unlocks named: that recall, then the same edit once more.
-    if (last?.tool === "edit" && refused) return { kind: "call", tool: "recall_fused", args: { query: task.edit.file, filter: JSON.parse(refused[1]!) } };
-    if (edits.length === 0 || (last?.tool === "recall_fused" && edits.length < 2)) return { kind: "edit", edit: task.edit };
+    if (last?.tool === "edit" && refused)
+      return { kind: "call", tool: "recall_fused", args: { query: task.edit.file, filter: JSON.parse(refused[1]!) } };
+    if (edits.length === 0 || (last?.tool === "recall_fused" && edits.length < 2))
+      return { kind: "edit", edit: task.edit };
   }
   return { kind: "say", text: task.work ? "WORK DONE" : "READ the working context" };
 }
@@ -126,24 +139,60 @@ function nextStep(view: { sessionStart: string; stopText: string | undefined; hi
 // ---- Claude Code (Anthropic messages) -------------------------------------------------------
 
 const claudeText = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((b: any) => (typeof b?.text === "string" ? b.text : typeof b?.content === "string" ? b.content : Array.isArray(b?.content) ? claudeText(b.content) : "")).join("\n") : "";
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content
+          .map((b: any) =>
+            typeof b?.text === "string"
+              ? b.text
+              : typeof b?.content === "string"
+                ? b.content
+                : Array.isArray(b?.content)
+                  ? claudeText(b.content)
+                  : "",
+          )
+          .join("\n")
+      : "";
 
 /** Our name for a host's tool: the velesdb-memory tool's own name, "edit" for the host's file tools. */
-const ourName = (name: string): string => (/^(Write|Edit|apply_patch|write_file|replace)$/.test(name) ? "edit" : name.replace(/^mcp__velesdb[-_]memory__|^mcp_velesdb-memory_/, ""));
+const ourName = (name: string): string =>
+  /^(Write|Edit|apply_patch|write_file|replace)$/.test(name)
+    ? "edit"
+    : name.replace(/^mcp__velesdb[-_]memory__|^mcp_velesdb-memory_/, "");
 
 /** claudeModel(task) → a reply function for mock-llm's Claude turns (cwd: the workspace, for Write's absolute path). */
 export function claudeModel(task: Task = {}, cwd = ""): (req: LoggedRequest) => ClaudeReply {
   return (req) => {
     const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
-    const blocks = (role: string, type: string) => messages.filter((m) => m?.role === role).flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b: any) => b?.type === type) : []));
+    const blocks = (role: string, type: string) =>
+      messages
+        .filter((m) => m?.role === role)
+        .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b: any) => b?.type === type) : []));
     const results = blocks("user", "tool_result");
-    const history = blocks("assistant", "tool_use").map((u: any) => ({ tool: ourName(u.name), answer: ((r) => (r ? claudeText(r.content) : undefined))(results.find((r: any) => r.tool_use_id === u.id)) }));
+    const history = blocks("assistant", "tool_use").map((u: any) => ({
+      tool: ourName(u.name),
+      answer: ((r) => (r ? claudeText(r.content) : undefined))(results.find((r: any) => r.tool_use_id === u.id)),
+    }));
     const systemTexts = messages.filter((m) => m?.role === "system").map((m) => claudeText(m.content));
     const sessionStart = systemTexts.filter((t) => t.includes("SessionStart hook additional context:")).join("\n");
-    const stop = messages.filter((m) => m?.role === "user").map((m) => claudeText(m.content)).filter((t) => t.includes("Stop hook additional context:")).at(-1);
+    const stop = messages
+      .filter((m) => m?.role === "user")
+      .map((m) => claudeText(m.content))
+      .filter((t) => t.includes("Stop hook additional context:"))
+      .at(-1);
     const step = nextStep({ sessionStart, stopText: stop, history }, task);
     if (step.kind === "say") return text(step.text);
-    if (step.kind === "edit") return { blocks: [{ type: "tool_use", name: "Write", input: { file_path: `${cwd}/${step.edit.file}`, content: step.edit.content } }] };
+    if (step.kind === "edit")
+      return {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: `${cwd}/${step.edit.file}`, content: step.edit.content },
+          },
+        ],
+      };
     return { blocks: [{ type: "tool_use", name: `mcp__velesdb-memory__${step.tool}`, input: step.args }] };
   };
 }
@@ -154,21 +203,71 @@ export function claudeModel(task: Task = {}, cwd = ""): (req: LoggedRequest) => 
 export function codexModel(task: Task = {}): (req: LoggedRequest) => CodexReply {
   return (req) => {
     const input: any[] = Array.isArray(req.body?.input) ? req.body.input : [];
-    const itemText = (i: any) => (Array.isArray(i?.content) ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : String(i?.content ?? ""));
-    const outputOf = (callId: string) => input.find((i) => (i?.type === "function_call_output" || i?.type === "custom_tool_call_output") && i.call_id === callId);
+    const itemText = (i: any) =>
+      Array.isArray(i?.content)
+        ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n")
+        : String(i?.content ?? "");
+    const outputOf = (callId: string) =>
+      input.find(
+        (i) => (i?.type === "function_call_output" || i?.type === "custom_tool_call_output") && i.call_id === callId,
+      );
     const history = input
       .filter((i) => i?.type === "function_call" || i?.type === "custom_tool_call")
-      .map((c) => ({ tool: ourName(c.name), answer: ((o) => (o ? (typeof o.output === "string" ? o.output : JSON.stringify(o.output)) : undefined))(outputOf(c.call_id)) }));
-    const sessionStart = input.filter((i) => i?.type === "message" && i?.role === "developer").map(itemText).join("\n");
-    const stop = input.filter((i) => i?.type === "message" && i?.role === "user").map(itemText).filter((t) => t.includes("<hook_prompt")).at(-1);
+      .map((c) => ({
+        tool: ourName(c.name),
+        answer: ((o) => (o ? (typeof o.output === "string" ? o.output : JSON.stringify(o.output)) : undefined))(
+          outputOf(c.call_id),
+        ),
+      }));
+    const sessionStart = input
+      .filter((i) => i?.type === "message" && i?.role === "developer")
+      .map(itemText)
+      .join("\n");
+    const stop = input
+      .filter((i) => i?.type === "message" && i?.role === "user")
+      .map(itemText)
+      .filter((t) => t.includes("<hook_prompt"))
+      .at(-1);
     const step = nextStep({ sessionStart, stopText: stop, history }, task);
     const n = history.length;
     if (step.kind === "say") return codexText(step.text);
-    if (step.kind === "edit") return { items: [{ type: "custom_tool_call", name: "apply_patch", call_id: `edit-${n}`, input: `*** Begin Patch\n*** Add File: ${step.edit.file}\n+${step.edit.content.trimEnd()}\n*** End Patch\n` }] };
+    if (step.kind === "edit")
+      return {
+        items: [
+          {
+            type: "custom_tool_call",
+            name: "apply_patch",
+            call_id: `edit-${n}`,
+            input: `*** Begin Patch\n*** Add File: ${step.edit.file}\n+${step.edit.content.trimEnd()}\n*** End Patch\n`,
+          },
+        ],
+      };
     // Measured on codex-cli 0.169.0 (README "Findings"): the namespaced call works once a tool search ran.
-    const searched = input.some((i) => i?.type === "tool_search_call" && JSON.stringify(i.arguments ?? {}).includes(step.tool));
-    if (!searched) return { items: [{ type: "tool_search_call", call_id: `search-${step.tool}`, execution: "client", arguments: { query: step.tool } }] };
-    return { items: [{ type: "function_call", namespace: "mcp__velesdb_memory", name: step.tool, arguments: JSON.stringify(step.args), call_id: `call-${n}` }] };
+    const searched = input.some(
+      (i) => i?.type === "tool_search_call" && JSON.stringify(i.arguments ?? {}).includes(step.tool),
+    );
+    if (!searched)
+      return {
+        items: [
+          {
+            type: "tool_search_call",
+            call_id: `search-${step.tool}`,
+            execution: "client",
+            arguments: { query: step.tool },
+          },
+        ],
+      };
+    return {
+      items: [
+        {
+          type: "function_call",
+          namespace: "mcp__velesdb_memory",
+          name: step.tool,
+          arguments: JSON.stringify(step.args),
+          call_id: `call-${n}`,
+        },
+      ],
+    };
   };
 }
 
@@ -179,17 +278,36 @@ export function geminiModel(task: Task = {}): (req: GeminiRequest) => GeminiRepl
   return (req) => {
     const contents: any[] = Array.isArray(req.body?.contents) ? req.body.contents : [];
     const parts = (c: any): any[] => (Array.isArray(c?.parts) ? c.parts : []);
-    const calls = contents.filter((c) => c?.role === "model").flatMap(parts).filter((p) => p?.functionCall);
-    const responses = contents.filter((c) => c?.role === "user").flatMap(parts).filter((p) => p?.functionResponse);
+    const calls = contents
+      .filter((c) => c?.role === "model")
+      .flatMap(parts)
+      .filter((p) => p?.functionCall);
+    const responses = contents
+      .filter((c) => c?.role === "user")
+      .flatMap(parts)
+      .filter((p) => p?.functionResponse);
     // Calls and answers pair up in order (one call per model turn here).
-    const history = calls.map((p, i) => ({ tool: ourName(p.functionCall.name), answer: responses[i] ? JSON.stringify(responses[i].functionResponse.response) : undefined }));
-    const userTexts = contents.filter((c) => c?.role === "user").map((c) => parts(c).map((p) => (typeof p?.text === "string" ? p.text : "")).join("\n"));
+    const history = calls.map((p, i) => ({
+      tool: ourName(p.functionCall.name),
+      answer: responses[i] ? JSON.stringify(responses[i].functionResponse.response) : undefined,
+    }));
+    const userTexts = contents
+      .filter((c) => c?.role === "user")
+      .map((c) =>
+        parts(c)
+          .map((p) => (typeof p?.text === "string" ? p.text : ""))
+          .join("\n"),
+      );
     // SessionStart: the first user entry's <hook_context>; AfterAgent's reason: a later user entry, verbatim.
     const sessionStart = userTexts[0] ?? "";
-    const stop = userTexts.slice(1).filter((t) => callIn(t, "save_working_context") !== undefined).at(-1);
+    const stop = userTexts
+      .slice(1)
+      .filter((t) => callIn(t, "save_working_context") !== undefined)
+      .at(-1);
     const step = nextStep({ sessionStart, stopText: stop, history }, task);
     if (step.kind === "say") return geminiText(step.text);
-    if (step.kind === "edit") return geminiCall("write_file", { file_path: step.edit.file, content: step.edit.content });
+    if (step.kind === "edit")
+      return geminiCall("write_file", { file_path: step.edit.file, content: step.edit.content });
     return geminiCall(`mcp_velesdb-memory_${step.tool}`, step.args);
   };
 }

@@ -13,11 +13,48 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { realCommand } from "../support/real-outputs.ts";
-import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, findViewProblems, hostSlots, once, pairOf, proves, userMessageInFirstRequest } from "./checks.ts";
-import { doubleArgs, doubleLauncher, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, spiedRuns, spyOnInstalledHooks, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  assertOffline,
+  check,
+  compiledKeepingWhole,
+  editGuardChecks,
+  expectCheck,
+  expectRecallGate,
+  findViewProblems,
+  hostSlots,
+  once,
+  pairOf,
+  proves,
+  userMessageInFirstRequest,
+} from "./checks.ts";
+import {
+  doubleArgs,
+  doubleLauncher,
+  baseEnv,
+  createCase,
+  E2E_DIR,
+  E2E_PROJECT,
+  FAKE_MCP,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  runProcess,
+  spiedRuns,
+  spyOnInstalledHooks,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, startMockOpenAiChat, toolResultFor, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import {
+  chatText,
+  chatTool,
+  startMockOpenAiChat,
+  toolResultFor,
+  type ChatTurn,
+  type MockOpenAiChat,
+} from "./mock-openai-chat.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
@@ -29,7 +66,8 @@ const cases: E2ECase[] = [];
 
 beforeAll(async () => {
   if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  for (const file of [HOST_BINS.piCli, HOST_BINS.piMcpAdapter, HOST_BINS.qwenNode]) if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  for (const file of [HOST_BINS.piCli, HOST_BINS.piMcpAdapter, HOST_BINS.qwenNode])
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
   llm = await startMockLlm();
   chat = startMockOpenAiChat();
 });
@@ -45,12 +83,25 @@ function writeFile(file: string, text: string): void {
 }
 
 /** setup(name, mode, …) → a case with the mock provider, the MCP adapter and its server config and, in "hooks" mode, our installer run (and a spy on its binary). */
-function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } }): E2ECase {
-  const c = createCase(llm, `pi-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
+function setup(
+  name: string,
+  mode: Mode,
+  options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
+): E2ECase {
+  const c = createCase(llm, `pi-${name}-${mode}`, {
+    projectConfig: OPT_IN,
+    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
+  });
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const agent = path.join(c.home, ".pi", "agent");
-  const provider = { baseUrl: chat.baseUrl(c.scenario), api: "openai-completions", apiKey: "dummy", compat: { supportsDeveloperRole: false, supportsReasoningEffort: false }, models: [{ id: "mock-model" }] };
+  const provider = {
+    baseUrl: chat.baseUrl(c.scenario),
+    api: "openai-completions",
+    apiKey: "dummy",
+    compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+    models: [{ id: "mock-model" }],
+  };
   writeFile(path.join(agent, "models.json"), JSON.stringify({ providers: { mock: provider } }));
   // The MCP extension as a user who installed it has it: listed in settings.json.
   writeFile(path.join(agent, "settings.json"), JSON.stringify({ extensions: [HOST_BINS.piMcpAdapter] }));
@@ -59,7 +110,10 @@ function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatT
     // `install --mcp` writes the server into the adapter's ~/.pi/agent/mcp.json itself.
     runInstaller(c, "pi", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
   } else {
-    writeFile(path.join(agent, "mcp.json"), JSON.stringify({ mcpServers: { "velesdb-memory": { command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }));
+    writeFile(
+      path.join(agent, "mcp.json"),
+      JSON.stringify({ mcpServers: { "velesdb-memory": { command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }),
+    );
     if (mode === "hooks") runInstaller(c, "pi", "install");
   }
   if (mode === "hooks") spyOnInstalledHooks(c.home);
@@ -67,11 +121,31 @@ function setup(name: string, mode: Mode, options: { turns: (c: E2ECase) => ChatT
 }
 
 async function runPi(c: E2ECase, prompt: string, env: Record<string, string> = {}): Promise<RunResult> {
-  const argv = [HOST_BINS.qwenNode, HOST_BINS.piCli, "--offline", "--no-session", "--provider", "mock", "--model", "mock-model", "-p", prompt];
-  const result = await runProcess(argv, { ...baseEnv(c), PI_OFFLINE: "1", VELESDB_MEMORY_BIN: FAKE_MCP, ...env }, c.workspace, 150_000);
+  const argv = [
+    HOST_BINS.qwenNode,
+    HOST_BINS.piCli,
+    "--offline",
+    "--no-session",
+    "--provider",
+    "mock",
+    "--model",
+    "mock-model",
+    "-p",
+    prompt,
+  ];
+  const result = await runProcess(
+    argv,
+    { ...baseEnv(c), PI_OFFLINE: "1", VELESDB_MEMORY_BIN: FAKE_MCP, ...env },
+    c.workspace,
+    150_000,
+  );
   const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-  if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  const allRequests: LoggedRequest[] = [
+    ...llm.requests(c.scenario),
+    ...chat.all().filter((q) => q.scenario === c.scenario),
+  ];
+  if (process.env.VH_E2E_KEEP)
+    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
   return { ...result, requests, allRequests, case: c };
 }
 
@@ -80,14 +154,20 @@ const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
 
 /** bashResult(r, command) → what the model was shown for the bash call running `command`. */
-const bashResult = (r: RunResult, command: string): string | undefined => toolResultFor(r.requests, "bash", (args) => args.command === command);
+const bashResult = (r: RunResult, command: string): string | undefined =>
+  toolResultFor(r.requests, "bash", (args) => args.command === command);
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
 const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("write", { path: guardedFile(c), content: "x\n" }) });
 // pi-mcp-adapter's proxy tool: `args` is a JSON string.
-const recallTurn: ChatTurn = { reply: chatTool("mcp", { tool: "velesdb_memory_recall_fused", args: JSON.stringify({ query: "guarded.txt" }) }) };
+const recallTurn: ChatTurn = {
+  reply: chatTool("mcp", { tool: "velesdb_memory_recall_fused", args: JSON.stringify({ query: "guarded.txt" }) }),
+};
 const done: ChatTurn = { reply: chatText("DONE answer") };
-const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+const afterContinuation: ChatTurn = {
+  matchLast: /save_working_context\(|Learning checkpoint/,
+  reply: chatText("AFTER CONTINUATION"),
+};
 // Two bash outputs over our threshold, made by real tools in the workspace
 // (test/support/real-outputs.ts): `find` over 2400 generated files (≈81 KB in 2400 lines, above
 // Pi's own cut of 2000 lines or 50 KB: it keeps the tail and saves the whole output to a file)
@@ -96,7 +176,8 @@ const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learnin
 // The commands do not name the workspace, so each is one string for every case.
 const CUT_RUNNER = "find";
 const INLINE_RUNNER = "node --test: 2 failures among 190";
-const commandIn = (runner: string, dir: string): string => realCommand(runner, dir, { exitZero: runner === INLINE_RUNNER }).command;
+const commandIn = (runner: string, dir: string): string =>
+  realCommand(runner, dir, { exitZero: runner === INLINE_RUNNER }).command;
 const [CUT_COMMAND, INLINE_COMMAND] = (() => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-command-"));
   try {
@@ -105,15 +186,31 @@ const [CUT_COMMAND, INLINE_COMMAND] = (() => {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 })();
-const cutTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: commandIn(CUT_RUNNER, c.workspace) }) });
-const inlineTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: commandIn(INLINE_RUNNER, c.workspace) }) });
+const cutTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatTool("bash", { command: commandIn(CUT_RUNNER, c.workspace) }),
+});
+const inlineTurn = (c: E2ECase): ChatTurn => ({
+  reply: chatTool("bash", { command: commandIn(INLINE_RUNNER, c.workspace) }),
+});
 
 const guard = editGuardChecks(guardedFile, "write");
 const { refused } = guard;
-const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_RUNNER, (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"));
+const inlineCompiled = compiledKeepingWhole(
+  (r) => bashResult(r, INLINE_COMMAND),
+  INLINE_RUNNER,
+  (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"),
+);
 
 /** One session, with our extension and without: the context, a write before any recall, both bash outputs, then the Stop continuation. */
-const sessionPair = pairOf((mode) => runPi(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }), "write a file, then count"), offline, slot);
+const sessionPair = pairOf(
+  (mode) =>
+    runPi(
+      setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }),
+      "write a file, then count",
+    ),
+  offline,
+  slot,
+);
 /**
  * With our extension and the server `install --mcp` wrote: a recall the MCP fake fails (and no
  * compiler for the bash output), and one it answers, each before the write.
@@ -121,8 +218,15 @@ const sessionPair = pairOf((mode) => runPi(setup("session", mode, { turns: (c) =
 const recallRuns = once(() => {
   const run = (failing: boolean) =>
     slot(async () => {
-      const c = setup(`recall-${failing ? "failed" : "ok"}`, "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), ...(failing ? [inlineTurn(c)] : []), done], mcp: { failing, viaInstaller: true } });
-      const r = await runPi(c, "recall, then write", failing ? { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } : {});
+      const c = setup(`recall-${failing ? "failed" : "ok"}`, "hooks", {
+        turns: (c) => [afterContinuation, recallTurn, writeTurn(c), ...(failing ? [inlineTurn(c)] : []), done],
+        mcp: { failing, viaInstaller: true },
+      });
+      const r = await runPi(
+        c,
+        "recall, then write",
+        failing ? { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } : {},
+      );
       offline(r);
       return r;
     });
@@ -145,7 +249,8 @@ describe("pi", () => {
     // What the extension sent: the adapter's proxy call, with the server and tool it reached. A
     // failed call's details name no server in pi-mcp-adapter 2.11.0 ({error: "tool_error",
     // mcpResult}), so it is not sent; 2.36.0 (the current Pi line) names it, flagged isError.
-    const recall = (r: RunResult) => spied(r).find((run) => run.argv.join(" ") === "pi post-tool-use" && run.payload?.tool_name === "mcp")?.payload;
+    const recall = (r: RunResult) =>
+      spied(r).find((run) => run.argv.join(" ") === "pi post-tool-use" && run.payload?.tool_name === "mcp")?.payload;
     expect(recall(worked)?.tool_response).toMatchObject({ server: "velesdb-memory", tool: "recall_fused" });
     const sentFailure = recall(failed)?.tool_response;
     if (sentFailure !== undefined) expect(sentFailure).toMatchObject({ server: "velesdb-memory", isError: true });
@@ -162,14 +267,20 @@ describe("pi", () => {
   }, 300_000);
 
   test.concurrent("bash: an output Pi cut is replaced by the compiled view of its whole saved file", async () => {
-    const compiled = check("the model reads the compiled view of the whole saved file (every line find marks), with an archive of it", (r) => {
-      const result = bashResult(r, CUT_COMMAND);
-      if (result === undefined) return ["the bash call never answered"];
-      if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
-      const archive = /saved at "([^"]+)"/.exec(result)?.[1];
-      if (!archive || !fs.existsSync(archive)) return ["no archive named"];
-      return findViewProblems(result, (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "");
-    });
+    const compiled = check(
+      "the model reads the compiled view of the whole saved file (every line find marks), with an archive of it",
+      (r) => {
+        const result = bashResult(r, CUT_COMMAND);
+        if (result === undefined) return ["the bash call never answered"];
+        if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+        const archive = /saved at "([^"]+)"/.exec(result)?.[1];
+        if (!archive || !fs.existsSync(archive)) return ["no archive named"];
+        return findViewProblems(
+          result,
+          (JSON.parse(fs.readFileSync(archive, "utf8")) as { stdout?: string }).stdout ?? "",
+        );
+      },
+    );
     proves(compiled, await sessionPair());
   }, 300_000);
 

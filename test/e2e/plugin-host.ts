@@ -14,10 +14,45 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { realCommand } from "../support/real-outputs.ts";
-import { assertOffline, check, compiledKeepingWhole, editGuardChecks, expectCheck, expectRecallGate, findViewProblems, hostSlots, once, pairOf, proves, type Pair } from "./checks.ts";
-import { doubleArgs, baseEnv, createCase, E2E_DIR, E2E_PROJECT, FAKE_MCP, HOOKS_BIN, removeCase, runInstaller, runProcess, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  assertOffline,
+  check,
+  compiledKeepingWhole,
+  editGuardChecks,
+  expectCheck,
+  expectRecallGate,
+  findViewProblems,
+  hostSlots,
+  once,
+  pairOf,
+  proves,
+  type Pair,
+} from "./checks.ts";
+import {
+  doubleArgs,
+  baseEnv,
+  createCase,
+  E2E_DIR,
+  E2E_PROJECT,
+  FAKE_MCP,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  runProcess,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { chatText, chatTool, startMockOpenAiChat, toolResultFor, toolResultsOf, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
+import {
+  chatText,
+  chatTool,
+  startMockOpenAiChat,
+  toolResultFor,
+  toolResultsOf,
+  type ChatTurn,
+  type MockOpenAiChat,
+} from "./mock-openai-chat.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
@@ -67,7 +102,8 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
 
   beforeAll(async () => {
     if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    if (!fs.existsSync(host.bin)) throw new Error(`${host.bin} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+    if (!fs.existsSync(host.bin))
+      throw new Error(`${host.bin} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
     llm = await startMockLlm();
     chat = startMockOpenAiChat();
   });
@@ -89,7 +125,10 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
 
   /** setup(name, mode, …) → a case with the mock provider and the MCP fake in the host's config file and, in "hooks" mode, our installer run. */
   function setup(name: string, mode: Mode, options: Setup): E2ECase {
-    const c = createCase(llm, `${host.name}-${name}-${mode}`, { projectConfig: OPT_IN, mcp: { mode: options.mcp?.failing ? "is-error" : "structured" } });
+    const c = createCase(llm, `${host.name}-${name}-${mode}`, {
+      projectConfig: OPT_IN,
+      mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
+    });
     cases.push(c);
     chat.script(c.scenario, options.turns(c));
     const configDir = path.join(c.home, ".config", host.name);
@@ -97,7 +136,14 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
     writeFile(
       path.join(configDir, host.configFile),
       JSON.stringify({
-        provider: { mock: { npm: "@ai-sdk/openai-compatible", name: "Mock", options: { baseURL: chat.baseUrl(c.scenario), apiKey: "dummy" }, models: { "mock-model": { name: "Mock" } } } },
+        provider: {
+          mock: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "Mock",
+            options: { baseURL: chat.baseUrl(c.scenario), apiKey: "dummy" },
+            models: { "mock-model": { name: "Mock" } },
+          },
+        },
         model: "mock/mock-model",
         mcp: { "velesdb-memory": { type: "local", command: mcpCommand, enabled: true } },
         ...host.config,
@@ -146,7 +192,12 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   /** runHost(c, prompt) → `<host> serve` in the workspace, `<host> run --attach` against it, then the served session left to settle. */
   async function runHost(c: E2ECase, prompt: string, options: RunOptions = {}): Promise<RunResult> {
     const env = { ...baseEnv(c), ...host.env, VELESDB_MEMORY_BIN: FAKE_MCP, ...options.env };
-    const server = spawn(host.bin, ["serve", "--port", "0", "--hostname", "127.0.0.1"], { cwd: c.workspace, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const server = spawn(host.bin, ["serve", "--port", "0", "--hostname", "127.0.0.1"], {
+      cwd: c.workspace,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let serverOut = "";
     server.stdout!.setEncoding("utf8").on("data", (d: string) => (serverOut += d));
     server.stderr!.setEncoding("utf8").on("data", (d: string) => (serverOut += d));
@@ -164,12 +215,20 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
         const sessions = (await (await fetch(`${url}/session`)).json()) as Array<{ id: string }>;
         const id = sessions[0]?.id;
         if (id === undefined) throw new Error("no session to compact");
-        await fetch(`${url}/session/${id}/summarize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ providerID: "mock", modelID: "mock-model" }) });
+        await fetch(`${url}/session/${id}/summarize`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ providerID: "mock", modelID: "mock-model" }),
+        });
         await settle(c);
       }
       const requests = chat.requests(c.scenario);
-      const allRequests: LoggedRequest[] = [...llm.requests(c.scenario), ...chat.all().filter((q) => q.scenario === c.scenario)];
-      if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+      const allRequests: LoggedRequest[] = [
+        ...llm.requests(c.scenario),
+        ...chat.all().filter((q) => q.scenario === c.scenario),
+      ];
+      if (process.env.VH_E2E_KEEP)
+        fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
       return { ...result, stderr: `${result.stderr}\n--- serve ---\n${serverOut}`, requests, allRequests, case: c };
     } finally {
       try {
@@ -189,16 +248,23 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
   /** bashResult(r, command) → what the model was shown for the bash call running `command` (one session may run several). */
-  const bashResult = (r: RunResult, command: string): string | undefined => toolResultFor(r.requests, "bash", (args) => args.command === command);
+  const bashResult = (r: RunResult, command: string): string | undefined =>
+    toolResultFor(r.requests, "bash", (args) => args.command === command);
 
   /** The agent's requests (they offer tools), not OpenCode's title generator. */
-  const agentRequests = (r: RunResult): LoggedRequest[] => r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
+  const agentRequests = (r: RunResult): LoggedRequest[] =>
+    r.requests.filter((q) => Array.isArray((q.body as { tools?: unknown })?.tools));
 
   const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");
-  const writeTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("write", { filePath: guardedFile(c), content: "x\n" }) });
+  const writeTurn = (c: E2ECase): ChatTurn => ({
+    reply: chatTool("write", { filePath: guardedFile(c), content: "x\n" }),
+  });
   const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory_recall_fused", { query: "guarded.txt" }) };
   const done: ChatTurn = { reply: chatText("DONE answer") };
-  const afterContinuation: ChatTurn = { matchLast: /save_working_context\(|Learning checkpoint/, reply: chatText("AFTER CONTINUATION") };
+  const afterContinuation: ChatTurn = {
+    matchLast: /save_working_context\(|Learning checkpoint/,
+    reply: chatText("AFTER CONTINUATION"),
+  };
   // Two bash outputs over our threshold, made by real tools in the workspace
   // (test/support/real-outputs.ts): `find` over 2400 generated files (≈81 KB in 2400 lines, above
   // OpenCode's own cut: it keeps the tail and saves the output to a file) and node --test (≈15.5 KB,
@@ -206,12 +272,23 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   // under the cut; a Python traceback after 3000 progress lines (≈114 KB) is saved without its
   // first 222 lines (the file holds ≈103 KiB) and without the traceback, which the model then
   // never reads. The commands do not name the workspace, so each is one string for every case.
-  const cutTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: realCommand(CUT_RUNNER, c.workspace).command, description: "list the assets" }) });
-  const inlineTurn = (c: E2ECase): ChatTurn => ({ reply: chatTool("bash", { command: realCommand(INLINE_RUNNER, c.workspace).command, description: "run the node tests" }) });
+  const cutTurn = (c: E2ECase): ChatTurn => ({
+    reply: chatTool("bash", { command: realCommand(CUT_RUNNER, c.workspace).command, description: "list the assets" }),
+  });
+  const inlineTurn = (c: E2ECase): ChatTurn => ({
+    reply: chatTool("bash", {
+      command: realCommand(INLINE_RUNNER, c.workspace).command,
+      description: "run the node tests",
+    }),
+  });
 
   const guard = editGuardChecks(guardedFile, "write");
   const { refused, written } = guard;
-  const inlineCompiled = compiledKeepingWhole((r) => bashResult(r, INLINE_COMMAND), INLINE_RUNNER, (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"));
+  const inlineCompiled = compiledKeepingWhole(
+    (r) => bashResult(r, INLINE_COMMAND),
+    INLINE_RUNNER,
+    (stored) => (stored.split("\nok ").length === 191 ? "" : "190 passes"),
+  );
 
   // The shared runs. Each is made once, by the first test that needs it; the tests run
   // concurrently, so the runs overlap (at most 4 at once).
@@ -223,7 +300,12 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
    * continuation does) and wants it last, after a 12 s quiet period.
    */
   const sessionPair = pairOf(
-    (mode) => runHost(setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }), "write a file, then count", { quietMs: 12_000 }),
+    (mode) =>
+      runHost(
+        setup("session", mode, { turns: (c) => [afterContinuation, writeTurn(c), cutTurn(c), inlineTurn(c), done] }),
+        "write a file, then count",
+        { quietMs: 12_000 },
+      ),
     offline,
     slot,
   );
@@ -232,7 +314,16 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
    * continuation, which the idle check would count. It carries the successful recall that unlocks
    * the write: the compaction check reads only the summariser's requests.
    */
-  const compactPair = pairOf((mode) => runHost(setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }), "recall, then write", { compact: true }), offline, slot);
+  const compactPair = pairOf(
+    (mode) =>
+      runHost(
+        setup("compact", mode, { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), done] }),
+        "recall, then write",
+        { compact: true },
+      ),
+    offline,
+    slot,
+  );
   /**
    * Our plugin with the MCP fake answering isError AND no compiler: the recall fails (the write
    * must stay refused), and the bash output must stay as OpenCode gave it. The guard never runs the
@@ -240,8 +331,13 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
    */
   const faultsRun = once(() =>
     slot(async () => {
-      const c = setup("recall-failed-no-compiler", "hooks", { turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn(c), done], mcp: { failing: true } });
-      const r = await runHost(c, "recall, then write, then pad", { env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") } });
+      const c = setup("recall-failed-no-compiler", "hooks", {
+        turns: (c) => [afterContinuation, recallTurn, writeTurn(c), inlineTurn(c), done],
+        mcp: { failing: true },
+      });
+      const r = await runHost(c, "recall, then write, then pad", {
+        env: { VELESDB_MEMORY_BIN: path.join(E2E_DIR, "no-such-compiler") },
+      });
       offline(r);
       return r;
     }),
@@ -252,7 +348,9 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
       const context = check("the first agent request has a system message carrying the load call", (r) => {
         const first = agentRequests(r)[0];
         if (!first) return ["no agent request"];
-        return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL)) ? [] : [`no system message carries ${LOAD_CALL}`];
+        return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL))
+          ? []
+          : [`no system message carries ${LOAD_CALL}`];
       });
       proves(context, await sessionPair());
     }, 300_000);
@@ -272,7 +370,8 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
       const continued = check("exactly one agent request ends in the save guidance, and it is the last one", (r) => {
         const agent = agentRequests(r);
         const continuations = agent.filter((q) => q.lastText.includes("save_working_context("));
-        if (continuations.length !== 1) return [`${continuations.length} agent request(s) end in the save guidance, expected 1`];
+        if (continuations.length !== 1)
+          return [`${continuations.length} agent request(s) end in the save guidance, expected 1`];
         return agent.at(-1) === continuations[0] ? [] : ["agent requests followed the continuation"];
       });
       proves(continued, await sessionPair());
@@ -285,23 +384,31 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
       // save call as well, is quoted there. Only what follows the quote is the prompt our context
       // is pushed onto; a check of the whole message passed with the compaction hook broken.
       const instructed = check("a summariser request carries the save call after the quoted conversation", (r) => {
-        const summariser = r.requests.filter((q) => (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("context summarization")));
+        const summariser = r.requests.filter((q) =>
+          (q as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes("context summarization")),
+        );
         if (summariser.length === 0) return ["no summariser request"];
-        const afterQuote = (q: LoggedRequest): string => q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
-        return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL)) ? [] : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
+        const afterQuote = (q: LoggedRequest): string =>
+          q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
+        return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL))
+          ? []
+          : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
       });
       proves(instructed, await compactPair());
     }, 300_000);
 
     test.concurrent("bash: an oversized output OpenCode cut is replaced by the compiled view of its whole saved file, with that file's path", async () => {
-      const compiled = check("the model reads the compiled view of the whole saved file (every line find marks) and the saved file's path", (r) => {
-        const result = bashResult(r, CUT_COMMAND);
-        if (result === undefined) return ["the bash call never answered"];
-        if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
-        const saved = /saved at "([^"]+)"/.exec(result)?.[1];
-        if (!saved || !fs.existsSync(saved)) return ["the named file does not exist"];
-        return findViewProblems(result, fs.readFileSync(saved, "utf8"));
-      });
+      const compiled = check(
+        "the model reads the compiled view of the whole saved file (every line find marks) and the saved file's path",
+        (r) => {
+          const result = bashResult(r, CUT_COMMAND);
+          if (result === undefined) return ["the bash call never answered"];
+          if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+          const saved = /saved at "([^"]+)"/.exec(result)?.[1];
+          if (!saved || !fs.existsSync(saved)) return ["the named file does not exist"];
+          return findViewProblems(result, fs.readFileSync(saved, "utf8"));
+        },
+      );
       proves(compiled, await sessionPair());
     }, 300_000);
 

@@ -7,7 +7,19 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
-import { baseEnv, createCase, doubleArgs, HOOKS_BIN, removeCase, runInstaller, runProcess, type DoubleMode, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import {
+  baseEnv,
+  createCase,
+  doubleArgs,
+  HOOKS_BIN,
+  removeCase,
+  runInstaller,
+  runProcess,
+  type DoubleMode,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+} from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
@@ -64,7 +76,9 @@ export function qwenSuite(): QwenSuite {
   beforeAll(async () => {
     if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
     if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
-      throw new Error(`Qwen Code or its Node 22 is missing (${QWEN_CLI}, ${QWEN_NODE}): run bun scripts/install-e2e-hosts.ts (or set VH_E2E_HOSTS / VH_E2E_QWEN_PREFIX)`);
+      throw new Error(
+        `Qwen Code or its Node 22 is missing (${QWEN_CLI}, ${QWEN_NODE}): run bun scripts/install-e2e-hosts.ts (or set VH_E2E_HOSTS / VH_E2E_QWEN_PREFIX)`,
+      );
     }
     chat = startMockOpenAiChat();
     trap = await startMockLlm();
@@ -87,7 +101,10 @@ export function qwenSuite(): QwenSuite {
     },
     setup(name, mode, turns, options = {}) {
       const { chat, trap } = started();
-      const c = createCase(trap, `${name}-${mode}`, { projectConfig: options.projectConfig, mcp: { mode: options.mcpMode } });
+      const c = createCase(trap, `${name}-${mode}`, {
+        projectConfig: options.projectConfig,
+        mcp: { mode: options.mcpMode },
+      });
       cases.push(c);
       fs.mkdirSync(path.dirname(settingsPath(c)), { recursive: true });
       fs.writeFileSync(settingsPath(c), `${JSON.stringify(userSettings(c, options.mcpMode), null, 2)}\n`);
@@ -99,10 +116,16 @@ export function qwenSuite(): QwenSuite {
 }
 
 /** installFor(c, "install") → `velesdb-hooks install --client qwen` in the case's HOME, as a user runs it. */
-export const installFor = (c: E2ECase, command: "install" | "uninstall" = "install"): string => runInstaller(c, "qwen", command);
+export const installFor = (c: E2ECase, command: "install" | "uninstall" = "install"): string =>
+  runInstaller(c, "qwen", command);
 
 /** runQwen(c, chat, prompt) → `qwen -p <prompt> --yolo -o json` from the workspace, against the mock. */
-export async function runQwen(c: E2ECase, chat: MockOpenAiChat, prompt: string, timeoutMs = 60_000): Promise<RunResult> {
+export async function runQwen(
+  c: E2ECase,
+  chat: MockOpenAiChat,
+  prompt: string,
+  timeoutMs = 60_000,
+): Promise<RunResult> {
   const env = {
     ...baseEnv(c),
     OPENAI_API_KEY: "sk-dummy",
@@ -113,7 +136,12 @@ export async function runQwen(c: E2ECase, chat: MockOpenAiChat, prompt: string, 
     QWEN_TELEMETRY_ENABLED: "false",
     ...QWEN_NO_RELAUNCH,
   };
-  const result = await runProcess([QWEN_NODE, QWEN_CLI, "-p", prompt, "--yolo", "-o", "json"], env, c.workspace, timeoutMs);
+  const result = await runProcess(
+    [QWEN_NODE, QWEN_CLI, "-p", prompt, "--yolo", "-o", "json"],
+    env,
+    c.workspace,
+    timeoutMs,
+  );
   const requests = chat.requests(c.scenario);
   if (process.env.VH_E2E_KEEP) fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(requests, null, 2));
   return { ...result, requests, allRequests: chat.all().filter((q) => q.scenario === c.scenario), case: c };

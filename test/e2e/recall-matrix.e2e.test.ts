@@ -95,16 +95,16 @@ const MEASURED_RESPONSE: Record<HostName, Record<DoubleMode, string>> = {
     empty: "json",
     "rpc-error": "-",
     "is-error": "-",
-    "text-only": "[{text:json,type:\"text\"}]",
-    "non-json": "[{text:text,type:\"text\"}]",
+    "text-only": '[{text:json,type:"text"}]',
+    "non-json": '[{text:text,type:"text"}]',
   },
   codex: {
-    structured: "{content:[{text:json,type:\"text\"}],isError:false,structuredContent:{memories:[{\u2026}]}}",
-    empty: "{content:[{text:json,type:\"text\"}],isError:false,structuredContent:{memories:[]}}",
+    structured: '{content:[{text:json,type:"text"}],isError:false,structuredContent:{memories:[{\u2026}]}}',
+    empty: '{content:[{text:json,type:"text"}],isError:false,structuredContent:{memories:[]}}',
     "rpc-error": "-",
     "is-error": "-",
-    "text-only": "{content:[{text:json,type:\"text\"}],isError:false}",
-    "non-json": "{content:[{text:text,type:\"text\"}],isError:false}",
+    "text-only": '{content:[{text:json,type:"text"}],isError:false}',
+    "non-json": '{content:[{text:text,type:"text"}],isError:false}',
   },
   dsh: {
     structured: "json",
@@ -117,8 +117,8 @@ const MEASURED_RESPONSE: Record<HostName, Record<DoubleMode, string>> = {
   gemini: {
     structured: "{llmContent:[{text:text}],returnDisplay:json}",
     empty: "{llmContent:[{text:text}],returnDisplay:json}",
-    "rpc-error": "{error:{message:text,type:\"mcp_tool_error\"},llmContent:text,returnDisplay:text}",
-    "is-error": "{error:{message:text,type:\"mcp_tool_error\"},llmContent:text,returnDisplay:text}",
+    "rpc-error": '{error:{message:text,type:"mcp_tool_error"},llmContent:text,returnDisplay:text}',
+    "is-error": '{error:{message:text,type:"mcp_tool_error"},llmContent:text,returnDisplay:text}',
     "text-only": "{llmContent:[{text:text}],returnDisplay:json}",
     "non-json": "{llmContent:[{text:text}],returnDisplay:text}",
   },
@@ -131,12 +131,12 @@ const MEASURED_RESPONSE: Record<HostName, Record<DoubleMode, string>> = {
     "non-json": "{llmContent:[{text:text}],returnDisplay:text}",
   },
   copilot: {
-    structured: "{resultType:\"success\",textResultForLlm:json}",
-    empty: "{resultType:\"success\",textResultForLlm:json}",
+    structured: '{resultType:"success",textResultForLlm:json}',
+    empty: '{resultType:"success",textResultForLlm:json}',
     "rpc-error": "-",
     "is-error": "-",
-    "text-only": "{resultType:\"success\",textResultForLlm:json}",
-    "non-json": "{resultType:\"success\",textResultForLlm:text}",
+    "text-only": '{resultType:"success",textResultForLlm:json}',
+    "non-json": '{resultType:"success",textResultForLlm:text}',
   },
 };
 
@@ -155,7 +155,8 @@ export function shapeOf(value: unknown, depth = 0): string {
       return "text";
     }
   }
-  if (Array.isArray(value)) return depth > 2 ? "[…]" : `[${[...new Set(value.map((v) => shapeOf(v, depth + 1)))].join("|")}]`;
+  if (Array.isArray(value))
+    return depth > 2 ? "[…]" : `[${[...new Set(value.map((v) => shapeOf(v, depth + 1)))].join("|")}]`;
   if (value !== null && typeof value === "object") {
     if (depth > 2) return "{…}";
     const keys = Object.keys(value).sort();
@@ -168,7 +169,11 @@ export function shapeOf(value: unknown, depth = 0): string {
 // unlocks, and every other mode that unlocks alone. The failing modes and text-only share a
 // session because together they are one server (a text server: tools/list without outputSchema,
 // see fake-velesdb-memory.mjs), as structured and empty are.
-const SESSIONS: readonly (readonly DoubleMode[])[] = [["rpc-error", "is-error", "non-json", "text-only"], ["structured"], ["empty"]];
+const SESSIONS: readonly (readonly DoubleMode[])[] = [
+  ["rpc-error", "is-error", "non-json", "text-only"],
+  ["structured"],
+  ["empty"],
+];
 
 /** The edit a session makes before its recall `k` (and, k = recalls, after the last), as the file then holds it. */
 const editContent = (k: number): string => `edit ${k + 1}`;
@@ -190,11 +195,15 @@ function spiedRecalls(
   return Array.from({ length: n }, (_, i) => {
     const mine = runs.filter((r) => JSON.stringify(input(r.payload) ?? "").includes(recallQuery(i, n)));
     if (mine.length === 0) return { toolResponse: "-" };
-    return { toolResponse: mine.map((r) => shapeOf(field(r.payload))).join(" "), sample: JSON.stringify(field(mine[0]!.payload)) };
+    return {
+      toolResponse: mine.map((r) => shapeOf(field(r.payload))).join(" "),
+      sample: JSON.stringify(field(mine[0]!.payload)),
+    };
   });
 }
 
-const readFile = (file: string): string | undefined => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : undefined);
+const readFile = (file: string): string | undefined =>
+  fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : undefined;
 
 /** Runs `tasks` with at most `limit` at once, results in order. */
 async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -217,7 +226,13 @@ const REFUSAL = "velesdb-hooks refused this edit";
  * recall 0, edit 1, …, the last edit, done; the turn after each edit reads file() when the host
  * asks for it (the edit has run by then), into `files`.
  */
-function sessionScript<R>(modes: readonly DoubleMode[], file: () => string, edit: (k: number) => R, recall: (i: number, n: number) => R[], done: R): { turns: { reply: R | (() => R) }[]; files: (string | undefined)[] } {
+function sessionScript<R>(
+  modes: readonly DoubleMode[],
+  file: () => string,
+  edit: (k: number) => R,
+  recall: (i: number, n: number) => R[],
+  done: R,
+): { turns: { reply: R | (() => R) }[]; files: (string | undefined)[] } {
   const files: (string | undefined)[] = [];
   const read: boolean[] = [];
   const after = (k: number, reply: R) => () => {
@@ -258,17 +273,41 @@ const label = (modes: readonly DoubleMode[]): string => modes.join("_");
 
 async function claudeSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
   let files: (string | undefined)[] = [];
-  const c = anthropic.setup(`mx-claude-${label(modes)}`, hooks ? "hooks" : "none", "claude", (c) => {
-    const script = sessionScript(
-      modes,
-      () => guarded(c),
-      (k) => ({ blocks: [{ type: "tool_use" as const, name: "Write", input: { file_path: guarded(c), content: `${editContent(k)}\n` } }] }),
-      (i, n) => [{ blocks: [{ type: "tool_use" as const, name: "mcp__velesdb-memory__recall_fused", input: { query: recallQuery(i, n) } }] }],
-      text("DONE answer"),
-    );
-    files = script.files;
-    return { claude: script.turns };
-  }, { projectConfig: OPT_IN, mcp: { mode: modeArg(modes) } });
+  const c = anthropic.setup(
+    `mx-claude-${label(modes)}`,
+    hooks ? "hooks" : "none",
+    "claude",
+    (c) => {
+      const script = sessionScript(
+        modes,
+        () => guarded(c),
+        (k) => ({
+          blocks: [
+            {
+              type: "tool_use" as const,
+              name: "Write",
+              input: { file_path: guarded(c), content: `${editContent(k)}\n` },
+            },
+          ],
+        }),
+        (i, n) => [
+          {
+            blocks: [
+              {
+                type: "tool_use" as const,
+                name: "mcp__velesdb-memory__recall_fused",
+                input: { query: recallQuery(i, n) },
+              },
+            ],
+          },
+        ],
+        text("DONE answer"),
+      );
+      files = script.files;
+      return { claude: script.turns };
+    },
+    { projectConfig: OPT_IN, mcp: { mode: modeArg(modes) } },
+  );
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
   const r = await runClaude(c, ["-p", "edit, recall, edit"], { timeoutMs: RUN_TIMEOUT_MS });
   const messages: any[] = r.requests.at(-1)?.body?.messages ?? [];
@@ -281,26 +320,64 @@ async function claudeSession(modes: readonly DoubleMode[], hooks: boolean): Prom
     if (result && result.is_error !== true) return "applied";
     return `other: ${body.slice(0, 160)}`;
   });
-  return sessionOf(r, edits, files, spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb-memory__recall_fused"));
+  return sessionOf(
+    r,
+    edits,
+    files,
+    spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb-memory__recall_fused"),
+  );
 }
 
 async function codexSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
   let files: (string | undefined)[] = [];
-  const c = anthropic.setup(`mx-codex-${label(modes)}`, hooks ? "hooks" : "none", "codex", (c) => {
-    const script = sessionScript(
-      modes,
-      () => guarded(c),
-      (k) => ({ items: [{ type: "custom_tool_call", name: "apply_patch", call_id: `p${k}`, input: `*** Begin Patch\n*** Add File: guarded.txt\n+${editContent(k)}\n*** End Patch\n` }] }),
-      // Codex defers MCP tools: the first recall is found by a tool search, then called.
-      (i, n) => [
-        ...(i === 0 ? [{ items: [{ type: "tool_search_call", call_id: "s1", execution: "client", arguments: { query: "recall" } }] }] : []),
-        { items: [{ type: "function_call", namespace: "mcp__velesdb_memory", name: "recall_fused", arguments: JSON.stringify({ query: recallQuery(i, n) }), call_id: `r${i}` }] },
-      ],
-      codexText("DONE_FINAL"),
-    );
-    files = script.files;
-    return { codex: script.turns };
-  }, { projectConfig: OPT_IN, mcp: { mode: modeArg(modes) } });
+  const c = anthropic.setup(
+    `mx-codex-${label(modes)}`,
+    hooks ? "hooks" : "none",
+    "codex",
+    (c) => {
+      const script = sessionScript(
+        modes,
+        () => guarded(c),
+        (k) => ({
+          items: [
+            {
+              type: "custom_tool_call",
+              name: "apply_patch",
+              call_id: `p${k}`,
+              input: `*** Begin Patch\n*** Add File: guarded.txt\n+${editContent(k)}\n*** End Patch\n`,
+            },
+          ],
+        }),
+        // Codex defers MCP tools: the first recall is found by a tool search, then called.
+        (i, n) => [
+          ...(i === 0
+            ? [
+                {
+                  items: [
+                    { type: "tool_search_call", call_id: "s1", execution: "client", arguments: { query: "recall" } },
+                  ],
+                },
+              ]
+            : []),
+          {
+            items: [
+              {
+                type: "function_call",
+                namespace: "mcp__velesdb_memory",
+                name: "recall_fused",
+                arguments: JSON.stringify({ query: recallQuery(i, n) }),
+                call_id: `r${i}`,
+              },
+            ],
+          },
+        ],
+        codexText("DONE_FINAL"),
+      );
+      files = script.files;
+      return { codex: script.turns };
+    },
+    { projectConfig: OPT_IN, mcp: { mode: modeArg(modes) } },
+  );
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
   const r = await runCodex(c, "edit, recall, edit", { timeoutMs: RUN_TIMEOUT_MS });
   const input: any[] = r.requests.at(-1)?.body?.input ?? [];
@@ -311,7 +388,12 @@ async function codexSession(modes: readonly DoubleMode[], hooks: boolean): Promi
     if (body.includes(REFUSAL)) return "refused";
     return /Success|A guarded\.txt/.test(body) ? "applied" : `other: ${body.slice(0, 160)}`;
   });
-  return sessionOf(r, edits, files, spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb_memory__recall_fused"));
+  return sessionOf(
+    r,
+    edits,
+    files,
+    spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb_memory__recall_fused"),
+  );
 }
 
 async function geminiSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
@@ -326,7 +408,10 @@ async function geminiSession(modes: readonly DoubleMode[], hooks: boolean): Prom
     (i, n) => [geminiCall("mcp_velesdb-memory_recall_fused", { query: recallQuery(i, n) })],
     geminiText("DONE"),
   );
-  const c = createGeminiCase(gemini, name, hooks ? "hooks" : "none", script.turns, { projectConfig: OPT_IN, mcpMode: modeArg(modes) });
+  const c = createGeminiCase(gemini, name, hooks ? "hooks" : "none", script.turns, {
+    projectConfig: OPT_IN,
+    mcpMode: modeArg(modes),
+  });
   file = guarded(c);
   geminiCases.push(c);
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
@@ -340,13 +425,21 @@ async function geminiSession(modes: readonly DoubleMode[], hooks: boolean): Prom
       return `other: ${JSON.stringify(f.response).slice(0, 160)}`;
     });
   const detail = `exit=${r.exitCode} timedOut=${r.timedOut} requests=${r.requests.length} stderr: ${r.stderr.slice(-600)}`;
-  return { edits, files: script.files, recalls: spiedRecalls(spy, modes.length, "after-tool", (p) => p?.tool_name === "mcp_velesdb-memory_recall_fused"), detail };
+  return {
+    edits,
+    files: script.files,
+    recalls: spiedRecalls(spy, modes.length, "after-tool", (p) => p?.tool_name === "mcp_velesdb-memory_recall_fused"),
+    detail,
+  };
 }
 
 /** The chat-completions hosts: what the model saw for each call of `tool` in the last request. */
 function chatEdits(r: RunResult, tool: string, refused: (answer: string) => boolean): EditOutcome[] {
   const messages = messagesOf(r.requests.at(-1)?.body);
-  const ids = messages.flatMap((m) => (Array.isArray(m?.tool_calls) ? m.tool_calls : [])).filter((t: any) => t?.function?.name === tool).map((t: any) => t.id);
+  const ids = messages
+    .flatMap((m) => (Array.isArray(m?.tool_calls) ? m.tool_calls : []))
+    .filter((t: any) => t?.function?.name === tool)
+    .map((t: any) => t.id);
   return ids.map((id: string): EditOutcome => {
     const answer = messageText(messages.find((m) => m?.role === "tool" && m.tool_call_id === id));
     if (refused(answer)) return "refused";
@@ -355,28 +448,62 @@ function chatEdits(r: RunResult, tool: string, refused: (answer: string) => bool
 }
 
 /** The chat-completions hosts' session script: `edit(content)` writes guarded.txt, `recallTool` recalls. */
-function chatScript(modes: readonly DoubleMode[], c: E2ECase, edit: (content: string) => ChatReply, recallTool: string, done: string) {
-  return sessionScript(modes, () => guarded(c), (k) => edit(`${editContent(k)}\n`), (i, n) => [chatTool(recallTool, { query: recallQuery(i, n) })], chatText(done));
+function chatScript(
+  modes: readonly DoubleMode[],
+  c: E2ECase,
+  edit: (content: string) => ChatReply,
+  recallTool: string,
+  done: string,
+) {
+  return sessionScript(
+    modes,
+    () => guarded(c),
+    (k) => edit(`${editContent(k)}\n`),
+    (i, n) => [chatTool(recallTool, { query: recallQuery(i, n) })],
+    chatText(done),
+  );
 }
 
 async function qwenSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
   let files: (string | undefined)[] = [];
-  const c = qwen.setup(`mx-qwen-${label(modes)}`, hooks ? "hooks" : "none", (c) => {
-    const script = chatScript(modes, c, (content) => chatTool("write_file", { file_path: guarded(c), content }), "mcp__velesdb-memory__recall_fused", "DONE");
-    files = script.files;
-    return script.turns;
-  }, { projectConfig: OPT_IN, mcpMode: modeArg(modes) });
+  const c = qwen.setup(
+    `mx-qwen-${label(modes)}`,
+    hooks ? "hooks" : "none",
+    (c) => {
+      const script = chatScript(
+        modes,
+        c,
+        (content) => chatTool("write_file", { file_path: guarded(c), content }),
+        "mcp__velesdb-memory__recall_fused",
+        "DONE",
+      );
+      files = script.files;
+      return script.turns;
+    },
+    { projectConfig: OPT_IN, mcpMode: modeArg(modes) },
+  );
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
   const r = await runQwen(c, qwen.chat, "edit, recall, edit", RUN_TIMEOUT_MS);
   const edits = chatEdits(r, "write_file", (a) => a.includes(REFUSAL));
-  return sessionOf(r, edits, files, spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb-memory__recall_fused"));
+  return sessionOf(
+    r,
+    edits,
+    files,
+    spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.tool_name === "mcp__velesdb-memory__recall_fused"),
+  );
 }
 
 async function copilotSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
   let files: (string | undefined)[] = [];
   const c = copilot.setup(`mx-${label(modes)}`, hooks ? "hooks" : "none", {
     turns: (c) => {
-      const script = chatScript(modes, c, (content) => chatTool("create", { path: guarded(c), file_text: content }), "velesdb-memory-recall_fused", "DONE answer");
+      const script = chatScript(
+        modes,
+        c,
+        (content) => chatTool("create", { path: guarded(c), file_text: content }),
+        "velesdb-memory-recall_fused",
+        "DONE answer",
+      );
       files = script.files;
       return script.turns;
     },
@@ -385,12 +512,22 @@ async function copilotSession(modes: readonly DoubleMode[], hooks: boolean): Pro
   const spy = hooks ? spyOnInstalledHooks(c.home) : undefined;
   const r = await copilot.run(c, "edit, recall, edit", undefined, undefined, {}, RUN_TIMEOUT_MS);
   const edits = chatEdits(r, "create", (a) => a.includes(REFUSAL));
-  const recalls = spiedRecalls(spy, modes.length, "post-tool-use", (p) => p?.toolName === "velesdb-memory-recall_fused", (p) => p?.toolResult, (p) => p?.toolArgs);
+  const recalls = spiedRecalls(
+    spy,
+    modes.length,
+    "post-tool-use",
+    (p) => p?.toolName === "velesdb-memory-recall_fused",
+    (p) => p?.toolResult,
+    (p) => p?.toolArgs,
+  );
   return sessionOf(r, edits, files, recalls);
 }
 
 async function dshSession(modes: readonly DoubleMode[], hooks: boolean): Promise<Session> {
-  const c: DshCase = createDshCase(`mx-${label(modes)}`, { mode: hooks ? "ours" : "absent", projectConfig: { ...DSH_PROJECT, enforce_learning_loop: true } });
+  const c: DshCase = createDshCase(`mx-${label(modes)}`, {
+    mode: hooks ? "ours" : "absent",
+    projectConfig: { ...DSH_PROJECT, enforce_learning_loop: true },
+  });
   const agent = c.newAgent();
   await c.bridge.sessionStart(agent);
   agent.startTurn();
@@ -418,8 +555,19 @@ async function dshSession(modes: readonly DoubleMode[], hooks: boolean): Promise
     const spawned = c.bash.spawns.length;
     const args = { query: recallQuery(i, modes.length) };
     await c.bridge.toolCall(agent, "mcp__velesdb-memory__recall_fused", args, () => doubleToolResult(mode, args));
-    const posts = c.bash.spawns.slice(spawned).flatMap((s) => (s.stdin !== undefined && JSON.parse(s.stdin).hook_event_name === "PostToolUse" ? [JSON.parse(s.stdin)] : []));
-    recalls.push(posts.length === 0 ? { toolResponse: "-" } : { toolResponse: posts.map((p) => shapeOf(p.tool_response)).join(" "), sample: JSON.stringify(posts[0].tool_response) });
+    const posts = c.bash.spawns
+      .slice(spawned)
+      .flatMap((s) =>
+        s.stdin !== undefined && JSON.parse(s.stdin).hook_event_name === "PostToolUse" ? [JSON.parse(s.stdin)] : [],
+      );
+    recalls.push(
+      posts.length === 0
+        ? { toolResponse: "-" }
+        : {
+            toolResponse: posts.map((p) => shapeOf(p.tool_response)).join(" "),
+            sample: JSON.stringify(posts[0].tool_response),
+          },
+    );
   }
   await edit(modes.length);
   return { edits, files, recalls, detail: `${c.bash.spawns.length} hook process(es)` };
@@ -447,14 +595,20 @@ const HOSTS: Record<HostName, (modes: readonly DoubleMode[], hooks: boolean) => 
 function problemsOf(session: Session, modes: readonly DoubleMode[], i: number): string[] {
   const p: string[] = [];
   const expectedEdits = modes.length + 1;
-  if (session.edits.length !== expectedEdits) p.push(`${session.edits.length} edit result(s) in the last request, expected ${expectedEdits}: ${JSON.stringify(session.edits)}`);
+  if (session.edits.length !== expectedEdits)
+    p.push(
+      `${session.edits.length} edit result(s) in the last request, expected ${expectedEdits}: ${JSON.stringify(session.edits)}`,
+    );
   if (session.edits[i] !== "refused") p.push(`the edit before the recall was ${session.edits[i]}, expected refused`);
-  if (session.files[i] !== undefined) p.push(`guarded.txt held ${JSON.stringify(session.files[i])} before the recall, expected no file`);
+  if (session.files[i] !== undefined)
+    p.push(`guarded.txt held ${JSON.stringify(session.files[i])} before the recall, expected no file`);
   const unlocks = UNLOCKS[modes[i]!];
   const expected = unlocks ? "applied" : "refused";
-  if (session.edits[i + 1] !== expected) p.push(`the edit after the recall was ${session.edits[i + 1]}, expected ${expected}`);
+  if (session.edits[i + 1] !== expected)
+    p.push(`the edit after the recall was ${session.edits[i + 1]}, expected ${expected}`);
   const file = unlocks ? editContent(i + 1) : undefined;
-  if (session.files[i + 1] !== file) p.push(`guarded.txt held ${JSON.stringify(session.files[i + 1])} after the edit, expected ${JSON.stringify(file)}`);
+  if (session.files[i + 1] !== file)
+    p.push(`guarded.txt held ${JSON.stringify(session.files[i + 1])} after the edit, expected ${JSON.stringify(file)}`);
   return p;
 }
 
@@ -463,7 +617,12 @@ async function guardedSession(host: HostName, modes: readonly DoubleMode[], hook
   try {
     return await HOSTS[host](modes, hooks);
   } catch (error) {
-    return { edits: [`other: the run threw: ${String(error).slice(0, 300)}`], files: [], recalls: modes.map(() => ({ toolResponse: "-" })), detail: String((error as Error)?.stack ?? error) };
+    return {
+      edits: [`other: the run threw: ${String(error).slice(0, 300)}`],
+      files: [],
+      recalls: modes.map(() => ({ toolResponse: "-" })),
+      detail: String((error as Error)?.stack ?? error),
+    };
   }
 }
 
@@ -475,18 +634,33 @@ let matrix: Promise<Record<HostName, Row>> | undefined;
 function runMatrix(): Promise<Record<HostName, Row>> {
   matrix ??= (async () => {
     const hosts = Object.keys(HOSTS) as HostName[];
-    const jobs = hosts.flatMap((host) => [...SESSIONS.map((modes) => ({ host, modes, hooks: true })), { host, modes: CONTROL, hooks: false }]);
+    const jobs = hosts.flatMap((host) => [
+      ...SESSIONS.map((modes) => ({ host, modes, hooks: true })),
+      { host, modes: CONTROL, hooks: false },
+    ]);
     // dsh runs in this process, on the bridge's own listeners, with a bounded wait for its hook
     // processes: its runs go first, one at a time, before the host processes load the machine.
     const inProcess = jobs.filter((j) => j.host === "dsh");
     const spawned = jobs.filter((j) => j.host !== "dsh");
-    const dshRuns = await pool(inProcess.map((j) => () => guardedSession(j.host, j.modes, j.hooks)), 1);
-    const hostRuns = await pool(spawned.map((j) => () => guardedSession(j.host, j.modes, j.hooks)), CONCURRENCY);
-    const byJob = new Map([...inProcess.map((j, i) => [j, dshRuns[i]!] as const), ...spawned.map((j, i) => [j, hostRuns[i]!] as const)]);
+    const dshRuns = await pool(
+      inProcess.map((j) => () => guardedSession(j.host, j.modes, j.hooks)),
+      1,
+    );
+    const hostRuns = await pool(
+      spawned.map((j) => () => guardedSession(j.host, j.modes, j.hooks)),
+      CONCURRENCY,
+    );
+    const byJob = new Map([
+      ...inProcess.map((j, i) => [j, dshRuns[i]!] as const),
+      ...spawned.map((j, i) => [j, hostRuns[i]!] as const),
+    ]);
     const rows = {} as Record<HostName, Row>;
     for (const host of hosts) {
       const mine = jobs.filter((j) => j.host === host);
-      rows[host] = { sessions: mine.filter((j) => j.hooks).map((j) => byJob.get(j)!), control: byJob.get(mine.find((j) => !j.hooks)!)! };
+      rows[host] = {
+        sessions: mine.filter((j) => j.hooks).map((j) => byJob.get(j)!),
+        control: byJob.get(mine.find((j) => !j.hooks)!)!,
+      };
     }
     return rows;
   })();
@@ -494,34 +668,64 @@ function runMatrix(): Promise<Record<HostName, Row>> {
 }
 
 /** Where each mode's recall is: its session (index into SESSIONS) and its place in it. */
-const PLACE = Object.fromEntries(SESSIONS.flatMap((modes, s) => modes.map((mode, i) => [mode, { s, i }] as const))) as Record<DoubleMode, { s: number; i: number }>;
+const PLACE = Object.fromEntries(
+  SESSIONS.flatMap((modes, s) => modes.map((mode, i) => [mode, { s, i }] as const)),
+) as Record<DoubleMode, { s: number; i: number }>;
 
 describe("recall matrix", () => {
   test("the sessions answer every mode of the double once, each chain failing until its last recall", () => {
     expect([...SESSIONS.flat()].sort()).toEqual([...DOUBLE_MODES].sort());
-    for (const modes of SESSIONS) expect(modes.map((m) => UNLOCKS[m])).toEqual(modes.map((_, i) => i === modes.length - 1));
+    for (const modes of SESSIONS)
+      expect(modes.map((m) => UNLOCKS[m])).toEqual(modes.map((_, i) => i === modes.length - 1));
   });
 
   test("the double answers a session's Nth recall as its Nth mode alone does, and nothing else differently", async () => {
-    const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "matrix", version: "0" } } };
-    const call = (id: number, name: string, args: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "matrix", version: "0" } },
+    };
+    const call = (id: number, name: string, args: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
     for (const modes of SESSIONS) {
-      const requests = [init, ...modes.flatMap((_, i) => [call(2 * i + 1, "recall_fused", { query: recallQuery(i, modes.length) }), call(2 * i + 2, "load_working_context", { project: "p", session: "s" })])];
-      const proc = Bun.spawn(["node", FAKE_MCP, "--mode", modeArg(modes)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      const requests = [
+        init,
+        ...modes.flatMap((_, i) => [
+          call(2 * i + 1, "recall_fused", { query: recallQuery(i, modes.length) }),
+          call(2 * i + 2, "load_working_context", { project: "p", session: "s" }),
+        ]),
+      ];
+      const proc = Bun.spawn(["node", FAKE_MCP, "--mode", modeArg(modes)], {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       proc.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(""));
       proc.stdin.end();
       const lines = (await new Response(proc.stdout).text()).split("\n").filter((l) => l !== "");
       const server = modes.find((m) => m === "text-only" || m === "non-json") ?? modes[0]!;
       const session = { protocolVersion: "2025-06-18" };
       const alone = (mode: DoubleMode, r: any) => answerLine(mode, r, session)!.trimEnd();
-      expect(lines).toEqual([alone(server, init), ...modes.flatMap((mode, i) => [alone(mode, requests[2 * i + 1]), alone(server, requests[2 * i + 2])])]);
+      expect(lines).toEqual([
+        alone(server, init),
+        ...modes.flatMap((mode, i) => [alone(mode, requests[2 * i + 1]), alone(server, requests[2 * i + 2])]),
+      ]);
     }
   });
 
   for (const host of Object.keys(HOSTS) as HostName[]) {
     test(`${host}: refused → recall → the same edit, for every answer of the double; hooks off refuses nothing`, async () => {
       const { sessions, control } = (await runMatrix())[host];
-      const cell = (mode: DoubleMode) => ({ session: sessions[PLACE[mode].s]!, modes: SESSIONS[PLACE[mode].s]!, i: PLACE[mode].i });
+      const cell = (mode: DoubleMode) => ({
+        session: sessions[PLACE[mode].s]!,
+        modes: SESSIONS[PLACE[mode].s]!,
+        i: PLACE[mode].i,
+      });
       const shown = (mode: DoubleMode) => {
         const { session, i } = cell(mode);
         const recall = session.recalls[i]!;
@@ -537,7 +741,9 @@ describe("recall matrix", () => {
       expect(problemsOf(control, CONTROL, 0).length).toBeGreaterThan(0);
       expect(control.edits[0]).toBe("applied");
       const measured = DOUBLE_MODES.map((mode) => `${mode}: ${MEASURED_RESPONSE[host][mode]}`);
-      expect(DOUBLE_MODES.map((mode) => `${mode}: ${cell(mode).session.recalls[cell(mode).i]!.toolResponse}`)).toEqual(measured);
+      expect(DOUBLE_MODES.map((mode) => `${mode}: ${cell(mode).session.recalls[cell(mode).i]!.toolResponse}`)).toEqual(
+        measured,
+      );
     }, 900_000);
   }
 });

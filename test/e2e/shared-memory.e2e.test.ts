@@ -13,10 +13,21 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { assertOffline, check, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
-import { createCase, E2E_PROJECT, HOOKS_BIN, registerHooks, removeCase, runClaude, runCodex, runInstaller, writeCodexConfig, type E2ECase, type RunResult } from "./harness.ts";
+import {
+  createCase,
+  E2E_PROJECT,
+  HOOKS_BIN,
+  registerHooks,
+  removeCase,
+  runClaude,
+  runCodex,
+  runInstaller,
+  writeCodexConfig,
+  type E2ECase,
+  type RunResult,
+} from "./harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, type Work } from "./obedient-model.ts";
-
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
@@ -52,8 +63,13 @@ function rendezvous(parties: number) {
   return <Q extends { body: any }, R>(name: string, model: (req: Q) => R) =>
     async (req: Q): Promise<R> => {
       const body = req.body ?? {};
-      const answered = [...(Array.isArray(body.messages) ? body.messages : []), ...(Array.isArray(body.input) ? body.input : [])].some(
-        (m: any) => m?.type === "function_call_output" || (Array.isArray(m?.content) && m.content.some((b: any) => b?.type === "tool_result")),
+      const answered = [
+        ...(Array.isArray(body.messages) ? body.messages : []),
+        ...(Array.isArray(body.input) ? body.input : []),
+      ].some(
+        (m: any) =>
+          m?.type === "function_call_output" ||
+          (Array.isArray(m?.content) && m.content.some((b: any) => b?.type === "tool_result")),
       );
       if (answered && !arrived.has(name)) {
         arrived.add(name);
@@ -75,22 +91,32 @@ interface PairRun {
 
 /** The server entry install --mcp writes for Claude (~/.claude.json user scope). */
 const claudeEntry = (c: E2ECase): { command?: string; args?: string[] } | undefined =>
-  (JSON.parse(fs.readFileSync(path.join(c.home, ".claude.json"), "utf8")) as { mcpServers?: Record<string, { command?: string; args?: string[] }> }).mcpServers?.["velesdb-memory"];
+  (
+    JSON.parse(fs.readFileSync(path.join(c.home, ".claude.json"), "utf8")) as {
+      mcpServers?: Record<string, { command?: string; args?: string[] }>;
+    }
+  ).mcpServers?.["velesdb-memory"];
 
 function wire(c: E2ECase, wiring: Wiring): void {
   const server = realBinary();
   registerHooks(c, "codex"); // hooks + the trust state; --mcp appends its table after it
   if (wiring === "front") {
-    for (const client of ["claude", "codex"]) runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    for (const client of ["claude", "codex"])
+      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
     const entry = claudeEntry(c);
     // The shared front's design (branch mcp): every client starts `velesdb-hooks mcp --server <abs velesdb-memory>`.
     if (entry?.args?.[0] !== "mcp" || !entry.args.includes(server)) {
-      throw new Error(`install --mcp wired ${JSON.stringify(entry)}, not \`velesdb-hooks mcp --server ${server}\`: the shared front (branch mcp) is not in this build`);
+      throw new Error(
+        `install --mcp wired ${JSON.stringify(entry)}, not \`velesdb-hooks mcp --server ${server}\`: the shared front (branch mcp) is not in this build`,
+      );
     }
     return;
   }
   registerHooks(c, "claude");
-  fs.writeFileSync(path.join(c.home, ".claude.json"), `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(c.home, ".claude.json"),
+    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
+  );
   c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
   writeCodexConfig(c);
 }
@@ -105,15 +131,44 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
   const claudeCase = { ...c, scenario: `${c.scenario}-claude` };
   const nextCase = { ...c, scenario: `${c.scenario}-next` };
   const meet = rendezvous(2);
-  llm.script(claudeCase.scenario, { claude: [{ reply: meet("claude", claudeModel({ edit: { file: "notes-claude.txt", content: "claude notes\n" }, work: workOf("claude", markers.claude) }, c.workspace)) }] });
-  llm.script(c.scenario, { codex: [{ reply: meet("codex", codexModel({ edit: { file: "notes-codex.txt", content: "codex notes\n" }, work: workOf("codex", markers.codex) })) }] });
+  llm.script(claudeCase.scenario, {
+    claude: [
+      {
+        reply: meet(
+          "claude",
+          claudeModel(
+            { edit: { file: "notes-claude.txt", content: "claude notes\n" }, work: workOf("claude", markers.claude) },
+            c.workspace,
+          ),
+        ),
+      },
+    ],
+  });
+  llm.script(c.scenario, {
+    codex: [
+      {
+        reply: meet(
+          "codex",
+          codexModel({
+            edit: { file: "notes-codex.txt", content: "codex notes\n" },
+            work: workOf("codex", markers.codex),
+          }),
+        ),
+      },
+    ],
+  });
   llm.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
   // The broker the front starts outlives its sessions by an idle grace (VELESDB_HOOKS_MCP_IDLE_MS, branch mcp): short here, so none outlives the case.
   const env = { VELESDB_HOOKS_MCP_IDLE_MS: "2000" };
-  const [claude, codex] = await Promise.all([runClaude(claudeCase, ["-p", "write notes-claude.txt"], { env }), runCodex(c, "write notes-codex.txt", { env })]);
+  const [claude, codex] = await Promise.all([
+    runClaude(claudeCase, ["-p", "write notes-claude.txt"], { env }),
+    runCodex(c, "write notes-codex.txt", { env }),
+  ]);
   const next = await runClaude(nextCase, ["-p", "continue"], { env });
   // VH_E2E_KEEP=1: each session's model requests beside the case (harness.ts keeps only the last run's).
-  if (process.env.VH_E2E_KEEP) for (const [name, r] of Object.entries({ claude, codex, next })) fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
+  if (process.env.VH_E2E_KEEP)
+    for (const [name, r] of Object.entries({ claude, codex, next }))
+      fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
   for (const r of [claude, codex, next]) assertOffline(r, llm.escaped());
   return { wiring, markers, claude, codex, next, workspace: c.workspace };
 }
@@ -121,11 +176,16 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
 /** Both sessions recalled (a real recall answer, not an error), both edits applied, both saves answered with an id. */
 const bothWorked = (p: PairRun): string[] => {
   const problems: string[] = [];
-  for (const [host, r] of [["claude", p.claude], ["codex", p.codex]] as const) {
+  for (const [host, r] of [
+    ["claude", p.claude],
+    ["codex", p.codex],
+  ] as const) {
     problems.push(...exitedCleanly.problems(r).map((x) => `${host}: ${x}`));
     const answers = toolAnswerTexts(r.requests);
-    if (!answers.some((a) => a.includes('"memories":['))) problems.push(`${host}: no successful recall answer (${answers.map((a) => a.slice(0, 160)).join(" | ")})`);
-    if (!fs.existsSync(path.join(p.workspace, `notes-${host}.txt`))) problems.push(`${host}: notes-${host}.txt was not written (the edit stayed refused)`);
+    if (!answers.some((a) => a.includes('"memories":[')))
+      problems.push(`${host}: no successful recall answer (${answers.map((a) => a.slice(0, 160)).join(" | ")})`);
+    if (!fs.existsSync(path.join(p.workspace, `notes-${host}.txt`)))
+      problems.push(`${host}: notes-${host}.txt was not written (the edit stayed refused)`);
     if (!answers.some((a) => /"id_str":"\d+"/.test(a))) problems.push(`${host}: no save answered with an id`);
   }
   return problems;
@@ -140,11 +200,14 @@ const bothWorked = (p: PairRun): string[] => {
 const nextGetsBoth: (p: PairRun) => Check = (p) =>
   check("the next session's load carries what each session saved", (r) => {
     const answers = toolAnswerTexts(r.requests).join("\n");
-    return [p.markers.claude, p.markers.codex].filter((m) => !answers.includes(m)).map((m) => `the next session's answers lack ${m}`);
+    return [p.markers.claude, p.markers.codex]
+      .filter((m) => !answers.includes(m))
+      .map((m) => `the next session's answers lack ${m}`);
   });
 
 describeWithReal("proof 3: two sessions at once on one store, through the shared front", () => {
-  const name = "Claude and Codex at once in an opted-in repository: both recall, both edit, both save; the next session gets both; wired directly (each host its own velesdb-memory), one of them cannot";
+  const name =
+    "Claude and Codex at once in an opted-in repository: both recall, both edit, both save; the next session gets both; wired directly (each host its own velesdb-memory), one of them cannot";
   test(name, async () => {
     // One pair after the other: each velesdb-memory holds ~465 MB (docs/real-server.md).
     const front = await runPair("front");

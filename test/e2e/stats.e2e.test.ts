@@ -17,7 +17,14 @@ import { text } from "./mock-llm.ts";
 import { realisticCompiler } from "../support/compress-fixtures.ts";
 
 const suite = e2eSuite();
-const REAL_COMPILER = path.join(process.env.HOME ?? "/root", ".cache", "velesdb-hooks-ci", "velesdb-memory-0.17.0-http", "bin", "velesdb-memory");
+const REAL_COMPILER = path.join(
+  process.env.HOME ?? "/root",
+  ".cache",
+  "velesdb-hooks-ci",
+  "velesdb-memory-0.17.0-http",
+  "bin",
+  "velesdb-memory",
+);
 const compiler = (): string => (fs.existsSync(REAL_COMPILER) ? REAL_COMPILER : realisticCompiler());
 
 // A build log as a shell loop prints it: progress lines repeated, one error line among them.
@@ -28,46 +35,97 @@ const BUILD_LOG =
 
 /** stats(c, args) → `velesdb-hooks stats …` run as the user of that case runs it. */
 function stats(c: E2ECase, args: string[]): { exitCode: number | null; stdout: string; stderr: string } {
-  const run = Bun.spawnSync([HOOKS_BIN, "stats", ...args], { env: { PATH: "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp }, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync([HOOKS_BIN, "stats", ...args], {
+    env: { PATH: "/usr/bin:/bin", HOME: c.home, TMPDIR: c.tmp },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { exitCode: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
 }
 
-const counted = check("stats --json counts the session's refusal, recall, edit, checkpoint and compressed output", (r: RunResult) => {
-  const run = stats(r.case, ["--json"]);
-  if (run.exitCode !== 0) return [`stats --json exited ${run.exitCode}: ${run.stderr}`];
-  let summary: any;
-  try {
-    summary = JSON.parse(run.stdout);
-  } catch {
-    return [`stats --json printed no JSON: ${run.stdout.slice(0, 200)}`];
-  }
-  const t = summary.totals;
-  const want: Record<string, number> = { sessionsWithContext: 1, editsRefused: 1, recallsSuccessful: 1, recallsFailed: 0, editsAllowed: 1, checkpointsAsked: 1, checkpointsDelivered: 1, outputsReplaced: 1, errors: 0 };
-  const problems = Object.entries(want).filter(([k, v]) => t?.[k] !== v).map(([k, v]) => `${k} is ${t?.[k]}, expected ${v}`);
-  if (!(t?.tokensSaved > 1000)) problems.push(`tokensSaved is ${t?.tokensSaved}`);
-  if (!(t?.bytesBefore > 20_000 && t?.bytesAfter < t?.bytesBefore / 4)) problems.push(`bytes ${t?.bytesBefore} → ${t?.bytesAfter}`);
-  const loop = summary.loop;
-  if (loop?.refusedSessions !== 1 || loop?.recalledAndEdited !== 1) problems.push(`loop ${JSON.stringify(loop)}`);
-  if (!summary.groups?.some((g: any) => g.host === "claude" && g.project === E2E_PROJECT.project && g.editsRefused === 1)) problems.push("no claude/e2e-proj row with the refusal");
-  return problems;
-});
+const counted = check(
+  "stats --json counts the session's refusal, recall, edit, checkpoint and compressed output",
+  (r: RunResult) => {
+    const run = stats(r.case, ["--json"]);
+    if (run.exitCode !== 0) return [`stats --json exited ${run.exitCode}: ${run.stderr}`];
+    let summary: any;
+    try {
+      summary = JSON.parse(run.stdout);
+    } catch {
+      return [`stats --json printed no JSON: ${run.stdout.slice(0, 200)}`];
+    }
+    const t = summary.totals;
+    const want: Record<string, number> = {
+      sessionsWithContext: 1,
+      editsRefused: 1,
+      recallsSuccessful: 1,
+      recallsFailed: 0,
+      editsAllowed: 1,
+      checkpointsAsked: 1,
+      checkpointsDelivered: 1,
+      outputsReplaced: 1,
+      errors: 0,
+    };
+    const problems = Object.entries(want)
+      .filter(([k, v]) => t?.[k] !== v)
+      .map(([k, v]) => `${k} is ${t?.[k]}, expected ${v}`);
+    if (!(t?.tokensSaved > 1000)) problems.push(`tokensSaved is ${t?.tokensSaved}`);
+    if (!(t?.bytesBefore > 20_000 && t?.bytesAfter < t?.bytesBefore / 4))
+      problems.push(`bytes ${t?.bytesBefore} → ${t?.bytesAfter}`);
+    const loop = summary.loop;
+    if (loop?.refusedSessions !== 1 || loop?.recalledAndEdited !== 1) problems.push(`loop ${JSON.stringify(loop)}`);
+    if (
+      !summary.groups?.some(
+        (g: any) => g.host === "claude" && g.project === E2E_PROJECT.project && g.editsRefused === 1,
+      )
+    )
+      problems.push("no claude/e2e-proj row with the refusal");
+    return problems;
+  },
+);
 
 test("claude: after refused edit → recall → edit → compressed Bash → Stop checkpoint, stats shows each event", async () => {
   const run = (mode: Mode) => {
-    const c = suite.setup("stats-claude-session", mode, "claude", (c) => {
-      const write = { reply: { blocks: [{ type: "tool_use" as const, name: "Write", input: { file_path: path.join(c.workspace, "guarded.txt"), content: "x\n" } }] } };
-      return {
-        claude: [
-          write,
-          { reply: { blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } },
-          write,
-          { reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: BUILD_LOG, description: "build" } }] } },
-          { reply: text("DONE answer") },
-          { reply: text("AFTER CHECKPOINT") },
-          { reply: text("EXTRA") },
-        ],
-      };
-    }, { projectConfig: { ...E2E_PROJECT, enforce_learning_loop: true }, mcp: {} });
+    const c = suite.setup(
+      "stats-claude-session",
+      mode,
+      "claude",
+      (c) => {
+        const write = {
+          reply: {
+            blocks: [
+              {
+                type: "tool_use" as const,
+                name: "Write",
+                input: { file_path: path.join(c.workspace, "guarded.txt"), content: "x\n" },
+              },
+            ],
+          },
+        };
+        return {
+          claude: [
+            write,
+            {
+              reply: {
+                blocks: [
+                  { type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } },
+                ],
+              },
+            },
+            write,
+            {
+              reply: {
+                blocks: [{ type: "tool_use", name: "Bash", input: { command: BUILD_LOG, description: "build" } }],
+              },
+            },
+            { reply: text("DONE answer") },
+            { reply: text("AFTER CHECKPOINT") },
+            { reply: text("EXTRA") },
+          ],
+        };
+      },
+      { projectConfig: { ...E2E_PROJECT, enforce_learning_loop: true }, mcp: {} },
+    );
     return runClaude(c, ["-p", "write, recall, write, build, stop"], { env: { VELESDB_MEMORY_BIN: compiler() } });
   };
   const on = await withAndWithoutIn(suite)(run, counted);
@@ -88,5 +146,7 @@ test("claude: after refused edit → recall → edit → compressed Bash → Sto
     expect(screen.stdout).toMatch(line);
   }
   expect(screen.stdout).not.toContain("\u001b[");
-  expect(stats(on.case, ["--project", "another-project"]).stdout).toMatch(/^no stats records for project "another-project" in the last 7 days \(.+\)\n$/);
+  expect(stats(on.case, ["--project", "another-project"]).stdout).toMatch(
+    /^no stats records for project "another-project" in the last 7 days \(.+\)\n$/,
+  );
 }, 180_000);

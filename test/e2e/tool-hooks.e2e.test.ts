@@ -39,10 +39,12 @@ function claudeToolResults(r: RunResult): { isError: boolean; text: string }[] {
     ((q.body?.messages ?? []) as any[])
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b) => b?.type === "tool_result")
-      .map((b) => ({ isError: b.is_error === true, text: typeof b.content === "string" ? b.content : JSON.stringify(b.content) })),
+      .map((b) => ({
+        isError: b.is_error === true,
+        text: typeof b.content === "string" ? b.content : JSON.stringify(b.content),
+      })),
   );
 }
-
 
 const ARCHIVE_PATH = /saved at \\?"(.+?)\\?" and can be read/;
 
@@ -62,7 +64,8 @@ function originalOf(archive: string): { stdout: string; stderr: string } {
   const text = fs.readFileSync(archive, "utf8");
   try {
     const parsed = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
-    if (typeof parsed.stdout === "string") return { stdout: parsed.stdout, stderr: typeof parsed.stderr === "string" ? parsed.stderr : "" };
+    if (typeof parsed.stdout === "string")
+      return { stdout: parsed.stdout, stderr: typeof parsed.stderr === "string" ? parsed.stderr : "" };
   } catch {
     // The host's own file: the output as text.
   }
@@ -71,7 +74,15 @@ function originalOf(archive: string): { stdout: string; stderr: string } {
 
 describe("claude", () => {
   const writeTurn = (c: E2ECase) => ({
-    reply: { blocks: [{ type: "tool_use" as const, name: "Write", input: { file_path: path.join(c.workspace, "guarded.txt"), content: "x\n" } }] },
+    reply: {
+      blocks: [
+        {
+          type: "tool_use" as const,
+          name: "Write",
+          input: { file_path: path.join(c.workspace, "guarded.txt"), content: "x\n" },
+        },
+      ],
+    },
   });
 
   test("edit guard: a Write before any recall is refused and the reason names recall_fused", async () => {
@@ -83,7 +94,9 @@ describe("claude", () => {
       return p;
     });
     const run = (mode: Mode) => {
-      const c = setup("claude-guard", mode, "claude", (c) => ({ claude: [writeTurn(c), { reply: text("DONE answer") }] }));
+      const c = setup("claude-guard", mode, "claude", (c) => ({
+        claude: [writeTurn(c), { reply: text("DONE answer") }],
+      }));
       return runClaude(c, ["-p", "write a file"]);
     };
     await withAndWithout(run, refused);
@@ -92,7 +105,11 @@ describe("claude", () => {
   test("recall evidence: after a successful recall_fused the same Write goes through", async () => {
     const c = setup("claude-recall-then-write", "hooks", "claude", (c) => ({
       claude: [
-        { reply: { blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } },
+        {
+          reply: {
+            blocks: [{ type: "tool_use", name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }],
+          },
+        },
         writeTurn(c),
         { reply: text("DONE answer") },
       ],
@@ -104,11 +121,23 @@ describe("claude", () => {
     assertOffline(r, suite.mock.escaped());
   });
 
-  const recallTurn = { reply: { blocks: [{ type: "tool_use" as const, name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } }] } };
+  const recallTurn = {
+    reply: {
+      blocks: [
+        { type: "tool_use" as const, name: "mcp__velesdb-memory__recall_fused", input: { query: "guarded.txt" } },
+      ],
+    },
+  };
 
   test("a failed recall (the MCP tool answers isError) leaves the Write refused; a working one unlocks it", async () => {
     const run = (failing: boolean) => {
-      const c = setup(`claude-failed-recall-${failing}`, "hooks", "claude", (c) => ({ claude: [recallTurn, writeTurn(c), { reply: text("DONE answer") }] }), { mode: failing ? "is-error" : "structured" });
+      const c = setup(
+        `claude-failed-recall-${failing}`,
+        "hooks",
+        "claude",
+        (c) => ({ claude: [recallTurn, writeTurn(c), { reply: text("DONE answer") }] }),
+        { mode: failing ? "is-error" : "structured" },
+      );
       return runClaude(c, ["-p", "recall, then write a file"]);
     };
     const written = check("the Write after the recall went through", (r) =>
@@ -126,17 +155,27 @@ describe("claude", () => {
     const checkpoint = check("one Stop checkpoint naming the workspace repository reached the model", (r) => {
       const p: string[] = [];
       const stops = r.requests.filter((q) => q.lastText.includes("Stop hook additional context:"));
-      const naming = stops.filter((q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(r.case.workspace));
-      if (naming.length !== 1) p.push(`${naming.length} checkpoint continuation(s) name ${r.case.workspace}, expected 1`);
+      const naming = stops.filter(
+        (q) => q.lastText.includes("Learning checkpoint") && q.lastText.includes(r.case.workspace),
+      );
+      if (naming.length !== 1)
+        p.push(`${naming.length} checkpoint continuation(s) name ${r.case.workspace}, expected 1`);
       if (r.exitCode !== 0) p.push(`exit code ${r.exitCode}`);
       if (!r.stdout.includes("AFTER CHECKPOINT")) p.push("the run did not end with the continuation's answer");
       return p;
     });
     const run = (mode: Mode) => {
       const c = setup("claude-stop-checkpoint", mode, "claude", (c) => ({
-        claude: mode === "hooks"
-          ? [recallTurn, writeTurn(c), { reply: text("DONE answer") }, { reply: text("AFTER CHECKPOINT") }, { reply: text("EXTRA") }]
-          : [writeTurn(c), { reply: text("DONE answer") }, { reply: text("AFTER CHECKPOINT") }],
+        claude:
+          mode === "hooks"
+            ? [
+                recallTurn,
+                writeTurn(c),
+                { reply: text("DONE answer") },
+                { reply: text("AFTER CHECKPOINT") },
+                { reply: text("EXTRA") },
+              ]
+            : [writeTurn(c), { reply: text("DONE answer") }, { reply: text("AFTER CHECKPOINT") }],
       }));
       return runClaude(c, ["-p", "recall, write, stop"]);
     };
@@ -151,23 +190,28 @@ describe("claude", () => {
   // inside its budget. The lines a reader needs are parsed, with the runner's own structure, from
   // the complete original the footer's archive holds, and must be lines of what the model read.
   const compressed = (parse: (stdout: string, stderr: string) => string[], archiveIs: RegExp) =>
-    check("the Bash result reached the model compiled: every failure and the summary verbatim, the archive named and complete", (r) => {
-      const t = toolResultText(r);
-      if (t === undefined) return ["no tool_result reached the model"];
-      if (!t.includes("E2E-COMPILED")) return ["the tool_result is not a compiled view"];
-      const p: string[] = [];
-      const archive = ARCHIVE_PATH.exec(t)?.[1];
-      if (!archive || !fs.existsSync(archive)) return [`the footer names no existing archive (${archive})`];
-      if (!archiveIs.test(archive)) p.push(`the archive ${archive} is not ${archiveIs}`);
-      const original = originalOf(archive);
-      const needed = parse(original.stdout, original.stderr);
-      if (needed.length === 0) p.push("the original holds no line the runner marks (not a failing run?)");
-      const lines = new Set(t.split("\n"));
-      for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
-      if (t.length > original.stdout.length / 3) p.push(`the model read ${t.length} of ${original.stdout.length} characters: not compiled down`);
-      if (/persistedOutputPath|Output too large/.test(t)) p.push("the host's preview or persisted keys reached the model");
-      return p;
-    });
+    check(
+      "the Bash result reached the model compiled: every failure and the summary verbatim, the archive named and complete",
+      (r) => {
+        const t = toolResultText(r);
+        if (t === undefined) return ["no tool_result reached the model"];
+        if (!t.includes("E2E-COMPILED")) return ["the tool_result is not a compiled view"];
+        const p: string[] = [];
+        const archive = ARCHIVE_PATH.exec(t)?.[1];
+        if (!archive || !fs.existsSync(archive)) return [`the footer names no existing archive (${archive})`];
+        if (!archiveIs.test(archive)) p.push(`the archive ${archive} is not ${archiveIs}`);
+        const original = originalOf(archive);
+        const needed = parse(original.stdout, original.stderr);
+        if (needed.length === 0) p.push("the original holds no line the runner marks (not a failing run?)");
+        const lines = new Set(t.split("\n"));
+        for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
+        if (t.length > original.stdout.length / 3)
+          p.push(`the model read ${t.length} of ${original.stdout.length} characters: not compiled down`);
+        if (/persistedOutputPath|Output too large/.test(t))
+          p.push("the host's preview or persisted keys reached the model");
+        return p;
+      },
+    );
   for (const [label, runner, archiveIs] of [
     ["node --test with 2 failures (≈23 KB, inline)", "node --test: 2 failures among 300", /velesdb-output\./],
     ["pytest -v with 2 failures (≈50 KB, persisted by the host)", "pytest", /tool-results\//],
@@ -178,11 +222,25 @@ describe("claude", () => {
         const c = setup(`claude-compress-${runner.split(" ")[0]}`, mode, "claude", (c) => {
           const real = realCommand(runner, c.workspace, { exitZero: true });
           parse = real.mustKeep;
-          return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
+          return {
+            claude: [
+              {
+                reply: {
+                  blocks: [
+                    { type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } },
+                  ],
+                },
+              },
+              { reply: text("DONE answer") },
+            ],
+          };
         });
         return runClaude(c, ["-p", "run the tests"], { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
       };
-      await withAndWithout(run, compressed((out, err) => parse(out, err), archiveIs));
+      await withAndWithout(
+        run,
+        compressed((out, err) => parse(out, err), archiveIs),
+      );
     });
   }
 
@@ -192,7 +250,18 @@ describe("claude", () => {
       const c = setup(`claude-no-compiler-${path.basename(compiler)}`, "hooks", "claude", (c) => {
         const real = realCommand("node --test: 2 failures among 300", c.workspace, { exitZero: true });
         parse = real.mustKeep;
-        return { claude: [{ reply: { blocks: [{ type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } }] } }, { reply: text("DONE answer") }] };
+        return {
+          claude: [
+            {
+              reply: {
+                blocks: [
+                  { type: "tool_use", name: "Bash", input: { command: real.command, description: "run the tests" } },
+                ],
+              },
+            },
+            { reply: text("DONE answer") },
+          ],
+        };
       });
       return runClaude(c, ["-p", "run the tests"], { env: { VELESDB_MEMORY_BIN: compiler } });
     };
@@ -200,7 +269,8 @@ describe("claude", () => {
       const t = toolResultText(r) ?? "";
       const p: string[] = [];
       if (ARCHIVE_PATH.test(t) || t.includes("E2E-COMPILED")) p.push("a compiled view or footer reached the model");
-      if (t.split("\n").filter((l) => /^ok \d+ - slug /.test(l)).length !== 300) p.push("the 300 passing tests are not all there");
+      if (t.split("\n").filter((l) => /^ok \d+ - slug /.test(l)).length !== 300)
+        p.push("the 300 passing tests are not all there");
       if (parse(t, "").length !== 3) p.push("the failures and the tally are not all there");
       return p;
     });
@@ -215,17 +285,27 @@ describe("claude", () => {
 describe("codex", () => {
   const patchTurn = {
     reply: {
-      items: [{ type: "custom_tool_call", name: "apply_patch", call_id: "c2", input: "*** Begin Patch\n*** Add File: guarded.txt\n+x\n*** End Patch\n" }],
+      items: [
+        {
+          type: "custom_tool_call",
+          name: "apply_patch",
+          call_id: "c2",
+          input: "*** Begin Patch\n*** Add File: guarded.txt\n+x\n*** End Patch\n",
+        },
+      ],
     },
   };
 
   test("edit guard: an apply_patch before any recall is refused and the reason names recall_fused", async () => {
     const refused = check("the patch was refused with a reason naming the recall", (r) => {
-      const outputs = r.requests.flatMap((q) => ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "custom_tool_call_output" && i.call_id === "c2"));
+      const outputs = r.requests.flatMap((q) =>
+        ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "custom_tool_call_output" && i.call_id === "c2"),
+      );
       const p: string[] = [];
       if (fs.existsSync(path.join(r.case.workspace, "guarded.txt"))) p.push("the file was written");
       if (outputs.length === 0) p.push("no custom_tool_call_output for the patch");
-      else if (!JSON.stringify(outputs.at(-1).output).includes("recall_fused")) p.push("the patch output does not name recall_fused");
+      else if (!JSON.stringify(outputs.at(-1).output).includes("recall_fused"))
+        p.push("the patch output does not name recall_fused");
       return p;
     });
     const run = (mode: Mode) => {
@@ -237,27 +317,48 @@ describe("codex", () => {
 
   test("post-tool-use: a real pytest run with 2 failures reaches the model as the compiled view alone, every failure kept (the block reason replaces it)", async () => {
     let parse: (stdout: string, stderr: string) => string[] = () => [];
-    const compiledOnly = check("the shell call's output is the compiled view with the archive path: every failure and the summary verbatim, the passes folded", (r) => {
-      const outputs = r.requests.flatMap((q) => ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "function_call_output" && i.call_id === "c5"));
-      if (outputs.length === 0) return ["no function_call_output for the shell call"];
-      const out = String(outputs.at(-1).output);
-      if (!out.includes("E2E-COMPILED")) return ["the output is not a compiled view"];
-      const archive = /saved at "([^"]+)"/.exec(out)?.[1];
-      if (!archive || !fs.existsSync(archive)) return ["no archive path"];
-      const original = originalOf(archive);
-      const p: string[] = [];
-      const needed = parse(original.stdout, original.stderr);
-      if (needed.length === 0) p.push("the original holds no line pytest marks");
-      const lines = new Set(out.split("\n"));
-      for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
-      if (out.split("PASSED").length > 20) p.push("the raw output reached the model too");
-      return p;
-    });
+    const compiledOnly = check(
+      "the shell call's output is the compiled view with the archive path: every failure and the summary verbatim, the passes folded",
+      (r) => {
+        const outputs = r.requests.flatMap((q) =>
+          ((q.body?.input ?? []) as any[]).filter((i) => i?.type === "function_call_output" && i.call_id === "c5"),
+        );
+        if (outputs.length === 0) return ["no function_call_output for the shell call"];
+        const out = String(outputs.at(-1).output);
+        if (!out.includes("E2E-COMPILED")) return ["the output is not a compiled view"];
+        const archive = /saved at "([^"]+)"/.exec(out)?.[1];
+        if (!archive || !fs.existsSync(archive)) return ["no archive path"];
+        const original = originalOf(archive);
+        const p: string[] = [];
+        const needed = parse(original.stdout, original.stderr);
+        if (needed.length === 0) p.push("the original holds no line pytest marks");
+        const lines = new Set(out.split("\n"));
+        for (const line of needed) if (!lines.has(line)) p.push(`lost: ${line}`);
+        if (out.split("PASSED").length > 20) p.push("the raw output reached the model too");
+        return p;
+      },
+    );
     const run = (mode: Mode) => {
       const c = setup("codex-compress", mode, "codex", (c) => {
         const real = realCommand("pytest", c.workspace);
         parse = real.mustKeep;
-        return { codex: [{ reply: { items: [{ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: real.command }), call_id: "c5" }] } }, { reply: codexText("DONE_FINAL") }] };
+        return {
+          codex: [
+            {
+              reply: {
+                items: [
+                  {
+                    type: "function_call",
+                    name: "exec_command",
+                    arguments: JSON.stringify({ cmd: real.command }),
+                    call_id: "c5",
+                  },
+                ],
+              },
+            },
+            { reply: codexText("DONE_FINAL") },
+          ],
+        };
       });
       return runCodex(c, "run the tests", { env: { VELESDB_MEMORY_BIN: FAKE_MCP } });
     };
@@ -267,8 +368,24 @@ describe("codex", () => {
   test("recall evidence: after a successful recall_fused the same patch goes through", async () => {
     const c = setup("codex-recall-then-patch", "hooks", "codex", () => ({
       codex: [
-        { reply: { items: [{ type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } }] } },
-        { reply: { items: [{ type: "function_call", namespace: "mcp__velesdb_memory", name: "recall_fused", arguments: JSON.stringify({ query: "guarded.txt" }), call_id: "c4" }] } },
+        {
+          reply: {
+            items: [{ type: "tool_search_call", call_id: "c3", execution: "client", arguments: { query: "recall" } }],
+          },
+        },
+        {
+          reply: {
+            items: [
+              {
+                type: "function_call",
+                namespace: "mcp__velesdb_memory",
+                name: "recall_fused",
+                arguments: JSON.stringify({ query: "guarded.txt" }),
+                call_id: "c4",
+              },
+            ],
+          },
+        },
         patchTurn,
         { reply: codexText("DONE_FINAL") },
       ],

@@ -41,7 +41,9 @@ export function realisticClaudeJson(targetBytes: number, seed = 30): string {
     const pasted = random() < 0.25;
     const content = pasted ? Array.from({ length: 5 + int(40) }, pastedLine).join("\n") : "";
     return {
-      display: pasted ? `${sentence(4 + int(20))} [Pasted text #1 +${content.split("\n").length} lines]` : sentence(3 + int(40)),
+      display: pasted
+        ? `${sentence(4 + int(20))} [Pasted text #1 +${content.split("\n").length} lines]`
+        : sentence(3 + int(40)),
       pastedContents: pasted ? { "1": { id: 1, type: "text", content } } : {},
     };
   };
@@ -66,7 +68,16 @@ export function realisticClaudeJson(targetBytes: number, seed = 30): string {
     lastTotalCacheCreationInputTokens: int(500_000),
     lastTotalCacheReadInputTokens: int(9_000_000),
     lastTotalWebSearchRequests: 0,
-    lastModelUsage: { "claude-sonnet-4-5-20250929": { inputTokens: int(90_000), outputTokens: int(40_000), cacheReadInputTokens: int(4_000_000), cacheCreationInputTokens: int(300_000), webSearchRequests: 0, costUSD: Math.round(random() * 900) / 100 } },
+    lastModelUsage: {
+      "claude-sonnet-4-5-20250929": {
+        inputTokens: int(90_000),
+        outputTokens: int(40_000),
+        cacheReadInputTokens: int(4_000_000),
+        cacheCreationInputTokens: int(300_000),
+        webSearchRequests: 0,
+        costUSD: Math.round(random() * 900) / 100,
+      },
+    },
     lastSessionId: uuid(),
     exampleFiles: [`${ident()}.ts`, `${ident()}.ts`, `${ident()}.md`],
     exampleFilesGeneratedAt: 1_760_000_000_000 + int(1e10),
@@ -80,9 +91,30 @@ export function realisticClaudeJson(targetBytes: number, seed = 30): string {
     firstStartTime: "2025-03-01T09:12:44.118Z",
     hasCompletedOnboarding: true,
     lastOnboardingVersion: "2.1.328",
-    oauthAccount: { accountUuid: uuid(), emailAddress: "dev@example.invalid", organizationUuid: uuid(), organizationRole: "admin", workspaceRole: null, organizationName: "dev's Organization" },
-    tipsHistory: Object.fromEntries(["new-user-warmup", "shift-enter", "memory-command", "theme-command", "prompt-queue", "git-worktrees", "todo-list", "custom-commands"].map((tip) => [tip, int(3000)])),
-    cachedChangelog: Array.from({ length: 300 }, (_, i) => `## 2.${Math.floor(i / 100)}.${i % 100}\n\n- ${sentence(10)}\n- ${sentence(14)}`).join("\n\n"),
+    oauthAccount: {
+      accountUuid: uuid(),
+      emailAddress: "dev@example.invalid",
+      organizationUuid: uuid(),
+      organizationRole: "admin",
+      workspaceRole: null,
+      organizationName: "dev's Organization",
+    },
+    tipsHistory: Object.fromEntries(
+      [
+        "new-user-warmup",
+        "shift-enter",
+        "memory-command",
+        "theme-command",
+        "prompt-queue",
+        "git-worktrees",
+        "todo-list",
+        "custom-commands",
+      ].map((tip) => [tip, int(3000)]),
+    ),
+    cachedChangelog: Array.from(
+      { length: 300 },
+      (_, i) => `## 2.${Math.floor(i / 100)}.${i % 100}\n\n- ${sentence(10)}\n- ${sentence(14)}`,
+    ).join("\n\n"),
     projects: {} as Record<string, ReturnType<typeof project>>,
     mcpServers: {},
   };

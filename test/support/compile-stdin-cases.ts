@@ -19,7 +19,11 @@ const QUERY = ["--budget", "2000", "--query", "Bash output"];
 export const NOTHING_FITS = "--budget 1 on the Bash output (nothing fits)";
 
 export const COMPILE_CASES: readonly CompileCase[] = [
-  { name: "the probe: a one-line corpus at --budget 4096", args: ["--budget", String(PROBE_BUDGET)], stdin: PROBE_CORPUS },
+  {
+    name: "the probe: a one-line corpus at --budget 4096",
+    args: ["--budget", String(PROBE_BUDGET)],
+    stdin: PROBE_CORPUS,
+  },
   { name: 'a 40 KB Bash output at --budget 2000 --query "Bash output"', args: QUERY, stdin: BASH_OUTPUT },
   { name: "empty stdin", args: QUERY, stdin: "" },
   { name: "whitespace only", args: QUERY, stdin: " \n\t \n" },
@@ -43,4 +47,5 @@ export interface CompileOutcome {
 }
 
 /** The token count of a nothing-fits refusal, masked: it is the compiler's own estimate. */
-export const tokensMasked = (stderr: string): string => stderr.replace(/fits none of the \d+ input tokens/, "fits none of the N input tokens");
+export const tokensMasked = (stderr: string): string =>
+  stderr.replace(/fits none of the \d+ input tokens/, "fits none of the N input tokens");

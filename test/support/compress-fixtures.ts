@@ -21,7 +21,10 @@ function fresh(outfile: string, sources: readonly string[]): boolean {
 }
 
 function sourcesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => path.join(dir, f));
 }
 
 /** realisticCompiler() → dist/compress-test/realistic-compiler, rebuilt when its source changed. */
@@ -52,7 +55,7 @@ export function hookCommand(): HookCommand {
 /** bashPayload(stdout, {…}) → a Claude PostToolUse payload for Bash (shape of the recorded one). */
 export function bashPayload(
   stdout: string,
-  options: { cwd: string; sessionId?: string; response?: Record<string, unknown>; toolName?: string } ,
+  options: { cwd: string; sessionId?: string; response?: Record<string, unknown>; toolName?: string },
 ): Record<string, unknown> {
   return {
     session_id: options.sessionId ?? "0d6f7a52-compress-test",
@@ -88,7 +91,8 @@ export function realisticLog(bytes: number): string {
     const crate = crates[i % crates.length]!;
     let line = `   Compiling ${crate} (registry) ... done`;
     if (i % 20_000 === 7) line = `warning: unused import in ${crate}/src/lib.rs:${i}`;
-    if (i % 50_000 === 11) line = `error[E0308]: mismatched types at src/main.rs:${i}, see https://doc.rust-lang.org/error_codes/E0308.html`;
+    if (i % 50_000 === 11)
+      line = `error[E0308]: mismatched types at src/main.rs:${i}, see https://doc.rust-lang.org/error_codes/E0308.html`;
     if (i % 45_000 === 13) line = `note: build artifact 9f2c1ab${(i % 997).toString(16)} cached`;
     parts.push(line);
     size += line.length + 1;

@@ -11,5 +11,7 @@ const outcome = await runWithWatchdog(command ?? "", args, new Uint8Array(Number
   maxStdoutBytes: 1 << 20,
 });
 const { stdout, ...rest } = outcome;
-process.stdout.write(`${JSON.stringify({ ...rest, stdoutBytes: stdout.length, elapsedMs: performance.now() - started })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ...rest, stdoutBytes: stdout.length, elapsedMs: performance.now() - started })}\n`,
+);
 process.exit(0);

@@ -36,7 +36,17 @@ export const COLUMNS: ReadonlyArray<readonly [Column, string]> = [
  * Every row also checks that nothing outside the state directory changed and that the session
  * can still end.
  */
-export type Expect = "guidance" | "instructions" | "stop-generic" | "stop-unavailable" | "stop-checkpoint" | "refuse-if-opted-in" | "refuse-to-queue" | "pass" | "as-usual" | "usage";
+export type Expect =
+  | "guidance"
+  | "instructions"
+  | "stop-generic"
+  | "stop-unavailable"
+  | "stop-checkpoint"
+  | "refuse-if-opted-in"
+  | "refuse-to-queue"
+  | "pass"
+  | "as-usual"
+  | "usage";
 
 export interface Cell {
   readonly expect: Expect;
@@ -70,7 +80,10 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
       lifecycle: { expect: "guidance", text: "treated as `{}`: guidance with defaults (cwd = the process cwd)" },
       precompact: { expect: "instructions", text: "instructions with defaults" },
       stop: { expect: "stop-generic", text: "treated as `{}` (session `unknown-session`): the save reminder once" },
-      guard: { expect: "pass", text: "no tool name, so not a covered tool: pass (Windsurf's pre_write_code is itself the edit: its workspace's policy decides)" },
+      guard: {
+        expect: "pass",
+        text: "no tool name, so not a covered tool: pass (Windsurf's pre_write_code is itself the edit: its workspace's policy decides)",
+      },
       posttooluse: { expect: "pass", text: "pass `{}`" },
     },
   },
@@ -102,31 +115,61 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
     id: "compiler-missing",
     situation: "compiler missing (`VELESDB_MEMORY_BIN` names nothing)",
     source: "docs/contract.md §10",
-    cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched" } },
+    cells: {
+      lifecycle: UNAFFECTED,
+      precompact: UNAFFECTED,
+      stop: UNAFFECTED,
+      guard: UNAFFECTED,
+      posttooluse: { expect: "pass", text: "pass, original untouched" },
+    },
   },
   {
     id: "compiler-hangs",
     situation: "compiler hangs (a velesdb-memory without compile-stdin)",
     source: "docs/contract.md §10",
-    cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass after the probe's deadline, its process group killed" } },
+    cells: {
+      lifecycle: UNAFFECTED,
+      precompact: UNAFFECTED,
+      stop: UNAFFECTED,
+      guard: UNAFFECTED,
+      posttooluse: { expect: "pass", text: "pass after the probe's deadline, its process group killed" },
+    },
   },
   {
     id: "compiler-killed",
     situation: "compiler killed by a signal in the middle of its answer",
     source: "docs/failure-modes.md",
-    cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched, nothing archived" } },
+    cells: {
+      lifecycle: UNAFFECTED,
+      precompact: UNAFFECTED,
+      stop: UNAFFECTED,
+      guard: UNAFFECTED,
+      posttooluse: { expect: "pass", text: "pass, original untouched, nothing archived" },
+    },
   },
   {
     id: "compiler-floods",
     situation: "compiler prints 50 MB",
     source: "docs/failure-modes.md",
-    cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "stopped at the 16 MB cap: pass, original untouched" } },
+    cells: {
+      lifecycle: UNAFFECTED,
+      precompact: UNAFFECTED,
+      stop: UNAFFECTED,
+      guard: UNAFFECTED,
+      posttooluse: { expect: "pass", text: "stopped at the 16 MB cap: pass, original untouched" },
+    },
   },
   {
     id: "compiler-bad-answer",
     situation: "compiler answers bad JSON or a risk that is not low/medium/high",
     source: "docs/contract.md §10",
-    cells: { lifecycle: UNAFFECTED, precompact: UNAFFECTED, stop: UNAFFECTED, guard: UNAFFECTED, posttooluse: { expect: "pass", text: "pass, original untouched (fail closed on the risk)" } },
+    cells: {
+      lifecycle: UNAFFECTED,
+      precompact: UNAFFECTED,
+      stop: UNAFFECTED,
+      guard: UNAFFECTED,
+      posttooluse: { expect: "pass", text: "pass, original untouched (fail closed on the risk)" },
+    },
   },
   {
     id: "state-disk-full",
@@ -136,7 +179,10 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions (the trigger marker is not kept)" },
       stop: { expect: "stop-unavailable", text: STOP_UNAVAILABLE },
-      guard: { expect: "refuse-to-queue", text: "refuse in opted-in repositories, even after a recall: the edit cannot be queued for the checkpoint (Windsurf keeps no queue: a recall made earlier still unlocks); pass elsewhere" },
+      guard: {
+        expect: "refuse-to-queue",
+        text: "refuse in opted-in repositories, even after a recall: the edit cannot be queued for the checkpoint (Windsurf keeps no queue: a recall made earlier still unlocks); pass elsewhere",
+      },
       posttooluse: { expect: "pass", text: "pass: no archive can be written, so nothing is replaced" },
     },
   },
@@ -148,7 +194,10 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
       lifecycle: { expect: "guidance", text: "guidance" },
       precompact: { expect: "instructions", text: "instructions" },
       stop: { expect: "stop-unavailable", text: STOP_UNAVAILABLE },
-      guard: { expect: "refuse-to-queue", text: "as on a full filesystem: refuse in opted-in repositories (Windsurf: an earlier recall still unlocks), pass elsewhere" },
+      guard: {
+        expect: "refuse-to-queue",
+        text: "as on a full filesystem: refuse in opted-in repositories (Windsurf: an earlier recall still unlocks), pass elsewhere",
+      },
       posttooluse: { expect: "pass", text: "pass (compression off; recall not recorded)" },
     },
   },
@@ -159,7 +208,10 @@ export const FAILURE_TABLE: readonly FailureRow[] = [
     cells: {
       lifecycle: UNAFFECTED,
       precompact: UNAFFECTED,
-      stop: { expect: "stop-checkpoint", text: "the vanished record counts as consumed: the checkpoint names the records still there, never a malformed-state notice" },
+      stop: {
+        expect: "stop-checkpoint",
+        text: "the vanished record counts as consumed: the checkpoint names the records still there, never a malformed-state notice",
+      },
       guard: UNAFFECTED,
       posttooluse: { expect: "pass", text: "pass; the recall is bound from the records still there" },
     },
@@ -186,7 +238,10 @@ export function renderFailureTable(): string {
   const escapePipes = (text: string) => text.replace(/\|/g, "\\|");
   const header = `| Situation | ${COLUMNS.map(([, title]) => title).join(" | ")} |`;
   const rule = `|${" --- |".repeat(COLUMNS.length + 1)}`;
-  const rows = FAILURE_TABLE.map((row) => `| ${escapePipes(row.situation)} | ${COLUMNS.map(([col]) => escapePipes(row.cells[col]?.text ?? "—")).join(" | ")} |`);
+  const rows = FAILURE_TABLE.map(
+    (row) =>
+      `| ${escapePipes(row.situation)} | ${COLUMNS.map(([col]) => escapePipes(row.cells[col]?.text ?? "—")).join(" | ")} |`,
+  );
   return [
     "<!-- Generated from test/support/failure-table.ts by `bun scripts/failure-table.ts`; test/faults.test.ts injects each row and fails when this block differs. -->",
     "",

@@ -63,8 +63,17 @@ const DIALECT_OF: Readonly<Record<string, HostName>> = { kilo: "opencode" };
 export const ENTRIES: readonly Entry[] = Object.entries(HOSTS as Record<string, HostModule>).flatMap(([host, module]) =>
   Object.entries(module.events).map(([event, { wireName }]) => {
     const hookClass = CLASS_OF_WIRE_NAME[wireName];
-    if (hookClass === undefined) throw new Error(`fuzz-entries: no hook class for ${host} ${event} (${wireName}); add it above`);
-    return { host: host as HostName, dialect: (DIALECT_OF[host] ?? host) as HostName, event, wireName, id: `${host}/${event}`, hookClass, payloadNamesEvent: module.payloadNamesEvent };
+    if (hookClass === undefined)
+      throw new Error(`fuzz-entries: no hook class for ${host} ${event} (${wireName}); add it above`);
+    return {
+      host: host as HostName,
+      dialect: (DIALECT_OF[host] ?? host) as HostName,
+      event,
+      wireName,
+      id: `${host}/${event}`,
+      hookClass,
+      payloadNamesEvent: module.payloadNamesEvent,
+    };
   }),
 );
 
@@ -99,18 +108,36 @@ export interface RawAnswer {
  * host's shape (or the host's plain-text form), stderr at most one `velesdb-hooks:` line, no
  * stack trace, no "internal error" (a rule that threw).
  */
-export function judgeAnswer(entry: Entry, raw: RawAnswer): { ok: true; answer: Judged } | { ok: false; problems: string[] } {
+export function judgeAnswer(
+  entry: Entry,
+  raw: RawAnswer,
+): { ok: true; answer: Judged } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const windsurfDeny = entry.dialect === "windsurf" && entry.wireName === "pre_write_code" && raw.exitCode === 2;
   const allowedExit = entry.dialect === "windsurf" && entry.wireName === "pre_write_code" ? [0, 2] : [0];
-  if (!allowedExit.includes(raw.exitCode)) problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
+  if (!allowedExit.includes(raw.exitCode))
+    problems.push(`exit code ${raw.exitCode} is not in {${allowedExit.join(",")}}`);
   problems.push(...stderrProblems(raw.stderr, windsurfDeny));
   if (problems.length > 0) return { ok: false, problems };
-  const judged = entry.dialect === "windsurf" ? judgeWindsurf(entry, raw, windsurfDeny) : entry.dialect === "copilot" ? judgeCopilot(entry, raw.stdout) : entry.dialect === "opencode" || entry.dialect === "pi" ? judgeOpencode(entry, raw.stdout) : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === "" ? { kind: "pass" as const } : judgeJsonHost(entry, raw.stdout);
+  const judged =
+    entry.dialect === "windsurf"
+      ? judgeWindsurf(entry, raw, windsurfDeny)
+      : entry.dialect === "copilot"
+        ? judgeCopilot(entry, raw.stdout)
+        : entry.dialect === "opencode" || entry.dialect === "pi"
+          ? judgeOpencode(entry, raw.stdout)
+          : (entry.dialect === "droid" || entry.dialect === "codebuddy") && raw.stdout === ""
+            ? { kind: "pass" as const }
+            : judgeJsonHost(entry, raw.stdout);
   return typeof judged === "string" ? { ok: false, problems: [judged] } : { ok: true, answer: judged };
 }
 
-const STACK_TRACE = [/^\s+at \S.*(:\d+:\d+\)?|\(native\)|\[native code\])$/m, /^\s*\d+ \| /m, /^(Uncaught |error: |panic|Bun v\d|oh no: Bun)/m, /Segmentation fault|core dumped/];
+const STACK_TRACE = [
+  /^\s+at \S.*(:\d+:\d+\)?|\(native\)|\[native code\])$/m,
+  /^\s*\d+ \| /m,
+  /^(Uncaught |error: |panic|Bun v\d|oh no: Bun)/m,
+  /Segmentation fault|core dumped/,
+];
 
 export function stackTraceIn(text: string): string | undefined {
   return STACK_TRACE.find((pattern) => pattern.test(text))?.source;
@@ -124,7 +151,8 @@ function stderrProblems(stderr: string, windsurfDeny: boolean): string[] {
     return trace ? [`stack trace on stderr (${trace})`] : [];
   }
   if (stderr === "") return [];
-  if (!/^velesdb-hooks: [^\n]*\n$/.test(stderr)) return [`stderr is not one "velesdb-hooks:" line: ${JSON.stringify(stderr.slice(0, 300))}`];
+  if (!/^velesdb-hooks: [^\n]*\n$/.test(stderr))
+    return [`stderr is not one "velesdb-hooks:" line: ${JSON.stringify(stderr.slice(0, 300))}`];
   if (stderr.startsWith("velesdb-hooks: internal error")) return [`a rule threw: ${stderr.slice(0, 300).trim()}`];
   return [];
 }
@@ -132,8 +160,10 @@ function stderrProblems(stderr: string, windsurfDeny: boolean): string[] {
 function judgeWindsurf(entry: Entry, raw: RawAnswer, deny: boolean): Judged | string {
   if (deny) return raw.stdout === "" ? { kind: "deny", text: raw.stderr } : "windsurf refusal printed on stdout";
   if (raw.stdout === "") return { kind: "pass" };
-  if (entry.wireName !== "pre_user_prompt") return `windsurf ${entry.wireName} printed on stdout: ${JSON.stringify(raw.stdout.slice(0, 200))}`;
-  if (!raw.stdout.endsWith("\n") || !raw.stdout.includes("load_working_context(")) return "windsurf reminder is not the load guidance";
+  if (entry.wireName !== "pre_user_prompt")
+    return `windsurf ${entry.wireName} printed on stdout: ${JSON.stringify(raw.stdout.slice(0, 200))}`;
+  if (!raw.stdout.endsWith("\n") || !raw.stdout.includes("load_working_context("))
+    return "windsurf reminder is not the load guidance";
   return { kind: "context", text: raw.stdout };
 }
 
@@ -143,12 +173,29 @@ function judgeCopilot(entry: Entry, stdout: string): Judged | string {
   if (typeof value === "string") return value;
   const keys = Object.keys(value).sort().join(",");
   if (keys === "") return { kind: "pass" };
-  if (entry.wireName === "sessionStart" && keys === "additionalContext" && nonEmpty(value.additionalContext)) return { kind: "context", text: value.additionalContext as string };
-  if (entry.wireName === "agentStop" && keys === "decision,reason" && value.decision === "block" && nonEmpty(value.reason)) return { kind: "continue", text: value.reason as string };
-  if (entry.wireName === "preToolUse" && keys === "permissionDecision,permissionDecisionReason" && value.permissionDecision === "deny" && nonEmpty(value.permissionDecisionReason)) {
+  if (entry.wireName === "sessionStart" && keys === "additionalContext" && nonEmpty(value.additionalContext))
+    return { kind: "context", text: value.additionalContext as string };
+  if (
+    entry.wireName === "agentStop" &&
+    keys === "decision,reason" &&
+    value.decision === "block" &&
+    nonEmpty(value.reason)
+  )
+    return { kind: "continue", text: value.reason as string };
+  if (
+    entry.wireName === "preToolUse" &&
+    keys === "permissionDecision,permissionDecisionReason" &&
+    value.permissionDecision === "deny" &&
+    nonEmpty(value.permissionDecisionReason)
+  ) {
     return { kind: "deny", text: value.permissionDecisionReason as string };
   }
-  if (entry.wireName === "postToolUse" && keys === "modifiedResult" && isObject(value.modifiedResult) && nonEmpty(value.modifiedResult.textResultForLlm)) {
+  if (
+    entry.wireName === "postToolUse" &&
+    keys === "modifiedResult" &&
+    isObject(value.modifiedResult) &&
+    nonEmpty(value.modifiedResult.textResultForLlm)
+  ) {
     return { kind: "replace", replacement: value.modifiedResult };
   }
   return `copilot ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
@@ -160,17 +207,29 @@ function judgeOpencode(entry: Entry, stdout: string): Judged | string {
   if (typeof value === "string") return value;
   const keys = Object.keys(value).sort().join(",");
   if (keys === "") return { kind: "pass" };
-  const field = { lifecycle: "system", precompact: "context", stop: "prompt", guard: "deny", posttooluse: "output" }[entry.hookClass];
-  if (keys !== field || !nonEmpty(value[field])) return `opencode ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
+  const field = { lifecycle: "system", precompact: "context", stop: "prompt", guard: "deny", posttooluse: "output" }[
+    entry.hookClass
+  ];
+  if (keys !== field || !nonEmpty(value[field]))
+    return `opencode ${entry.wireName} answer has the wrong shape: ${stdout.slice(0, 200)}`;
   const text = value[field] as string;
-  const kind = ({ lifecycle: "context", precompact: "instructions", stop: "continue", guard: "deny", posttooluse: "replace" } as const)[entry.hookClass];
+  const kind = (
+    {
+      lifecycle: "context",
+      precompact: "instructions",
+      stop: "continue",
+      guard: "deny",
+      posttooluse: "replace",
+    } as const
+  )[entry.hookClass];
   return kind === "replace" ? { kind, replacement: { output: text } } : { kind, text };
 }
 
 /** oneCompactObject(stdout) → the one compact JSON object on one line, or what is wrong with it. */
 function oneCompactObject(stdout: string): Record<string, unknown> | string {
   if (stdout === "") return "no answer on stdout";
-  if (!stdout.endsWith("\n") || stdout.indexOf("\n") !== stdout.length - 1) return `stdout is not exactly one line: ${JSON.stringify(stdout.slice(0, 200))}`;
+  if (!stdout.endsWith("\n") || stdout.indexOf("\n") !== stdout.length - 1)
+    return `stdout is not exactly one line: ${JSON.stringify(stdout.slice(0, 200))}`;
   let value: unknown;
   try {
     value = JSON.parse(stdout);
@@ -186,7 +245,8 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   if (entry.wireName === "PreCompact" && entry.dialect !== "qwen") {
     // Claude appends PreCompact stdout to the summariser prompt: text or nothing, never JSON.
     if (stdout === "") return { kind: "pass" };
-    if (!stdout.endsWith("\n") || !stdout.includes("save_working_context(")) return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
+    if (!stdout.endsWith("\n") || !stdout.includes("save_working_context("))
+      return `PreCompact stdout is not the instructions: ${JSON.stringify(stdout.slice(0, 200))}`;
     if (stdout.trimStart().startsWith("{")) return "PreCompact stdout is JSON (the summariser would read it literally)";
     return { kind: "instructions", text: stdout };
   }
@@ -198,52 +258,77 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
   // Claude shows systemMessage to the user only: with nothing else, the answer is a pass.
   if (entry.dialect === "claude" && keys.join(",") === "systemMessage") {
     const message = value.systemMessage;
-    return typeof message === "string" && message.trim() !== "" && !message.includes("\n") ? { kind: "pass", userMessage: message } : "systemMessage is not one non-empty line";
+    return typeof message === "string" && message.trim() !== "" && !message.includes("\n")
+      ? { kind: "pass", userMessage: message }
+      : "systemMessage is not one non-empty line";
   }
   // CodeBuddy's documented Stop form: {continue:false, reason}.
   if (entry.wireName === "Stop" && entry.dialect === "codebuddy") {
-    if (keys.sort().join(",") !== "continue,reason" || value.continue !== false || !nonEmpty(value.reason)) return `codebuddy Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
+    if (keys.sort().join(",") !== "continue,reason" || value.continue !== false || !nonEmpty(value.reason))
+      return `codebuddy Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };
   }
   const codexDialect = entry.dialect === "codex" || entry.dialect === "dsh";
   if (entry.wireName === "Stop" && (codexDialect || entry.dialect === "qwen" || entry.dialect === "droid")) {
     // Codex rejects hookSpecificOutput on Stop: only {decision:"block", reason}.
-    if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason)) return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
+    if (keys.sort().join(",") !== "decision,reason" || value.decision !== "block" || !nonEmpty(value.reason))
+      return `codex Stop answer has the wrong shape: ${stdout.slice(0, 200)}`;
     return { kind: "continue", text: value.reason as string };
   }
-  if (keys.join(",") !== "hookSpecificOutput" || !isObject(value.hookSpecificOutput)) return `unexpected answer keys ${keys.join(",")}`;
+  if (keys.join(",") !== "hookSpecificOutput" || !isObject(value.hookSpecificOutput))
+    return `unexpected answer keys ${keys.join(",")}`;
   const specific = value.hookSpecificOutput;
-  if (specific.hookEventName !== entry.wireName) return `hookEventName ${JSON.stringify(specific.hookEventName)} is not ${entry.wireName}`;
-  const fields = Object.keys(specific).filter((k) => k !== "hookEventName").sort().join(",");
+  if (specific.hookEventName !== entry.wireName)
+    return `hookEventName ${JSON.stringify(specific.hookEventName)} is not ${entry.wireName}`;
+  const fields = Object.keys(specific)
+    .filter((k) => k !== "hookEventName")
+    .sort()
+    .join(",");
   switch (entry.wireName) {
     case "SessionStart": {
-      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `SessionStart answer has the wrong shape: ${fields}`;
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext))
+        return `SessionStart answer has the wrong shape: ${fields}`;
       const text = specific.additionalContext as string;
-      if (codexDialect && text.length > 10_000) return `SessionStart context of ${text.length} characters is above Codex's cap`;
+      if (codexDialect && text.length > 10_000)
+        return `SessionStart context of ${text.length} characters is above Codex's cap`;
       return { kind: "context", text };
     }
     case "PreCompact":
       // Qwen appends PreCompact additionalContext to its compression prompt (measured on 0.24.4).
-      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `PreCompact answer has the wrong shape: ${fields}`;
-      if (!(specific.additionalContext as string).includes("save_working_context(")) return "PreCompact context is not the instructions";
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext))
+        return `PreCompact answer has the wrong shape: ${fields}`;
+      if (!(specific.additionalContext as string).includes("save_working_context("))
+        return "PreCompact context is not the instructions";
       return { kind: "instructions", text: specific.additionalContext as string };
     case "Stop":
-      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext)) return `Stop answer has the wrong shape: ${fields}`;
+      if (fields !== "additionalContext" || !nonEmpty(specific.additionalContext))
+        return `Stop answer has the wrong shape: ${fields}`;
       return { kind: "continue", text: specific.additionalContext as string };
     case "PreToolUse":
-      if (fields !== "permissionDecision,permissionDecisionReason" || specific.permissionDecision !== "deny" || !nonEmpty(specific.permissionDecisionReason)) {
+      if (
+        fields !== "permissionDecision,permissionDecisionReason" ||
+        specific.permissionDecision !== "deny" ||
+        !nonEmpty(specific.permissionDecisionReason)
+      ) {
         return `PreToolUse answer has the wrong shape: ${stdout.slice(0, 200)}`;
       }
       return { kind: "deny", text: specific.permissionDecisionReason as string };
     case "PostToolUse": {
       if (entry.dialect !== "claude") return `${entry.id} answered something other than {}`;
-      if (fields !== "updatedToolOutput" || !isObject(specific.updatedToolOutput)) return `PostToolUse answer has the wrong shape: ${fields}`;
+      if (fields !== "updatedToolOutput" || !isObject(specific.updatedToolOutput))
+        return `PostToolUse answer has the wrong shape: ${fields}`;
       const out = specific.updatedToolOutput;
       // A string or partial object is silently ignored by Claude (docs/contract.md §4.1): the full Bash shape.
-      if (typeof out.stdout !== "string" || typeof out.stderr !== "string" || typeof out.interrupted !== "boolean" || out.isImage !== false) {
+      if (
+        typeof out.stdout !== "string" ||
+        typeof out.stderr !== "string" ||
+        typeof out.interrupted !== "boolean" ||
+        out.isImage !== false
+      ) {
         return "updatedToolOutput does not have the full Bash shape";
       }
-      if ("persistedOutputPath" in out || "persistedOutputSize" in out) return "updatedToolOutput still names the persisted output";
+      if ("persistedOutputPath" in out || "persistedOutputSize" in out)
+        return "updatedToolOutput still names the persisted output";
       return { kind: "replace", replacement: out };
     }
     default:
@@ -255,12 +340,19 @@ function judgeJsonHost(entry: Entry, stdout: string): Judged | string {
 function judgeGemini(entry: Entry, value: Record<string, unknown>, keys: string[]): Judged | string {
   const denyShape = keys.sort().join(",") === "decision,reason" && value.decision === "deny" && nonEmpty(value.reason);
   if (entry.wireName === "BeforeTool" || entry.wireName === "AfterAgent") {
-    if (!denyShape) return `gemini ${entry.wireName} answer has the wrong shape: ${JSON.stringify(value).slice(0, 200)}`;
+    if (!denyShape)
+      return `gemini ${entry.wireName} answer has the wrong shape: ${JSON.stringify(value).slice(0, 200)}`;
     return { kind: entry.wireName === "BeforeTool" ? "deny" : "continue", text: value.reason as string };
   }
   const specific = value.hookSpecificOutput;
-  if (entry.wireName !== "SessionStart" || keys.join(",") !== "hookSpecificOutput" || !isObject(specific)) return `${entry.id} answered something other than {}`;
-  if (specific.hookEventName !== "SessionStart" || !nonEmpty(specific.additionalContext) || Object.keys(specific).length !== 2) return "gemini SessionStart answer has the wrong shape";
+  if (entry.wireName !== "SessionStart" || keys.join(",") !== "hookSpecificOutput" || !isObject(specific))
+    return `${entry.id} answered something other than {}`;
+  if (
+    specific.hookEventName !== "SessionStart" ||
+    !nonEmpty(specific.additionalContext) ||
+    Object.keys(specific).length !== 2
+  )
+    return "gemini SessionStart answer has the wrong shape";
   return { kind: "context", text: specific.additionalContext as string };
 }
 

@@ -44,14 +44,56 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
   switch (column) {
     case "lifecycle":
       return [
-        { host: "claude", event: "session-start", stdin: loadPayload("claude", "session-start.compact", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
-        { host: "codex", event: "session-start", stdin: loadPayload("codex", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
-        { host: "dsh", event: "session-start", stdin: loadPayload("dsh", "session-start.startup", { session_id: session, cwd: box.plain, source: "compact" }), cwd: box.plain, role: "main" },
-        { host: "windsurf", event: "pre-user-prompt", stdin: loadPayload("windsurf", "pre-user-prompt", { trajectory_id: session }), cwd: box.plain, role: "main" },
-        { host: "gemini", event: "session-start", stdin: loadPayload("gemini", "session-start.startup", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" },
+        {
+          host: "claude",
+          event: "session-start",
+          stdin: loadPayload("claude", "session-start.compact", { session_id: session, cwd: box.plain }),
+          cwd: box.plain,
+          role: "main",
+        },
+        {
+          host: "codex",
+          event: "session-start",
+          stdin: loadPayload("codex", "session-start.startup", { session_id: session, cwd: box.plain }),
+          cwd: box.plain,
+          role: "main",
+        },
+        {
+          host: "dsh",
+          event: "session-start",
+          stdin: loadPayload("dsh", "session-start.startup", {
+            session_id: session,
+            cwd: box.plain,
+            source: "compact",
+          }),
+          cwd: box.plain,
+          role: "main",
+        },
+        {
+          host: "windsurf",
+          event: "pre-user-prompt",
+          stdin: loadPayload("windsurf", "pre-user-prompt", { trajectory_id: session }),
+          cwd: box.plain,
+          role: "main",
+        },
+        {
+          host: "gemini",
+          event: "session-start",
+          stdin: loadPayload("gemini", "session-start.startup", { session_id: session, cwd: box.plain }),
+          cwd: box.plain,
+          role: "main",
+        },
       ];
     case "precompact":
-      return [{ host: "claude", event: "pre-compact", stdin: loadPayload("claude", "pre-compact.auto", { session_id: session, cwd: box.plain }), cwd: box.plain, role: "main" }];
+      return [
+        {
+          host: "claude",
+          event: "pre-compact",
+          stdin: loadPayload("claude", "pre-compact.auto", { session_id: session, cwd: box.plain }),
+          cwd: box.plain,
+          role: "main",
+        },
+      ];
     case "stop":
       return (["claude", "codex", "dsh", "gemini"] as const).flatMap((host) => {
         const fixture = host === "dsh" ? "stop" : host === "gemini" ? "after-agent.first" : "stop.first";
@@ -62,29 +104,92 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
         return [box.plain, box.repo].flatMap((cwd) => {
           const optedIn = cwd === box.repo;
           return [
-            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }), cwd, role: "first-stop" as const, optedIn },
-            { host, event, stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }), cwd, role: "next-stop" as const, optedIn },
+            {
+              host,
+              event,
+              stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: false }),
+              cwd,
+              role: "first-stop" as const,
+              optedIn,
+            },
+            {
+              host,
+              event,
+              stdin: loadPayload(host, fixture, { session_id: session, cwd, stop_hook_active: next }),
+              cwd,
+              role: "next-stop" as const,
+              optedIn,
+            },
           ];
         });
       });
     case "guard": {
       const edit = (host: Host, dir: string, role: "guarded" | "unguarded"): Probe => {
         const target = path.join(dir, "src", "edited.ts");
-        if (host === "claude") return { host, event: "pre-tool-use", stdin: loadPayload("claude", "pre-tool-use.write", { session_id: session, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } }), cwd: box.plain, role };
+        if (host === "claude")
+          return {
+            host,
+            event: "pre-tool-use",
+            stdin: loadPayload("claude", "pre-tool-use.write", {
+              session_id: session,
+              cwd: box.plain,
+              tool_input: { file_path: target, content: "x\n" },
+            }),
+            cwd: box.plain,
+            role,
+          };
         if (host === "codex") {
           const command = `*** Begin Patch\n*** Update File: ${target}\n@@\n-a\n+b\n*** End Patch`;
-          return { host, event: "pre-tool-use", stdin: loadPayload("codex", "pre-tool-use.apply-patch", { session_id: session, cwd: box.plain, tool_input: { command } }), cwd: box.plain, role };
+          return {
+            host,
+            event: "pre-tool-use",
+            stdin: loadPayload("codex", "pre-tool-use.apply-patch", {
+              session_id: session,
+              cwd: box.plain,
+              tool_input: { command },
+            }),
+            cwd: box.plain,
+            role,
+          };
         }
         if (host === "gemini") {
-          return { host, event: "before-tool", stdin: loadPayload("gemini", "before-tool.write-file", { session_id: session, cwd: box.plain, tool_input: { file_path: target, content: "x\n" } }), cwd: box.plain, role };
+          return {
+            host,
+            event: "before-tool",
+            stdin: loadPayload("gemini", "before-tool.write-file", {
+              session_id: session,
+              cwd: box.plain,
+              tool_input: { file_path: target, content: "x\n" },
+            }),
+            cwd: box.plain,
+            role,
+          };
         }
         if (host === "windsurf") {
-          return { host, event: "pre-write-code", stdin: loadPayload("windsurf", "pre-write-code", { trajectory_id: session, tool_info: { file_path: target, edits: [] } }), cwd: box.plain, role };
+          return {
+            host,
+            event: "pre-write-code",
+            stdin: loadPayload("windsurf", "pre-write-code", {
+              trajectory_id: session,
+              tool_info: { file_path: target, edits: [] },
+            }),
+            cwd: box.plain,
+            role,
+          };
         }
         // The DeepSeek bridge names no target: the session cwd decides.
-        return { host, event: "pre-tool-use", stdin: loadPayload("dsh", "pre-tool-use.edit", { session_id: session, cwd: dir }), cwd: dir, role };
+        return {
+          host,
+          event: "pre-tool-use",
+          stdin: loadPayload("dsh", "pre-tool-use.edit", { session_id: session, cwd: dir }),
+          cwd: dir,
+          role,
+        };
       };
-      return (["claude", "codex", "windsurf", "dsh", "gemini"] as const).flatMap((host) => [edit(host, repo, "guarded"), edit(host, box.plain, "unguarded")]);
+      return (["claude", "codex", "windsurf", "dsh", "gemini"] as const).flatMap((host) => [
+        edit(host, repo, "guarded"),
+        edit(host, box.plain, "unguarded"),
+      ]);
     }
     case "posttooluse":
       return [
@@ -99,11 +204,53 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
           cwd: box.plain,
           role: "bash",
         },
-        { host: "claude", event: "post-tool-use", stdin: loadPayload("claude", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
-        { host: "codex", event: "post-tool-use", stdin: loadPayload("codex", "post-tool-use.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
-        { host: "dsh", event: "post-tool-use", stdin: loadPayload("dsh", "post-tool-use.recall-fused", { session_id: session, cwd: repo }), cwd: box.plain, role: "recall" },
-        { host: "windsurf", event: "post-mcp-tool-use", stdin: loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session }), cwd: repo, role: "recall" },
-        { host: "gemini", event: "after-tool", stdin: loadPayload("gemini", "after-tool.recall-fused", { session_id: session, cwd: repo, tool_input: { query: "q" } }), cwd: box.plain, role: "recall" },
+        {
+          host: "claude",
+          event: "post-tool-use",
+          stdin: loadPayload("claude", "post-tool-use.recall-fused", {
+            session_id: session,
+            cwd: repo,
+            tool_input: { query: "q" },
+          }),
+          cwd: box.plain,
+          role: "recall",
+        },
+        {
+          host: "codex",
+          event: "post-tool-use",
+          stdin: loadPayload("codex", "post-tool-use.recall-fused", {
+            session_id: session,
+            cwd: repo,
+            tool_input: { query: "q" },
+          }),
+          cwd: box.plain,
+          role: "recall",
+        },
+        {
+          host: "dsh",
+          event: "post-tool-use",
+          stdin: loadPayload("dsh", "post-tool-use.recall-fused", { session_id: session, cwd: repo }),
+          cwd: box.plain,
+          role: "recall",
+        },
+        {
+          host: "windsurf",
+          event: "post-mcp-tool-use",
+          stdin: loadPayload("windsurf", "post-mcp-tool-use", { trajectory_id: session }),
+          cwd: repo,
+          role: "recall",
+        },
+        {
+          host: "gemini",
+          event: "after-tool",
+          stdin: loadPayload("gemini", "after-tool.recall-fused", {
+            session_id: session,
+            cwd: repo,
+            tool_input: { query: "q" },
+          }),
+          cwd: box.plain,
+          role: "recall",
+        },
       ];
   }
 }
@@ -111,7 +258,9 @@ export function columnProbes(column: Column, box: FuzzSandbox, session: string):
 /** The recall markers that unlock (session, repo) for every host: under a fault, only the fault can refuse. */
 export function recallMarkers(stateDir: string, session: string, repo: string): string[] {
   const identity = repositoryIdentity(session, fs.realpathSync(repo));
-  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall", "gemini-recall"].map((kind) => markerPath({ dir: stateDir }, kind, identity));
+  return ["recall", "codex-recall", "windsurf-recall", "dsh-recall", "gemini-recall"].map((kind) =>
+    markerPath({ dir: stateDir }, kind, identity),
+  );
 }
 
 export function writeRecallMarkers(stateDir: string, session: string, repo: string): void {
@@ -125,27 +274,50 @@ const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
  * probe runs in one `unshare -m` shell after it (so the mounts it makes hold for the whole row and
  * vanish with it); without, each probe is one process.
  */
-export function runProbes(box: FuzzSandbox, probes: readonly Probe[], env: Record<string, string>, namespaceSetup?: string): ProbeRun[] {
-  const stdinOf = (probe: Probe): string => (typeof probe.stdin === "string" ? probe.stdin : JSON.stringify(probe.stdin));
+export function runProbes(
+  box: FuzzSandbox,
+  probes: readonly Probe[],
+  env: Record<string, string>,
+  namespaceSetup?: string,
+): ProbeRun[] {
+  const stdinOf = (probe: Probe): string =>
+    typeof probe.stdin === "string" ? probe.stdin : JSON.stringify(probe.stdin);
   if (namespaceSetup === undefined) {
     return probes.map((probe) => {
       const started = performance.now();
-      const result = spawnSync(BINARY, [probe.host, probe.event], { input: stdinOf(probe), env, cwd: probe.cwd, timeout: 30_000, encoding: "utf8" });
-      return { probe, raw: { exitCode: result.status ?? -1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }, elapsedMs: performance.now() - started };
+      const result = spawnSync(BINARY, [probe.host, probe.event], {
+        input: stdinOf(probe),
+        env,
+        cwd: probe.cwd,
+        timeout: 30_000,
+        encoding: "utf8",
+      });
+      return {
+        probe,
+        raw: { exitCode: result.status ?? -1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" },
+        elapsedMs: performance.now() - started,
+      };
     });
   }
   const io = fs.mkdtempSync(path.join(box.root, "io-"));
-  const envWords = Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)).join(" ");
+  const envWords = Object.entries(env)
+    .map(([k, v]) => quote(`${k}=${v}`))
+    .join(" ");
   const lines = ["set -e", namespaceSetup, "set +e"];
   probes.forEach((probe, i) => {
     fs.writeFileSync(path.join(io, `in.${i}`), stdinOf(probe));
     const file = (kind: string) => quote(path.join(io, `${kind}.${i}`));
-    lines.push(`s=$(date +%s%N); (cd ${quote(probe.cwd)} && exec env -i ${envWords} ${quote(BINARY)} ${probe.host} ${probe.event} <${file("in")} >${file("out")} 2>${file("err")}); echo $? >${file("rc")}; echo $(( ($(date +%s%N) - s) / 1000000 )) >${file("ms")}`);
+    lines.push(
+      `s=$(date +%s%N); (cd ${quote(probe.cwd)} && exec env -i ${envWords} ${quote(BINARY)} ${probe.host} ${probe.event} <${file("in")} >${file("out")} 2>${file("err")}); echo $? >${file("rc")}; echo $(( ($(date +%s%N) - s) / 1000000 )) >${file("ms")}`,
+    );
   });
   lines.push(`find ${quote(box.tmp)} >${quote(path.join(io, "listing"))}`);
   const script = path.join(io, "row.sh");
   fs.writeFileSync(script, `${lines.join("\n")}\n`);
-  const result = spawnSync("unshare", ["-m", "--propagation", "private", "sh", script], { encoding: "utf8", timeout: 180_000 });
+  const result = spawnSync("unshare", ["-m", "--propagation", "private", "sh", script], {
+    encoding: "utf8",
+    timeout: 180_000,
+  });
   if (result.status !== 0) throw new Error(`namespace run failed (exit ${result.status}): ${result.stderr}`);
   const read = (name: string) => fs.readFileSync(path.join(io, name), "utf8");
   const runs = probes.map((probe, i) => ({
@@ -166,8 +338,22 @@ let mountSupport: string | null | undefined;
 /** mountNamespaceProblem() → null when `unshare -m` can mount a tmpfs here, else why not (cached). */
 export function mountNamespaceProblem(): string | null {
   if (mountSupport !== undefined) return mountSupport;
-  const probe = spawnSync("unshare", ["-m", "--propagation", "private", "sh", "-c", 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d" && rmdir "$d"'], { encoding: "utf8", timeout: 10_000 });
-  mountSupport = probe.status === 0 ? null : `unshare -m cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()})`;
+  const probe = spawnSync(
+    "unshare",
+    [
+      "-m",
+      "--propagation",
+      "private",
+      "sh",
+      "-c",
+      'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d" && rmdir "$d"',
+    ],
+    { encoding: "utf8", timeout: 10_000 },
+  );
+  mountSupport =
+    probe.status === 0
+      ? null
+      : `unshare -m cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()})`;
   return mountSupport;
 }
 
@@ -194,7 +380,10 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
       continue;
     }
     const want = (ok: boolean, what: string) => {
-      if (!ok) problems.push(`${label(run)}: expected ${what}, got ${answer.kind}${answer.text ? `: ${answer.text.slice(0, 160)}` : ""}`);
+      if (!ok)
+        problems.push(
+          `${label(run)}: expected ${what}, got ${answer.kind}${answer.text ? `: ${answer.text.slice(0, 160)}` : ""}`,
+        );
     };
     const dsh = run.probe.host === "dsh";
     switch (expect) {
@@ -202,28 +391,54 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
         want(answer.kind === "context" && (answer.text ?? "").includes("load_working_context("), "the load guidance");
         break;
       case "instructions":
-        want(answer.kind === "instructions" && (answer.text ?? "").includes("save_working_context("), "the summariser instructions");
+        want(
+          answer.kind === "instructions" && (answer.text ?? "").includes("save_working_context("),
+          "the summariser instructions",
+        );
         break;
       case "stop-generic":
-        if (run.probe.role === "first-stop") want(answer.kind === "continue" && /save_working_context\(/.test(answer.text ?? "") && !/unavailable|cannot read/.test(answer.text ?? ""), "the save reminder");
+        if (run.probe.role === "first-stop")
+          want(
+            answer.kind === "continue" &&
+              /save_working_context\(/.test(answer.text ?? "") &&
+              !/unavailable|cannot read/.test(answer.text ?? ""),
+            "the save reminder",
+          );
         else want(answer.kind === "pass", "a pass");
         break;
       case "stop-unavailable":
         if (run.probe.optedIn && run.probe.role === "first-stop" && !dsh) {
-          want(answer.kind === "continue" && /state is unavailable|cannot (read|write)/.test(answer.text ?? "") && /until the state directory/.test(answer.text ?? ""), 'a "state unavailable" continuation saying it repeats until repaired');
+          want(
+            answer.kind === "continue" &&
+              /state is unavailable|cannot (read|write)/.test(answer.text ?? "") &&
+              /until the state directory/.test(answer.text ?? ""),
+            'a "state unavailable" continuation saying it repeats until repaired',
+          );
         } else if (!run.probe.optedIn) {
           // Not opted in: never a continuation; the cause on stderr, and on Claude one line for the user.
-          want(answer.kind === "pass" && /state unavailable/.test(run.raw.stderr) && (run.probe.host !== "claude" || answer.userMessage !== undefined), "a pass with a stderr line (Claude: and a systemMessage)");
+          want(
+            answer.kind === "pass" &&
+              /state unavailable/.test(run.raw.stderr) &&
+              (run.probe.host !== "claude" || answer.userMessage !== undefined),
+            "a pass with a stderr line (Claude: and a systemMessage)",
+          );
         } else {
-          want(answer.kind === "pass", dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop");
+          want(
+            answer.kind === "pass",
+            dsh ? "a pass (the bridge never sets stop_hook_active)" : "a pass on the continuation Stop",
+          );
         }
         break;
       case "stop-checkpoint":
-        if (run.probe.role === "first-stop") want(answer.kind === "continue" && checkpointTargets(answer.text).length > 0, "a checkpoint");
+        if (run.probe.role === "first-stop")
+          want(answer.kind === "continue" && checkpointTargets(answer.text).length > 0, "a checkpoint");
         else want(answer.kind === "pass", "a pass");
         break;
       case "refuse-if-opted-in":
-        want(run.probe.role === "guarded" ? answer.kind === "deny" : answer.kind === "pass", run.probe.role === "guarded" ? "a refusal" : "a pass");
+        want(
+          run.probe.role === "guarded" ? answer.kind === "deny" : answer.kind === "pass",
+          run.probe.role === "guarded" ? "a refusal" : "a pass",
+        );
         break;
       case "refuse-to-queue": {
         const refuse = run.probe.role === "guarded" && run.probe.host !== "windsurf";
@@ -234,7 +449,10 @@ export function cellProblems(expect: Expect, runs: readonly ProbeRun[]): string[
         want(answer.kind === "pass", "a pass");
         break;
       case "as-usual":
-        want(run.probe.role === "bash" ? answer.kind === "replace" : answer.kind === "pass", run.probe.role === "bash" ? "the compressed Bash result" : "a pass");
+        want(
+          run.probe.role === "bash" ? answer.kind === "replace" : answer.kind === "pass",
+          run.probe.role === "bash" ? "the compressed Bash result" : "a pass",
+        );
         break;
       case "usage":
         break;
@@ -254,7 +472,9 @@ export function sessionEndProblems(runs: readonly ProbeRun[]): string[] {
       return [(error as Error).message];
     }
   }
-  return [...byHost].filter(([, answers]) => !answers.some((a) => a.kind === "pass")).map(([host]) => `${host}: Stop never passed: the session could not end`);
+  return [...byHost]
+    .filter(([, answers]) => !answers.some((a) => a.kind === "pass"))
+    .map(([host]) => `${host}: Stop never passed: the session could not end`);
 }
 
 /**

@@ -75,7 +75,13 @@ export function fuzzSettings(env: NodeJS.ProcessEnv = process.env): FuzzSettings
  * misses one with a chance below e^-6.
  */
 export function coverageFloors(entry: Entry): Record<string, number> {
-  const floors: Record<string, number> = { "input:object": 1, "input:json-not-object": 1, "input:text": 1, "input:bytes": 1, "input:deep": 1 };
+  const floors: Record<string, number> = {
+    "input:object": 1,
+    "input:json-not-object": 1,
+    "input:text": 1,
+    "input:bytes": 1,
+    "input:deep": 1,
+  };
   if (entry.dialect !== "windsurf") floors["input:payload-cwd"] = 1;
   switch (entry.hookClass) {
     case "lifecycle":
@@ -90,12 +96,19 @@ export function coverageFloors(entry: Entry): Record<string, number> {
       floors["state:written"] = 1;
       break;
     case "guard":
-      Object.assign(floors, { "answer:deny": 1, "answer:pass": 1, "guard:edit-in-opted-in-repo": 1, "guard:edit-elsewhere": 1, "state:written": 1 });
+      Object.assign(floors, {
+        "answer:deny": 1,
+        "answer:pass": 1,
+        "guard:edit-in-opted-in-repo": 1,
+        "guard:edit-elsewhere": 1,
+        "state:written": 1,
+      });
       break;
     case "posttooluse":
       floors["answer:pass"] = 1;
       // Only Claude's Bash results are compressed (docs/contract.md §7): both archive forms are checked there.
-      if (entry.dialect === "claude") Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
+      if (entry.dialect === "claude")
+        Object.assign(floors, { "answer:replace": 1, "replace:own-archive": 1, "replace:host-persisted": 1 });
       break;
   }
   return floors;
@@ -125,7 +138,9 @@ export interface CaseResult {
 
 /** The environment every fuzzed hook gets on top of the sandbox's: a capable compiler, low size gate. */
 const FUZZ_ENV = { VELESDB_MEMORY_BIN: FAKE_COMPILER, VELESDB_HOOK_MIN_BYTES: "1024" };
-const PERSISTED_CONTENT = Array.from({ length: 2000 }, (_, i) => `persisted line ${i}: Compiling crate ${i % 17}`).join("\n");
+const PERSISTED_CONTENT = Array.from({ length: 2000 }, (_, i) => `persisted line ${i}: Compiling crate ${i % 17}`).join(
+  "\n",
+);
 
 /**
  * A reusable sandbox. Creating and deleting a tree per payload cost more than the hook itself,
@@ -184,7 +199,13 @@ export async function runCase(entry: Entry, c: FuzzCase, boundMs: number, parent
   }
 }
 
-async function runCaseIn(box: FuzzSandbox, before: Snapshot, entry: Entry, c: FuzzCase, boundMs: number): Promise<CaseResult & { stateDirs: string[] }> {
+async function runCaseIn(
+  box: FuzzSandbox,
+  before: Snapshot,
+  entry: Entry,
+  c: FuzzCase,
+  boundMs: number,
+): Promise<CaseResult & { stateDirs: string[] }> {
   const stdin = encodeCase(c, box.root);
   const persistedFile = PERSISTED_OUTPUT.replace(SANDBOX_TOKEN, box.root);
   const payload = parseLikeTheHook(stdin);
@@ -254,12 +275,34 @@ function parseLikeTheHook(bytes: Uint8Array): Record<string, unknown> {
 
 // The guard oracle (docs/contract.md §6.1): which directories decide the edit's policy. Written from the
 // spec, not from src/core/guard.ts; only the apply_patch grammar is shared (it has its own tests).
-const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = { Edit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
-const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = { edit: "file_path", write_file: "file_path", notebook_edit: "notebook_path" };
+const CLAUDE_TARGET_FIELD: Readonly<Record<string, string>> = {
+  Edit: "file_path",
+  Write: "file_path",
+  NotebookEdit: "notebook_path",
+};
+const QWEN_TARGET_FIELD: Readonly<Record<string, string>> = {
+  edit: "file_path",
+  write_file: "file_path",
+  notebook_edit: "notebook_path",
+};
 const DSH_EDIT_TOOLS = new Set(["edit", "write", "str_replace_editor"]);
-const DROID_TARGET_FIELD: Readonly<Record<string, string>> = { Create: "file_path", Edit: "file_path", MultiEdit: "file_path" };
-const CODEBUDDY_TARGET_FIELD: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
-const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = { write: "filePath", edit: "filePath", patch: "filePath", multiedit: "filePath" };
+const DROID_TARGET_FIELD: Readonly<Record<string, string>> = {
+  Create: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+};
+const CODEBUDDY_TARGET_FIELD: Readonly<Record<string, string>> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
+const OPENCODE_TARGET_FIELD: Readonly<Record<string, string>> = {
+  write: "filePath",
+  edit: "filePath",
+  patch: "filePath",
+  multiedit: "filePath",
+};
 const PI_TARGET_FIELD: Readonly<Record<string, string>> = { write: "path", edit: "path" };
 
 function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string): string[] | undefined {
@@ -277,7 +320,11 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
     case "codebuddy":
     case "droid":
     case "qwen": {
-      const tables: Readonly<Record<string, Readonly<Record<string, string>>>> = { claude: CLAUDE_TARGET_FIELD, codebuddy: CODEBUDDY_TARGET_FIELD, droid: DROID_TARGET_FIELD };
+      const tables: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+        claude: CLAUDE_TARGET_FIELD,
+        codebuddy: CODEBUDDY_TARGET_FIELD,
+        droid: DROID_TARGET_FIELD,
+      };
       const table = tables[entry.dialect] ?? QWEN_TARGET_FIELD;
       if (tool === undefined || !Object.hasOwn(table, tool)) return undefined;
       const target = str(payload.tool_input, table[tool]!);
@@ -323,7 +370,8 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
     }
     case "copilot": {
       const copilotTool = str(payload, "toolName");
-      if (copilotTool === "apply_patch") targets = parsePatchTargets(typeof payload.toolArgs === "string" ? payload.toolArgs : "");
+      if (copilotTool === "apply_patch")
+        targets = parsePatchTargets(typeof payload.toolArgs === "string" ? payload.toolArgs : "");
       else if (copilotTool === "edit" || copilotTool === "create") {
         const target = str(payload.toolArgs, "path");
         targets = target === undefined ? [] : [target];
@@ -338,17 +386,30 @@ function guardStarts(entry: Entry, payload: Record<string, unknown>, cwd: string
 }
 
 /** In the opted-in repository, with no recall in this fresh sandbox, the guard never passes. */
-function guardViolations(entry: Entry, payload: Record<string, unknown>, cwd: string, box: FuzzSandbox, answer: Judged, reached: string[]): string[] {
+function guardViolations(
+  entry: Entry,
+  payload: Record<string, unknown>,
+  cwd: string,
+  box: FuzzSandbox,
+  answer: Judged,
+  reached: string[],
+): string[] {
   const starts = guardStarts(entry, payload, cwd);
   if (starts === undefined) return [];
   const guarded = starts.some((dir) => isInside(dir, box.repo));
   reached.push(guarded ? "guard:edit-in-opted-in-repo" : "guard:edit-elsewhere");
-  if (guarded && answer.kind !== "deny") return [`guard answered ${answer.kind} for an edit in the opted-in repository without a recall`];
+  if (guarded && answer.kind !== "deny")
+    return [`guard answered ${answer.kind} for an edit in the opted-in repository without a recall`];
   return [];
 }
 
 /** OpenCode bash: the compiled text names an archive (0600, ours) whose stdout is the complete original output. */
-function opencodeReplacementViolations(original: Record<string, unknown>, out: Record<string, unknown>, archiveDir: string, archives: string[]): string[] {
+function opencodeReplacementViolations(
+  original: Record<string, unknown>,
+  out: Record<string, unknown>,
+  archiveDir: string,
+  archives: string[],
+): string[] {
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(out.output));
   if (!match) return ["the replacement has no archive path in its footer"];
   const archive = JSON.parse(match[1]!) as string;
@@ -358,7 +419,8 @@ function opencodeReplacementViolations(original: Record<string, unknown>, out: R
     const st = fs.lstatSync(archive);
     if (!st.isFile() || (st.mode & 0o777) !== 0o600) problems.push(`archive ${archive} is not a 0600 regular file`);
     const stored = JSON.parse(fs.readFileSync(archive, "utf8")) as Record<string, unknown>;
-    if (stored.stdout !== original.output) problems.push(`archive ${archive} does not hold the complete original output`);
+    if (stored.stdout !== original.output)
+      problems.push(`archive ${archive} does not hold the complete original output`);
   } catch (error) {
     return [`archive ${archive} cannot be read back: ${(error as Error).message}`];
   }
@@ -367,27 +429,52 @@ function opencodeReplacementViolations(original: Record<string, unknown>, out: R
 }
 
 /** Copilot bash: the same result type, the compiled text ending in the original `<shellId …>` footer, an archive of the output. */
-function copilotReplacementViolations(payload: Record<string, unknown>, out: Record<string, unknown>, archiveDir: string, archives: string[]): string[] {
+function copilotReplacementViolations(
+  payload: Record<string, unknown>,
+  out: Record<string, unknown>,
+  archiveDir: string,
+  archives: string[],
+): string[] {
   const result = isObject(payload.toolResult) ? payload.toolResult : {};
   const original = String(result.textResultForLlm);
   const footer = /\n<shellId: [^\n]*>\s*$/.exec(original);
   const problems: string[] = [];
   if (out.resultType !== result.resultType) problems.push("the replacement changed the result type");
-  if (!footer || !String(out.textResultForLlm).endsWith(footer[0])) problems.push("the replacement lost the <shellId …> footer");
-  const violations = opencodeReplacementViolations({ output: footer ? original.slice(0, footer.index) : original }, { output: out.textResultForLlm }, archiveDir, archives);
+  if (!footer || !String(out.textResultForLlm).endsWith(footer[0]))
+    problems.push("the replacement lost the <shellId …> footer");
+  const violations = opencodeReplacementViolations(
+    { output: footer ? original.slice(0, footer.index) : original },
+    { output: out.textResultForLlm },
+    archiveDir,
+    archives,
+  );
   return [...problems, ...violations];
 }
 
 /** PostToolUse: {} or a replacement whose archive holds the complete original; no archive left behind on a pass. */
-function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, box: FuzzSandbox, answer: Judged, persistedFile: string, reached: string[]): string[] {
+function postToolUseViolations(
+  entry: Entry,
+  payload: Record<string, unknown>,
+  box: FuzzSandbox,
+  answer: Judged,
+  persistedFile: string,
+  reached: string[],
+): string[] {
   if (entry.hookClass !== "posttooluse") return [];
-  if (answer.kind === "replace") reached.push(typeof (isObject(payload.tool_response) ? payload.tool_response.persistedOutputPath : undefined) === "string" ? "replace:host-persisted" : "replace:own-archive");
+  if (answer.kind === "replace")
+    reached.push(
+      typeof (isObject(payload.tool_response) ? payload.tool_response.persistedOutputPath : undefined) === "string"
+        ? "replace:host-persisted"
+        : "replace:own-archive",
+    );
   const archiveDir = path.join(box.stateDir, "tool-output");
   const archives = fs.existsSync(archiveDir) ? fs.readdirSync(archiveDir) : [];
-  if (answer.kind === "pass") return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
+  if (answer.kind === "pass")
+    return archives.length > 0 ? [`passed but left ${archives.length} archive(s) behind`] : [];
   if (answer.kind !== "replace" || !answer.replacement) return [`PostToolUse answered ${answer.kind}`];
   // Copilot's result is `toolResult`, the other hosts' `tool_response`.
-  if (entry.dialect === "copilot") return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
+  if (entry.dialect === "copilot")
+    return copilotReplacementViolations(payload, answer.replacement, archiveDir, archives);
   const original = payload.tool_response;
   if (!isObject(original)) return ["replaced a tool_response that is not an object"];
   const out = answer.replacement;
@@ -400,17 +487,25 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   // Pi's bash answer is the new text alone; the archive holds the one text block's output (src/hosts/pi.ts).
   if (entry.dialect === "pi") {
     const content = Array.isArray(original.content) ? original.content : [];
-    return opencodeReplacementViolations({ output: isObject(content[0]) ? content[0].text : undefined }, out, archiveDir, archives);
+    return opencodeReplacementViolations(
+      { output: isObject(content[0]) ? content[0].text : undefined },
+      out,
+      archiveDir,
+      archives,
+    );
   }
-  if (!Bun.deepEquals(kept, keptOut, true)) problems.push("the replacement did not keep every other field of the original");
+  if (!Bun.deepEquals(kept, keptOut, true))
+    problems.push("the replacement did not keep every other field of the original");
   // Claude's stderr moves into the view (the model read both streams): emptied, never dropped with its key.
-  if (typeof oldStderr === "string" && newStderr !== "") problems.push("the replacement's stderr is not emptied (the view holds it)");
+  if (typeof oldStderr === "string" && newStderr !== "")
+    problems.push("the replacement's stderr is not emptied (the view holds it)");
   const match = /saved at ("(?:[^"\\]|\\.)*")/.exec(String(newStdout));
   if (!match) return [...problems, "the replacement has no archive path in its footer"];
   const archive = JSON.parse(match[1]!) as string;
   if (typeof persisted === "string") {
     if (archive !== persisted) problems.push(`archive ${archive} is not the host's persisted output ${persisted}`);
-    else if (!fs.existsSync(persistedFile) || fs.readFileSync(persistedFile, "utf8") !== PERSISTED_CONTENT) problems.push("the host's persisted output was changed");
+    else if (!fs.existsSync(persistedFile) || fs.readFileSync(persistedFile, "utf8") !== PERSISTED_CONTENT)
+      problems.push("the host's persisted output was changed");
     return problems;
   }
   if (!isInside(archive, archiveDir)) return [...problems, `archive ${archive} is outside ${archiveDir}`];
@@ -422,7 +517,8 @@ function postToolUseViolations(entry: Entry, payload: Record<string, unknown>, b
   } catch (error) {
     return [...problems, `archive ${archive} cannot be read back: ${(error as Error).message}`];
   }
-  if (!Bun.deepEquals(stored, original, true)) problems.push(`archive ${archive} does not hold the complete original tool_response`);
+  if (!Bun.deepEquals(stored, original, true))
+    problems.push(`archive ${archive} does not hold the complete original tool_response`);
   if (archives.length !== 1) problems.push(`${archives.length} archives for one replacement`);
   return problems;
 }
@@ -452,32 +548,56 @@ export async function fuzzEntry(entry: Entry, settings: FuzzSettings): Promise<E
   let lastFailure: { batch: FuzzCase[]; results: CaseResult[] } | undefined;
   const seed = entrySeed(settings.seed, entry.id);
   const slots = Array.from({ length: settings.jobs }, () => new SandboxSlot(parent));
-  const property = fc.asyncProperty(fc.array(fuzzCase(entry), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-    const results: CaseResult[] = new Array(batch.length);
-    let next = 0;
-    await Promise.all(
-      slots.map(async (slot) => {
-        for (let i = next++; i < batch.length; i = next++) results[i] = await slot.run(entry, batch[i]!, settings.boundMs);
-      }),
-    );
-    for (const r of results) {
-      cases++;
-      slowestMs = Math.max(slowestMs, r.elapsedMs);
-      const kind = r.answer?.kind ?? "invalid";
-      kinds[kind] = (kinds[kind] ?? 0) + 1;
-      for (const label of r.reached) reached[label] = (reached[label] ?? 0) + 1;
-    }
-    if (results.some((r) => r.violations.length > 0)) {
-      lastFailure = { batch, results };
-      return false;
-    }
-    return true;
-  });
+  const property = fc.asyncProperty(
+    fc.array(fuzzCase(entry), { minLength: BATCH, maxLength: BATCH }),
+    async (batch) => {
+      const results: CaseResult[] = new Array(batch.length);
+      let next = 0;
+      await Promise.all(
+        slots.map(async (slot) => {
+          for (let i = next++; i < batch.length; i = next++)
+            results[i] = await slot.run(entry, batch[i]!, settings.boundMs);
+        }),
+      );
+      for (const r of results) {
+        cases++;
+        slowestMs = Math.max(slowestMs, r.elapsedMs);
+        const kind = r.answer?.kind ?? "invalid";
+        kinds[kind] = (kinds[kind] ?? 0) + 1;
+        for (const label of r.reached) reached[label] = (reached[label] ?? 0) + 1;
+      }
+      if (results.some((r) => r.violations.length > 0)) {
+        lastFailure = { batch, results };
+        return false;
+      }
+      return true;
+    },
+  );
   try {
-    const details = await fc.check(property, { seed, numRuns: Math.ceil(settings.count / BATCH), endOnFailure: !settings.shrink });
-    const report = { entry, seed: settings.seed, entrySeed: seed, cases, kinds, reached, slowestMs, elapsedMs: performance.now() - started };
+    const details = await fc.check(property, {
+      seed,
+      numRuns: Math.ceil(settings.count / BATCH),
+      endOnFailure: !settings.shrink,
+    });
+    const report = {
+      entry,
+      seed: settings.seed,
+      entrySeed: seed,
+      cases,
+      kinds,
+      reached,
+      slowestMs,
+      elapsedMs: performance.now() - started,
+    };
     if (!details.failed) return report;
-    if (!lastFailure) return { ...report, failure: { message: `fuzz harness error (not a hook verdict): ${String(details.errorInstance).slice(0, 500)}`, file: "" } };
+    if (!lastFailure)
+      return {
+        ...report,
+        failure: {
+          message: `fuzz harness error (not a hook verdict): ${String(details.errorInstance).slice(0, 500)}`,
+          file: "",
+        },
+      };
     return { ...report, failure: describeFailure(entry, settings, seed, details, lastFailure) };
   } finally {
     for (const slot of slots) slot.discard();
@@ -495,9 +615,20 @@ function describeFailure(
   const dir = path.join(REPO_ROOT, "dist", "fuzz-failures");
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${entry.id.replace("/", "-")}-seed${settings.seed}.json`);
-  const failing = failure.batch.map((c, i) => ({ case: c, violations: failure.results[i]!.violations })).filter((f) => f.violations.length > 0);
-  fs.writeFileSync(file, JSON.stringify({ entry: entry.id, seed: settings.seed, entrySeed: seed, path: details.counterexamplePath, failing }, null, 1));
-  const lines = failing.slice(0, 3).flatMap((f) => [`  case ${describeCase(f.case)}`, ...f.violations.map((v) => `    - ${v}`)]);
+  const failing = failure.batch
+    .map((c, i) => ({ case: c, violations: failure.results[i]!.violations }))
+    .filter((f) => f.violations.length > 0);
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      { entry: entry.id, seed: settings.seed, entrySeed: seed, path: details.counterexamplePath, failing },
+      null,
+      1,
+    ),
+  );
+  const lines = failing
+    .slice(0, 3)
+    .flatMap((f) => [`  case ${describeCase(f.case)}`, ...f.violations.map((v) => `    - ${v}`)]);
   const message = [
     `${entry.id}: ${failing.length} payload(s) broke an invariant in batch ${details.numRuns} (of ${BATCH} payloads each).`,
     `  reproduce: VELESDB_FUZZ_SEED=${settings.seed} VELESDB_FUZZ_RUNS=${settings.count} bun test test/fuzz.test.ts`,

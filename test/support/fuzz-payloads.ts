@@ -25,7 +25,16 @@ export type FuzzCase =
 export const PERSISTED_OUTPUT = `${SANDBOX_TOKEN}/host/tool-results/persisted-output.txt`;
 
 const SB = SANDBOX_TOKEN;
-const CWDS = [`${SB}/ws/repo`, `${SB}/ws/repo/src`, `${SB}/ws/plain`, `${SB}/ws/broken`, `${SB}/ws/repo/missing/deeper`, "src", ".", "../plain"];
+const CWDS = [
+  `${SB}/ws/repo`,
+  `${SB}/ws/repo/src`,
+  `${SB}/ws/plain`,
+  `${SB}/ws/broken`,
+  `${SB}/ws/repo/missing/deeper`,
+  "src",
+  ".",
+  "../plain",
+];
 const TARGETS = [
   `${SB}/ws/repo/src/main.ts`,
   `${SB}/ws/repo/new/dir/file.ts`,
@@ -49,9 +58,13 @@ export function templates(entry: Entry): Record<string, unknown>[] {
   const cached = templateCache.get(entry.id);
   if (cached) return cached;
   const dir = path.join(FIXTURES, "payloads", entry.dialect);
-  const files = fs.readdirSync(dir).filter((f) => f === `${entry.event}.json` || (f.startsWith(`${entry.event}.`) && f.endsWith(".json")));
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f === `${entry.event}.json` || (f.startsWith(`${entry.event}.`) && f.endsWith(".json")));
   if (files.length === 0) throw new Error(`no fixture payload for ${entry.id}`);
-  const loaded = files.sort().map((f) => intoSandbox(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))) as Record<string, unknown>);
+  const loaded = files
+    .sort()
+    .map((f) => intoSandbox(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))) as Record<string, unknown>);
   templateCache.set(entry.id, loaded);
   return loaded;
 }
@@ -59,7 +72,8 @@ export function templates(entry: Entry): Record<string, unknown>[] {
 function intoSandbox(value: unknown): unknown {
   if (typeof value === "string") return value.startsWith("/e2e/") || value === "/e2e" ? SB + value.slice(4) : value;
   if (Array.isArray(value)) return value.map(intoSandbox);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, intoSandbox(v)]));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, intoSandbox(v)]));
   return value;
 }
 
@@ -67,15 +81,55 @@ function intoSandbox(value: unknown): unknown {
 // Values that do not belong where they are put.
 
 const hugeString = fc
-  .record({ size: fc.constantFrom(70_000, 1_100_000, 3_000_000), unit: fc.constantFrom("x", "é", "𝄞", "\u0000", "\n", "\\", '"', "\ud800") })
+  .record({
+    size: fc.constantFrom(70_000, 1_100_000, 3_000_000),
+    unit: fc.constantFrom("x", "é", "𝄞", "\u0000", "\n", "\\", '"', "\ud800"),
+  })
   .map(({ size, unit }) => `@HUGE:${size}:${unit.codePointAt(0)}@`);
 // Deep enough to overflow a recursive serialiser (JSON.stringify gives up near 10^4–10^5 levels).
 const deepNest = fc
-  .record({ depth: fc.oneof(fc.integer({ min: 10, max: 3000 }), fc.integer({ min: 50_000, max: 150_000 })), array: fc.boolean() })
+  .record({
+    depth: fc.oneof(fc.integer({ min: 10, max: 3000 }), fc.integer({ min: 50_000, max: 150_000 })),
+    array: fc.boolean(),
+  })
   .map(({ depth, array }) => ({ "@DEEP@": depth, array }));
 const nulString = fc.string({ maxLength: 20 }).map((s) => `${s}\u0000${s}`);
-const oddStrings = fc.constantFrom("", " ", "\n", "\r\n", "../../..", "/", ".", SB, `${SB}/ws/repo`, "__proto__", "constructor", "true", "null", "{}", "\u2028", "\ufeff", "\udc00");
-const keyArb = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("__proto__", "constructor", "toString", "cwd", "session_id", "tool_name", "tool_input", "tool_response", "hook_event_name", "isError", "error", "content"));
+const oddStrings = fc.constantFrom(
+  "",
+  " ",
+  "\n",
+  "\r\n",
+  "../../..",
+  "/",
+  ".",
+  SB,
+  `${SB}/ws/repo`,
+  "__proto__",
+  "constructor",
+  "true",
+  "null",
+  "{}",
+  "\u2028",
+  "\ufeff",
+  "\udc00",
+);
+const keyArb = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "toString",
+    "cwd",
+    "session_id",
+    "tool_name",
+    "tool_input",
+    "tool_response",
+    "hook_event_name",
+    "isError",
+    "error",
+    "content",
+  ),
+);
 
 export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.integer() },
@@ -100,7 +154,10 @@ const bashOutput = fc.oneof(
   {
     weight: 5,
     arbitrary: fc
-      .record({ line: fc.string({ unit: "binary", minLength: 1, maxLength: 80 }), lines: fc.integer({ min: 10, max: 900 }) })
+      .record({
+        line: fc.string({ unit: "binary", minLength: 1, maxLength: 80 }),
+        lines: fc.integer({ min: 10, max: 900 }),
+      })
       .map(({ line, lines }) => Array.from({ length: lines }, (_, i) => `${i} ${line}`).join("\n")),
   },
   { weight: 1, arbitrary: fc.constantFrom(70_000, 300_000).map((size) => `@HUGE:${size}:${"a".codePointAt(0)}@`) },
@@ -113,7 +170,9 @@ const bashResponse = fc
     interrupted: fc.boolean(),
     isImage: fc.constantFrom(false, false, false, true),
     persisted: fc.constantFrom(false, false, false, true),
-    extra: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), { nil: undefined }),
+    extra: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), {
+      nil: undefined,
+    }),
   })
   .map(({ persisted, extra, ...fields }) => ({
     ...fields,
@@ -138,7 +197,8 @@ const recallInput = fc.oneof(
   fc.constantFrom("fuzz-guarded", "other").map((project) => ({ corpus: "x", memory_scope: { project } })),
 );
 /** What the host handed the hook for velesdb-memory's real recall answer (the recorded fixture). */
-const realRecall = (host: string, name = "post-tool-use.recall-fused"): unknown => loadPayload(host, name).tool_response;
+const realRecall = (host: string, name = "post-tool-use.recall-fused"): unknown =>
+  loadPayload(host, name).tool_response;
 const structuredResponses = fc.constantFrom<unknown>(
   realRecall("claude"),
   realRecall("codex"),
@@ -167,16 +227,31 @@ const qwenResponses = fc.constantFrom<unknown>(
   "[]",
   null,
 );
-const textResponses = fc.constantFrom<unknown>(realRecall("dsh"), "[]", '{"results":[]}', '{"error":"x"}', "nothing found", "", "  ", "[", 7, null);
+const textResponses = fc.constantFrom<unknown>(
+  realRecall("dsh"),
+  "[]",
+  '{"results":[]}',
+  '{"error":"x"}',
+  "nothing found",
+  "",
+  "  ",
+  "[",
+  7,
+  null,
+);
 
 function claudeEditInput(tool: string, target: string | undefined): Record<string, unknown> {
   if (target === undefined) return {};
-  return tool === "NotebookEdit" ? { notebook_path: target, new_source: "x" } : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
+  return tool === "NotebookEdit"
+    ? { notebook_path: target, new_source: "x" }
+    : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
 }
 
 function qwenEditInput(tool: string, target: string | undefined): Record<string, unknown> {
   if (target === undefined) return {};
-  return tool === "notebook_edit" ? { notebook_path: target, new_source: "x" } : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
+  return tool === "notebook_edit"
+    ? { notebook_path: target, new_source: "x" }
+    : { file_path: target, content: "x\n", old_string: "a", new_string: "b" };
 }
 
 const patchText = fc
@@ -205,31 +280,48 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
   const target = fc.option(fc.constantFrom(...TARGETS), { nil: undefined, freq: 6 });
   const session = fc.option(fc.constantFrom(...SESSIONS), { nil: undefined, freq: 4 });
   const withSession = (fields: fc.Arbitrary<Record<string, unknown>>, key = "session_id") =>
-    fc.tuple(fields, session).map(([f, s]) => (s === undefined ? { ...f, [`@DROP@${key}`]: true } : { ...f, [key]: s }));
+    fc
+      .tuple(fields, session)
+      .map(([f, s]) => (s === undefined ? { ...f, [`@DROP@${key}`]: true } : { ...f, [key]: s }));
   switch (`${entry.dialect}/${entry.wireName}`) {
     case "claude/PreToolUse":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("Edit", "Write", "NotebookEdit", "Bash", "Read", "MultiEdit"), target }).map(({ cwd, tool, target }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: claudeEditInput(tool, target),
-        })),
+        fc
+          .record({ cwd, tool: fc.constantFrom("Edit", "Write", "NotebookEdit", "Bash", "Read", "MultiEdit"), target })
+          .map(({ cwd, tool, target }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: claudeEditInput(tool, target),
+          })),
       );
     case "codex/PreToolUse":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("apply_patch", "apply_patch", "Edit", "Write", "Bash"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: tool === "apply_patch" ? { command: patch } : tool === "Bash" ? { command: "ls" } : { file_path: target },
-        })),
+        fc
+          .record({
+            cwd,
+            tool: fc.constantFrom("apply_patch", "apply_patch", "Edit", "Write", "Bash"),
+            target,
+            patch: patchText,
+          })
+          .map(({ cwd, tool, target, patch }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input:
+              tool === "apply_patch" ? { command: patch } : tool === "Bash" ? { command: "ls" } : { file_path: target },
+          })),
       );
     case "gemini/BeforeTool":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("write_file", "replace", "run_shell_command", "read_file"), target }).map(({ cwd, tool, target }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: target === undefined ? {} : { file_path: target, content: "x\n", old_string: "a", new_string: "b", instruction: "edit" },
-        })),
+        fc
+          .record({ cwd, tool: fc.constantFrom("write_file", "replace", "run_shell_command", "read_file"), target })
+          .map(({ cwd, tool, target }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input:
+              target === undefined
+                ? {}
+                : { file_path: target, content: "x\n", old_string: "a", new_string: "b", instruction: "edit" },
+          })),
       );
     case "gemini/AfterTool":
       return withSession(
@@ -246,52 +338,105 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
             cwd,
             tool_name: `mcp_${server}_${tool}`,
             tool_input: input,
-            tool_response: error ? { llmContent: String(text), returnDisplay: "Error", error: { message: "x", type: "mcp_tool_error" } } : { llmContent: [{ text: `<untrusted_context>\n${String(text)}\n</untrusted_context>` }], returnDisplay: String(text) },
+            tool_response: error
+              ? { llmContent: String(text), returnDisplay: "Error", error: { message: "x", type: "mcp_tool_error" } }
+              : {
+                  llmContent: [{ text: `<untrusted_context>\n${String(text)}\n</untrusted_context>` }],
+                  returnDisplay: String(text),
+                },
             mcp_context: { server_name: server, tool_name: tool },
           })),
       );
     case "qwen/PreToolUse":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("edit", "write_file", "notebook_edit", "run_shell_command", "Write", "mcp__velesdb-memory__recall"), target }).map(
-          ({ cwd, tool, target }) => ({ cwd, tool_name: tool, tool_input: qwenEditInput(tool, target) }),
-        ),
+        fc
+          .record({
+            cwd,
+            tool: fc.constantFrom(
+              "edit",
+              "write_file",
+              "notebook_edit",
+              "run_shell_command",
+              "Write",
+              "mcp__velesdb-memory__recall",
+            ),
+            target,
+          })
+          .map(({ cwd, tool, target }) => ({ cwd, tool_name: tool, tool_input: qwenEditInput(tool, target) })),
       );
     case "dsh/PreToolUse":
-      return withSession(fc.record({ cwd, tool: fc.constantFrom("edit", "write", "str_replace_editor", "bash", "Edit") }).map(({ cwd, tool }) => ({ cwd, tool_name: tool, tool_input: { command: "" } })));
+      return withSession(
+        fc
+          .record({ cwd, tool: fc.constantFrom("edit", "write", "str_replace_editor", "bash", "Edit") })
+          .map(({ cwd, tool }) => ({ cwd, tool_name: tool, tool_input: { command: "" } })),
+      );
     case "windsurf/pre_write_code":
-      return fc.record({ target, trajectory: fc.option(fc.constantFrom(...SESSIONS), { nil: undefined }) }).map(({ target, trajectory }) => ({
-        tool_info: target === undefined ? { edits: [] } : { file_path: target, edits: [{ old_string: "a", new_string: "b" }] },
-        ...(trajectory === undefined ? { "@DROP@trajectory_id": true } : { trajectory_id: trajectory }),
-      }));
+      return fc
+        .record({ target, trajectory: fc.option(fc.constantFrom(...SESSIONS), { nil: undefined }) })
+        .map(({ target, trajectory }) => ({
+          tool_info:
+            target === undefined ? { edits: [] } : { file_path: target, edits: [{ old_string: "a", new_string: "b" }] },
+          ...(trajectory === undefined ? { "@DROP@trajectory_id": true } : { trajectory_id: trajectory }),
+        }));
     case "claude/PostToolUse":
       return withSession(
         fc.oneof(
-          fc.record({ cwd, response: bashResponse, tool: fc.constantFrom("Bash", "Bash", "Bash", "Read") }).map(({ cwd, response, tool }) => ({
+          fc
+            .record({ cwd, response: bashResponse, tool: fc.constantFrom("Bash", "Bash", "Bash", "Read") })
+            .map(({ cwd, response, tool }) => ({
+              cwd,
+              tool_name: tool,
+              tool_input: { command: "cargo build", description: "build" },
+              tool_response: response,
+            })),
+          fc
+            .record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses })
+            .map(({ cwd, tool, input, response }) => ({
+              cwd,
+              tool_name: tool,
+              tool_input: input,
+              tool_response: response,
+            })),
+        ),
+      );
+    case "codex/PostToolUse":
+      return withSession(
+        fc
+          .record({
             cwd,
-            tool_name: tool,
-            tool_input: { command: "cargo build", description: "build" },
-            tool_response: response,
-          })),
-          fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
+            tool: recallToolNames.map((t) => t.replace("velesdb-memory", "velesdb_memory")),
+            input: recallInput,
+            response: structuredResponses,
+          })
+          .map(({ cwd, tool, input, response }) => ({
             cwd,
             tool_name: tool,
             tool_input: input,
             tool_response: response,
           })),
-        ),
-      );
-    case "codex/PostToolUse":
-      return withSession(
-        fc.record({ cwd, tool: recallToolNames.map((t) => t.replace("velesdb-memory", "velesdb_memory")), input: recallInput, response: structuredResponses }).map(
-          ({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response }),
-        ),
       );
     case "qwen/PostToolUse":
       return withSession(
-        fc.record({ cwd, tool: recallToolNames, input: recallInput, response: qwenResponses }).map(({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response })),
+        fc
+          .record({ cwd, tool: recallToolNames, input: recallInput, response: qwenResponses })
+          .map(({ cwd, tool, input, response }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: input,
+            tool_response: response,
+          })),
       );
     case "dsh/PostToolUse":
-      return withSession(fc.record({ cwd, tool: recallToolNames, input: recallInput, response: textResponses }).map(({ cwd, tool, input, response }) => ({ cwd, tool_name: tool, tool_input: input, tool_response: response })));
+      return withSession(
+        fc
+          .record({ cwd, tool: recallToolNames, input: recallInput, response: textResponses })
+          .map(({ cwd, tool, input, response }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: input,
+            tool_response: response,
+          })),
+      );
     case "windsurf/post_mcp_tool_use":
       return fc
         .record({
@@ -300,14 +445,30 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
           input: recallInput,
           response: textResponses,
         })
-        .map(({ server, tool, input, response }) => ({ tool_info: { mcp_server_name: server, mcp_tool_name: tool, mcp_tool_arguments: input, mcp_result: response } }));
+        .map(({ server, tool, input, response }) => ({
+          tool_info: { mcp_server_name: server, mcp_tool_name: tool, mcp_tool_arguments: input, mcp_result: response },
+        }));
     case "copilot/preToolUse":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("edit", "create", "apply_patch", "apply_patch", "bash", "Write"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
-          cwd,
-          toolName: tool,
-          toolArgs: tool === "apply_patch" ? patch : tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, file_text: "x\n" },
-        })),
+        fc
+          .record({
+            cwd,
+            tool: fc.constantFrom("edit", "create", "apply_patch", "apply_patch", "bash", "Write"),
+            target,
+            patch: patchText,
+          })
+          .map(({ cwd, tool, target, patch }) => ({
+            cwd,
+            toolName: tool,
+            toolArgs:
+              tool === "apply_patch"
+                ? patch
+                : tool === "bash"
+                  ? { command: "ls" }
+                  : target === undefined
+                    ? {}
+                    : { path: target, file_text: "x\n" },
+          })),
         "sessionId",
       );
     case "copilot/postToolUse":
@@ -320,7 +481,12 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
             resultType: fc.constantFrom("success", "success", "failure", "denied", 3),
             text: textResponses,
           })
-          .map(({ cwd, tool, input, resultType, text }) => ({ cwd, toolName: tool, toolArgs: input, toolResult: { resultType, textResultForLlm: text } })),
+          .map(({ cwd, tool, input, resultType, text }) => ({
+            cwd,
+            toolName: tool,
+            toolArgs: input,
+            toolResult: { resultType, textResultForLlm: text },
+          })),
         "sessionId",
       ).chain((recallPayload) =>
         fc.oneof(
@@ -329,90 +495,165 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
             ...recallPayload,
             toolName: "bash",
             toolArgs: { command: "cargo build", description: "build" },
-            toolResult: { resultType: "success", textResultForLlm: `${isObjectLike(response) && typeof response.stdout === "string" ? response.stdout.replace(/\n$/, "") : ""}\n<shellId: 0 completed with exit code ${exit}>` },
+            toolResult: {
+              resultType: "success",
+              textResultForLlm: `${isObjectLike(response) && typeof response.stdout === "string" ? response.stdout.replace(/\n$/, "") : ""}\n<shellId: 0 completed with exit code ${exit}>`,
+            },
           })),
         ),
       );
     case "codebuddy/PreToolUse":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read"), target }).map(({ cwd, tool, target }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: claudeEditInput(tool, target),
-        })),
+        fc
+          .record({ cwd, tool: fc.constantFrom("Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "Read"), target })
+          .map(({ cwd, tool, target }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: claudeEditInput(tool, target),
+          })),
       );
     case "codebuddy/PostToolUse":
       // CodeBuddy hands the MCP content array, with no error flag even for a failed call.
       return withSession(
-        fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: input,
-          tool_response: response,
-        })),
-      );
-    case "droid/PreToolUse":
-      return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"), target }).map(({ cwd, tool, target }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: tool === "Execute" ? { command: "ls", riskLevel: "low", riskLevelReason: "read only" } : target === undefined ? {} : { file_path: target, content: "x\n" },
-        })),
-      );
-    case "droid/PostToolUse":
-      return withSession(
-        fc.record({ cwd, tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1___")), input: recallInput, response: textResponses }).map(({ cwd, tool, input, response }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: input,
-          tool_response: response,
-        })),
-      );
-    case "opencode/tool.execute.before":
-      return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("write", "edit", "patch", "multiedit", "apply_patch", "bash", "Write"), target, patch: patchText }).map(({ cwd, tool, target, patch }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: tool === "apply_patch" ? { patchText: patch } : tool === "bash" ? { command: "ls" } : target === undefined ? {} : { filePath: target, content: "x\n" },
-        })),
-      );
-    case "opencode/tool.execute.after":
-      return withSession(
-        fc.oneof(
-          fc.record({ cwd, tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1_")), input: recallInput, response: structuredResponses }).map(({ cwd, tool, input, response }) => ({
+        fc
+          .record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses })
+          .map(({ cwd, tool, input, response }) => ({
             cwd,
             tool_name: tool,
             tool_input: input,
             tool_response: response,
           })),
+      );
+    case "droid/PreToolUse":
+      return withSession(
+        fc
+          .record({
+            cwd,
+            tool: fc.constantFrom("Create", "Edit", "MultiEdit", "Execute", "edit", "velesdb-memory___recall_fused"),
+            target,
+          })
+          .map(({ cwd, tool, target }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input:
+              tool === "Execute"
+                ? { command: "ls", riskLevel: "low", riskLevelReason: "read only" }
+                : target === undefined
+                  ? {}
+                  : { file_path: target, content: "x\n" },
+          })),
+      );
+    case "droid/PostToolUse":
+      return withSession(
+        fc
+          .record({
+            cwd,
+            tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1___")),
+            input: recallInput,
+            response: textResponses,
+          })
+          .map(({ cwd, tool, input, response }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input: input,
+            tool_response: response,
+          })),
+      );
+    case "opencode/tool.execute.before":
+      return withSession(
+        fc
+          .record({
+            cwd,
+            tool: fc.constantFrom("write", "edit", "patch", "multiedit", "apply_patch", "bash", "Write"),
+            target,
+            patch: patchText,
+          })
+          .map(({ cwd, tool, target, patch }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input:
+              tool === "apply_patch"
+                ? { patchText: patch }
+                : tool === "bash"
+                  ? { command: "ls" }
+                  : target === undefined
+                    ? {}
+                    : { filePath: target, content: "x\n" },
+          })),
+      );
+    case "opencode/tool.execute.after":
+      return withSession(
+        fc.oneof(
+          fc
+            .record({
+              cwd,
+              tool: recallToolNames.map((t) => t.replace(/^mcp__(.*)__/, "$1_")),
+              input: recallInput,
+              response: structuredResponses,
+            })
+            .map(({ cwd, tool, input, response }) => ({
+              cwd,
+              tool_name: tool,
+              tool_input: input,
+              tool_response: response,
+            })),
           fc.record({ cwd, response: bashResponse }).map(({ cwd, response }) => ({
             cwd,
             tool_name: "bash",
             tool_input: { command: "cargo build", description: "build" },
-            tool_response: { title: "cargo build", output: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response, metadata: { exit: 0, truncated: false } },
+            tool_response: {
+              title: "cargo build",
+              output: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response,
+              metadata: { exit: 0, truncated: false },
+            },
           })),
         ),
       );
     case "pi/tool_call":
       return withSession(
-        fc.record({ cwd, tool: fc.constantFrom("write", "edit", "bash", "read", "Write"), target }).map(({ cwd, tool, target }) => ({
-          cwd,
-          tool_name: tool,
-          tool_input: tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, content: "x\n" },
-        })),
+        fc
+          .record({ cwd, tool: fc.constantFrom("write", "edit", "bash", "read", "Write"), target })
+          .map(({ cwd, tool, target }) => ({
+            cwd,
+            tool_name: tool,
+            tool_input:
+              tool === "bash" ? { command: "ls" } : target === undefined ? {} : { path: target, content: "x\n" },
+          })),
       );
     case "pi/tool_result":
       return withSession(
         fc.oneof(
-          fc.record({ cwd, tool: recallToolNames, input: recallInput, response: structuredResponses, isError: fc.constantFrom(false, true) }).map(({ cwd, tool, input, response, isError }) => {
-            const [, server, name] = /^mcp__(.*)__(.+)$/.exec(tool) ?? [];
-            return { cwd, tool_name: "mcp", tool_input: { tool: `${server}_${name}`, args: JSON.stringify(input) }, tool_response: { server, tool: name, mcpResult: response, isError } };
-          }),
+          fc
+            .record({
+              cwd,
+              tool: recallToolNames,
+              input: recallInput,
+              response: structuredResponses,
+              isError: fc.constantFrom(false, true),
+            })
+            .map(({ cwd, tool, input, response, isError }) => {
+              const [, server, name] = /^mcp__(.*)__(.+)$/.exec(tool) ?? [];
+              return {
+                cwd,
+                tool_name: "mcp",
+                tool_input: { tool: `${server}_${name}`, args: JSON.stringify(input) },
+                tool_response: { server, tool: name, mcpResult: response, isError },
+              };
+            }),
           fc.record({ cwd, response: bashResponse }).map(({ cwd, response }) => ({
             cwd,
             tool_name: "bash",
             tool_input: { command: "cargo build" },
-            tool_response: { content: [{ type: "text", text: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response }], isError: false, truncated: false },
+            tool_response: {
+              content: [
+                {
+                  type: "text",
+                  text: isObjectLike(response) && typeof response.stdout === "string" ? response.stdout : response,
+                },
+              ],
+              isError: false,
+              truncated: false,
+            },
           })),
         ),
       );
@@ -425,7 +666,10 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "opencode/experimental.session.compacting":
       return withSession(fc.record({ cwd }));
     case "copilot/agentStop":
-      return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }), "sessionId");
+      return withSession(
+        fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }),
+        "sessionId",
+      );
     case "copilot/sessionStart":
       return withSession(fc.record({ cwd, source: fc.constantFrom("new", "resume", "startup", 9) }), "sessionId");
     case "claude/Stop":
@@ -438,7 +682,13 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
       return withSession(fc.record({ cwd, stop_hook_active: fc.constantFrom(false, true, "true", 1, null) }));
     case "claude/PreCompact":
     case "qwen/PreCompact":
-      return withSession(fc.record({ cwd, trigger: fc.constantFrom("auto", "manual", "other", 3), custom_instructions: fc.constantFrom(null, "", "keep the API names", 5) }));
+      return withSession(
+        fc.record({
+          cwd,
+          trigger: fc.constantFrom("auto", "manual", "other", 3),
+          custom_instructions: fc.constantFrom(null, "", "keep the API names", 5),
+        }),
+      );
     case "claude/SessionStart":
     case "codebuddy/SessionStart":
     case "droid/SessionStart":
@@ -446,7 +696,9 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
     case "dsh/SessionStart":
     case "gemini/SessionStart":
     case "qwen/SessionStart":
-      return withSession(fc.record({ cwd, source: fc.constantFrom("startup", "resume", "clear", "compact", "fork", 9) }));
+      return withSession(
+        fc.record({ cwd, source: fc.constantFrom("startup", "resume", "clear", "compact", "fork", 9) }),
+      );
     case "windsurf/pre_user_prompt":
       return fc.record({ trajectory_id: fc.constantFrom(...SESSIONS) });
     default:
@@ -457,7 +709,10 @@ function placement(entry: Entry): fc.Arbitrary<Record<string, unknown>> {
 // ---------------------------------------------------------------------------------------------
 // Mutations: walk to one field (by index over every field down to depth 3) and break it.
 
-type Mutation = { readonly pick: number; readonly op: "delete" } | { readonly pick: number; readonly op: "set"; readonly value: unknown } | { readonly pick: number; readonly op: "add"; readonly key: string; readonly value: unknown };
+type Mutation =
+  | { readonly pick: number; readonly op: "delete" }
+  | { readonly pick: number; readonly op: "set"; readonly value: unknown }
+  | { readonly pick: number; readonly op: "add"; readonly key: string; readonly value: unknown };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ pick: fc.nat(), op: fc.constant("delete" as const) }),
@@ -491,7 +746,12 @@ function setOwn(holder: Record<string, unknown> | unknown[], key: string | numbe
 function applyMutation(payload: Record<string, unknown>, m: Mutation): void {
   const all = slots(payload);
   if (m.op === "add") {
-    const containers: Array<Record<string, unknown>> = [payload, ...all.map((s) => (s.holder as Record<string, unknown>)[s.key as string]).filter((v): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v))];
+    const containers: Array<Record<string, unknown>> = [
+      payload,
+      ...all
+        .map((s) => (s.holder as Record<string, unknown>)[s.key as string])
+        .filter((v): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)),
+    ];
     setOwn(containers[m.pick % containers.length]!, m.key, structuredClone(m.value));
     return;
   }
@@ -528,7 +788,10 @@ export function shapedPayload(entry: Entry): fc.Arbitrary<unknown> {
 // ---------------------------------------------------------------------------------------------
 // Whole inputs that are not a payload at all.
 
-const jsonText = fc.oneof(fc.json({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)));
+const jsonText = fc.oneof(
+  fc.json({ maxDepth: 4 }),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+);
 
 function brokenText(entry: Entry): fc.Arbitrary<string> {
   const template = fc.constantFrom(...templates(entry)).map((t) => JSON.stringify(t));
@@ -545,15 +808,31 @@ function brokenText(entry: Entry): fc.Arbitrary<string> {
 
 const rawBytes = fc.oneof(
   fc.uint8Array({ maxLength: 2048 }).map((b) => Array.from(b)),
-  fc.constantFrom([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00], [0xef, 0xbb, 0xbf, 0x7b, 0x7d], [0x00], [0xc0, 0x80], [0xed, 0xa0, 0x80]),
+  fc.constantFrom(
+    [0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00],
+    [0xef, 0xbb, 0xbf, 0x7b, 0x7d],
+    [0x00],
+    [0xc0, 0x80],
+    [0xed, 0xa0, 0x80],
+  ),
 );
 
 /** fuzzCase(entry) → one generated stdin with the process cwd to run it from. */
 export function fuzzCase(entry: Entry): fc.Arbitrary<FuzzCase> {
   const processCwd = fc.constantFrom<ProcessCwd>("repo", "plain");
   return fc.oneof(
-    { weight: 14, arbitrary: fc.record({ form: fc.constant("object" as const), payload: shapedPayload(entry), processCwd }) },
-    { weight: 3, arbitrary: fc.record({ form: fc.constant("object" as const), payload: jsonText.map((t) => JSON.parse(t) as unknown), processCwd }) },
+    {
+      weight: 14,
+      arbitrary: fc.record({ form: fc.constant("object" as const), payload: shapedPayload(entry), processCwd }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        form: fc.constant("object" as const),
+        payload: jsonText.map((t) => JSON.parse(t) as unknown),
+        processCwd,
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ form: fc.constant("text" as const), text: brokenText(entry), processCwd }) },
     { weight: 1, arbitrary: fc.record({ form: fc.constant("bytes" as const), bytes: rawBytes, processCwd }) },
   );
@@ -583,7 +862,12 @@ function expandMarkers(json: string): string {
 
 /** describeCase(c) → a short line for a report: form, cwd and the first bytes. */
 export function describeCase(c: FuzzCase): string {
-  const head = c.form === "bytes" ? `bytes[${c.bytes.length}]` : c.form === "text" ? JSON.stringify(c.text.slice(0, 160)) : JSON.stringify(c.payload)?.slice(0, 300);
+  const head =
+    c.form === "bytes"
+      ? `bytes[${c.bytes.length}]`
+      : c.form === "text"
+        ? JSON.stringify(c.text.slice(0, 160))
+        : JSON.stringify(c.payload)?.slice(0, 300);
   return `${c.form} from ws/${c.processCwd}: ${head}`;
 }
 

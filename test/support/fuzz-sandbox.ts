@@ -46,7 +46,10 @@ export function makeFuzzSandbox(label: string, options: SandboxOptions = {}): Fu
   const plain = path.join(root, "ws", "plain");
   const broken = path.join(root, "ws", "broken");
   for (const dir of [home, tmp, path.join(repo, "src"), plain, broken]) fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: GUARDED_PROJECT, enforce_learning_loop: true }));
+  fs.writeFileSync(
+    path.join(repo, ".velesdb-hooks.json"),
+    JSON.stringify({ project: GUARDED_PROJECT, enforce_learning_loop: true }),
+  );
   fs.writeFileSync(path.join(repo, "src", "main.ts"), "export const x = 1;\n");
   fs.writeFileSync(path.join(broken, ".velesdb-hooks.json"), '{"enforce_learning_loop": true,');
   return {
@@ -75,7 +78,10 @@ export function makeFuzzSandbox(label: string, options: SandboxOptions = {}): Fu
  * cwd. Written independently of src/core/payload.ts: it is the oracle, not the code under test.
  */
 export function resolvedCwd(payload: unknown, processCwd: string): string {
-  const cwd = payload !== null && typeof payload === "object" && !Array.isArray(payload) ? (payload as Record<string, unknown>).cwd : undefined;
+  const cwd =
+    payload !== null && typeof payload === "object" && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>).cwd
+      : undefined;
   if (typeof cwd !== "string" || cwd === "" || cwd.includes("\0")) return processCwd;
   return path.resolve(processCwd, cwd);
 }
@@ -169,14 +175,25 @@ export async function spawnHook(
       // EPIPE: the hook exited before reading everything; its answer is judged as it is.
     }
   })();
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   clearTimeout(timer);
   await writing;
   // The timer alone is not the judge: when the event loop runs late (a loaded CI machine), the
   // exit can be handled before a due timer fires, and a run far past the bound was reported as
   // within it (docs/hardening.md#tests-that-could-not-fail). The time measured decides as well.
   const elapsedMs = performance.now() - started;
-  return { exitCode, signal: child.signalCode === null ? null : String(child.signalCode), stdout, stderr, elapsedMs, timedOut: timedOut || elapsedMs > options.boundMs };
+  return {
+    exitCode,
+    signal: child.signalCode === null ? null : String(child.signalCode),
+    stdout,
+    stderr,
+    elapsedMs,
+    timedOut: timedOut || elapsedMs > options.boundMs,
+  };
 }
 
 /** The fake compiler the fuzzer gives PostToolUse: capable, faithful at risk medium. */

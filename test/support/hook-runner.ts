@@ -10,7 +10,8 @@ export const REPO_ROOT = path.resolve(import.meta.dir, "..", "..");
 // VELESDB_HOOKS_TEST_BINARY lets a developer run the suite against another build (a release
 // asset, or a deliberately broken build when checking that the tests can fail).
 export const BINARY =
-  process.env.VELESDB_HOOKS_TEST_BINARY ?? path.join(REPO_ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
+  process.env.VELESDB_HOOKS_TEST_BINARY ??
+  path.join(REPO_ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
 export const FIXTURES = path.join(REPO_ROOT, "fixtures");
 
 export interface Sandbox {
@@ -89,7 +90,11 @@ export function runBinaryTimed(
 }
 
 /** loadPayload("claude", "stop.first", {cwd}) → the fixture with `overrides` applied. */
-export function loadPayload(host: string, name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function loadPayload(
+  host: string,
+  name: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const file = path.join(FIXTURES, "payloads", host, `${name}.json`);
   const payload = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
   return { ...payload, ...overrides };
@@ -101,7 +106,8 @@ export function parseOneJsonAnswer(stdout: string): Record<string, unknown> {
     throw new Error(`expected exactly one line of JSON, got ${JSON.stringify(stdout.slice(0, 200))}`);
   }
   const value = JSON.parse(stdout) as unknown;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("answer is not a JSON object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new Error("answer is not a JSON object");
   return value as Record<string, unknown>;
 }
 

@@ -25,7 +25,12 @@ const server = Bun.serve({
     const headers = new Headers(request.headers);
     headers.set("accept-encoding", "identity");
     const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-    const answer = await fetch(`${upstream}${pathname}${search}`, { method: request.method, headers, body, redirect: "manual" });
+    const answer = await fetch(`${upstream}${pathname}${search}`, {
+      method: request.method,
+      headers,
+      body,
+      redirect: "manual",
+    });
     const answerHeaders = new Headers(answer.headers);
     for (const name of HOP_BY_HOP) answerHeaders.delete(name);
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: answerHeaders });

@@ -76,7 +76,10 @@ export const CLAUDE_FIXTURES: readonly RegistryFixture[] = [
     name: "one compact line with foreign hooks",
     hasOurs: false,
     text: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo bye"}]}],"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}]},"model":"sonnet"}`,
-    foreign: [`{"hooks":[{"type":"command","command":"echo bye"}]}`, `{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}`],
+    foreign: [
+      `{"hooks":[{"type":"command","command":"echo bye"}]}`,
+      `{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}`,
+    ],
   },
   {
     name: "JSONC trailing commas and a comment inside hooks",
@@ -90,7 +93,10 @@ export const CLAUDE_FIXTURES: readonly RegistryFixture[] = [
     },
 }
 `,
-    foreign: ["// mine", `{ "matcher": "Write", "hooks": [ { "type": "command", "command": "prettier --write" }, ], },`],
+    foreign: [
+      "// mine",
+      `{ "matcher": "Write", "hooks": [ { "type": "command", "command": "prettier --write" }, ], },`,
+    ],
   },
   {
     name: "an empty object",
@@ -133,7 +139,10 @@ export const WINDSURF_FIXTURES: readonly RegistryFixture[] = [
     }
 }
 `,
-    foreign: [`{ "command": "~/bin/lint-guard.sh", "show_output": true }`, `"post_cascade_response": [ { "command": "notify-send done" } ]`],
+    foreign: [
+      `{ "command": "~/bin/lint-guard.sh", "show_output": true }`,
+      `"post_cascade_response": [ { "command": "notify-send done" } ]`,
+    ],
   },
   {
     name: "the bash reference's entry next to a foreign one",

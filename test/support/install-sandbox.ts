@@ -58,13 +58,27 @@ export interface InstallSandbox {
   readonly dshHooks: string;
   readonly stableBinary: string;
   /** run(["install", "--client", "claude"]) → the compiled binary's exit code and output. */
-  run(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string }): Run;
+  run(
+    args: readonly string[],
+    options?: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string },
+  ): Run;
   /** runAsync: the same without blocking this process (needed when the test serves HTTP itself). */
   runAsync(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string }): Promise<Run>;
   cleanup(): void;
 }
 
-export type SandboxClient = "claude" | "codex" | "windsurf" | "dsh" | "gemini" | "copilot" | "opencode" | "droid" | "kilo" | "codebuddy" | "pi";
+export type SandboxClient =
+  | "claude"
+  | "codex"
+  | "windsurf"
+  | "dsh"
+  | "gemini"
+  | "copilot"
+  | "opencode"
+  | "droid"
+  | "kilo"
+  | "codebuddy"
+  | "pi";
 
 /** The directory whose presence makes `install` (no --client) pick each client. */
 export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
@@ -88,15 +102,39 @@ export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
  */
 export const USER_MCP_COMMAND = "/bin/sh";
 export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [string, string]>>> = {
-  claude: [".claude.json", `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"env":{}}}}\n`],
+  claude: [
+    ".claude.json",
+    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"env":{}}}}\n`,
+  ],
   codex: [path.join(".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = "${USER_MCP_COMMAND}"\n`],
-  windsurf: [path.join(".codeium", "windsurf", "mcp_config.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`],
-  copilot: [path.join(".copilot", "mcp-config.json"), `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`],
-  opencode: [path.join(".config", "opencode", "opencode.json"), `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`],
-  kilo: [path.join(".config", "kilo", "kilo.json"), `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`],
-  codebuddy: [path.join(".codebuddy", ".mcp.json"), `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[]}}}\n`],
-  pi: [path.join(".pi", "agent", "mcp.json"), `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}","args":[]}}}\n`],
-  droid: [path.join(".factory", "mcp.json"), `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"disabled":false}}}\n`],
+  windsurf: [
+    path.join(".codeium", "windsurf", "mcp_config.json"),
+    `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`,
+  ],
+  copilot: [
+    path.join(".copilot", "mcp-config.json"),
+    `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`,
+  ],
+  opencode: [
+    path.join(".config", "opencode", "opencode.json"),
+    `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`,
+  ],
+  kilo: [
+    path.join(".config", "kilo", "kilo.json"),
+    `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`,
+  ],
+  codebuddy: [
+    path.join(".codebuddy", ".mcp.json"),
+    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[]}}}\n`,
+  ],
+  pi: [
+    path.join(".pi", "agent", "mcp.json"),
+    `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}","args":[]}}}\n`,
+  ],
+  droid: [
+    path.join(".factory", "mcp.json"),
+    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"disabled":false}}}\n`,
+  ],
 };
 
 /** The TOML table of USER_MCP_FILES.codex, for a test that writes its own config.toml. */
@@ -107,7 +145,10 @@ export const USER_MCP_TOML = USER_MCP_FILES.codex![1];
  * awkward name), TMPDIR and each client's home (default ~/.claude and ~/.codex), each with a
  * velesdb-memory MCP server the user configured (USER_MCP_FILES) unless `mcp` is false.
  */
-export function makeInstallSandbox(label: string, options: { homeName?: string; clients?: readonly SandboxClient[]; mcp?: boolean } = {}): InstallSandbox {
+export function makeInstallSandbox(
+  label: string,
+  options: { homeName?: string; clients?: readonly SandboxClient[]; mcp?: boolean } = {},
+): InstallSandbox {
   const binary = snapshotBinary();
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `vh-${label}-`)));
   const home = path.join(root, options.homeName ?? "home");
@@ -169,7 +210,11 @@ export function makeInstallSandbox(label: string, options: { homeName?: string; 
         stdout: "pipe",
         stderr: "pipe",
       });
-      const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      const [stdout, stderr, exitCode] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
       return { exitCode, stdout, stderr };
     },
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
@@ -202,7 +247,10 @@ export function treeDigest(dir: string): string {
  * repository configured as project "atlas", session "main": how Gemini CLI and Qwen Code run a
  * registered command line on Unix, for checking that the quoting we wrote survives the shell.
  */
-export function runSessionStartThroughBash(box: InstallSandbox, command: string): { exitCode: number | null; stdout: string } {
+export function runSessionStartThroughBash(
+  box: InstallSandbox,
+  command: string,
+): { exitCode: number | null; stdout: string } {
   const repo = path.join(box.root, "repo");
   write(path.join(repo, ".velesdb-hooks.json"), JSON.stringify({ project: "atlas", session: "main" }));
   const payload = JSON.stringify({ session_id: "s1", cwd: repo, hook_event_name: "SessionStart", source: "startup" });

@@ -16,8 +16,22 @@ export function selfSignedCertificate(): { cert: string; key: string } {
   const keyFile = path.join(dir, "key.pem");
   const certFile = path.join(dir, "cert.pem");
   const made = Bun.spawnSync([
-    "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", keyFile, "-out", certFile,
+    "openssl",
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
   ]);
   if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
   cert = { cert: fs.readFileSync(certFile, "utf8"), key: fs.readFileSync(keyFile, "utf8") };
@@ -45,7 +59,11 @@ export function startDaemon(version: string, mode: DaemonMode = "json"): LocalSe
       requests.push(request.method);
       if (request.method === "DELETE") return new Response(null, { status: 204 });
       const body = (await request.json()) as { id?: number; method?: string };
-      const answer = { jsonrpc: "2.0", id: body.id, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "velesdb-memory", version } } };
+      const answer = {
+        jsonrpc: "2.0",
+        id: body.id,
+        result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "velesdb-memory", version } },
+      };
       switch (mode) {
         case "hangs":
           return new Promise<Response>(() => {});
@@ -83,7 +101,11 @@ export function startRegistry(version: string | "hangs" | "fails"): LocalServer 
       return Response.json({ crate: { name: "velesdb-memory", max_version: version, max_stable_version: version } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}/api/v1/crates/velesdb-memory`, requests, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}/api/v1/crates/velesdb-memory`,
+    requests,
+    stop: () => server.stop(true),
+  };
 }
 
 /** A port nothing listens on (bound, read, released). */

@@ -10,24 +10,41 @@ export interface Answer {
   readonly exitCode: number;
 }
 
-export function hook(box: Sandbox, host: Host, event: string, payload: Record<string, unknown>, env: Record<string, string> = {}): Answer {
+export function hook(
+  box: Sandbox,
+  host: Host,
+  event: string,
+  payload: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Answer {
   const result = runBinary([host, event], payload, { env: { ...box.env, ...env }, cwd: box.root });
   if (result.exitCode !== 0) throw new Error(`${host} ${event} exited ${result.exitCode}: ${result.stderr}`);
   return { json: parseOneJsonAnswer(result.stdout), stderr: result.stderr, exitCode: result.exitCode };
 }
 
 /** An edit payload: Claude Write/Edit/NotebookEdit with one target, Codex apply_patch with several. */
-export function editPayload(host: Host, session: string | undefined, cwd: string, targets: string[], tool?: string): Record<string, unknown> {
+export function editPayload(
+  host: Host,
+  session: string | undefined,
+  cwd: string,
+  targets: string[],
+  tool?: string,
+): Record<string, unknown> {
   const base =
     host === "claude"
       ? loadPayload("claude", "pre-tool-use.write", {
           cwd,
           tool_name: tool ?? "Write",
-          tool_input: tool === "NotebookEdit" ? { notebook_path: targets[0], new_source: "x" } : { file_path: targets[0], content: "x\n" },
+          tool_input:
+            tool === "NotebookEdit"
+              ? { notebook_path: targets[0], new_source: "x" }
+              : { file_path: targets[0], content: "x\n" },
         })
       : loadPayload("codex", "pre-tool-use.apply-patch", {
           cwd,
-          tool_input: { command: `*** Begin Patch\n${targets.map((t) => `*** Update File: ${t}\n@@\n-a\n+b`).join("\n")}\n*** End Patch` },
+          tool_input: {
+            command: `*** Begin Patch\n${targets.map((t) => `*** Update File: ${t}\n@@\n-a\n+b`).join("\n")}\n*** End Patch`,
+          },
         });
   if (session === undefined) delete base.session_id;
   else base.session_id = session;
@@ -71,11 +88,17 @@ export function stopPayload(host: Host, session: string, cwd: string, active = f
 
 export function isDeny(answer: Answer): boolean {
   const specific = answer.json.hookSpecificOutput as Record<string, unknown> | undefined;
-  return specific?.permissionDecision === "deny" && typeof specific.permissionDecisionReason === "string" && specific.permissionDecisionReason !== "";
+  return (
+    specific?.permissionDecision === "deny" &&
+    typeof specific.permissionDecisionReason === "string" &&
+    specific.permissionDecisionReason !== ""
+  );
 }
 
 export function denyReason(answer: Answer): string {
-  return ((answer.json.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason as string) ?? "";
+  return (
+    ((answer.json.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason as string) ?? ""
+  );
 }
 
 /** The Stop continuation text, whichever channel the host uses; undefined on a pass. */

@@ -32,10 +32,20 @@ export interface McpClient {
 let counter = 0;
 
 export function startClient(server: string, env: Record<string, string>, extraArgs: readonly string[] = []): McpClient {
-  const proc = Bun.spawn([HOOKS_BINARY, "mcp", "--server", server, ...extraArgs], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: env.HOME ?? os.tmpdir() });
+  const proc = Bun.spawn([HOOKS_BINARY, "mcp", "--server", server, ...extraArgs], {
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    cwd: env.HOME ?? os.tmpdir(),
+  });
   const received: Message[] = [];
   const raw: string[] = [];
-  const waiters: Array<{ predicate: (m: Message) => boolean; resolve: (m: Message) => void; fail: (e: Error) => void }> = [];
+  const waiters: Array<{
+    predicate: (m: Message) => boolean;
+    resolve: (m: Message) => void;
+    fail: (e: Error) => void;
+  }> = [];
   let stderr = "";
   void (async () => {
     const decoder = new TextDecoder();
@@ -86,10 +96,18 @@ export function startClient(server: string, env: Record<string, string>, extraAr
       const found = received.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve: (m: Message) => (clearTimeout(timer), resolve(m)), fail: (e: Error) => (clearTimeout(timer), reject(e)) };
+        const waiter = {
+          predicate,
+          resolve: (m: Message) => (clearTimeout(timer), resolve(m)),
+          fail: (e: Error) => (clearTimeout(timer), reject(e)),
+        };
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(waiter), 1);
-          reject(new Error(`no matching message within ${ms} ms; received ${JSON.stringify(received).slice(0, 400)}; stderr ${stderr}`));
+          reject(
+            new Error(
+              `no matching message within ${ms} ms; received ${JSON.stringify(received).slice(0, 400)}; stderr ${stderr}`,
+            ),
+          );
         }, ms);
         waiters.push(waiter);
       });
@@ -103,7 +121,11 @@ export function startClient(server: string, env: Record<string, string>, extraAr
   return client;
 }
 
-export const initializeParams = (protocolVersion = "2025-06-18") => ({ protocolVersion, capabilities: {}, clientInfo: { name: "velesdb-hooks-test", version: "1" } });
+export const initializeParams = (protocolVersion = "2025-06-18") => ({
+  protocolVersion,
+  capabilities: {},
+  clientInfo: { name: "velesdb-hooks-test", version: "1" },
+});
 
 /** initialize(client) → the initialize answer, after which notifications/initialized is sent (as every host does). */
 export async function initialize(client: McpClient, protocolVersion?: string): Promise<Message> {
@@ -113,7 +135,8 @@ export async function initialize(client: McpClient, protocolVersion?: string): P
 }
 
 /** callTool(client, name, args) → the tools/call answer. */
-export const callTool = (client: McpClient, name: string, args: object, id?: string | number) => client.request("tools/call", { name, arguments: args }, id);
+export const callTool = (client: McpClient, name: string, args: object, id?: string | number) =>
+  client.request("tools/call", { name, arguments: args }, id);
 
 /** The parsed JSON a tool answered (rmcp Json<T>: structuredContent, or the one text block). */
 export function toolJson(answer: Message): any {
@@ -125,15 +148,18 @@ export function toolJson(answer: Message): any {
 /** pidsRunning(program) → the pids whose executable is `program` (from /proc/<pid>/exe, as ps does). */
 export function pidsRunning(program: string): number[] {
   const real = fs.realpathSync(program);
-  return fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return [];
-      return fs.readlinkSync(`/proc/${d}/exe`) === real ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+        if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return [];
+        return fs.readlinkSync(`/proc/${d}/exe`) === real ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** serversOn(program, store) → the pids of `program` working in `store` (the broker starts its server there). */
@@ -177,7 +203,10 @@ export async function until(check: () => boolean, ms: number): Promise<boolean> 
 }
 
 /** A private HOME and state directory per test; the store defaults to $HOME/.velesdb-memory. */
-export function mcpSandbox(name: string, idleMs = 2000): { root: string; env: Record<string, string>; stateDir: string; cleanup(): void } {
+export function mcpSandbox(
+  name: string,
+  idleMs = 2000,
+): { root: string; env: Record<string, string>; stateDir: string; cleanup(): void } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `vh-${name}-`));
   const home = path.join(root, "home");
   fs.mkdirSync(home);
@@ -205,14 +234,17 @@ export function mcpSandbox(name: string, idleMs = 2000): { root: string; env: Re
 export function brokersOf(stateDir: string): number[] {
   const dir = path.join(stateDir, "mcp");
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith(".status.json")).flatMap((f) => {
-    try {
-      const pid = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).pid as number;
-      return alive(pid) ? [pid] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".status.json"))
+    .flatMap((f) => {
+      try {
+        const pid = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).pid as number;
+        return alive(pid) ? [pid] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 export function killTree(pid: number): void {

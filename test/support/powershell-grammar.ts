@@ -31,7 +31,10 @@ export async function parsePowerShell(text: string): Promise<ParsedScript> {
   if (!tree) throw new Error("the PowerShell parser returned no tree");
   const errors: string[] = [];
   const visit = (node: Node): void => {
-    if (node.isError || node.isMissing) errors.push(`${node.startPosition.row + 1}:${node.startPosition.column + 1} ${node.isMissing ? `missing ${node.type}` : node.text.split("\n")[0]}`);
+    if (node.isError || node.isMissing)
+      errors.push(
+        `${node.startPosition.row + 1}:${node.startPosition.column + 1} ${node.isMissing ? `missing ${node.type}` : node.text.split("\n")[0]}`,
+      );
     else if (node.hasError) for (const child of node.children) if (child) visit(child);
   };
   visit(tree.rootNode);
@@ -40,7 +43,8 @@ export async function parsePowerShell(text: string): Promise<ParsedScript> {
     if (!child || child.type === "comment") continue;
     const inner = child.type === "statement_list" ? child.namedChildren : [child];
     for (const statement of inner) {
-      if (statement && statement.type !== "comment") statements.push({ type: statement.type, text: statement.text.split("\n")[0]! });
+      if (statement && statement.type !== "comment")
+        statements.push({ type: statement.type, text: statement.text.split("\n")[0]! });
     }
   }
   tree.delete();

@@ -23,7 +23,9 @@ export interface RealOutput {
   readonly mustKeep: readonly string[];
 }
 
-export type CorpusItem = { readonly ok: true; readonly output: RealOutput } | { readonly ok: false; readonly name: string; readonly problem: string };
+export type CorpusItem =
+  | { readonly ok: true; readonly output: RealOutput }
+  | { readonly ok: false; readonly name: string; readonly problem: string };
 
 interface Recipe {
   readonly name: string;
@@ -49,8 +51,18 @@ const write = (file: string, text: string): void => {
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
 
-function run(argv: string[], cwd: string, env: Record<string, string> = {}): { stdout: string; stderr: string; exitCode: number } {
-  const result = Bun.spawnSync(argv, { cwd, env: { ...process.env, ...env, NO_COLOR: "1", PY_COLORS: "0", FORCE_COLOR: "0", TERM: "dumb" }, stdout: "pipe", stderr: "pipe", timeout: 240_000 });
+function run(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { stdout: string; stderr: string; exitCode: number } {
+  const result = Bun.spawnSync(argv, {
+    cwd,
+    env: { ...process.env, ...env, NO_COLOR: "1", PY_COLORS: "0", FORCE_COLOR: "0", TERM: "dumb" },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 240_000,
+  });
   return { stdout: result.stdout.toString(), stderr: result.stderr.toString(), exitCode: result.exitCode ?? -1 };
 }
 
@@ -61,11 +73,27 @@ function nodeTestRecipe(passes: number, name: string): Recipe {
     needs: ["node"],
     version: ["node", "--version"],
     setup(dir) {
-      const tests = range(passes).map((i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`);
-      tests.splice(Math.floor(passes / 4), 0, `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`);
-      tests.splice(Math.floor((passes * 3) / 4), 0, `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`);
-      write(path.join(dir, "slug.test.mjs"), `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`);
-      return { argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"], shown: "node --test --test-reporter=tap slug.test.mjs" };
+      const tests = range(passes).map(
+        (i) => `test("slug ${i}", () => assert.equal("Item ${i}".toLowerCase().replace(" ", "-"), "item-${i}"));`,
+      );
+      tests.splice(
+        Math.floor(passes / 4),
+        0,
+        `test("trims the title", () => assert.equal("  Title ".trim(), "Title "));`,
+      );
+      tests.splice(
+        Math.floor((passes * 3) / 4),
+        0,
+        `test("counts words", () => assert.strictEqual("a b  c".split(" ").length, 3));`,
+      );
+      write(
+        path.join(dir, "slug.test.mjs"),
+        `import test from "node:test";\nimport assert from "node:assert";\n${tests.join("\n")}\n`,
+      );
+      return {
+        argv: ["node", "--test", "--test-reporter=tap", "slug.test.mjs"],
+        shown: "node --test --test-reporter=tap slug.test.mjs",
+      };
     },
     // TAP: the `not ok` lines and the `# fail N` tally.
     mustKeep: (out) => [...matching(out, /^not ok \d+ /), ...matching(out, /^# fail \d+$/)],
@@ -95,10 +123,17 @@ const RECIPES: readonly Recipe[] = [
         "",
       ].join("\n");
       write(path.join(dir, "tests", "test_billing.py"), body);
-      return { argv: ["python3", "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests"], shown: "python3 -m pytest -v tests" };
+      return {
+        argv: ["python3", "-m", "pytest", "-v", "-p", "no:cacheprovider", "tests"],
+        shown: "python3 -m pytest -v tests",
+      };
     },
     // The short summary's FAILED lines, the assertion explanations (E …) and the final tally.
-    mustKeep: (out) => [...matching(out, /^FAILED /), ...matching(out, /^E {3}/), ...matching(out, /^=+ .*\b(failed|passed)\b.* =+$/)],
+    mustKeep: (out) => [
+      ...matching(out, /^FAILED /),
+      ...matching(out, /^E {3}/),
+      ...matching(out, /^=+ .*\b(failed|passed)\b.* =+$/),
+    ],
   },
   {
     name: "python: a traceback after 3000 progress lines",
@@ -136,7 +171,9 @@ const RECIPES: readonly Recipe[] = [
     needs: ["bun"],
     version: ["bun", "--version"],
     setup(dir) {
-      const tests = range(700).map((i) => `test("formats amount ${i}", () => { expect((${i}).toFixed(2)).toBe("${i}.00"); });`);
+      const tests = range(700).map(
+        (i) => `test("formats amount ${i}", () => { expect((${i}).toFixed(2)).toBe("${i}.00"); });`,
+      );
       tests.splice(120, 0, `test("rounds half up", () => { expect(Math.round(2.5 * 100) / 100).toBe(2.6); });`);
       tests.splice(250, 0, `test("parses the currency", () => { expect("EUR 12".split(" ")[0]).toBe("USD"); });`);
       write(path.join(dir, "money.test.ts"), `import { expect, test } from "bun:test";\n${tests.join("\n")}\n`);
@@ -152,27 +189,52 @@ const RECIPES: readonly Recipe[] = [
     needs: ["cargo"],
     version: ["cargo", "--version"],
     setup(dir) {
-      write(path.join(dir, "Cargo.toml"), '[package]\nname = "ledger"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n');
-      const tests = range(300).map((i) => `    #[test]\n    fn balance_${i}() { assert_eq!(super::balance(${i}, ${i}), 0); }`);
+      write(
+        path.join(dir, "Cargo.toml"),
+        '[package]\nname = "ledger"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+      );
+      const tests = range(300).map(
+        (i) => `    #[test]\n    fn balance_${i}() { assert_eq!(super::balance(${i}, ${i}), 0); }`,
+      );
       tests.push("    #[test]\n    fn interest_is_rounded() { assert_eq!(super::balance(105, 3), 101); }");
       tests.push('    #[test]\n    fn currency_code() { assert_eq!("eur".to_uppercase(), "USD"); }');
-      write(path.join(dir, "src", "lib.rs"), `pub fn balance(credit: i64, debit: i64) -> i64 { credit - debit }\n\n#[cfg(test)]\nmod tests {\n${tests.join("\n")}\n}\n`);
-      return { argv: ["cargo", "test", "--offline", "-q", "--", "--test-threads=1", "--format=pretty"], shown: "cargo test", env: { CARGO_TARGET_DIR: path.join(dir, "target"), CARGO_TERM_COLOR: "never" } };
+      write(
+        path.join(dir, "src", "lib.rs"),
+        `pub fn balance(credit: i64, debit: i64) -> i64 { credit - debit }\n\n#[cfg(test)]\nmod tests {\n${tests.join("\n")}\n}\n`,
+      );
+      return {
+        argv: ["cargo", "test", "--offline", "-q", "--", "--test-threads=1", "--format=pretty"],
+        shown: "cargo test",
+        env: { CARGO_TARGET_DIR: path.join(dir, "target"), CARGO_TERM_COLOR: "never" },
+      };
     },
     // libtest: the FAILED verdicts, where each test panicked, and the result line.
-    mustKeep: (out, err) => [...matching(out, /^test \S+ \.\.\. FAILED$/), ...matching(out + err, /^thread '.*' panicked at /), ...matching(out, /^test result: /)],
+    mustKeep: (out, err) => [
+      ...matching(out, /^test \S+ \.\.\. FAILED$/),
+      ...matching(out + err, /^thread '.*' panicked at /),
+      ...matching(out, /^test result: /),
+    ],
   },
   {
     name: "cargo build: 2 errors among 60 warnings",
     needs: ["cargo"],
     version: ["rustc", "--version"],
     setup(dir) {
-      write(path.join(dir, "Cargo.toml"), '[package]\nname = "inventory"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n');
-      const fns = range(60).map((i) => `pub fn stock_${i}(count: u32) -> u32 {\n    let unused_${i} = count * 2;\n    count\n}`);
+      write(
+        path.join(dir, "Cargo.toml"),
+        '[package]\nname = "inventory"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
+      );
+      const fns = range(60).map(
+        (i) => `pub fn stock_${i}(count: u32) -> u32 {\n    let unused_${i} = count * 2;\n    count\n}`,
+      );
       fns.splice(20, 0, 'pub fn price() -> u32 {\n    let label: u32 = "twelve";\n    label\n}');
       fns.splice(45, 0, "pub fn total(items: &[u32]) -> u32 {\n    items.iter().sum::<u32>() + missing_fee()\n}");
       write(path.join(dir, "src", "lib.rs"), `${fns.join("\n\n")}\n`);
-      return { argv: ["cargo", "build", "--offline"], shown: "cargo build", env: { CARGO_TARGET_DIR: path.join(dir, "target"), CARGO_TERM_COLOR: "never" } };
+      return {
+        argv: ["cargo", "build", "--offline"],
+        shown: "cargo build",
+        env: { CARGO_TARGET_DIR: path.join(dir, "target"), CARGO_TERM_COLOR: "never" },
+      };
     },
     // rustc: each error's headline and its location arrow; cargo's verdict.
     mustKeep: (_out, err) => {
@@ -194,14 +256,28 @@ const RECIPES: readonly Recipe[] = [
     setup(dir) {
       write(path.join(dir, "go.mod"), "module example.com/shipping\n\ngo 1.19\n"); // Debian 12's golang-go is 1.19
       write(path.join(dir, "rate.go"), "package shipping\n\nfunc Rate(kg int) int { return kg * 3 }\n");
-      const tests = range(300).map((i) => `func TestRate${i}(t *testing.T) {\n\tif Rate(${i}) != ${i * 3} {\n\t\tt.Fatal("bad")\n\t}\n}`);
-      tests.push('func TestRateHeavy(t *testing.T) {\n\tif got := Rate(40); got != 100 {\n\t\tt.Errorf("Rate(40) = %d, want 100", got)\n\t}\n}');
-      tests.push('func TestRateZone(t *testing.T) {\n\tif got := Rate(2) + 1; got != 6 {\n\t\tt.Errorf("zone surcharge: got %d, want 6", got)\n\t}\n}');
+      const tests = range(300).map(
+        (i) => `func TestRate${i}(t *testing.T) {\n\tif Rate(${i}) != ${i * 3} {\n\t\tt.Fatal("bad")\n\t}\n}`,
+      );
+      tests.push(
+        'func TestRateHeavy(t *testing.T) {\n\tif got := Rate(40); got != 100 {\n\t\tt.Errorf("Rate(40) = %d, want 100", got)\n\t}\n}',
+      );
+      tests.push(
+        'func TestRateZone(t *testing.T) {\n\tif got := Rate(2) + 1; got != 6 {\n\t\tt.Errorf("zone surcharge: got %d, want 6", got)\n\t}\n}',
+      );
       write(path.join(dir, "rate_test.go"), `package shipping\n\nimport "testing"\n\n${tests.join("\n\n")}\n`);
-      return { argv: ["go", "test", "-v", "-count=1", "./..."], shown: "go test -v ./...", env: { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" } };
+      return {
+        argv: ["go", "test", "-v", "-count=1", "./..."],
+        shown: "go test -v ./...",
+        env: { GOFLAGS: "-mod=mod", GOPROXY: "off", GOTOOLCHAIN: "local" },
+      };
     },
     // go test: the --- FAIL lines, the messages the tests logged, the package verdicts.
-    mustKeep: (out) => [...matching(out, /^--- FAIL: /), ...matching(out, /^ {4}\S+_test\.go:\d+: /), ...matching(out, /^FAIL\b/)],
+    mustKeep: (out) => [
+      ...matching(out, /^--- FAIL: /),
+      ...matching(out, /^ {4}\S+_test\.go:\d+: /),
+      ...matching(out, /^FAIL\b/),
+    ],
   },
   {
     name: "tsc --listFiles: 3 type errors",
@@ -210,9 +286,28 @@ const RECIPES: readonly Recipe[] = [
     setup(dir) {
       const modules = range(400).map((i) => `export const rate${i}: number = ${i};\n`);
       modules.forEach((text, i) => write(path.join(dir, "src", `rate${i}.ts`), text));
-      write(path.join(dir, "src", "cart.ts"), 'import { rate3 } from "./rate3";\nexport const total: number = "12" + rate3;\nexport function add(a: number, b: number): number { return a + b; }\nadd(1, "2");\nexport const missing = rate4;\n');
-      write(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "es2022", module: "es2022", moduleResolution: "bundler", types: [] }, include: ["src"] }));
-      return { argv: [path.join(ROOT, "node_modules", ".bin", "tsc"), "-p", ".", "--listFiles", "--pretty", "false"], shown: "tsc -p . --listFiles --pretty false" };
+      write(
+        path.join(dir, "src", "cart.ts"),
+        'import { rate3 } from "./rate3";\nexport const total: number = "12" + rate3;\nexport function add(a: number, b: number): number { return a + b; }\nadd(1, "2");\nexport const missing = rate4;\n',
+      );
+      write(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: "es2022",
+            module: "es2022",
+            moduleResolution: "bundler",
+            types: [],
+          },
+          include: ["src"],
+        }),
+      );
+      return {
+        argv: [path.join(ROOT, "node_modules", ".bin", "tsc"), "-p", ".", "--listFiles", "--pretty", "false"],
+        shown: "tsc -p . --listFiles --pretty false",
+      };
     },
     // tsc: file(line,col): error TSnnnn.
     mustKeep: (out) => matching(out, /^\S+\(\d+,\d+\): error TS\d+: /),
@@ -229,7 +324,10 @@ const RECIPES: readonly Recipe[] = [
         if (i === 118) body = `int unit${i}(int x) {\n  return x +;\n}\n`;
         write(path.join(dir, file), body);
       });
-      write(path.join(dir, "Makefile"), `OBJS = ${sources.map((f) => f.replace(".c", ".o")).join(" ")}\nall: $(OBJS)\n%.o: %.c\n\tgcc -Wall -Wextra -O2 -c $< -o $@\n`);
+      write(
+        path.join(dir, "Makefile"),
+        `OBJS = ${sources.map((f) => f.replace(".c", ".o")).join(" ")}\nall: $(OBJS)\n%.o: %.c\n\tgcc -Wall -Wextra -O2 -c $< -o $@\n`,
+      );
       return { argv: ["make", "-k", "-j1"], shown: "make -k" };
     },
     // gcc's error lines with their locations, and make's *** lines.
@@ -240,12 +338,33 @@ const RECIPES: readonly Recipe[] = [
     needs: ["git"],
     version: ["git", "--version"],
     setup(dir) {
-      const env = { GIT_AUTHOR_NAME: "Ada Lovelace", GIT_AUTHOR_EMAIL: "ada@example.com", GIT_COMMITTER_NAME: "Ada Lovelace", GIT_COMMITTER_EMAIL: "ada@example.com" };
+      const env = {
+        GIT_AUTHOR_NAME: "Ada Lovelace",
+        GIT_AUTHOR_EMAIL: "ada@example.com",
+        GIT_COMMITTER_NAME: "Ada Lovelace",
+        GIT_COMMITTER_EMAIL: "ada@example.com",
+      };
       run(["git", "init", "-q", "-b", "main"], dir);
       for (const i of range(150)) {
-        for (const j of range(1 + (i % 4))) write(path.join(dir, "src", words[(i + j) % words.length]!, `module${(i * 7 + j) % 40}.txt`), `${i} ${j}\n`.repeat(1 + ((i + j) % 9)));
+        for (const j of range(1 + (i % 4)))
+          write(
+            path.join(dir, "src", words[(i + j) % words.length]!, `module${(i * 7 + j) % 40}.txt`),
+            `${i} ${j}\n`.repeat(1 + ((i + j) % 9)),
+          );
         run(["git", "add", "-A"], dir);
-        run(["git", "commit", "-q", "-m", `${words[i % words.length]}: update modules for release ${i}`, "--date", `2026-01-01T00:${String(i % 60).padStart(2, "0")}:00Z`], dir, { ...env, GIT_COMMITTER_DATE: `2026-01-01T01:${String(i % 60).padStart(2, "0")}:00Z` });
+        run(
+          [
+            "git",
+            "commit",
+            "-q",
+            "-m",
+            `${words[i % words.length]}: update modules for release ${i}`,
+            "--date",
+            `2026-01-01T00:${String(i % 60).padStart(2, "0")}:00Z`,
+          ],
+          dir,
+          { ...env, GIT_COMMITTER_DATE: `2026-01-01T01:${String(i % 60).padStart(2, "0")}:00Z` },
+        );
       }
       return { argv: ["git", "log", "--stat"], shown: "git log --stat" };
     },
@@ -257,12 +376,29 @@ const RECIPES: readonly Recipe[] = [
     needs: ["git"],
     version: ["git", "--version"],
     setup(dir) {
-      const env = { GIT_AUTHOR_NAME: "Ada Lovelace", GIT_AUTHOR_EMAIL: "ada@example.com", GIT_COMMITTER_NAME: "Ada Lovelace", GIT_COMMITTER_EMAIL: "ada@example.com" };
+      const env = {
+        GIT_AUTHOR_NAME: "Ada Lovelace",
+        GIT_AUTHOR_EMAIL: "ada@example.com",
+        GIT_COMMITTER_NAME: "Ada Lovelace",
+        GIT_COMMITTER_EMAIL: "ada@example.com",
+      };
       run(["git", "init", "-q", "-b", "main"], dir);
-      for (const i of range(30)) write(path.join(dir, `config${i}.ini`), range(40).map((k) => `key_${k} = ${words[(i + k) % words.length]}`).join("\n") + "\n");
+      for (const i of range(30))
+        write(
+          path.join(dir, `config${i}.ini`),
+          range(40)
+            .map((k) => `key_${k} = ${words[(i + k) % words.length]}`)
+            .join("\n") + "\n",
+        );
       run(["git", "add", "-A"], dir);
       run(["git", "commit", "-q", "-m", "base"], dir, env);
-      for (const i of range(30)) write(path.join(dir, `config${i}.ini`), range(40).map((k) => `key_${k} = ${k % 3 === 0 ? "changed" : words[(i + k) % words.length]}`).join("\n") + "\n");
+      for (const i of range(30))
+        write(
+          path.join(dir, `config${i}.ini`),
+          range(40)
+            .map((k) => `key_${k} = ${k % 3 === 0 ? "changed" : words[(i + k) % words.length]}`)
+            .join("\n") + "\n",
+        );
       return { argv: ["git", "diff"], shown: "git diff" };
     },
     // git's own structure: one header per file changed.
@@ -273,7 +409,11 @@ const RECIPES: readonly Recipe[] = [
     needs: ["find"],
     version: ["find", "--version"],
     setup(dir) {
-      for (const i of range(2400)) write(path.join(dir, "assets", words[i % 10]!, `set${i % 24}`, `image_${i}.${["png", "svg", "json"][i % 3]}`), "");
+      for (const i of range(2400))
+        write(
+          path.join(dir, "assets", words[i % 10]!, `set${i % 24}`, `image_${i}.${["png", "svg", "json"][i % 3]}`),
+          "",
+        );
       return { argv: ["find", "assets", "-type", "f"], shown: "find assets -type f" };
     },
     mustKeep: (out) => firstAndLast(out),
@@ -294,7 +434,8 @@ const RECIPES: readonly Recipe[] = [
     version: ["npm", "--version"],
     setup(dir) {
       write(path.join(dir, "package.json"), JSON.stringify({ name: "report-kit", version: "1.4.0", files: ["lib"] }));
-      for (const i of range(500)) write(path.join(dir, "lib", words[i % 10]!, `part${i}.js`), `module.exports = ${i};\n`);
+      for (const i of range(500))
+        write(path.join(dir, "lib", words[i % 10]!, `part${i}.js`), `module.exports = ${i};\n`);
       return { argv: ["npm", "pack", "--dry-run", "--offline"], shown: "npm pack --dry-run" };
     },
     // npm's notices end with the tarball's details; its last line closes them.
@@ -305,7 +446,10 @@ const RECIPES: readonly Recipe[] = [
     needs: ["python3"],
     version: ["python3", "-m", "pip", "--version"],
     setup() {
-      return { argv: ["python3", "-m", "pip", "install", "--no-index", "--dry-run", "velesdb-not-a-package==9.9"], shown: "pip install velesdb-not-a-package==9.9" };
+      return {
+        argv: ["python3", "-m", "pip", "install", "--no-index", "--dry-run", "velesdb-not-a-package==9.9"],
+        shown: "pip install velesdb-not-a-package==9.9",
+      };
     },
     mustKeep: (_out, err) => matching(err, /^ERROR: /),
   },
@@ -349,7 +493,10 @@ export function realCommand(
   // As run() below: no colour, whatever terminal the host's shell has.
   const plain = ["NO_COLOR=1", "PY_COLORS=0", "FORCE_COLOR=0", "TERM=dumb"];
   const command = ["env", ...plain, ...assignments, ...argv.map(quote)].join(" ");
-  return { command: options.exitZero ? `${command}; exit 0` : command, mustKeep: (out, err) => recipe.mustKeep(out, err).filter((line) => line.trim() !== "") };
+  return {
+    command: options.exitZero ? `${command}; exit 0` : command,
+    mustKeep: (out, err) => recipe.mustKeep(out, err).filter((line) => line.trim() !== ""),
+  };
 }
 
 /** mustKeepOf("pytest") → that recipe's parser of the lines a reader needs from its tool's output. */
@@ -387,7 +534,10 @@ export function realOutput(prefix: string): RealOutput {
 let single: string | undefined;
 function singleDir(): string {
   if (single) return single;
-  single = path.join(process.env.VELESDB_REAL_OUTPUTS_DIR || fs.mkdtempSync(path.join(os.tmpdir(), "velesdb-real-outputs-")), "single");
+  single = path.join(
+    process.env.VELESDB_REAL_OUTPUTS_DIR || fs.mkdtempSync(path.join(os.tmpdir(), "velesdb-real-outputs-")),
+    "single",
+  );
   fs.mkdirSync(single, { recursive: true });
   if (!process.env.VELESDB_REAL_OUTPUTS_DIR) {
     const made = path.dirname(single);
@@ -413,11 +563,34 @@ function makeItem(recipe: Recipe, dir: string): CorpusItem {
   if (missing) return { ok: false, name: recipe.name, problem: `${missing} is not installed` };
   fs.mkdirSync(dir, { recursive: true });
   const version = run([...recipe.version], dir);
-  if (version.exitCode !== 0) return { ok: false, name: recipe.name, problem: `${recipe.version.join(" ")} failed: ${(version.stderr || version.stdout).trim().split("\n")[0]}` };
+  if (version.exitCode !== 0)
+    return {
+      ok: false,
+      name: recipe.name,
+      problem: `${recipe.version.join(" ")} failed: ${(version.stderr || version.stdout).trim().split("\n")[0]}`,
+    };
   const { argv, shown, env } = recipe.setup(dir);
   const result = run(argv, dir, env);
-  const mustKeep = recipe.mustKeep(result.stdout, result.stderr).filter((line) => line !== undefined && line.trim() !== "");
+  const mustKeep = recipe
+    .mustKeep(result.stdout, result.stderr)
+    .filter((line) => line !== undefined && line.trim() !== "");
   const tool = (version.stdout || version.stderr).trim().split("\n")[0]!;
-  if (mustKeep.length === 0) return { ok: false, name: recipe.name, problem: `${tool} produced nothing its structure marks (exit ${result.exitCode}): ${(result.stderr || result.stdout).slice(0, 300)}` };
-  return { ok: true, output: { name: recipe.name, tool, command: shown, stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, mustKeep } };
+  if (mustKeep.length === 0)
+    return {
+      ok: false,
+      name: recipe.name,
+      problem: `${tool} produced nothing its structure marks (exit ${result.exitCode}): ${(result.stderr || result.stdout).slice(0, 300)}`,
+    };
+  return {
+    ok: true,
+    output: {
+      name: recipe.name,
+      tool,
+      command: shown,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      exitCode: result.exitCode,
+      mustKeep,
+    },
+  };
 }

@@ -13,7 +13,8 @@ import * as path from "node:path";
 /** The release every double is derived from (test/e2e/velesdb-memory-wire.json says how). */
 export const REAL_VERSION = "0.17.0";
 /** Where that release came from: the crate's .cargo_vcs_info.json names the VelesDB commit. */
-export const REAL_SOURCE = "crates.io velesdb-memory 0.17.0 (packaged from VelesDB a9eeabadcc96777cc42770fcc1492b472217e726), built with --features http";
+export const REAL_SOURCE =
+  "crates.io velesdb-memory 0.17.0 (packaged from VelesDB a9eeabadcc96777cc42770fcc1492b472217e726), built with --features http";
 
 export type RealBinary = { readonly ok: true; readonly bin: string } | { readonly ok: false; readonly why: string };
 
@@ -23,17 +24,31 @@ export type RealBinary = { readonly ok: true; readonly bin: string } | { readonl
  */
 export function findRealVelesdbMemory(env: NodeJS.ProcessEnv = process.env): RealBinary {
   const bin = env.VELESDB_MEMORY_BIN_REAL;
-  if (!bin) return { ok: false, why: "VELESDB_MEMORY_BIN_REAL is not set (.ci/run builds velesdb-memory 0.17.0 and sets it)" };
-  if (!path.isAbsolute(bin)) return { ok: false, why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} is not an absolute path` };
+  if (!bin)
+    return { ok: false, why: "VELESDB_MEMORY_BIN_REAL is not set (.ci/run builds velesdb-memory 0.17.0 and sets it)" };
+  if (!path.isAbsolute(bin))
+    return { ok: false, why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} is not an absolute path` };
   let said = "";
   try {
-    const run = Bun.spawnSync([bin, "--version"], { stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000, env: { PATH: "/usr/bin:/bin" } });
+    const run = Bun.spawnSync([bin, "--version"], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 10_000,
+      env: { PATH: "/usr/bin:/bin" },
+    });
     said = run.stdout.toString().trim();
   } catch (error) {
-    return { ok: false, why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} does not run (${(error as Error).message})` };
+    return {
+      ok: false,
+      why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} does not run (${(error as Error).message})`,
+    };
   }
   if (said !== `velesdb-memory ${REAL_VERSION}`) {
-    return { ok: false, why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} says ${JSON.stringify(said)}, not "velesdb-memory ${REAL_VERSION}" (the doubles are derived from ${REAL_VERSION})` };
+    return {
+      ok: false,
+      why: `VELESDB_MEMORY_BIN_REAL=${JSON.stringify(bin)} says ${JSON.stringify(said)}, not "velesdb-memory ${REAL_VERSION}" (the doubles are derived from ${REAL_VERSION})`,
+    };
   }
   return { ok: true, bin };
 }
@@ -98,7 +113,12 @@ export class RealServer {
   private constructor(binary: string) {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "vh-real-server-"));
     this.child = Bun.spawn([binary], {
-      env: { PATH: "/usr/bin:/bin", HOME: this.dir, VELESDB_MEMORY_PATH: path.join(this.dir, "store"), VELESDB_MEMORY_QUIET: "1" },
+      env: {
+        PATH: "/usr/bin:/bin",
+        HOME: this.dir,
+        VELESDB_MEMORY_PATH: path.join(this.dir, "store"),
+        VELESDB_MEMORY_QUIET: "1",
+      },
       stdin: "pipe",
       stdout: "pipe",
       stderr: "ignore",
@@ -109,7 +129,11 @@ export class RealServer {
   /** RealServer.start() → a server past initialize, on a store of its own. */
   static async start(binary = REAL_VELESDB_MEMORY!): Promise<RealServer> {
     const server = new RealServer(binary);
-    await server.call("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "velesdb-hooks-test", version: "0" } });
+    await server.call("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "velesdb-hooks-test", version: "0" },
+    });
     server.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
     return server;
   }

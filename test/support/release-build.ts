@@ -22,7 +22,11 @@ const ROOT = path.resolve(import.meta.dir, "..", "..");
 
 /** The repository build:all is told it releases from (--repo): install.sh, install.ps1 and the npm launcher name it. */
 export const RELEASE_REPO = "acme/velesdb-hooks";
-export const STALE_ASSETS = ["velesdb-hooks-0.0.0-linux-x64", "velesdb-hooks-0.0.0-windows-x64.exe", "velesdb-hooks-0.0.0-darwin-arm64.tar.gz"];
+export const STALE_ASSETS = [
+  "velesdb-hooks-0.0.0-linux-x64",
+  "velesdb-hooks-0.0.0-windows-x64.exe",
+  "velesdb-hooks-0.0.0-darwin-arm64.tar.gz",
+];
 export const NOT_OURS = "notes.txt";
 
 export interface ReleaseBuild {
@@ -82,7 +86,14 @@ function writeResult(file: string, result: ReleaseBuild): void {
 async function waitForResult(file: string): Promise<ReleaseBuild> {
   const started = Date.now();
   while (!fs.existsSync(file)) {
-    if (Date.now() - started > WAIT_LIMIT_MS) return { out: path.dirname(file), exitCode: -1, stdout: "", stderr: "gave up waiting for another worker's build:all", seconds: 0 };
+    if (Date.now() - started > WAIT_LIMIT_MS)
+      return {
+        out: path.dirname(file),
+        exitCode: -1,
+        stdout: "",
+        stderr: "gave up waiting for another worker's build:all",
+        seconds: 0,
+      };
     await Bun.sleep(250);
   }
   return JSON.parse(fs.readFileSync(file, "utf8")) as ReleaseBuild;
@@ -92,8 +103,15 @@ async function build(out: string): Promise<ReleaseBuild> {
   for (const stale of STALE_ASSETS) fs.writeFileSync(path.join(out, stale), "an asset of an earlier build\n");
   fs.writeFileSync(path.join(out, NOT_OURS), "not ours\n");
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, path.join(ROOT, "scripts", "build-all.ts"), "--out", out, "--repo", RELEASE_REPO], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn(
+    [process.execPath, path.join(ROOT, "scripts", "build-all.ts"), "--out", out, "--repo", RELEASE_REPO],
+    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+  );
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { out, exitCode, stdout, stderr, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -37,7 +37,12 @@ export function scriptWithoutMain(): string {
 /** detectedPlatform(env) → what install.sh's detect_platform prints here (with fake tools on PATH, say). */
 export function detectedPlatform(env: Record<string, string>): { exitCode: number; stdout: string; stderr: string } {
   const script = `${scriptWithoutMain()}detect_platform\n`;
-  const result = Bun.spawnSync(shellCommand("dash"), { stdin: Buffer.from(script), env, stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync(shellCommand("dash"), {
+    stdin: Buffer.from(script),
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout.toString().trim(), stderr: result.stderr.toString() };
 }
 
@@ -63,7 +68,10 @@ export function tempDir(label: string): string {
 export function hostTarget(): ReleaseTarget {
   const detected = detectedPlatform({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
   const target = RELEASE_TARGETS.find((t) => t.id === detected.stdout);
-  if (detected.exitCode !== 0 || !target) throw new Error(`install.sh detects ${JSON.stringify(detected.stdout)} here (${detected.stderr.trim()}), which is not in the matrix`);
+  if (detected.exitCode !== 0 || !target)
+    throw new Error(
+      `install.sh detects ${JSON.stringify(detected.stdout)} here (${detected.stderr.trim()}), which is not in the matrix`,
+    );
   return target;
 }
 
@@ -112,7 +120,8 @@ export function mirrorOf(releaseDirs: readonly string[]): string {
   for (const dir of releaseDirs) {
     for (const name of fs.readdirSync(dir)) {
       if (name === "SHA256SUMS") sums += fs.readFileSync(path.join(dir, name), "utf8");
-      else if (name !== "install.sh" && name !== "install.ps1") fs.symlinkSync(path.join(dir, name), path.join(mirror, name));
+      else if (name !== "install.sh" && name !== "install.ps1")
+        fs.symlinkSync(path.join(dir, name), path.join(mirror, name));
     }
   }
   fs.writeFileSync(path.join(mirror, "SHA256SUMS"), sums);
@@ -165,7 +174,10 @@ export interface ShSandbox {
   readonly claudeSettings: string;
   readonly env: Record<string, string>;
   /** run(args, { shell, env, viaStdin }) → install.sh's exit code and output; viaStdin mimics `curl … | sh -s --`. */
-  run(args: readonly string[], options?: { shell?: ShellName; env?: Record<string, string | undefined>; viaStdin?: string }): Promise<ShRun>;
+  run(
+    args: readonly string[],
+    options?: { shell?: ShellName; env?: Record<string, string | undefined>; viaStdin?: string },
+  ): Promise<ShRun>;
 }
 
 const liveSandboxes: string[] = [];
@@ -210,7 +222,11 @@ export function makeShSandbox(label: string, clients: readonly ("claude" | "code
         stdout: "pipe",
         stderr: "pipe",
       });
-      const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      const [stdout, stderr, exitCode] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
       return { exitCode, stdout, stderr };
     },
   };
@@ -228,7 +244,26 @@ export function toolsDir(names: readonly string[], extra: Record<string, string>
 }
 
 /** Programs install.sh calls, apart from the downloader and the checksum tool. */
-export const BASE_TOOLS = ["uname", "mktemp", "awk", "chmod", "ln", "mv", "rm", "readlink", "tr", "sed", "wc", "grep", "cat", "mkdir", "ldd", "getconf", "tar", "gzip"] as const;
+export const BASE_TOOLS = [
+  "uname",
+  "mktemp",
+  "awk",
+  "chmod",
+  "ln",
+  "mv",
+  "rm",
+  "readlink",
+  "tr",
+  "sed",
+  "wc",
+  "grep",
+  "cat",
+  "mkdir",
+  "ldd",
+  "getconf",
+  "tar",
+  "gzip",
+] as const;
 
 /**
  * snapshotTree(dir) → one line per entry: path, type, mode, size, mtime and content hash

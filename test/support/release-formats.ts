@@ -5,8 +5,18 @@
 import * as fs from "node:fs";
 
 export type ExecutableFormat =
-  | { readonly kind: "elf"; readonly bits: 64 | 32; readonly machine: "x86-64" | "aarch64" | string; readonly interpreter: string | undefined }
-  | { readonly kind: "mach-o"; readonly cpu: "x86_64" | "arm64" | string; readonly executable: boolean; readonly signed: boolean }
+  | {
+      readonly kind: "elf";
+      readonly bits: 64 | 32;
+      readonly machine: "x86-64" | "aarch64" | string;
+      readonly interpreter: string | undefined;
+    }
+  | {
+      readonly kind: "mach-o";
+      readonly cpu: "x86_64" | "arm64" | string;
+      readonly executable: boolean;
+      readonly signed: boolean;
+    }
   | { readonly kind: "pe"; readonly machine: "x86-64" | string; readonly pe32plus: boolean; readonly console: boolean }
   | { readonly kind: "unknown" };
 
@@ -66,5 +76,10 @@ function pe(b: Buffer): ExecutableFormat {
   const optional = header + 24;
   const pe32plus = b.readUInt16LE(optional) === 0x20b;
   const subsystem = b.readUInt16LE(optional + 68);
-  return { kind: "pe", machine: machineCode === 0x8664 ? "x86-64" : `0x${machineCode.toString(16)}`, pe32plus, console: subsystem === 3 };
+  return {
+    kind: "pe",
+    machine: machineCode === 0x8664 ? "x86-64" : `0x${machineCode.toString(16)}`,
+    pe32plus,
+    console: subsystem === 3,
+  };
 }

@@ -24,8 +24,10 @@ export function testIf(ok: boolean, requirement: string): typeof test {
     return test.skip;
   }
   const fail = failure(requirement);
-  const failing = ((name: string, _fn: unknown, options?: number) => test(name, fail, options)) as unknown as typeof test;
-  (failing as { each: unknown }).each = (rows: readonly unknown[]) => (name: string, _fn: unknown, options?: number) => test.each(rows as unknown[][])(name, fail, options);
+  const failing = ((name: string, _fn: unknown, options?: number) =>
+    test(name, fail, options)) as unknown as typeof test;
+  (failing as { each: unknown }).each = (rows: readonly unknown[]) => (name: string, _fn: unknown, options?: number) =>
+    test.each(rows as unknown[][])(name, fail, options);
   return failing;
 }
 

@@ -15,10 +15,16 @@ const ROWS: readonly Registration[] = [
   { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
   { wireEvent: "PreCompact", argvEvent: "pre-compact", timeout: 10 },
   { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: POST_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.claude },
+  {
+    wireEvent: "PostToolUse",
+    argvEvent: "post-tool-use",
+    matcher: POST_TOOLS,
+    timeout: POST_TOOL_USE_TIMEOUT_S.claude,
+  },
 ];
 
-const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
+const home: InstallerClient["home"] = (ctx) =>
+  absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
 
 // MCP servers (measured on 2.1.328 with `claude mcp add`): user scope in ~/.claude.json
 // `mcpServers` — `$CLAUDE_CONFIG_DIR/.claude.json` when that is set —, local scope in the same
@@ -38,13 +44,24 @@ export const claude: RegistryClient = {
     path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
-    handler: (row, binaryPath) => ({ type: "command", command: binaryPath, args: ["claude", row.argvEvent], timeout: row.timeout }),
+    handler: (row, binaryPath) => ({
+      type: "command",
+      command: binaryPath,
+      args: ["claude", row.argvEvent],
+      timeout: row.timeout,
+    }),
   },
   mcp: {
     files: [
       { label: "user scope", path: claudeJson, format: "json", servers: () => ["mcpServers"] },
       { label: "local scope", path: claudeJson, format: "json", servers: (ctx) => ["projects", ctx.cwd, "mcpServers"] },
-      { label: "the project's .mcp.json", path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }), format: "json", servers: () => ["mcpServers"], needsApproval: true },
+      {
+        label: "the project's .mcp.json",
+        path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }),
+        format: "json",
+        servers: () => ["mcpServers"],
+        needsApproval: true,
+      },
     ],
     // The shapes `claude mcp add` writes.
     stdio: (command, args) => ({ type: "stdio", command, args: [...args], env: {} }),

@@ -176,7 +176,12 @@ export function groupFor(row: Registration, handler: JsonObject): JsonObject {
 }
 
 /** entryFor(registry, row, binary, platform) → what install files under row.wireEvent: a group, or the bare handler. */
-export function entryFor(registry: RegistrySpec, row: Registration, binaryPath: string, platform: NodeJS.Platform): JsonObject {
+export function entryFor(
+  registry: RegistrySpec,
+  row: Registration,
+  binaryPath: string,
+  platform: NodeJS.Platform,
+): JsonObject {
   const handler = registry.handler(row, binaryPath, platform);
   return registry.layout === "flat" ? handler : groupFor(row, handler);
 }
@@ -190,7 +195,9 @@ export function primaryPath(client: InstallerClient, ctx: InstallerContext): Res
   const home = client.home(ctx);
   if (!home.ok) return home;
   const section = client.sections?.[0];
-  return section ? { ok: true, path: section.path(ctx) } : { ok: false, problem: "has neither a registry nor a section (a bug)" };
+  return section
+    ? { ok: true, path: section.path(ctx) }
+    : { ok: false, problem: "has neither a registry nor a section (a bug)" };
 }
 
 /** fileInHome(home, "settings.json") → a `registry.path`: that file in the client's home, or the home's problem. */

@@ -25,7 +25,8 @@ const ROWS: readonly Registration[] = [
   { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: "^mcp__velesdb[-_]memory__.+$", timeout: 10 },
 ];
 
-const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEBUDDY_CONFIG_DIR", path.join(ctx.home, ".codebuddy"));
+const home: InstallerClient["home"] = (ctx) =>
+  absoluteOverride(ctx, "CODEBUDDY_CONFIG_DIR", path.join(ctx.home, ".codebuddy"));
 
 /** firstExisting(candidates) → the first path that exists (CodeBuddy reads only that one), else the first. */
 function firstExisting(candidates: readonly string[]): string {
@@ -36,10 +37,18 @@ const codebuddyJson = (ctx: InstallerContext): string => path.join(ctx.home, ".c
 
 const userScope: McpFile["path"] = (ctx): Resolved => {
   const dir = home(ctx);
-  return dir.ok ? { ok: true, path: firstExisting([path.join(dir.path, ".mcp.json"), path.join(dir.path, "mcp.json"), codebuddyJson(ctx)]) } : dir;
+  return dir.ok
+    ? {
+        ok: true,
+        path: firstExisting([path.join(dir.path, ".mcp.json"), path.join(dir.path, "mcp.json"), codebuddyJson(ctx)]),
+      }
+    : dir;
 };
 
-const projectScope: McpFile["path"] = (ctx) => ({ ok: true, path: firstExisting([path.join(ctx.cwd, ".mcp.json"), path.join(ctx.cwd, "mcp.json")]) });
+const projectScope: McpFile["path"] = (ctx) => ({
+  ok: true,
+  path: firstExisting([path.join(ctx.cwd, ".mcp.json"), path.join(ctx.cwd, "mcp.json")]),
+});
 
 export const codebuddy: RegistryClient = {
   name: "codebuddy",
@@ -48,13 +57,28 @@ export const codebuddy: RegistryClient = {
     path: fileInHome(home, "settings.json"),
     layout: "grouped",
     rows: ROWS,
-    handler: (row, binaryPath) => ({ type: "command", command: `${posixQuote(binaryPath)} codebuddy ${row.argvEvent}`, timeout: row.timeout }),
+    handler: (row, binaryPath) => ({
+      type: "command",
+      command: `${posixQuote(binaryPath)} codebuddy ${row.argvEvent}`,
+      timeout: row.timeout,
+    }),
   },
   mcp: {
     files: [
       { label: "user scope", path: userScope, format: "json", servers: () => ["mcpServers"] },
-      { label: "local scope", path: (ctx) => ({ ok: true, path: codebuddyJson(ctx) }), format: "json", servers: (ctx) => ["projects", ctx.cwd, "mcpServers"] },
-      { label: "the project's .mcp.json", path: projectScope, format: "json", servers: () => ["mcpServers"], needsApproval: true },
+      {
+        label: "local scope",
+        path: (ctx) => ({ ok: true, path: codebuddyJson(ctx) }),
+        format: "json",
+        servers: (ctx) => ["projects", ctx.cwd, "mcpServers"],
+      },
+      {
+        label: "the project's .mcp.json",
+        path: projectScope,
+        format: "json",
+        servers: () => ["mcpServers"],
+        needsApproval: true,
+      },
     ],
     // The shapes of CodeBuddy's `mcp add-json` examples.
     stdio: (command, args) => ({ type: "stdio", command, args: [...args] }),

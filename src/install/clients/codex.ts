@@ -10,17 +10,30 @@ import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type Entr
 import { absoluteOverride, printable, shown } from "../paths.ts";
 import { ownedEntries } from "../owned-entries.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
+import {
+  fileInHome,
+  type ClientExtraReport,
+  type InstallerClient,
+  type RegistryClient,
+  type Registration,
+} from "./client.ts";
 
 // Edits arrive as apply_patch; MCP tool names arrive with `_` (mcp__velesdb_memory__recall_fused).
 const EDIT_TOOLS = "^(apply_patch|Edit|Write)$";
 /** Codex's PostToolUse matcher: the recalls, and Bash for compression (a block reason replaces its output). */
-const CODEX_POST_TOOLS = "^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$";
-export const CODEX_RECALL_TOOLS = "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$";
+const CODEX_POST_TOOLS =
+  "^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$";
+export const CODEX_RECALL_TOOLS =
+  "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$";
 
 // Status messages are part of the trusted bytes: changing one makes every user re-trust.
 const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10, statusMessage: "velesdb-memory: preparing the working context" },
+  {
+    wireEvent: "SessionStart",
+    argvEvent: "session-start",
+    timeout: 10,
+    statusMessage: "velesdb-memory: preparing the working context",
+  },
   { wireEvent: "Stop", argvEvent: "stop", timeout: 10, statusMessage: "velesdb-memory: checking the session save" },
   {
     wireEvent: "PreToolUse",
@@ -29,7 +42,13 @@ const ROWS: readonly Registration[] = [
     timeout: 10,
     statusMessage: "velesdb-memory: checking recall before this edit",
   },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_POST_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.codex, statusMessage: "velesdb-memory: noting the recall" },
+  {
+    wireEvent: "PostToolUse",
+    argvEvent: "post-tool-use",
+    matcher: CODEX_POST_TOOLS,
+    timeout: POST_TOOL_USE_TIMEOUT_S.codex,
+    statusMessage: "velesdb-memory: noting the recall",
+  },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));
@@ -42,7 +61,10 @@ export const codex: RegistryClient = {
     layout: "grouped",
     rows: ROWS,
     handler(row, binaryPath, platform) {
-      const handler: Record<string, unknown> = { type: "command", command: `${posixQuote(binaryPath)} codex ${row.argvEvent}` };
+      const handler: Record<string, unknown> = {
+        type: "command",
+        command: `${posixQuote(binaryPath)} codex ${row.argvEvent}`,
+      };
       if (platform === "win32") handler.commandWindows = `& ${powershellQuote(binaryPath)} codex ${row.argvEvent}`;
       handler.timeout = row.timeout;
       if (row.statusMessage !== undefined) handler.statusMessage = row.statusMessage;
@@ -57,21 +79,32 @@ export const codex: RegistryClient = {
     const repairs: string[] = [];
     let drifted = false;
     const config = readCodexConfig(dir.path);
-    if (config.kind === "unreadable") lines.push(`codex: ${shown(ctx, config.path)} ${config.problem}; its [hooks] tables were not checked`);
+    if (config.kind === "unreadable")
+      lines.push(`codex: ${shown(ctx, config.path)} ${config.problem}; its [hooks] tables were not checked`);
     const inToml = configTomlEntries(config, facts.stable);
     if (inToml.length > 0) {
       drifted = true;
-      lines.push(`codex: velesdb-hooks entries also in ${shown(ctx, config.path)} [hooks] (${inToml.map((e) => e.event).join(", ")}); Codex runs those as well`);
-      repairs.push(`remove the velesdb-hooks entries from ${shown(ctx, config.path)} [hooks], then velesdb-hooks check --client codex`);
+      lines.push(
+        `codex: velesdb-hooks entries also in ${shown(ctx, config.path)} [hooks] (${inToml.map((e) => e.event).join(", ")}); Codex runs those as well`,
+      );
+      repairs.push(
+        `remove the velesdb-hooks entries from ${shown(ctx, config.path)} [hooks], then velesdb-hooks check --client codex`,
+      );
     }
     const trust: EntryTrust[] = [
       ...trustOf(facts.owned, facts.registryPath, config, ctx.platform),
       ...trustOf(inToml, config.path, config, ctx.platform),
     ];
-    const doctor = trust.map((t) => ({ label: "trust:", text: `${printable(t.entry.event)} ${t.status} (${printable(path.basename(t.file))} ${printable(t.key.slice(t.file.length + 1))})` }));
+    const doctor = trust.map((t) => ({
+      label: "trust:",
+      text: `${printable(t.entry.event)} ${t.status} (${printable(path.basename(t.file))} ${printable(t.key.slice(t.file.length + 1))})`,
+    }));
     if (trust.length === 0) doctor.push({ label: "trust:", text: "no velesdb-hooks entries for Codex to trust" });
     if (trust.some((t) => t.status !== "trusted")) {
-      doctor.push({ label: "", text: "Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them" });
+      doctor.push({
+        label: "",
+        text: "Codex skips untrusted or modified entries without a word: open /hooks in Codex and trust them",
+      });
     }
     return { lines, drifted, repairs, doctor };
   },
@@ -84,7 +117,9 @@ export const codex: RegistryClient = {
   // `[mcp_servers.<name>]` tables of config.toml; `codex mcp add` (0.169.0) appends exactly
   // `[mcp_servers.<name>]` + `command = "…"` (or `url = "…"`), and so do we.
   mcp: {
-    files: [{ label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] }],
+    files: [
+      { label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] },
+    ],
     // Without arguments: the direct entry earlier installs wrote (`command` alone, as above);
     // the shared front's entry adds its `args` array.
     stdio: (command, args) => (args.length > 0 ? { command, args: [...args] } : { command }),
@@ -106,7 +141,12 @@ export const codex: RegistryClient = {
     const config = readCodexConfig(dir.path);
     if (facts.mode === "install") {
       // We never write approvals (that is the user's security decision), so install says it plainly.
-      const waiting = trustOf(ownedEntries(facts.hooksAfter, facts.stable), facts.registryPath, config, ctx.platform).filter((t) => t.status !== "trusted");
+      const waiting = trustOf(
+        ownedEntries(facts.hooksAfter, facts.stable),
+        facts.registryPath,
+        config,
+        ctx.platform,
+      ).filter((t) => t.status !== "trusted");
       if (waiting.length === 0) lines.push("codex: every velesdb-hooks entry is trusted");
       else {
         lines.push(

@@ -26,7 +26,12 @@ const ROWS: readonly Registration[] = [
   { wireEvent: "sessionStart", argvEvent: "session-start", timeout: 10 },
   { wireEvent: "agentStop", argvEvent: "stop", timeout: 10 },
   { wireEvent: "preToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "postToolUse", argvEvent: "post-tool-use", matcher: RECALL_TOOLS, timeout: POST_TOOL_USE_TIMEOUT_S.copilot },
+  {
+    wireEvent: "postToolUse",
+    argvEvent: "post-tool-use",
+    matcher: RECALL_TOOLS,
+    timeout: POST_TOOL_USE_TIMEOUT_S.copilot,
+  },
 ];
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "COPILOT_HOME", path.join(ctx.home, ".copilot"));
@@ -54,12 +59,20 @@ export const copilot: RegistryClient = {
   // ~/.copilot/mcp-config.json (`$COPILOT_HOME`), the file `copilot mcp list` reads; `tools`
   // says which of the server's tools Copilot offers (["*"]: all).
   mcp: {
-    files: [{ label: "mcp-config.json", path: fileInHome(home, "mcp-config.json"), format: "json", servers: () => ["mcpServers"] }],
+    files: [
+      {
+        label: "mcp-config.json",
+        path: fileInHome(home, "mcp-config.json"),
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
+    ],
     stdio: (command, args) => ({ type: "local", command, args: [...args], tools: ["*"] }),
     url: (url) => ({ type: "http", url, tools: ["*"] }),
   },
   report(ctx, facts) {
-    if (facts.owned.length === 0 || fs.existsSync(facts.stable)) return { lines: [], drifted: false, repairs: [], doctor: [] };
+    if (facts.owned.length === 0 || fs.existsSync(facts.stable))
+      return { lines: [], drifted: false, repairs: [], doctor: [] };
     const line = `copilot: the entries run ${shown(ctx, facts.stable)}, which does not exist: Copilot refuses every edit tool while it is missing`;
     return { lines: [line], drifted: true, repairs: [installCommand(ctx, copilot)], doctor: [] };
   },

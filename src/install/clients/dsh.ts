@@ -36,17 +36,25 @@ export const dsh: RegistryClient = {
       // each install would take the other's entries for its own stale ones.
       const codexFile = codex.registry.path(ctx);
       if (codexFile.ok && sameLocation(file, codexFile.path)) {
-        return { ok: false, problem: `${file} is Codex's own hooks.json; give the DeepSeek harness a file of its own (--config)` };
+        return {
+          ok: false,
+          problem: `${file} is Codex's own hooks.json; give the DeepSeek harness a file of its own (--config)`,
+        };
       }
       return { ok: true, path: file };
     },
     layout: "grouped",
     rows: ROWS,
-    handler: (row, binaryPath) => ({ type: "command", command: `${posixQuote(binaryPath)} dsh ${row.argvEvent}`, timeout: row.timeout }),
+    handler: (row, binaryPath) => ({
+      type: "command",
+      command: `${posixQuote(binaryPath)} dsh ${row.argvEvent}`,
+      timeout: row.timeout,
+    }),
   },
   // The bridge (@deepseek-ai/dsh-hooks-codex) runs hooks only; the harness starts MCP servers
   // from its own plugin config, which velesdb-hooks neither reads nor writes.
-  mcpUnchecked: "the DeepSeek harness starts MCP servers from its own config (cordis.patch.yml), which velesdb-hooks does not read: make sure velesdb-memory is there",
+  mcpUnchecked:
+    "the DeepSeek harness starts MCP servers from its own config (cordis.patch.yml), which velesdb-hooks does not read: make sure velesdb-memory is there",
   afterWrite: (_ctx, facts) => (facts.mode === "install" ? dshPluginRow(facts.registryPath) : []),
 };
 
@@ -67,7 +75,7 @@ export function dshPluginRow(configPath: string): string[] {
 
 /** yamlScalar("/a b/it's") → `'/a b/it''s'`; a path of plain characters stays plain. */
 export function yamlScalar(value: string): string {
-  if (/^[A-Za-z0-9_\/.~+-][A-Za-z0-9_\/.~+@:=-]*$/.test(value) && !value.includes(": ")) return value;
+  if (/^[A-Za-z0-9_/.~+-][A-Za-z0-9_/.~+@:=-]*$/.test(value) && !value.includes(": ")) return value;
   return `'${value.replaceAll("'", "''")}'`;
 }
 

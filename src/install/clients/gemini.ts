@@ -22,7 +22,13 @@ import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../safe-read.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
-import { fileInHome, type ClientExtraReport, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
+import {
+  fileInHome,
+  type ClientExtraReport,
+  type InstallerClient,
+  type RegistryClient,
+  type Registration,
+} from "./client.ts";
 
 // Gemini matchers are unanchored regexes, hence the anchors. MCP tools are spelled
 // mcp_<server>_<tool> with the server name as configured (its `-` kept).
@@ -53,12 +59,24 @@ export const gemini: RegistryClient = {
     rows: ROWS,
     handler(row, binaryPath, platform) {
       const program = platform === "win32" ? powershellCall(binaryPath) : posixQuote(binaryPath);
-      return { type: "command", name: hookName(row), command: `${program} gemini ${row.argvEvent}`, timeout: (row.timeout ?? 10) * 1000 };
+      return {
+        type: "command",
+        name: hookName(row),
+        command: `${program} gemini ${row.argvEvent}`,
+        timeout: (row.timeout ?? 10) * 1000,
+      };
     },
   },
   // settings.json `mcpServers` (the hooks' own file); `httpUrl` is its streamable-HTTP form.
   mcp: {
-    files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
+    files: [
+      {
+        label: "settings.json",
+        path: fileInHome(home, "settings.json"),
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
+    ],
     stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ httpUrl: url }),
   },
@@ -79,7 +97,9 @@ export const gemini: RegistryClient = {
     const value: unknown = node ? getNodeValue(node) : undefined;
     const hooksConfig = isJsonObject(value) ? value : undefined;
     if (hooksConfig?.enabled === false) {
-      lines.push(`gemini: hooksConfig.enabled is false in ${shown(ctx, facts.registryPath)}: Gemini CLI runs no hook at all`);
+      lines.push(
+        `gemini: hooksConfig.enabled is false in ${shown(ctx, facts.registryPath)}: Gemini CLI runs no hook at all`,
+      );
     }
     const disabled = Array.isArray(hooksConfig?.disabled) ? hooksConfig.disabled : [];
     const ours = ROWS.map(hookName).filter((name) => disabled.includes(name));

@@ -15,7 +15,20 @@ import { pi } from "./pi.ts";
 import { qwen } from "./qwen.ts";
 import { windsurf } from "./windsurf.ts";
 
-export const CLIENTS: readonly InstallerClient[] = [claude, codex, windsurf, dsh, gemini, qwen, copilot, opencode, droid, kilo, codebuddy, pi];
+export const CLIENTS: readonly InstallerClient[] = [
+  claude,
+  codex,
+  windsurf,
+  dsh,
+  gemini,
+  qwen,
+  copilot,
+  opencode,
+  droid,
+  kilo,
+  codebuddy,
+  pi,
+];
 
 export type ClientName = string;
 

@@ -14,7 +14,12 @@ import type { McpFile } from "./client.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
 
-const legacyKilocode: McpFile = { label: "~/.kilocode/kilo.json", path: (ctx) => ({ ok: true, path: path.join(ctx.home, ".kilocode", "kilo.json") }), format: "json", servers: () => ["mcp"] };
+const legacyKilocode: McpFile = {
+  label: "~/.kilocode/kilo.json",
+  path: (ctx) => ({ ok: true, path: path.join(ctx.home, ".kilocode", "kilo.json") }),
+  format: "json",
+  servers: () => ["mcp"],
+};
 
 const home = xdgConfigHome("kilo");
 

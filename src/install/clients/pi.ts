@@ -15,9 +15,15 @@ import { fileInHome, type InstallerClient, type McpFile } from "./client.ts";
 import { piExtensionBody } from "./pi-extension.ts";
 import { pluginClient } from "./plugin-client.ts";
 
-const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "PI_CODING_AGENT_DIR", path.join(ctx.home, ".pi", "agent"));
+const home: InstallerClient["home"] = (ctx) =>
+  absoluteOverride(ctx, "PI_CODING_AGENT_DIR", path.join(ctx.home, ".pi", "agent"));
 
-const servers = (label: string, file: McpFile["path"]): McpFile => ({ label, path: file, format: "json", servers: () => ["mcpServers"] });
+const servers = (label: string, file: McpFile["path"]): McpFile => ({
+  label,
+  path: file,
+  format: "json",
+  servers: () => ["mcpServers"],
+});
 const inCwd =
   (...segments: string[]): McpFile["path"] =>
   (ctx) => ({ ok: true, path: path.join(ctx.cwd, ...segments) });
@@ -38,4 +44,3 @@ export const pi = pluginClient({
   ],
   mcpEntries: { stdio: (command, args) => ({ command, args: [...args] }), url: (url) => ({ url }) },
 });
-

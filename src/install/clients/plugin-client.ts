@@ -43,7 +43,12 @@ export function xdgConfigHome(dirName: string): InstallerClient["home"] {
 }
 
 /** A file in the agent's config directory holding an `mcp` table (OpenCode's, Kilo's). */
-export const configMcpFile = (home: InstallerClient["home"], name: string): McpFile => ({ label: name, path: fileInHome(home, name), format: "json", servers: () => ["mcp"] });
+export const configMcpFile = (home: InstallerClient["home"], name: string): McpFile => ({
+  label: name,
+  path: fileInHome(home, name),
+  format: "json",
+  servers: () => ["mcp"],
+});
 
 /** A file under the project's directory holding an `mcp` table. */
 export const projectMcpFile = (...segments: string[]): McpFile => ({
@@ -75,7 +80,11 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
     mcp: {
       files: agent.mcpFiles,
       ...(agent.mcpEntries ?? {
-        stdio: (command: string, args: readonly string[]) => ({ type: "local", command: [command, ...args], enabled: true }),
+        stdio: (command: string, args: readonly string[]) => ({
+          type: "local",
+          command: [command, ...args],
+          enabled: true,
+        }),
         url: (url: string) => ({ type: "remote", url, enabled: true }),
       }),
     },
@@ -85,14 +94,16 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
         path: pluginPath,
         body: agent.body,
         comment: "line",
-        markerNote: () => `written by \`velesdb-hooks install --client ${agent.name}\`; \`velesdb-hooks uninstall\` deletes this file`,
+        markerNote: () =>
+          `written by \`velesdb-hooks install --client ${agent.name}\`; \`velesdb-hooks uninstall\` deletes this file`,
         ownFile: `${agent.title} loads it as a ${agent.moduleKind ?? "plugin"} of yours`,
       },
     ],
     alsoNamesBinary,
     report(ctx, facts) {
       // The plugin fails open: with the binary gone the agent runs as if it had no hooks, silently.
-      if (fs.existsSync(facts.stable) || alsoNamesBinary(ctx, facts.stable) === undefined) return { lines: [], drifted: false, repairs: [], doctor: [] };
+      if (fs.existsSync(facts.stable) || alsoNamesBinary(ctx, facts.stable) === undefined)
+        return { lines: [], drifted: false, repairs: [], doctor: [] };
       const line = `${agent.name}: the ${agent.moduleKind ?? "plugin"} runs ${shown(ctx, facts.stable)}, which does not exist: ${agent.title} runs without any velesdb-hooks rule`;
       return { lines: [line], drifted: true, repairs: [installCommand(ctx, client)], doctor: [] };
     },

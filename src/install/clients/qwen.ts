@@ -43,15 +43,31 @@ export const qwen: RegistryClient = {
     rows: ROWS,
     handler(row, binaryPath, platform) {
       if (platform === "win32") {
-        return { type: "command", command: `& ${powershellQuote(binaryPath)} qwen ${row.argvEvent}`, shell: "powershell", timeout: qwenTimeout(row.timeout) };
+        return {
+          type: "command",
+          command: `& ${powershellQuote(binaryPath)} qwen ${row.argvEvent}`,
+          shell: "powershell",
+          timeout: qwenTimeout(row.timeout),
+        };
       }
-      return { type: "command", command: `${posixQuote(binaryPath)} qwen ${row.argvEvent}`, timeout: qwenTimeout(row.timeout) };
+      return {
+        type: "command",
+        command: `${posixQuote(binaryPath)} qwen ${row.argvEvent}`,
+        timeout: qwenTimeout(row.timeout),
+      };
     },
     skeleton: { $version: 4 },
   },
   // settings.json `mcpServers`, Gemini's shapes (Qwen Code is a fork of Gemini CLI).
   mcp: {
-    files: [{ label: "settings.json", path: fileInHome(home, "settings.json"), format: "json", servers: () => ["mcpServers"] }],
+    files: [
+      {
+        label: "settings.json",
+        path: fileInHome(home, "settings.json"),
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
+    ],
     stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ httpUrl: url }),
   },

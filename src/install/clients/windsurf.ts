@@ -35,7 +35,14 @@ export const windsurf: RegistryClient = {
   // ~/.codeium/windsurf/mcp_config.json, as upstream's install-memory-daemon.sh wires it
   // (`serverUrl` for HTTP). Not measured: Windsurf does not run here.
   mcp: {
-    files: [{ label: "mcp_config.json", path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }), format: "json", servers: () => ["mcpServers"] }],
+    files: [
+      {
+        label: "mcp_config.json",
+        path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }),
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
+    ],
     stdio: (command, args) => ({ command, args: [...args] }),
     url: (url) => ({ serverUrl: url }),
   },

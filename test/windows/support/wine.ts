@@ -29,7 +29,9 @@ export interface WineToolchain {
 /** findWineToolchain() → the three programs the suite needs, or the Debian packages that are missing. */
 export function findWineToolchain(): { ok: true; tools: WineToolchain } | { ok: false; missing: string[] } {
   const firstOf = (names: string[]): string | undefined =>
-    names.map((name) => (name.startsWith("/") ? (fs.existsSync(name) ? name : undefined) : (Bun.which(name) ?? undefined))).find(Boolean);
+    names
+      .map((name) => (name.startsWith("/") ? (fs.existsSync(name) ? name : undefined) : (Bun.which(name) ?? undefined)))
+      .find(Boolean);
   // Debian's wine64 puts its loader in /usr/lib/wine; the `wine` package adds the wrappers on PATH.
   const wine = firstOf(["wine", "wine64", "/usr/lib/wine/wine64"]);
   const wineserver = firstOf(["wineserver", "/usr/lib/wine/wineserver64", "/usr/lib/wine/wineserver"]);
@@ -95,26 +97,50 @@ export async function startWineWorld(tools: WineToolchain): Promise<WineWorld> {
     // -p60: the server outlives each process by a minute (no start-up cost per case) and,
     // should this run be killed before close(), ends by itself. It detaches and would hold
     // any pipe given to it open: no pipes.
-    const started = Bun.spawnSync([tools.wineserver, "-p60"], { env: wineEnv, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const started = Bun.spawnSync([tools.wineserver, "-p60"], {
+      env: wineEnv,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     if (started.exitCode !== 0) throw new Error(`wineserver -p60 failed (exit ${started.exitCode})`);
     const compile = (args: string[]) => spawnChecked([tools.mingw, "-O2", "-s", ...args], {});
     // wineboot leaves Wine's services running (the persistent server keeps them): they would
     // inherit and hold open any pipe, so wineboot gets none.
-    const boot = Bun.spawn([tools.wine, "wineboot", "--init"], { env: wineEnv, stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited.then((code) => {
+    const boot = Bun.spawn([tools.wine, "wineboot", "--init"], {
+      env: wineEnv,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    }).exited.then((code) => {
       if (code !== 0) throw new Error(`wineboot --init failed (exit ${code})`);
     });
     // The release asset is built while Wine boots (wineboot populates drive_c, so the archive
     // waits beside the prefix): neither waits for the other.
     const windowsTarget = RELEASE_TARGETS.find((t) => t.os === "windows")!;
-    const release = buildRelease({ outDir: path.join(root, "release"), version: packageVersion(), targets: [windowsTarget], npmPackages: false });
+    const release = buildRelease({
+      outDir: path.join(root, "release"),
+      version: packageVersion(),
+      targets: [windowsTarget],
+      npmPackages: false,
+    });
     const [, , , [built]] = await Promise.all([
-      compile(["-shared", "-o", path.join(native, "bcryptprimitives.dll"), path.join(NATIVE_SOURCES, "bcryptprimitives.c"), "-ladvapi32"]),
+      compile([
+        "-shared",
+        "-o",
+        path.join(native, "bcryptprimitives.dll"),
+        path.join(NATIVE_SOURCES, "bcryptprimitives.c"),
+        "-ladvapi32",
+      ]),
       compile(["-municode", "-o", path.join(native, "launch.exe"), path.join(NATIVE_SOURCES, "launch.c")]),
       boot,
       release,
     ]);
     const driveC = path.join(prefix, "drive_c");
-    fs.copyFileSync(path.join(native, "bcryptprimitives.dll"), path.join(driveC, "windows", "system32", "bcryptprimitives.dll"));
+    fs.copyFileSync(
+      path.join(native, "bcryptprimitives.dll"),
+      path.join(driveC, "windows", "system32", "bcryptprimitives.dll"),
+    );
     const downloads = path.join(driveC, "Downloads");
     // The release asset is a .zip holding the one .exe: unpack it as install.ps1 would.
     await spawnChecked(["unzip", "-q", "-o", built!.path, binaryName(windowsTarget), "-d", downloads], {});
@@ -179,9 +205,21 @@ function drain(stream: ReadableStream<Uint8Array>): { settle(): Promise<string> 
 }
 
 async function spawnChecked(argv: string[], env: Record<string, string>): Promise<void> {
-  const child = Bun.spawn(argv, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited, new Response(child.stdout).text()]);
-  if (exitCode !== 0) throw new Error(`${path.basename(argv[0]!)} ${argv.slice(1, 3).join(" ")} failed (exit ${exitCode}): ${stderr.trim()}`);
+  const child = Bun.spawn(argv, {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stderr, exitCode] = await Promise.all([
+    new Response(child.stderr).text(),
+    child.exited,
+    new Response(child.stdout).text(),
+  ]);
+  if (exitCode !== 0)
+    throw new Error(
+      `${path.basename(argv[0]!)} ${argv.slice(1, 3).join(" ")} failed (exit ${exitCode}): ${stderr.trim()}`,
+    );
 }
 
 /**
@@ -230,7 +268,10 @@ export function powershellCallWords(line: string): string[] {
  * parsed by this machine's bash itself.
  */
 export function bashWords(command: string): string[] {
-  const result = Bun.spawnSync(["bash", "-c", `set -- ${command}\nprintf '%s\\0' "$@"`], { stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync(["bash", "-c", `set -- ${command}\nprintf '%s\\0' "$@"`], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (result.exitCode !== 0) throw new Error(`bash could not read ${command}: ${result.stderr.toString()}`);
   return result.stdout.toString().split("\0").slice(0, -1);
 }
