@@ -59,9 +59,11 @@ function privateEnv(): Record<string, string> {
 }
 const session = (requests: McpRequest[]): Promise<string[]> => mcpSession([BIN], requests, privateEnv());
 
+// biome-ignore lint/suspicious/noExplicitAny: a host's or the server's JSON wire, read field by field as the test suites read it (docs/development/lint.md)
 const parse = (line: string): any => JSON.parse(line);
 /** The prose-free copy of a result without ids above 2^53 (initialize, tools/list). */
-function masked(result: unknown, toolName?: string): any {
+// biome-ignore lint/suspicious/noExplicitAny: a host's or the server's JSON wire, read field by field as the test suites read it (docs/development/lint.md)
+function masked(result: unknown, _toolName?: string): any {
   return JSON.parse(JSON.stringify(result), function (key, value) {
     if (key === "instructions" && typeof value === "string") return PLACEHOLDER_INSTRUCTIONS;
     if (key === "description" && typeof value === "string") {
@@ -84,6 +86,7 @@ const undated = (text: string): string =>
 
 // --- initialize at every version asked: what is negotiated, and whether anything else moves --
 const negotiated: Record<string, string> = {};
+// biome-ignore lint/suspicious/noExplicitAny: a host's or the server's JSON wire, read field by field as the test suites read it (docs/development/lint.md)
 let initializeResult: any;
 let toolsList: string | undefined;
 for (const version of ASKED_VERSIONS) {

@@ -80,7 +80,7 @@ describe("codebuddy lifecycle", () => {
     const payload = loadPayload("codebuddy", "session-start.startup");
     expect(Object.hasOwn(payload, "cwd")).toBe(false);
     const answer = hook("session-start", payload, dir);
-    expect((answer?.hookSpecificOutput as Record<string, unknown>).additionalContext as string).toContain(
+    expect((answer?.hookSpecificOutput as Record<string, unknown> | undefined)?.additionalContext as string).toContain(
       'load_working_context(project="proj"',
     );
   });

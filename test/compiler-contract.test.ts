@@ -21,7 +21,6 @@ import {
   hookCommand,
   PLAIN_PATH,
   realisticCompiler,
-  realisticLog,
   type HookCommand,
 } from "./support/compress-fixtures.ts";
 import {

@@ -13,7 +13,6 @@ import { Utf8Literal } from "../src/core/json-bytes.ts";
 import type { Decision } from "../src/core/decision.ts";
 import { createHookInput } from "../src/core/hook-input.ts";
 import { markerPath } from "../src/core/state.ts";
-import { compressionFooter } from "../src/core/texts.ts";
 import { claude } from "../src/hosts/claude.ts";
 import { realOutput } from "./support/real-outputs.ts";
 import {

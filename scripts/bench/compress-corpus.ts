@@ -90,6 +90,7 @@ export function payloadFor(host: CorpusHost, output: RealOutput, cwd: string): R
 
 /** modelReads(host, answer) → the text the host gives the model after our answer, or undefined when it passes. */
 export function modelReads(host: CorpusHost, answer: string): string | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: a host's or the server's JSON wire, read field by field as the test suites read it (docs/development/lint.md)
   const parsed = JSON.parse(answer || "{}") as Record<string, any>;
   switch (host) {
     case "claude": {

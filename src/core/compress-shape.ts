@@ -358,7 +358,10 @@ function foldStretches(l: Lines, roles: Uint8Array, withContext: boolean): FoldP
     for (let r = i; r < end; ) {
       const shape = next;
       let runEnd = r + 1;
-      while (runEnd < end && (next = lineShape(l, runEnd)) === shape) runEnd++;
+      for (; runEnd < end; runEnd++) {
+        next = lineShape(l, runEnd);
+        if (next !== shape) break;
+      }
       const run = runEnd - r;
       if (run >= MIN_FOLDED_RUN && !isBlank(l, r)) items.push(r, -(run - 2), runEnd - 1);
       else for (let k = r; k < runEnd; k++) items.push(k);

@@ -78,7 +78,15 @@ export function checkJsoncSyntax(text: string): { readonly ok: true } | Extract<
   if (tooDeep !== undefined)
     return { ok: false, ...lineAndColumn(text, tooDeep), code: `nested deeper than ${MAX_NESTING} levels` };
   let first: { error: ParseErrorCode; offset: number } | undefined;
-  visit(text, { onError: (error, offset) => void (first ??= { error, offset }) }, PARSE_OPTIONS);
+  visit(
+    text,
+    {
+      onError: (error, offset) => {
+        first ??= { error, offset };
+      },
+    },
+    PARSE_OPTIONS,
+  );
   if (!first) return { ok: true };
   return { ok: false, ...lineAndColumn(text, first.offset), code: printParseErrorCode(first.error) };
 }

@@ -180,7 +180,8 @@ class Broker {
     try {
       fs.mkdirSync(store, { recursive: true, mode: 0o700 });
     } catch (error) {
-      return this.childFailed(`the store ${store} cannot be created (${(error as NodeJS.ErrnoException).code})`);
+      this.childFailed(`the store ${store} cannot be created (${(error as NodeJS.ErrnoException).code})`);
+      return;
     }
     // cwd = the store: a repository's ./velesdb-memory.toml (src/config.rs resolve_path reads the
     // working directory's) must not steer a server every session shares. VELESDB_MEMORY_PATH is
@@ -242,7 +243,10 @@ class Broker {
     if (!message) return;
     if (isResponse(message)) {
       const id = idOf(message);
-      if (id === BROKER_INIT_ID) return this.initialized(message);
+      if (id === BROKER_INIT_ID) {
+        this.initialized(message);
+        return;
+      }
       const pending = typeof id === "number" ? this.pending.get(id) : undefined;
       if (!pending) return; // cancelled, or its client is gone
       this.pending.delete(id as number);
@@ -253,10 +257,12 @@ class Broker {
       );
       return;
     }
-    if (isRequest(message))
-      return this.toChildLine(
+    if (isRequest(message)) {
+      this.toChildLine(
         errorLine(idOf(message)!, METHOD_NOT_FOUND, "velesdb-hooks' broker routes no server request to a client"),
       );
+      return;
+    }
     // A notification: progress and cancellations would name a broker id no client knows.
     if (message.method === "notifications/progress" || message.method === "notifications/cancelled") return;
     for (const connection of this.connections) if (connection.greeted) sendLine(connection, line);
@@ -350,20 +356,31 @@ class Broker {
       if (this.state === "ready" || this.failure !== undefined) this.greet(connection);
       return;
     }
-    if (!message) return send(connection, JSON.parse(errorLine(null, PARSE_ERROR, "not a JSON-RPC message")));
+    if (!message) {
+      send(connection, JSON.parse(errorLine(null, PARSE_ERROR, "not a JSON-RPC message")));
+      return;
+    }
     if (isRequest(message)) {
       const clientId = idOf(message)!;
-      if (message.method === "initialize")
-        return send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
-      if (message.method === "ping") return send(connection, { jsonrpc: "2.0", id: clientId, result: {} });
+      if (message.method === "initialize") {
+        send(connection, { jsonrpc: "2.0", id: clientId, result: this.initializeAnswer(message) });
+        return;
+      }
+      if (message.method === "ping") {
+        send(connection, { jsonrpc: "2.0", id: clientId, result: {} });
+        return;
+      }
       // Stopping (its server gone, or idle): the request never reached a server, so the front may
       // send it again, to the next broker; a request that did reach one is never re-sent.
-      if (this.state !== "ready")
-        return send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
+      if (this.state !== "ready") {
+        send(connection, { [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello);
+        return;
+      }
       const brokerId = this.nextId++;
       this.pending.set(brokerId, { connection, clientId });
       connection.inFlight.set(idKey(clientId), brokerId);
-      return this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
+      this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
+      return;
     }
     if (isNotification(message)) {
       // The broker's own notifications/initialized went once; each client's would repeat it.
@@ -378,9 +395,11 @@ class Broker {
         if (brokerId === undefined) return;
         connection.inFlight.delete(idKey(requestId!));
         this.pending.delete(brokerId);
-        return this.toChild({ ...message, params: { ...params, requestId: brokerId } });
+        this.toChild({ ...message, params: { ...params, requestId: brokerId } });
+        return;
       }
-      return this.toChildLine(line);
+      this.toChildLine(line);
+      return;
     }
     // A response to a server request: none is ever routed to a client (see the header).
   }

@@ -166,7 +166,10 @@ class Front {
 
   private fromBroker(line: string): void {
     const message = parseMessage(line);
-    if (message?.[HELLO_KEY] === "retry") return this.retry();
+    if (message?.[HELLO_KEY] === "retry") {
+      this.retry();
+      return;
+    }
     if (message && isResponse(message)) {
       const id = idOf(message);
       if (id !== undefined) this.inFlight.delete(idKey(id));

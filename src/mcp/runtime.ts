@@ -149,5 +149,5 @@ export function processAlive(pid: number): boolean {
 /** isSocketOfOurs(p) → p is a socket (not a link) owned by this user. */
 export function isSocketOfOurs(p: string): boolean {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });
-  return st !== undefined && st.isSocket() && (typeof process.getuid !== "function" || st.uid === process.getuid());
+  return st?.isSocket() === true && (typeof process.getuid !== "function" || st.uid === process.getuid());
 }

@@ -225,12 +225,17 @@ export function summarise(
     const project = record.p ?? NO_PROJECT;
     const groupKey = `${day}\u0000${record.h}\u0000${project ?? ""}\u0000${project === null ? 0 : 1}`;
     let group = groups.get(groupKey);
-    if (!group)
-      groups.set(groupKey, (group = { day, host: record.h, project, counts: emptyCounts(), sessions: new Set() }));
+    if (!group) {
+      group = { day, host: record.h, project, counts: emptyCounts(), sessions: new Set() };
+      groups.set(groupKey, group);
+    }
     add(group.counts, record, group.sessions);
     const timeKey = `${record.h}\u0000${record.e}`;
     let time = times.get(timeKey);
-    if (!time) times.set(timeKey, (time = { host: record.h, event: record.e, ms: [] }));
+    if (!time) {
+      time = { host: record.h, event: record.e, ms: [] };
+      times.set(timeKey, time);
+    }
     time.ms.push(record.ms);
   }
   const hookTimes = [...times.values()]

@@ -245,7 +245,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
 
   /** Every tool result the model was shown (deduplicated by call id). */
-  const toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
+  const _toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);
 
   /** bashResult(r, command) → what the model was shown for the bash call running `command` (one session may run several). */
   const bashResult = (r: RunResult, command: string): string | undefined =>
@@ -283,7 +283,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   });
 
   const guard = editGuardChecks(guardedFile, "write");
-  const { refused, written } = guard;
+  const { refused } = guard;
   const inlineCompiled = compiledKeepingWhole(
     (r) => bashResult(r, INLINE_COMMAND),
     INLINE_RUNNER,

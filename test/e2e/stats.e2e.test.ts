@@ -11,7 +11,7 @@
 import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { check, expectCheck, withAndWithoutIn } from "./checks.ts";
+import { check, withAndWithoutIn } from "./checks.ts";
 import { e2eSuite, E2E_PROJECT, HOOKS_BIN, runClaude, type E2ECase, type Mode, type RunResult } from "./harness.ts";
 import { text } from "./mock-llm.ts";
 import { realisticCompiler } from "../support/compress-fixtures.ts";

@@ -26,7 +26,9 @@ import {
 } from "./velesdb-memory-cases.ts";
 
 const temps: string[] = [];
-afterAll(() => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of temps) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** real(requests) → the real server's answers, in a fresh private HOME and store (hash embedder). */
 function real(requests: McpRequest[]): Promise<string[]> {

@@ -52,8 +52,7 @@ export function startClient(server: string, env: Record<string, string>, extraAr
     let buffer = "";
     for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
+      for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         if (line.trim() === "") continue;
@@ -98,8 +97,14 @@ export function startClient(server: string, env: Record<string, string>, extraAr
       return new Promise((resolve, reject) => {
         const waiter = {
           predicate,
-          resolve: (m: Message) => (clearTimeout(timer), resolve(m)),
-          fail: (e: Error) => (clearTimeout(timer), reject(e)),
+          resolve: (m: Message) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+          fail: (e: Error) => {
+            clearTimeout(timer);
+            reject(e);
+          },
         };
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(waiter), 1);

@@ -285,7 +285,7 @@ const RECIPES: readonly Recipe[] = [
     version: [path.join(ROOT, "node_modules", ".bin", "tsc"), "--version"],
     setup(dir) {
       const modules = range(400).map((i) => `export const rate${i}: number = ${i};\n`);
-      modules.forEach((text, i) => write(path.join(dir, "src", `rate${i}.ts`), text));
+      for (const [i, text] of modules.entries()) write(path.join(dir, "src", `rate${i}.ts`), text);
       write(
         path.join(dir, "src", "cart.ts"),
         'import { rate3 } from "./rate3";\nexport const total: number = "12" + rate3;\nexport function add(a: number, b: number): number { return a + b; }\nadd(1, "2");\nexport const missing = rate4;\n',
@@ -386,18 +386,18 @@ const RECIPES: readonly Recipe[] = [
       for (const i of range(30))
         write(
           path.join(dir, `config${i}.ini`),
-          range(40)
+          `${range(40)
             .map((k) => `key_${k} = ${words[(i + k) % words.length]}`)
-            .join("\n") + "\n",
+            .join("\n")}\n`,
         );
       run(["git", "add", "-A"], dir);
       run(["git", "commit", "-q", "-m", "base"], dir, env);
       for (const i of range(30))
         write(
           path.join(dir, `config${i}.ini`),
-          range(40)
+          `${range(40)
             .map((k) => `key_${k} = ${k % 3 === 0 ? "changed" : words[(i + k) % words.length]}`)
-            .join("\n") + "\n",
+            .join("\n")}\n`,
         );
       return { argv: ["git", "diff"], shown: "git diff" };
     },
