@@ -26,6 +26,7 @@ import {
   isRequest,
   isResponse,
   LineSplitter,
+  type LineEvent,
   METHOD_NOT_FOUND,
   oneLine,
   parseMessage,
@@ -43,6 +44,8 @@ export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "20
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
 /** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
+/** A stderr line of the server longer than this says nothing a cause line could show (one line, 300 characters). */
+const STDERR_LINE_BYTES = 4096;
 /** How long a new broker waits for its first client before it counts as idle. */
 const FIRST_CLIENT_GRACE_MS = 10_000;
 const STARTUP_NOTICE = /Using the offline 'hash' embedder|setting\(s\) from /;
@@ -131,8 +134,8 @@ class Broker {
   private child: ChildProcess | undefined;
   private childOut = new LineSplitter();
   private stderrTail: string[] = [];
-  /** The server's stderr after its last newline: a line can arrive in two chunks. */
-  private stderrPartial = "";
+  /** The server's stderr, as lines: a line can arrive in two chunks. */
+  private readonly childErr = new LineSplitter(STDERR_LINE_BYTES);
   private spawnFailed = false;
   private initResult: JsonRpcMessage | undefined;
   private state: "starting" | "ready" | "stopping" = "starting";
@@ -201,14 +204,7 @@ class Broker {
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
-      const text = this.stderrPartial + chunk.toString("utf8");
-      const cut = text.lastIndexOf("\n");
-      this.stderrPartial = text.slice(cut + 1).slice(-4096);
-      const lines = text
-        .slice(0, cut + 1)
-        .split(/\r?\n/)
-        .filter((l) => l.trim() !== "" && !STARTUP_NOTICE.test(l));
-      this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
+      this.keepStderr(this.childErr.push(chunk));
     });
     // "close", not "exit": exit can come before the last stderr chunk is read, and that chunk
     // holds the server's own `Error:` line, the cause a user needs (seen under load in
@@ -422,12 +418,18 @@ class Broker {
     this.greetWaiting();
   }
 
+  /** keepStderr(lines) → the last five of the server's stderr lines that can say why it stopped. */
+  private keepStderr(events: readonly LineEvent[]): void {
+    const lines = events.flatMap((e) => (e.kind === "line" && !STARTUP_NOTICE.test(e.text) ? [e.text] : []));
+    this.stderrTail = [...this.stderrTail, ...lines].slice(-5);
+  }
+
   private childExited(code: number | null, signal: string | null): void {
     if (this.state === "stopping") return; // stop() ended it
     // A server that never started: the "error" handler has decided, and the broker stays to tell
     // the clients that reach it (it exits when idle, as always).
     if (this.spawnFailed) return;
-    if (this.stderrPartial.trim() !== "") this.stderrTail = [...this.stderrTail, this.stderrPartial].slice(-5);
+    this.keepStderr(this.childErr.push(Buffer.from("\n"))); // the last line, when it had no newline
     const said =
       this.stderrTail.find((l) => l.includes("another velesdb-memory process holds")) ??
       [...this.stderrTail].reverse().find((l) => /^(\[velesdb-memory\] )?Error:/.test(l)) ??

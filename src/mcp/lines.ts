@@ -10,8 +10,13 @@ export type LineEvent =
   | { readonly kind: "line"; readonly text: string }
   | { readonly kind: "oversized"; readonly bytes: number };
 
-/** LineSplitter: push(chunk) → the complete lines it finished (and each oversized line it dropped). */
+/**
+ * LineSplitter(maxBytes): push(chunk) → the complete lines it finished (and each line over
+ * maxBytes it dropped). Pushing "\n" finishes the line still open.
+ */
 export class LineSplitter {
+  constructor(private readonly maxBytes: number = MAX_LINE_BYTES) {}
+
   private parts: Buffer[] = [];
   private size = 0;
   /** Inside a line past the cap: bytes are counted and thrown away up to its newline. */
@@ -31,7 +36,7 @@ export class LineSplitter {
 
   private take(piece: Buffer): void {
     this.size += piece.length;
-    if (this.size > MAX_LINE_BYTES) {
+    if (this.size > this.maxBytes) {
       this.dropping = true;
       this.parts = [];
       return;
