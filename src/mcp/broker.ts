@@ -43,11 +43,11 @@ export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "20
 /** What the broker asks for itself: the newest one with a handshake (rmcp LATEST_WITH_INITIALIZE). */
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
-/** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
 /** A stderr line of the server longer than this says nothing a cause line could show (one line, 300 characters). */
 const STDERR_LINE_BYTES = 4096;
 /** How long a new broker waits for its first client before it counts as idle. */
 const FIRST_CLIENT_GRACE_MS = 10_000;
+/** Lines velesdb-memory 0.17.0 prints on every healthy start (the hash-embedder notice, src/embedder.rs HASH_EMBEDDER_NOTICE; the config file's count, src/daemon_startup.rs): never a cause. */
 const STARTUP_NOTICE = /Using the offline 'hash' embedder|setting\(s\) from /;
 
 export interface BrokerOptions {
