@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compressionDeadlineMs, POST_TOOL_USE_TIMEOUT_S } from "../src/core/host-timeouts.ts";
+import { compressionDeadlineMs } from "../src/core/host-timeouts.ts";
+import { POST_TOOL_USE_TIMEOUT_S } from "../src/hosts/descriptors/index.ts";
 import { fake, isAlive, killQuietly, pidsFrom, waitUntilGone } from "./support/compress-fixtures.ts";
 import { BINARY, makeSandbox, type Sandbox } from "./support/hook-runner.ts";
 import { realOutput } from "./support/real-outputs.ts";
@@ -53,8 +54,8 @@ const claudePayload = () => ({
 describe("each host's deadline is its own registered timeout, less a margin", () => {
   test.each(Object.keys(POST_TOOL_USE_TIMEOUT_S) as Array<keyof typeof POST_TOOL_USE_TIMEOUT_S>)("%s", (host) => {
     const timeoutMs = POST_TOOL_USE_TIMEOUT_S[host] * 1000;
-    expect(compressionDeadlineMs(host)).toBeLessThanOrEqual(timeoutMs - 1500);
-    expect(compressionDeadlineMs(host)).toBeGreaterThan(timeoutMs / 2);
+    expect(compressionDeadlineMs(POST_TOOL_USE_TIMEOUT_S[host])).toBeLessThanOrEqual(timeoutMs - 1500);
+    expect(compressionDeadlineMs(POST_TOOL_USE_TIMEOUT_S[host])).toBeGreaterThan(timeoutMs / 2);
   });
 
   test("Codex (registered at 10 s): a compilation that never ends is given up before the host's timeout, its compiler gone", async () => {
@@ -74,7 +75,7 @@ describe("each host's deadline is its own registered timeout, less a margin", ()
     expect(elapsed).toBeLessThan(POST_TOOL_USE_TIMEOUT_S.codex * 1000 - 500);
     // Positive control of the measure: the compiler did start, and ran until the deadline.
     expect(pidsFrom(pidFile).length).toBe(1);
-    expect(elapsed).toBeGreaterThan(compressionDeadlineMs("codex") - 2000);
+    expect(elapsed).toBeGreaterThan(compressionDeadlineMs(POST_TOOL_USE_TIMEOUT_S.codex) - 2000);
     expect(await waitUntilGone(pidsFrom(pidFile))).toEqual([]);
     expect(archives()).toEqual([]);
   }, 40_000);

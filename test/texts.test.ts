@@ -178,9 +178,15 @@ describe("every model-facing sentence lives here (docs/contract.md §3.5)", () =
   // that escaped review: rules and encoders take their words from this module.
   test("no string literal outside texts.ts ends a sentence", () => {
     const dir = path.join(import.meta.dir, "..", "src");
+    // Recursive: the host descriptors (hosts/descriptors/) are hook code too.
     const files = [
       "cli.ts",
-      ...["core", "hosts"].flatMap((sub) => fs.readdirSync(path.join(dir, sub)).map((name) => path.join(sub, name))),
+      ...["core", "hosts"].flatMap((sub) =>
+        fs
+          .readdirSync(path.join(dir, sub), { recursive: true, encoding: "utf8" })
+          .filter((name) => name.endsWith(".ts"))
+          .map((name) => path.join(sub, name)),
+      ),
     ];
     const sentence = /["`][A-Za-z][^"`]*( [a-z]+){2,}[^"`]*\.["`]/;
     const found = files

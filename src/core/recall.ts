@@ -3,6 +3,7 @@
 // doubt reads as "no": an unknown name, an odd shape, an error flag, an empty answer. A false
 // "no" costs one more recall; a false "yes" lets an edit through unchecked. Nothing here throws,
 // whatever the payload holds: a crash would turn every odd recall into a hook error line.
+import { RECALL_TOOL_NAMES, SCOPED_RECALL_TOOL } from "../hosts/descriptors/velesdb-memory.ts";
 import { isPlainObject } from "./payload.ts";
 
 /** The project a recall was scoped to. `project` is undefined when the scope names no valid project. */
@@ -20,10 +21,10 @@ export interface RecallVerdict {
 /** How the host hands over the tool result: MCP content (Claude, Codex) or plain text (dsh, Windsurf). */
 export type RecallResponseForm = "structured" | "text";
 
-// The tools whose successful answer proves the agent looked at memory. compile_context is one
-// only with a memory_scope (it compiles the given text otherwise, without reading memory).
-const RECALL_TOOLS: ReadonlySet<string> = new Set(["recall", "recall_fused", "recall_where", "entity", "why"]);
-const SCOPED_RECALL_TOOL = "compile_context";
+// The tools whose successful answer proves the agent looked at memory: the list the installer's
+// matchers let through (src/hosts/descriptors/velesdb-memory.ts). compile_context is one only with
+// a memory_scope (it compiles the given text otherwise, without reading memory).
+const RECALL_TOOLS: ReadonlySet<string> = new Set(RECALL_TOOL_NAMES.filter((tool) => tool !== SCOPED_RECALL_TOOL));
 
 // The server name in either spelling, optionally behind a Claude plugin prefix whose plugin name
 // has no underscore; the same shape as the Claude PostToolUse matcher (docs/contract.md §4.1), so what the

@@ -21,7 +21,8 @@ import * as path from "node:path";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { CLAUDE } from "./descriptors/claude.ts";
+import { eventsOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
 /** Cursor's own answer shapes (its hooks documentation). */
 export function encodeCursorAnswer(_wireName: string, decision: Decision): HookAnswer {
@@ -62,20 +63,18 @@ export function inWorkspace(input: HookInput): HookInput {
 }
 
 export const claudeInCursor: HostModule = {
-  // Claude's state (same kinds), but Cursor never says a Stop is a continuation.
+  // Claude's registered hooks, so Claude's descriptor: Cursor runs what the installer wrote for Claude.
+  descriptor: CLAUDE,
+  // Claude's state (same kinds), but Cursor never says a Stop is a continuation; its MCP names are not Claude's.
   profile: { ...tempStateProfile("claude", "", (tool) => tool), stopFlagUnreliable: true },
   payloadNamesEvent: false,
-  events: {
-    "session-start": {
-      wireName: "SessionStart",
-      failure: "open",
-      run: (input) => SESSION_START_EVENT.run(inWorkspace(input)),
-    },
-    stop: { wireName: "Stop", failure: "open", run: (input) => STOP_EVENT.run(inWorkspace(input)) },
-    "pre-compact": { wireName: "PreCompact", failure: "open", run: passes },
+  events: eventsOf(CLAUDE, {
+    "session-start": { failure: "open", run: (input) => SESSION_START_EVENT.run(inWorkspace(input)) },
+    stop: { failure: "open", run: (input) => STOP_EVENT.run(inWorkspace(input)) },
+    "pre-compact": { failure: "open", run: passes },
     // The guard passes under Cursor (see above), so it has nothing to fail closed on.
-    "pre-tool-use": { wireName: "PreToolUse", failure: "open", run: passes },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: passes },
-  },
+    "pre-tool-use": { failure: "open", run: passes },
+    "post-tool-use": { failure: "open", run: passes },
+  }),
   encode: encodeCursorAnswer,
 };

@@ -19,22 +19,20 @@ import { compressCommandOutput } from "../core/compress-gates.ts";
 import { compressionDeadlineMs } from "../core/host-timeouts.ts";
 import { Utf8Literal } from "../core/json-bytes.ts";
 import { isPlainObject, objectField, stringField, type Payload } from "../core/payload.ts";
+import { CLAUDE } from "./descriptors/claude.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import {
-  claudeStyleToolName,
+  eventsOf,
   hookSpecificOutput,
+  mcpToolOf,
   SESSION_START_EVENT,
   STOP_EVENT,
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
 
-// The edit tools the guard covers, and the field that names each one's target (always an
-// absolute path; backslashes on Windows).
-const CLAUDE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
-  Edit: "file_path",
-  Write: "file_path",
-  NotebookEdit: "notebook_path",
-};
+// The edit tools the guard covers (the descriptor's), and the field that names each one's target.
+const CLAUDE_EDIT_TARGET_FIELD = pathFieldsOf(CLAUDE);
 
 /** PreToolUse: the recall-before-edit guard for Edit, Write and NotebookEdit (docs/contract.md §6.1). */
 async function claudePreToolUse(input: HookInput): Promise<Decision> {
@@ -87,7 +85,7 @@ async function compressClaudeBash(input: HookInput): Promise<Decision> {
     // Claude's own file stays where it is: it is the archive the footer names.
     saved: persisted === undefined ? undefined : { path: persisted, temporary: false },
     original: response,
-    deadlineMs: compressionDeadlineMs("claude"),
+    deadlineMs: compressionDeadlineMs(CLAUDE.events["post-tool-use"].timeoutS),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   // The persisted keys go, so the host shows the view inline.
@@ -135,24 +133,19 @@ export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boole
 }
 
 export const claude: HostModule = {
-  profile: tempStateProfile("claude", "", claudeStyleToolName),
+  descriptor: CLAUDE,
+  profile: tempStateProfile("claude", "", mcpToolOf(CLAUDE)),
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(CLAUDE, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
     "pre-compact": {
-      wireName: "PreCompact",
       failure: "open",
       run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
     },
-    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: claudePreToolUse },
-    "post-tool-use": {
-      wireName: "PostToolUse",
-      failure: "open",
-      run: claudePostToolUse,
-      bytesField: BASH_OUTPUT_FIELD,
-    },
-  },
+    "pre-tool-use": { failure: "closed", run: claudePreToolUse },
+    "post-tool-use": { failure: "open", run: claudePostToolUse, bytesField: BASH_OUTPUT_FIELD },
+  }),
   encode: encodeClaudeAnswer,
   callerOf: async (payload, env) =>
     cursorIsCalling(payload, env) ? (await import("./claude-in-cursor.ts")).claudeInCursor : undefined,

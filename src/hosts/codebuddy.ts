@@ -25,33 +25,30 @@
 // - A pass prints nothing: plain stdout of SessionStart is context to CodeBuddy (its docs).
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
-import { claudeStyleToolName, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { CODEBUDDY } from "./descriptors/codebuddy.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
 
-const CODEBUDDY_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
-  Write: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-};
+// The edit tools the guard covers (the descriptor's), and the field that names each one's target.
+const CODEBUDDY_EDIT_TARGET_FIELD = pathFieldsOf(CODEBUDDY);
 
 export const codebuddy: HostModule = {
-  profile: tempStateProfile("codebuddy", "codebuddy-", claudeStyleToolName),
+  descriptor: CODEBUDDY,
+  profile: tempStateProfile("codebuddy", "codebuddy-", mcpToolOf(CODEBUDDY)),
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(CODEBUDDY, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
     "pre-tool-use": {
-      wireName: "PreToolUse",
       failure: "closed",
       run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, CODEBUDDY_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
-      wireName: "PostToolUse",
       failure: "open",
       // Recall evidence from `mcp__velesdb-memory__<tool>`, read from its content alone.
       run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input),
     },
-  },
+  }),
   encode: silentPassEncoder((text) => ({ continue: false, reason: text })),
 };

@@ -15,7 +15,17 @@ import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { fallbackRefusal } from "../core/texts-refusal.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { CODEX } from "./descriptors/codex.ts";
+import type { EditTarget } from "./descriptors/descriptor.ts";
+import {
+  eventsOf,
+  hookSpecificOutput,
+  mcpToolOf,
+  SESSION_START_EVENT,
+  STOP_EVENT,
+  tempStateProfile,
+  type HostModule,
+} from "./host.ts";
 
 export const CODEX_CONTEXT_LIMIT = 9000;
 
@@ -66,20 +76,27 @@ export function encodeCodexAnswer(wireName: string, decision: Decision): HookAns
 async function codexPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   const toolInput = objectField(input.payload, "tool_input") ?? {};
-  if (tool !== "apply_patch" && tool !== "Edit" && tool !== "Write") return pass(input.inputProblem);
+  const edit: EditTarget | undefined =
+    tool !== undefined && Object.hasOwn(CODEX.editTools, tool)
+      ? CODEX.editTools[tool as keyof typeof CODEX.editTools]
+      : undefined;
+  if (edit === undefined) return pass(input.inputProblem);
   const { guardEditDecision } = await import("../core/guard.ts");
-  if (tool === "apply_patch") {
+  if (edit.kind === "patch") {
     const { parsePatchTargets } = await import("../core/patch.ts");
-    return guardEditDecision(input, parsePatchTargets(stringField(toolInput, "command") ?? ""));
+    return guardEditDecision(
+      input,
+      parsePatchTargets((edit.field === undefined ? undefined : stringField(toolInput, edit.field)) ?? ""),
+    );
   }
-  const target = stringField(toolInput, "file_path");
+  const target = edit.kind === "path" ? stringField(toolInput, edit.field) : undefined;
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 /** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
   const output = input.payload.tool_response;
-  if (input.payload.tool_name !== "Bash" || typeof output !== "string")
+  if (input.payload.tool_name !== CODEX.shellTool || typeof output !== "string")
     return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
   const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
@@ -88,20 +105,21 @@ async function codexPostToolUse(input: HookInput): Promise<Decision> {
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
     stdout: output,
     original: { stdout: output },
-    deadlineMs: compressionDeadlineMs("codex"),
+    deadlineMs: compressionDeadlineMs(CODEX.events["post-tool-use"].timeoutS),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { text: compressed.text }, note: compressed.note };
 }
 
 export const codex: HostModule = {
-  profile: tempStateProfile("codex", "codex-", (tool) => `mcp__velesdb_memory__${tool}`),
+  descriptor: CODEX,
+  profile: tempStateProfile("codex", "codex-", mcpToolOf(CODEX)),
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(CODEX, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: codexPreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: codexPostToolUse },
-  },
+    "pre-tool-use": { failure: "closed", run: codexPreToolUse },
+    "post-tool-use": { failure: "open", run: codexPostToolUse },
+  }),
   encode: encodeCodexAnswer,
 };

@@ -42,14 +42,16 @@ import type { SavedOutput } from "../core/compress.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { COPILOT } from "./descriptors/copilot.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
-/** The tools that name their one target in `toolArgs.path`. */
-const COPILOT_PATH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "create"]);
+/** The tools that name their one target in a field of `toolArgs` (the descriptor's: `path`). */
+const COPILOT_PATH_EDIT_FIELD = pathFieldsOf(COPILOT);
 
-// `<server>-<tool>`: the server key itself holds a hyphen (velesdb-memory) and the tool names
-// never do, so the hyphen after the server key splits them.
-const COPILOT_VELESDB_TOOL = /^(velesdb[-_]memory)-([^-]+)$/;
+// `<server>-<tool>` (the descriptor's spelling): the server key itself holds a hyphen
+// (velesdb-memory) and the tool names never do, so the hyphen after the server key splits them.
+const COPILOT_VELESDB_TOOL = new RegExp(COPILOT.velesdbTools.split);
 
 function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -80,13 +82,20 @@ function encodeCopilotAnswer(_wireName: string, decision: Decision): HookAnswer 
 async function copilotPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "toolName");
   const toolArgs = input.payload.toolArgs;
-  if (tool === "apply_patch") {
+  // apply_patch: the raw patch is `toolArgs` itself (the descriptor's patch tool has no field).
+  if (
+    tool !== undefined &&
+    Object.hasOwn(COPILOT.editTools, tool) &&
+    COPILOT.editTools[tool as keyof typeof COPILOT.editTools].kind === "patch"
+  ) {
     const { guardEditDecision } = await import("../core/guard.ts");
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(input, parsePatchTargets(typeof toolArgs === "string" ? toolArgs : ""));
   }
-  if (tool === undefined || !COPILOT_PATH_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
-  const target = isPlainObject(toolArgs) ? stringField(toolArgs, "path") : undefined;
+  const field =
+    tool !== undefined && Object.hasOwn(COPILOT_PATH_EDIT_FIELD, tool) ? COPILOT_PATH_EDIT_FIELD[tool] : undefined;
+  if (field === undefined) return pass(input.inputProblem);
+  const target = isPlainObject(toolArgs) ? stringField(toolArgs, field) : undefined;
   const { guardEditDecision } = await import("../core/guard.ts");
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
@@ -180,7 +189,7 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
     stdout: body,
     saved,
     original: { stdout: body },
-    deadlineMs: compressionDeadlineMs("copilot"),
+    deadlineMs: compressionDeadlineMs(COPILOT.events["post-tool-use"].timeoutS),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return {
@@ -192,7 +201,7 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
 
 /** postToolUse: recall evidence from a velesdb-memory tool's `textResultForLlm`; bash compression. */
 async function copilotPostToolUse(input: HookInput): Promise<Decision> {
-  if (stringField(input.payload, "toolName") === "bash") return compressCopilotBash(input);
+  if (stringField(input.payload, "toolName") === COPILOT.shellTool) return compressCopilotBash(input);
   const spelled = COPILOT_VELESDB_TOOL.exec(stringField(input.payload, "toolName") ?? "");
   if (!spelled) return pass(input.inputProblem);
   const { isVelesdbRecallToolName, mcpToolName } = await import("../core/recall.ts");
@@ -215,16 +224,14 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const copilot: HostModule = {
-  profile: {
-    ...tempStateProfile("copilot", "copilot-", (tool) => `velesdb-memory-${tool}`),
-    sessionIdField: "sessionId",
-  },
+  descriptor: COPILOT,
+  profile: { ...tempStateProfile("copilot", "copilot-", mcpToolOf(COPILOT)), sessionIdField: "sessionId" },
   payloadNamesEvent: false,
-  events: {
-    "session-start": { ...SESSION_START_EVENT, wireName: "sessionStart" },
-    stop: { ...STOP_EVENT, wireName: "agentStop" },
-    "pre-tool-use": { wireName: "preToolUse", failure: "closed", run: copilotPreToolUse },
-    "post-tool-use": { wireName: "postToolUse", failure: "open", run: copilotPostToolUse },
-  },
+  events: eventsOf(COPILOT, {
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
+    "pre-tool-use": { failure: "closed", run: copilotPreToolUse },
+    "post-tool-use": { failure: "open", run: copilotPostToolUse },
+  }),
   encode: encodeCopilotAnswer,
 };

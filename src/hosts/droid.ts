@@ -33,35 +33,32 @@
 //   PreCompact exists but was not measured: not registered.
 //
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { DROID } from "./descriptors/droid.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
 
-const DROID_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
-  Create: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-};
+const DROID_EDIT_TARGET_FIELD = pathFieldsOf(DROID);
 
-// `<server>___<tool>`.
-const DROID_VELESDB_TOOL = /^(velesdb[-_]memory)___(.+)$/;
+// `<server>___<tool>` (the descriptor's spelling).
+const DROID_VELESDB_TOOL = new RegExp(DROID.velesdbTools.split);
 
 export const droid: HostModule = {
-  profile: tempStateProfile("droid", "droid-", (tool) => `velesdb-memory___${tool}`),
+  descriptor: DROID,
+  profile: tempStateProfile("droid", "droid-", mcpToolOf(DROID)),
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(DROID, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
     "pre-tool-use": {
-      wireName: "PreToolUse",
       failure: "closed",
       run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
-      wireName: "PostToolUse",
       failure: "open",
       // Recall evidence from `velesdb-memory___<tool>` (its text answer as a string).
       run: async (input) => (await import("./tool-events.ts")).evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
     },
-  },
+  }),
   encode: silentPassEncoder((text) => ({ decision: "block", reason: text })),
 };

@@ -17,16 +17,15 @@ import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import { createExclusiveFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
-import { claudeStyleToolName, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
+import { DSH } from "./descriptors/dsh.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
-// The harness's own file tools; its shell is `bash`, which is not an edit.
-const DSH_EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "str_replace_editor"]);
-
+// The harness's own file tools (the descriptor's); its shell is `bash`, which is not an edit.
 async function dshPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
-  if (tool === undefined || !DSH_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
+  if (tool === undefined || !Object.hasOwn(DSH.editTools, tool)) return pass(input.inputProblem);
   return (await import("../core/guard.ts")).guardEditDecision(input, []);
 }
 
@@ -41,12 +40,13 @@ async function dshPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const dsh: HostModule = {
+  descriptor: DSH,
   profile: {
     name: "dsh",
     statePrefix: "dsh-",
     // The bridge hands the harness's MCP tools over as `mcp__<server>__<tool>` (its PostToolUse
     // tool_name, fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/e2e/dsh-bridge.e2e.test.ts).
-    mcpTool: claudeStyleToolName,
+    mcpTool: mcpToolOf(DSH),
     stateDirectory: (env, cwd) => {
       const override = env.VELESDB_HOOKS_STATE_DIR;
       return override !== undefined && override !== "" ? override : path.join(cwd, WORKSPACE_STATE_DIR, "state");
@@ -72,11 +72,11 @@ export const dsh: HostModule = {
     checkpointsEdits: true,
   },
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(DSH, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-tool-use": { wireName: "PreToolUse", failure: "closed", run: dshPreToolUse },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: dshPostToolUse },
-  },
+    "pre-tool-use": { failure: "closed", run: dshPreToolUse },
+    "post-tool-use": { failure: "open", run: dshPostToolUse },
+  }),
   encode: encodeCodexAnswer,
 };

@@ -46,10 +46,20 @@ import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decisi
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { fallbackRefusal } from "../core/texts-refusal.ts";
-import { hookSpecificOutput, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { GEMINI } from "./descriptors/gemini.ts";
+import {
+  eventsOf,
+  hookSpecificOutput,
+  mcpToolOf,
+  SESSION_START_EVENT,
+  STOP_EVENT,
+  tempStateProfile,
+  type HostModule,
+} from "./host.ts";
 
-/** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES). */
-export const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(["write_file", "replace"]);
+/** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES; the descriptor's), and their target field. */
+const GEMINI_EDIT_TARGET_FIELD = pathFieldsOf(GEMINI);
 
 export function encodeGeminiAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -89,8 +99,10 @@ export function denyOnStderr(deny: { decision: string; reason: string }): HookAn
 /** BeforeTool: the recall-before-edit guard on `tool_input.file_path` of write_file and replace. */
 async function geminiBeforeTool(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
-  if (tool === undefined || !GEMINI_EDIT_TOOLS.has(tool)) return pass(input.inputProblem);
-  const target = stringField(objectField(input.payload, "tool_input") ?? {}, "file_path");
+  const field =
+    tool !== undefined && Object.hasOwn(GEMINI_EDIT_TARGET_FIELD, tool) ? GEMINI_EDIT_TARGET_FIELD[tool] : undefined;
+  if (field === undefined) return pass(input.inputProblem);
+  const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
   return (await import("../core/guard.ts")).guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
@@ -115,16 +127,17 @@ async function geminiAfterTool(input: HookInput): Promise<Decision> {
 }
 
 export const gemini: HostModule = {
-  profile: tempStateProfile("gemini", "gemini-", (tool) => `mcp_velesdb-memory_${tool}`),
+  descriptor: GEMINI,
+  profile: tempStateProfile("gemini", "gemini-", mcpToolOf(GEMINI)),
   payloadNamesEvent: true,
   // Gemini denies the tool on any exit code but 0 and 1 when the answer is not JSON: a usage
   // error (a stale registration) must not refuse every matched tool.
   usageExitCode: 1,
-  events: {
+  events: eventsOf(GEMINI, {
     "session-start": SESSION_START_EVENT,
-    "before-tool": { wireName: "BeforeTool", failure: "closed", run: geminiBeforeTool },
-    "after-tool": { wireName: "AfterTool", failure: "open", run: geminiAfterTool },
-    "after-agent": { ...STOP_EVENT, wireName: "AfterAgent" },
-  },
+    "before-tool": { failure: "closed", run: geminiBeforeTool },
+    "after-tool": { failure: "open", run: geminiAfterTool },
+    "after-agent": STOP_EVENT,
+  }),
   encode: encodeGeminiAnswer,
 };

@@ -1,7 +1,9 @@
 // The shape every host module has: its profile (state kinds, state location), its events
-// (kebab-case argv name → wire name and rule) and one pure encoder. Adding an event is one
-// row in a host file; adding a host is one file plus one row in src/hosts/index.ts and one in
-// src/hosts/loaders.ts (the lazy table the entry point uses; a test checks they agree).
+// (kebab-case argv name → rule; the wire name comes from the host's descriptor,
+// src/hosts/descriptors/) and one pure encoder. Adding an event is one row in the descriptor and
+// one in the host file; adding a host is its descriptor, this module, one row in
+// src/hosts/index.ts and one in src/hosts/loaders.ts (the lazy table the entry point uses; a test
+// checks they agree).
 import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { FailurePolicy } from "../core/failure.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
@@ -9,9 +11,7 @@ import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import type { ToolNamer } from "../core/texts.ts";
-
-/** `mcp__velesdb-memory__<tool>`: Claude Code's form (and Qwen Code's, the DeepSeek bridge's), for the server name install writes. */
-export const claudeStyleToolName: ToolNamer = (tool) => `mcp__velesdb-memory__${tool}`;
+import { shownToolName, type EventNames, type HostDescriptor } from "./descriptors/descriptor.ts";
 
 export interface HookEvent {
   /** The event name the host sends in `hook_event_name` and registers under. */
@@ -31,6 +31,8 @@ export interface HookEvent {
 }
 
 export interface HostModule {
+  /** The host as data, shared with the installer (src/hosts/descriptors/). */
+  readonly descriptor: HostDescriptor;
   readonly profile: HostProfile;
   readonly events: Readonly<Record<string, HookEvent>>;
   /** encode(wireName, decision) → the exact bytes and exit code this host honours. */
@@ -65,6 +67,30 @@ export const STOP_EVENT: HookEvent = {
   failure: "open",
   run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input),
 };
+
+/** A host's rule for one event; its wire name is the descriptor's. */
+export type EventRule = Omit<HookEvent, "wireName">;
+
+/**
+ * eventsOf(CLAUDE, {"session-start": SESSION_START_EVENT, …}) → the host's event table: each rule
+ * under the wire name its descriptor gives, in the order of `rules`. The type asks for a rule for
+ * every event of the descriptor and no other.
+ */
+export function eventsOf<D extends HostDescriptor>(
+  descriptor: D,
+  rules: { readonly [K in EventNames<D>]: EventRule },
+): Readonly<Record<string, HookEvent>> {
+  const events: Record<string, HookEvent> = {};
+  for (const [argv, rule] of Object.entries(rules) as Array<[EventNames<D>, EventRule]>) {
+    events[argv] = { ...rule, wireName: descriptor.events[argv]!.wire };
+  }
+  return events;
+}
+
+/** mcpToolOf(CLAUDE) → the HostProfile.mcpTool its descriptor spells. */
+export function mcpToolOf(descriptor: HostDescriptor): ToolNamer {
+  return (tool) => shownToolName(descriptor, tool);
+}
 
 /**
  * tempStateProfile("codex", "codex-") → a host whose state lives in the user's private temp

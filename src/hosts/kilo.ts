@@ -16,16 +16,18 @@
 //   ~/.claude/CLAUDE.md and ~/.claude/skills; an experimental migration
 //   (`KILO_EXPERIMENTAL_CLAUDE_MIGRATION`) copies those and ~/.claude.json's MCP servers. So a
 //   user with both Claude Code and Kilo gets each set of our hooks once.
+import { KILO } from "./descriptors/kilo.ts";
 import type { HostModule } from "./host.ts";
-import { tempStateProfile } from "./host.ts";
+import { mcpToolOf, tempStateProfile } from "./host.ts";
 import { opencode, opencodePostToolUse } from "./opencode.ts";
 
 export const kilo: HostModule = {
   ...opencode,
+  descriptor: KILO,
   // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/e2e/kilo.e2e.test.ts).
-  profile: tempStateProfile("kilo", "kilo-", (tool) => `velesdb-memory_${tool}`),
+  profile: tempStateProfile("kilo", "kilo-", mcpToolOf(KILO)),
   events: {
     ...opencode.events,
-    "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse("kilo") },
+    "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse(KILO) },
   },
 };

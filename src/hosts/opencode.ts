@@ -43,17 +43,14 @@
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { OPENCODE, type OpencodeLike } from "./descriptors/opencode.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 
-const OPENCODE_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
-  write: "filePath",
-  edit: "filePath",
-  patch: "filePath",
-  multiedit: "filePath",
-};
+const OPENCODE_EDIT_TARGET_FIELD = pathFieldsOf(OPENCODE);
 
 // `<server>_<tool>`, the server key sanitised by OpenCode ([^a-zA-Z0-9_-] → _).
-const OPENCODE_VELESDB_TOOL = /^(velesdb[-_]memory)_(.+)$/;
+const OPENCODE_VELESDB_TOOL = new RegExp(OPENCODE.velesdbTools.split);
 
 function encodeOpencodeAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -80,7 +77,8 @@ function encodeOpencodeAnswer(_wireName: string, decision: Decision): HookAnswer
 /** tool.execute.before: the guard over the edit tools (filePath) and apply_patch (patchText). */
 async function opencodePreToolUse(input: HookInput): Promise<Decision> {
   if (stringField(input.payload, "tool_name") === "apply_patch") {
-    const patchText = stringField(objectField(input.payload, "tool_input") ?? {}, "patchText") ?? "";
+    const patchText =
+      stringField(objectField(input.payload, "tool_input") ?? {}, OPENCODE.editTools.apply_patch.field) ?? "";
     const { guardEditDecision } = await import("../core/guard.ts");
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(input, parsePatchTargets(patchText));
@@ -90,21 +88,21 @@ async function opencodePreToolUse(input: HookInput): Promise<Decision> {
 }
 
 /**
- * opencodePostToolUse("opencode") → tool.execute.after: recall evidence from a velesdb-memory MCP
- * result; bash compression within that host's deadline (Kilo, OpenCode's fork, has its own row
- * in src/core/host-timeouts.ts).
+ * opencodePostToolUse(OPENCODE) → tool.execute.after: recall evidence from a velesdb-memory MCP
+ * result; bash compression within that host's deadline (Kilo, OpenCode's fork, passes its own
+ * descriptor, whose timeout is its own).
  */
-export function opencodePostToolUse(host: "opencode" | "kilo"): (input: HookInput) => Promise<Decision> {
+export function opencodePostToolUse(descriptor: OpencodeLike): (input: HookInput) => Promise<Decision> {
   return async (input) => {
     const tool = stringField(input.payload, "tool_name") ?? "";
-    if (tool === "bash") return compressOpencodeBash(input, host);
+    if (tool === descriptor.shellTool) return compressOpencodeBash(input, descriptor);
     const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
     return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
   };
 }
 
 /** bash: the model's `output` (or, when OpenCode cut it, its saved file) compiled (docs/contract.md §8). */
-async function compressOpencodeBash(input: HookInput, host: "opencode" | "kilo"): Promise<Decision> {
+async function compressOpencodeBash(input: HookInput, descriptor: OpencodeLike): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response) || typeof response.output !== "string")
     return pass("bash output is not {output: string}; left as is");
@@ -119,25 +117,25 @@ async function compressOpencodeBash(input: HookInput, host: "opencode" | "kilo")
     // OpenCode's file is in its data directory and kept: it is the archive the footer names.
     saved: savedPath === undefined ? undefined : { path: savedPath, temporary: false },
     original: { stdout: response.output },
-    deadlineMs: compressionDeadlineMs(host),
+    deadlineMs: compressionDeadlineMs(descriptor.events["post-tool-use"].timeoutS),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
 }
 
 export const opencode: HostModule = {
-  profile: tempStateProfile("opencode", "opencode-", (tool) => `velesdb-memory_${tool}`),
+  descriptor: OPENCODE,
+  profile: tempStateProfile("opencode", "opencode-", mcpToolOf(OPENCODE)),
   payloadNamesEvent: false,
-  events: {
-    "session-start": { ...SESSION_START_EVENT, wireName: "experimental.chat.system.transform" },
-    stop: { ...STOP_EVENT, wireName: "session.idle" },
+  events: eventsOf(OPENCODE, {
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
     "pre-compact": {
-      wireName: "experimental.session.compacting",
       failure: "open",
       run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
     },
-    "pre-tool-use": { wireName: "tool.execute.before", failure: "closed", run: opencodePreToolUse },
-    "post-tool-use": { wireName: "tool.execute.after", failure: "open", run: opencodePostToolUse("opencode") },
-  },
+    "pre-tool-use": { failure: "closed", run: opencodePreToolUse },
+    "post-tool-use": { failure: "open", run: opencodePostToolUse(OPENCODE) },
+  }),
   encode: encodeOpencodeAnswer,
 };

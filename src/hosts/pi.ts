@@ -31,17 +31,20 @@ import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { mcpToolName } from "../core/recall.ts";
-import { SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { PI } from "./descriptors/pi.ts";
+import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { opencode } from "./opencode.ts";
 
-// How the model names a velesdb-memory tool: pi-mcp-adapter prefixes each server tool with the
-// server's name, `-` made `_` (its default toolPrefix "server": types.ts formatToolName in
-// pi-mcp-adapter 2.11.0), and that is the `tool` the model passes to the proxy tool `mcp` —
-// measured: test/e2e/pi.e2e.test.ts calls `mcp {tool: "velesdb_memory_recall_fused"}` and it
-// reaches the server.
-const PI_MCP_TOOL = (tool: string): string => `velesdb_memory_${tool}`;
+// How the model names a velesdb-memory tool (the descriptor's `velesdb_memory_<tool>`):
+// pi-mcp-adapter prefixes each server tool with the server's name, `-` made `_` (its default
+// toolPrefix "server": types.ts formatToolName in pi-mcp-adapter 2.11.0), and that is the `tool`
+// the model passes to the proxy tool `mcp` — measured: test/e2e/pi.e2e.test.ts calls
+// `mcp {tool: "velesdb_memory_recall_fused"}` and it reaches the server.
+const PI_MCP_TOOL = mcpToolOf(PI);
 
-const PI_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = { write: "path", edit: "path" };
+// The edit tools the guard covers (the descriptor's: write and edit, both naming `path`).
+const PI_EDIT_TARGET_FIELD = pathFieldsOf(PI);
 
 /** tool_call: the guard over write and edit. */
 async function piPreToolUse(input: HookInput): Promise<Decision> {
@@ -53,7 +56,7 @@ async function piPreToolUse(input: HookInput): Promise<Decision> {
 async function piPostToolUse(input: HookInput): Promise<Decision> {
   const response = input.payload.tool_response;
   if (!isPlainObject(response)) return pass(input.inputProblem);
-  if (stringField(input.payload, "tool_name") === "bash") return compressPiBash(input, response);
+  if (stringField(input.payload, "tool_name") === PI.shellTool) return compressPiBash(input, response);
   const result = isPlainObject(response.mcpResult) ? response.mcpResult : undefined;
   // A failed call keeps its failure: the adapter's error, and Pi's own flag.
   const failure =
@@ -102,7 +105,7 @@ async function compressPiBash(input: HookInput, response: Record<string, unknown
     // archived by us, and only a file of this user's with one link is read.
     saved: savedPath === undefined ? undefined : { path: savedPath, temporary: true, trust: ownSingleLinkFile },
     original: { stdout: texts[0]! },
-    deadlineMs: compressionDeadlineMs("pi"),
+    deadlineMs: compressionDeadlineMs(PI.events["post-tool-use"].timeoutS),
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
@@ -116,14 +119,15 @@ function ownSingleLinkFile(stats: import("node:fs").Stats): string {
 }
 
 export const pi: HostModule = {
+  descriptor: PI,
   profile: tempStateProfile("pi", "pi-", PI_MCP_TOOL),
   payloadNamesEvent: false,
-  events: {
-    "session-start": { ...SESSION_START_EVENT, wireName: "before_agent_start" },
-    stop: { ...STOP_EVENT, wireName: "turn_end" },
-    "pre-tool-use": { wireName: "tool_call", failure: "closed", run: piPreToolUse },
-    "post-tool-use": { wireName: "tool_result", failure: "open", run: piPostToolUse },
-  },
+  events: eventsOf(PI, {
+    "session-start": SESSION_START_EVENT,
+    stop: STOP_EVENT,
+    "pre-tool-use": { failure: "closed", run: piPreToolUse },
+    "post-tool-use": { failure: "open", run: piPostToolUse },
+  }),
   // OpenCode's answers, read by the same kind of extension.
   encode: opencode.encode,
 };

@@ -28,20 +28,19 @@
 // Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
+import { pathFieldsOf } from "./descriptors/descriptor.ts";
+import { QWEN } from "./descriptors/qwen.ts";
 import {
-  claudeStyleToolName,
+  eventsOf,
   hookSpecificOutput,
+  mcpToolOf,
   SESSION_START_EVENT,
   STOP_EVENT,
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
 
-const QWEN_EDIT_TARGET_FIELD: Readonly<Record<string, string>> = {
-  edit: "file_path",
-  write_file: "file_path",
-  notebook_edit: "notebook_path",
-};
+const QWEN_EDIT_TARGET_FIELD = pathFieldsOf(QWEN);
 
 export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -79,22 +78,21 @@ async function qwenPostToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const qwen: HostModule = {
-  profile: tempStateProfile("qwen", "qwen-", claudeStyleToolName),
+  descriptor: QWEN,
+  profile: tempStateProfile("qwen", "qwen-", mcpToolOf(QWEN)),
   payloadNamesEvent: true,
-  events: {
+  events: eventsOf(QWEN, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
     "pre-compact": {
-      wireName: "PreCompact",
       failure: "open",
       run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
     },
     "pre-tool-use": {
-      wireName: "PreToolUse",
       failure: "closed",
       run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
     },
-    "post-tool-use": { wireName: "PostToolUse", failure: "open", run: qwenPostToolUse },
-  },
+    "post-tool-use": { failure: "open", run: qwenPostToolUse },
+  }),
   encode: encodeQwenAnswer,
 };

@@ -13,7 +13,8 @@ import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
-import type { HostModule } from "./host.ts";
+import { WINDSURF } from "./descriptors/windsurf.ts";
+import { eventsOf, mcpToolOf, type HostModule } from "./host.ts";
 
 function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -51,27 +52,27 @@ async function windsurfPostMcpToolUse(input: HookInput): Promise<Decision> {
 }
 
 export const windsurf: HostModule = {
+  descriptor: WINDSURF,
   profile: {
     name: "windsurf",
     statePrefix: "windsurf-",
     // Not measured (no Cascade runs here): its hook payload names server and tool apart
     // (mcp_server_name, mcp_tool_name), so the bare tool name is what we can stand behind.
-    mcpTool: (tool) => tool,
+    mcpTool: mcpToolOf(WINDSURF),
     stateDirectory: (env) => defaultStateDirectory(env),
     stopFlagUnreliable: true,
     sessionIdField: "trajectory_id",
     checkpointsEdits: false,
   },
   payloadNamesEvent: false,
-  events: {
+  events: eventsOf(WINDSURF, {
     // The reminder once per trajectory (the core's rule; the trajectory is the session).
     "pre-user-prompt": {
-      wireName: "pre_user_prompt",
       failure: "open",
       run: async (input) => (await import("../core/lifecycle.ts")).promptReminderDecision(input),
     },
-    "pre-write-code": { wireName: "pre_write_code", failure: "closed", run: windsurfPreWriteCode },
-    "post-mcp-tool-use": { wireName: "post_mcp_tool_use", failure: "open", run: windsurfPostMcpToolUse },
-  },
+    "pre-write-code": { failure: "closed", run: windsurfPreWriteCode },
+    "post-mcp-tool-use": { failure: "open", run: windsurfPostMcpToolUse },
+  }),
   encode: encodeWindsurfAnswer,
 };

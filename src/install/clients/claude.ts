@@ -1,27 +1,12 @@
 // Claude Code (docs/contract.md §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
-import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
+import { CLAUDE } from "../../hosts/descriptors/claude.ts";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
 
-// PostToolUse compiles large Bash output, hence 30 s (compression keeps its deadline inside it:
-// src/core/host-timeouts.ts); everything else is local and fast.
-const EDIT_TOOLS = "^(Edit|Write|NotebookEdit)$";
-const POST_TOOLS = "^(Bash|mcp__(plugin_[^_]+_)?velesdb[-_]memory__.+)$";
-
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "PreCompact", argvEvent: "pre-compact", timeout: 10 },
-  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  {
-    wireEvent: "PostToolUse",
-    argvEvent: "post-tool-use",
-    matcher: POST_TOOLS,
-    timeout: POST_TOOL_USE_TIMEOUT_S.claude,
-  },
-];
+// Events, matchers and timeouts: the descriptor (src/hosts/descriptors/claude.ts).
+const ROWS = rowsOf(CLAUDE);
 
 const home: InstallerClient["home"] = (ctx) =>
   absoluteOverride(ctx, "CLAUDE_CONFIG_DIR", path.join(ctx.home, ".claude"));
@@ -38,7 +23,8 @@ const claudeJson: McpFile["path"] = (ctx) => {
 };
 
 export const claude: RegistryClient = {
-  name: "claude",
+  name: CLAUDE.name,
+  descriptor: CLAUDE,
   home,
   registry: {
     path: fileInHome(home, "settings.json"),

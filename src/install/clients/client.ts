@@ -2,14 +2,16 @@
 // file. The pipeline (src/install/pipeline.ts: read → plan → preflight → write → report) and
 // check/doctor (report.ts, doctor.ts) know no client by name: they read these fields.
 //
-// Adding a client is one module here and one row in the table of ./index.ts:
+// Adding a client is one module here and one row in the table of ./index.ts, after its
+// descriptor (src/hosts/descriptors/<host>.ts), which it names as `descriptor`:
 // 1. `home(ctx)`: the agent's own directory (`install` without --client acts on clients whose
 //    directory exists). Honour the agent's own variable with `absoluteOverride` (a relative
 //    value is refused, never resolved against the cwd).
 // 2. `registry`: the JSON(C) file the agent reads hooks from, under its top-level `"hooks"`
 //    object. `layout` says how it files handlers per event ("grouped":
 //    `[{matcher?, hooks: [handler]}]` as Claude, Codex, Gemini and Qwen do; "flat":
-//    `[handler]` as Windsurf and Copilot do). `rows` are the events to register, `handler`
+//    `[handler]` as Windsurf and Copilot do). `rows` are the events to register, always
+//    `rowsOf(<descriptor>)` (events, matchers, timeouts come from there), `handler`
 //    spells one of ours for this agent (timeout units, quoting for the shell the agent runs
 //    the command through — bash and PowerShell for Gemini). `commandFields` names the handler
 //    fields holding a command line (default `command`; Copilot: `bash`, `powershell`): an
@@ -33,10 +35,12 @@
 //    says why in `mcpUnchecked` instead.
 // Ownership, merge, backups, owner/mode, duplicate keys, undo on a failed write and the record
 // of written files (manifest.ts, which lets uninstall find them again) come with the pipeline.
-// Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts.
+// Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts
+// (test/host-descriptors.test.ts checks the two sides agree).
 import * as path from "node:path";
 import type { JsonObject, OwnedEntry } from "../entries.ts";
 import type { InstallerContext, Resolved } from "../paths.ts";
+import { matcherOf, type HostDescriptor } from "../../hosts/descriptors/descriptor.ts";
 
 export interface Registration {
   /** The key under `hooks` in the client's registry, exactly as the host spells it. */
@@ -148,6 +152,8 @@ export interface McpSpec {
 export interface InstallerClient {
   /** `--client <name>` and the prefix of every line about this client. */
   readonly name: string;
+  /** The host as data, shared with the hook side (src/hosts/descriptors/): events, matchers, tools. */
+  readonly descriptor: HostDescriptor;
   /** The agent's own directory; `install` without --client acts on clients whose directory exists. */
   home(ctx: InstallerContext): Resolved;
   /**
@@ -168,6 +174,23 @@ export interface InstallerClient {
   readonly mcp?: McpSpec;
   /** Without `mcp`: why its MCP servers are not checked (check/doctor and install --mcp say it). */
   readonly mcpUnchecked?: string;
+}
+
+/**
+ * rowsOf(CLAUDE) → the registrations of the host's descriptor (src/hosts/descriptors/), in its
+ * order: wire name, argv event, matcher, timeout and status message, each only when it has one.
+ */
+export function rowsOf(descriptor: HostDescriptor): readonly Registration[] {
+  return Object.entries(descriptor.events).map(([argvEvent, event]) => {
+    const matcher = matcherOf(descriptor, event);
+    return {
+      wireEvent: event.wire,
+      argvEvent,
+      ...(matcher === undefined ? {} : { matcher }),
+      ...(event.timeoutS === undefined ? {} : { timeout: event.timeoutS }),
+      ...(event.statusMessage === undefined ? {} : { statusMessage: event.statusMessage }),
+    };
+  });
 }
 
 /** The group that holds one handler: `{matcher?, hooks: [handler]}`. */

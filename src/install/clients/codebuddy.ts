@@ -14,16 +14,13 @@
 // .mcp.json and mcp.json, used once approved. Entries are `{type, command, args, env}`.
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { CODEBUDDY } from "../../hosts/descriptors/codebuddy.ts";
 import { absoluteOverride, type InstallerContext, type Resolved } from "../paths.ts";
 import { posixQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
 
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: "^(Write|Edit|MultiEdit|NotebookEdit)$", timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: "^mcp__velesdb[-_]memory__.+$", timeout: 10 },
-];
+// Events, matchers and timeouts (seconds): the descriptor (src/hosts/descriptors/codebuddy.ts).
+const ROWS = rowsOf(CODEBUDDY);
 
 const home: InstallerClient["home"] = (ctx) =>
   absoluteOverride(ctx, "CODEBUDDY_CONFIG_DIR", path.join(ctx.home, ".codebuddy"));
@@ -51,7 +48,8 @@ const projectScope: McpFile["path"] = (ctx) => ({
 });
 
 export const codebuddy: RegistryClient = {
-  name: "codebuddy",
+  name: CODEBUDDY.name,
+  descriptor: CODEBUDDY,
   home,
   registry: {
     path: fileInHome(home, "settings.json"),

@@ -4,57 +4,23 @@
 // identity. Codex also runs hooks defined in config.toml [hooks] (we never edit that file, we
 // report them) and skips any entry the user has not trusted in /hooks, without a word — so
 // check, doctor and install all say where trust is missing.
-import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as path from "node:path";
+import { CODEX } from "../../hosts/descriptors/codex.ts";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
 import { ownedEntries } from "../owned-entries.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import {
-  fileInHome,
-  type ClientExtraReport,
-  type InstallerClient,
-  type RegistryClient,
-  type Registration,
-} from "./client.ts";
+import { fileInHome, rowsOf, type ClientExtraReport, type InstallerClient, type RegistryClient } from "./client.ts";
 
-// Edits arrive as apply_patch; MCP tool names arrive with `_` (mcp__velesdb_memory__recall_fused).
-const EDIT_TOOLS = "^(apply_patch|Edit|Write)$";
-/** Codex's PostToolUse matcher: the recalls, and Bash for compression (a block reason replaces its output). */
-const CODEX_POST_TOOLS =
-  "^(Bash|mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why))$";
-export const CODEX_RECALL_TOOLS =
-  "^mcp__velesdb[-_]memory__(recall|recall_fused|recall_where|compile_context|entity|why)$";
-
-// Status messages are part of the trusted bytes: changing one makes every user re-trust.
-const ROWS: readonly Registration[] = [
-  {
-    wireEvent: "SessionStart",
-    argvEvent: "session-start",
-    timeout: 10,
-    statusMessage: "velesdb-memory: preparing the working context",
-  },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10, statusMessage: "velesdb-memory: checking the session save" },
-  {
-    wireEvent: "PreToolUse",
-    argvEvent: "pre-tool-use",
-    matcher: EDIT_TOOLS,
-    timeout: 10,
-    statusMessage: "velesdb-memory: checking recall before this edit",
-  },
-  {
-    wireEvent: "PostToolUse",
-    argvEvent: "post-tool-use",
-    matcher: CODEX_POST_TOOLS,
-    timeout: POST_TOOL_USE_TIMEOUT_S.codex,
-    statusMessage: "velesdb-memory: noting the recall",
-  },
-];
+// Events, matchers, timeouts and status messages (part of the trusted bytes): the descriptor
+// (src/hosts/descriptors/codex.ts).
+const ROWS = rowsOf(CODEX);
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "CODEX_HOME", path.join(ctx.home, ".codex"));
 
 export const codex: RegistryClient = {
-  name: "codex",
+  name: CODEX.name,
+  descriptor: CODEX,
   home,
   registry: {
     path: fileInHome(home, "hooks.json"),

@@ -9,35 +9,22 @@
 // the matchers (honoured on flat handlers, anchored by us) keep a missing binary from
 // refusing more than the edit tools, and check/doctor say so loudly. `timeoutSec` is in
 // seconds; a hook that times out lets the tool run.
-import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { COPILOT } from "../../hosts/descriptors/copilot.ts";
 import { absoluteOverride, shown } from "../paths.ts";
 import { installCommand } from "../report.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "./client.ts";
 
-const EDIT_TOOLS = "^(edit|create|apply_patch)$";
-// MCP tools are `<server>-<tool>`, the server spelled as the user's mcp-config.json names it;
-// bash for compression.
-const RECALL_TOOLS = "^(bash|velesdb[-_]memory-.+)$";
-
-const ROWS: readonly Registration[] = [
-  { wireEvent: "sessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "agentStop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "preToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  {
-    wireEvent: "postToolUse",
-    argvEvent: "post-tool-use",
-    matcher: RECALL_TOOLS,
-    timeout: POST_TOOL_USE_TIMEOUT_S.copilot,
-  },
-];
+// Events, matchers and timeouts: the descriptor (src/hosts/descriptors/copilot.ts).
+const ROWS = rowsOf(COPILOT);
 
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "COPILOT_HOME", path.join(ctx.home, ".copilot"));
 
 export const copilot: RegistryClient = {
-  name: "copilot",
+  name: COPILOT.name,
+  descriptor: COPILOT,
   home,
   registry: {
     path: fileInHome(home, "hooks", "velesdb-hooks.json"),

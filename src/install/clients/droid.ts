@@ -9,21 +9,19 @@
 // install writes the user file, in the shapes `droid mcp add` writes.
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type McpFile, type RegistryClient, type Registration } from "./client.ts";
+import { DROID } from "../../hosts/descriptors/droid.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
 
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: "^(Create|Edit|MultiEdit)$", timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: "^velesdb[-_]memory___.+$", timeout: 10 },
-];
+// Events, matchers and timeouts: the descriptor (src/hosts/descriptors/droid.ts).
+const ROWS = rowsOf(DROID);
 
 const home: InstallerClient["home"] = (ctx) => ({ ok: true, path: path.join(ctx.home, ".factory") });
 
 const projectMcp: McpFile["path"] = (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".factory", "mcp.json") });
 
 export const droid: RegistryClient = {
-  name: "droid",
+  name: DROID.name,
+  descriptor: DROID,
   home,
   registry: {
     path: fileInHome(home, "settings.json"),

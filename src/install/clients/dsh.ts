@@ -6,27 +6,19 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import type { Registration, RegistryClient } from "./client.ts";
-import { codex, CODEX_RECALL_TOOLS } from "./codex.ts";
+import { DSH } from "../../hosts/descriptors/dsh.ts";
+import { rowsOf, type RegistryClient } from "./client.ts";
+import { codex } from "./codex.ts";
 
-// Its own file tools — its shell `bash` is not an edit, and tool_input never carries a path,
-// so the guard evaluates the session cwd's policy. The bridge matches unanchored regexes,
-// hence the anchors. MCP tools are spelled mcp__<server>__<tool> with the server name as
-// configured: the Codex matcher fits as is. The bridge reads `timeout` in seconds and ignores
-// statusMessage.
-const EDIT_TOOLS = "^(edit|write|str_replace_editor)$";
-
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_RECALL_TOOLS, timeout: 10 },
-];
+// Events, matchers (anchored: the bridge matches unanchored regexes) and timeouts in seconds: the
+// descriptor (src/hosts/descriptors/dsh.ts).
+const ROWS = rowsOf(DSH);
 
 export const DSH_DEFAULT_CONFIG = path.join(".dsh", "velesdb-hooks.json");
 
 export const dsh: RegistryClient = {
-  name: "dsh",
+  name: DSH.name,
+  descriptor: DSH,
   home: (ctx) => ({ ok: true, path: path.join(ctx.home, ".dsh") }),
   configFile: "the DeepSeek harness hooks.json",
   registry: {

@@ -22,25 +22,19 @@ import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../safe-read.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
+import { GEMINI } from "../../hosts/descriptors/gemini.ts";
 import {
   fileInHome,
+  rowsOf,
   type ClientExtraReport,
   type InstallerClient,
   type RegistryClient,
   type Registration,
 } from "./client.ts";
 
-// Gemini matchers are unanchored regexes, hence the anchors. MCP tools are spelled
-// mcp_<server>_<tool> with the server name as configured (its `-` kept).
-const EDIT_TOOLS = "^(write_file|replace)$";
-const RECALL_TOOLS = "^mcp_velesdb[-_]memory_(recall|recall_fused|recall_where|compile_context|entity|why)$";
-
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "AfterAgent", argvEvent: "after-agent", timeout: 10 },
-  { wireEvent: "BeforeTool", argvEvent: "before-tool", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "AfterTool", argvEvent: "after-tool", matcher: RECALL_TOOLS, timeout: 10 },
-];
+// Events, matchers (anchored: Gemini's are unanchored regexes) and timeouts: the descriptor
+// (src/hosts/descriptors/gemini.ts).
+const ROWS = rowsOf(GEMINI);
 
 const home: InstallerClient["home"] = (ctx) => {
   const base = absoluteOverride(ctx, "GEMINI_CLI_HOME", ctx.home);
@@ -51,7 +45,8 @@ const home: InstallerClient["home"] = (ctx) => {
 const hookName = (row: Registration): string => `velesdb-hooks ${row.argvEvent}`;
 
 export const gemini: RegistryClient = {
-  name: "gemini",
+  name: GEMINI.name,
+  descriptor: GEMINI,
   home,
   registry: {
     path: fileInHome(home, "settings.json"),

@@ -10,6 +10,7 @@
 // the same lists of the binary. Entries are OpenCode's (`command` an argv array); tools reach the
 // model as `velesdb-memory_<tool>`. install writes kilo.json, the file Kilo's docs name.
 import * as path from "node:path";
+import { KILO } from "../../hosts/descriptors/kilo.ts";
 import type { McpFile } from "./client.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
@@ -24,12 +25,12 @@ const legacyKilocode: McpFile = {
 const home = xdgConfigHome("kilo");
 
 export const kilo = pluginClient({
-  name: "kilo",
+  descriptor: KILO,
   title: "Kilo Code",
   home,
   pluginFile: ["plugin", "velesdb-hooks.js"],
   fallbackHome: (ctx) => path.join(ctx.home, ".config", "kilo"),
-  body: (stable) => opencodePluginBody(stable, "kilo"),
+  body: (stable) => opencodePluginBody(stable, KILO),
   mcpFiles: [
     configMcpFile(home, "kilo.json"),
     configMcpFile(home, "kilo.jsonc"),

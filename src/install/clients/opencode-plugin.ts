@@ -14,24 +14,29 @@
 // - OpenCode has no cap on continuations: the plugin marks the idle that follows a
 //   continuation it started as `stop_hook_active`, and the Stop rule passes on it.
 
-import { POST_TOOL_USE_TIMEOUT_S } from "../../core/host-timeouts.ts";
-
-/** The hosts whose plugin or extension spawns us through ask(): OpenCode, Kilo Code, Pi. */
-export type SpawningHost = "opencode" | "kilo" | "pi";
-
-/** hookTimeoutMs("opencode") → the timeout each hook call gets, in ms (compression keeps its deadline inside it). */
-export const hookTimeoutMs = (host: SpawningHost): number => POST_TOOL_USE_TIMEOUT_S[host] * 1000;
+import { editToolsMatcher, type HostDescriptor, velesdbToolsMatcher } from "../../hosts/descriptors/descriptor.ts";
+import { OPENCODE, type OpencodeLike } from "../../hosts/descriptors/opencode.ts";
 
 /**
- * askFunctionSource("opencode") → the module's `ask(event, payload)`: one bounded synchronous
+ * hookTimeoutMs(OPENCODE) → the timeout each hook call of a plugin or extension gets, in ms: its
+ * descriptor's post-tool-use timeout (compression keeps its deadline inside it).
+ */
+export function hookTimeoutMs(descriptor: HostDescriptor): number {
+  const timeoutS = descriptor.events["post-tool-use"]?.timeoutS;
+  if (timeoutS === undefined) throw new Error(`${descriptor.name} has no post-tool-use timeout to bound its spawns`);
+  return timeoutS * 1000;
+}
+
+/**
+ * askFunctionSource(OPENCODE) → the module's `ask(event, payload)`: one bounded synchronous
  * spawn of `BINARY <host> <event>` and its answer as an object ({} on any failure; exit 2 a
  * refusal whose reason is stderr). Shared with Pi's extension (pi-extension.ts).
  */
-export function askFunctionSource(host: SpawningHost): string {
+export function askFunctionSource(descriptor: HostDescriptor): string {
   return `function ask(event, payload) {
   let run;
   try {
-    run = spawnSync(BINARY, [${JSON.stringify(host)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${hookTimeoutMs(host)}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
+    run = spawnSync(BINARY, [${JSON.stringify(descriptor.name)}, event], { input: JSON.stringify(payload), encoding: "utf8", timeout: ${hookTimeoutMs(descriptor)}, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, windowsHide: true });
   } catch {
     return {};
   }
@@ -47,18 +52,20 @@ export function askFunctionSource(host: SpawningHost): string {
 }
 
 /**
- * opencodePluginBody(binaryPath) → the module's code, the binary's path written as a JSON string
- * literal. `host` is the first argument of every spawn: "opencode", or "kilo" for Kilo Code,
- * the fork that loads the same plugin from its own directory (src/install/clients/kilo.ts).
+ * opencodePluginBody(binaryPath, OPENCODE) → the module's code, the binary's path written as a
+ * JSON string literal. The descriptor names the first argument of every spawn and the tools sent
+ * on: OpenCode's, or Kilo Code's for the fork that loads the same plugin from its own directory
+ * (src/install/clients/kilo.ts).
  */
-export function opencodePluginBody(binaryPath: string, host: "opencode" | "kilo" = "opencode"): string {
+export function opencodePluginBody(binaryPath: string, descriptor: OpencodeLike = OPENCODE): string {
+  const shell = JSON.stringify(descriptor.shellTool);
   return `import { spawnSync } from "node:child_process";
 
 const BINARY = ${JSON.stringify(binaryPath)};
-const EDIT_TOOLS = /^(write|edit|patch|multiedit|apply_patch)$/;
-const AFTER_TOOLS = /^(bash|velesdb[-_]memory_.+)$/;
+const EDIT_TOOLS = /${editToolsMatcher(descriptor)}/;
+const AFTER_TOOLS = /${velesdbToolsMatcher(descriptor)}/;
 
-${askFunctionSource(host)}
+${askFunctionSource(descriptor)}
 
 const text = (value) => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -86,9 +93,9 @@ export const VelesdbHooks = async ({ client, directory }) => {
     "tool.execute.after": async (input, output) => {
       if (!AFTER_TOOLS.test(String(input?.tool)) || output === null || typeof output !== "object") return;
       const { metadata, ...rest } = output;
-      const response = input.tool === "bash" && metadata && typeof metadata === "object" ? { ...rest, metadata: { exit: metadata.exit, truncated: metadata.truncated, outputPath: metadata.outputPath } } : output;
+      const response = input.tool === ${shell} && metadata && typeof metadata === "object" ? { ...rest, metadata: { exit: metadata.exit, truncated: metadata.truncated, outputPath: metadata.outputPath } } : output;
       const answer = ask("post-tool-use", { ...base(input.sessionID), tool_name: input.tool, tool_input: input.args, tool_response: response });
-      if (input.tool === "bash" && text(answer.output) !== undefined) output.output = answer.output;
+      if (input.tool === ${shell} && text(answer.output) !== undefined) output.output = answer.output;
     },
     "experimental.session.compacting": async (input, output) => {
       if (typeof input?.sessionID !== "string" || !Array.isArray(output?.context)) return;

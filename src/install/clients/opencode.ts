@@ -8,18 +8,19 @@
 // OpenCode's config directory, merged — and of the project's opencode.json / opencode.jsonc.
 // Its tools reach the model as `<server>_<tool>` (`velesdb-memory_recall`), the name's `-` kept.
 import * as path from "node:path";
+import { OPENCODE } from "../../hosts/descriptors/opencode.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
 
 const home = xdgConfigHome("opencode");
 
 export const opencode = pluginClient({
-  name: "opencode",
+  descriptor: OPENCODE,
   title: "OpenCode",
   home,
   pluginFile: ["plugin", "velesdb-hooks.js"],
   fallbackHome: (ctx) => path.join(ctx.home, ".config", "opencode"),
-  body: (stable) => opencodePluginBody(stable, "opencode"),
+  body: (stable) => opencodePluginBody(stable, OPENCODE),
   mcpFiles: [
     configMcpFile(home, "opencode.json"),
     configMcpFile(home, "opencode.jsonc"),

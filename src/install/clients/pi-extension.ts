@@ -17,17 +17,23 @@
 //   as the proxy tool `mcp` (or a direct tool), its raw MCP result in `details.mcpResult`, its
 //   server and tool in `details.server` / `details.tool`: only those are sent.
 
+import { editToolsMatcher } from "../../hosts/descriptors/descriptor.ts";
+import { PI } from "../../hosts/descriptors/pi.ts";
 import { askFunctionSource } from "./opencode-plugin.ts";
+
+// The tools the extension sends on, and the server whose results it sends: the descriptor's
+// (src/hosts/descriptors/pi.ts), which the hook reads too.
+const VELESDB_SERVER = `^${PI.velesdbTools.server}$`;
 
 /** piExtensionBody(binaryPath) → the module's code, the binary's path written as a JSON string literal. */
 export function piExtensionBody(binaryPath: string): string {
   return `import { spawnSync } from "node:child_process";
 
 const BINARY = ${JSON.stringify(binaryPath)};
-const EDIT_TOOLS = /^(write|edit)$/;
-const VELESDB_SERVER = /^velesdb[-_]memory$/;
+const EDIT_TOOLS = /${editToolsMatcher(PI)}/;
+const VELESDB_SERVER = /${VELESDB_SERVER}/;
 
-${askFunctionSource("pi")}
+${askFunctionSource(PI)}
 
 const text = (value) => (typeof value === "string" && value !== "" ? value : undefined);
 const sessionOf = (ctx) => {
@@ -57,7 +63,7 @@ export default function velesdbHooks(pi) {
   });
   pi.on("tool_result", async (event, ctx) => {
     const details = event?.details !== null && typeof event?.details === "object" ? event.details : {};
-    const bash = event?.toolName === "bash";
+    const bash = event?.toolName === ${JSON.stringify(PI.shellTool)};
     if (!bash && !VELESDB_SERVER.test(String(details.server))) return;
     const response = bash
       ? { content: event.content, isError: event.isError === true, fullOutputPath: details.fullOutputPath, truncated: details.truncation?.truncated === true }

@@ -10,13 +10,14 @@
 // 1.18.33 and kilo 7.7.7).
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { HostDescriptor } from "../../hosts/descriptors/descriptor.ts";
 import { absoluteOverride, shown, type InstallerContext } from "../paths.ts";
 import { installCommand } from "../report.ts";
 import { fileInHome, type InstallerClient, type McpFile, type McpSpec } from "./client.ts";
 
 export interface PluginAgent {
-  /** `--client <name>`, and the first argument the plugin passes to the binary. */
-  readonly name: string;
+  /** The host as data (src/hosts/descriptors/): its name is `--client <name>` and the first argument the plugin passes to the binary. */
+  readonly descriptor: HostDescriptor;
   /** What messages call the agent: "OpenCode". */
   readonly title: string;
   /** What the agent calls such a module; default "plugin" (Pi: "extension"). */
@@ -74,8 +75,10 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
       return undefined;
     }
   };
+  const name = agent.descriptor.name;
   const client: InstallerClient = {
-    name: agent.name,
+    name,
+    descriptor: agent.descriptor,
     home,
     mcp: {
       files: agent.mcpFiles,
@@ -95,7 +98,7 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
         body: agent.body,
         comment: "line",
         markerNote: () =>
-          `written by \`velesdb-hooks install --client ${agent.name}\`; \`velesdb-hooks uninstall\` deletes this file`,
+          `written by \`velesdb-hooks install --client ${name}\`; \`velesdb-hooks uninstall\` deletes this file`,
         ownFile: `${agent.title} loads it as a ${agent.moduleKind ?? "plugin"} of yours`,
       },
     ],
@@ -104,7 +107,7 @@ export function pluginClient(agent: PluginAgent): InstallerClient {
       // The plugin fails open: with the binary gone the agent runs as if it had no hooks, silently.
       if (fs.existsSync(facts.stable) || alsoNamesBinary(ctx, facts.stable) === undefined)
         return { lines: [], drifted: false, repairs: [], doctor: [] };
-      const line = `${agent.name}: the ${agent.moduleKind ?? "plugin"} runs ${shown(ctx, facts.stable)}, which does not exist: ${agent.title} runs without any velesdb-hooks rule`;
+      const line = `${name}: the ${agent.moduleKind ?? "plugin"} runs ${shown(ctx, facts.stable)}, which does not exist: ${agent.title} runs without any velesdb-hooks rule`;
       return { lines: [line], drifted: true, repairs: [installCommand(ctx, client)], doctor: [] };
     },
   };

@@ -16,18 +16,12 @@
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, type InstallerClient, type RegistryClient, type Registration } from "./client.ts";
-import { CODEX_RECALL_TOOLS } from "./codex.ts";
+import { QWEN } from "../../hosts/descriptors/qwen.ts";
+import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "./client.ts";
 
-const EDIT_TOOLS = "^(edit|write_file|notebook_edit)$";
-
-const ROWS: readonly Registration[] = [
-  { wireEvent: "SessionStart", argvEvent: "session-start", timeout: 10 },
-  { wireEvent: "Stop", argvEvent: "stop", timeout: 10 },
-  { wireEvent: "PreCompact", argvEvent: "pre-compact", timeout: 10 },
-  { wireEvent: "PreToolUse", argvEvent: "pre-tool-use", matcher: EDIT_TOOLS, timeout: 10 },
-  { wireEvent: "PostToolUse", argvEvent: "post-tool-use", matcher: CODEX_RECALL_TOOLS, timeout: 10 },
-];
+// Events, matchers and timeouts (seconds; written as milliseconds below): the descriptor
+// (src/hosts/descriptors/qwen.ts).
+const ROWS = rowsOf(QWEN);
 
 /** Seconds → the millisecond form both old and new Qwen builds read the same way. */
 const qwenTimeout = (seconds: number | undefined): number => Math.max(1000, (seconds ?? 10) * 1000);
@@ -35,7 +29,8 @@ const qwenTimeout = (seconds: number | undefined): number => Math.max(1000, (sec
 const home: InstallerClient["home"] = (ctx) => absoluteOverride(ctx, "QWEN_HOME", path.join(ctx.home, ".qwen"));
 
 export const qwen: RegistryClient = {
-  name: "qwen",
+  name: QWEN.name,
+  descriptor: QWEN,
   home,
   registry: {
     path: fileInHome(home, "settings.json"),

@@ -8,20 +8,17 @@
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
 import { posixQuote } from "../shell-words.ts";
-import type { Registration, RegistryClient } from "./client.ts";
+import { WINDSURF } from "../../hosts/descriptors/windsurf.ts";
+import { rowsOf, type RegistryClient } from "./client.ts";
 
-// No matchers and no timeout field; the hooks themselves filter (post_mcp_tool_use looks at
-// the server and tool names).
-const ROWS: readonly Registration[] = [
-  { wireEvent: "pre_user_prompt", argvEvent: "pre-user-prompt" },
-  { wireEvent: "pre_write_code", argvEvent: "pre-write-code" },
-  { wireEvent: "post_mcp_tool_use", argvEvent: "post-mcp-tool-use" },
-];
+// No matchers and no timeout field (src/hosts/descriptors/windsurf.ts); the hooks themselves filter.
+const ROWS = rowsOf(WINDSURF);
 
 const dir = (home: string): string => path.join(home, ".codeium", "windsurf");
 
 export const windsurf: RegistryClient = {
-  name: "windsurf",
+  name: WINDSURF.name,
+  descriptor: WINDSURF,
   home: (ctx) => ({ ok: true, path: dir(ctx.home) }),
   registry: {
     path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "hooks.json") }),
