@@ -337,9 +337,10 @@ export function stuckQueueWarning(queueDir: string, left: number): string {
   return `the edit queue at ${quoted(queueDir)} could not be emptied (${left} record(s) left) and needs inspection; this checkpoint lists every repository anyway.`;
 }
 
-// The deny reason when a rule gave none lives in texts-refusal.ts (its own module: the Codex and
-// Gemini encoders need it, and a pass of theirs should not evaluate this whole module).
-export { fallbackRefusal } from "./texts-refusal.ts";
+/** The deny reason when a rule gave none (the Codex and Gemini encoders): Codex ignores a deny whose reason is empty. */
+export function fallbackRefusal(): string {
+  return "velesdb-hooks refused this edit.";
+}
 
 /** A Stop continuation when checkpoint state is broken: name it, still ask for the saves. */
 export function checkpointStateNotice(slot: MemorySlot, failure: StateFailure): string {

@@ -14,7 +14,7 @@
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { fallbackRefusal } from "../core/texts-refusal.ts";
+import { fallbackRefusal } from "../core/texts.ts";
 import { CODEX } from "./descriptors/codex.ts";
 import type { EditTarget } from "./descriptors/descriptor.ts";
 import {

@@ -45,7 +45,7 @@
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
-import { fallbackRefusal } from "../core/texts-refusal.ts";
+import { fallbackRefusal } from "../core/texts.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { GEMINI } from "./descriptors/gemini.ts";
 import {

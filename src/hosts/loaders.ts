@@ -3,7 +3,9 @@
 // table loaded whole, for --help and the tests; test/hot-path.test.ts checks they agree.
 // Evaluating all nine hosts (their functions, tables and patterns) in every hook grew its heap
 // past the size where the engine starts a memory warm-up thread, ~0.8 ms of CPU
-// (docs/performance/2026-12-02-io-floor.md).
+// (docs/performance/2026-12-02-io-floor.md). Kept apart when the sub-millisecond splits were
+// folded back: its saving is above that half-millisecond, on every hook of every host
+// (docs/performance/2026-12-02-fold-backs.md).
 import type { HostModule } from "./host.ts";
 
 export const HOST_LOADERS: Readonly<Record<string, () => Promise<HostModule>>> = {

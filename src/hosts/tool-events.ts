@@ -8,6 +8,9 @@
 // and every edit-guard pass of Qwen and Droid its chunks (docs/performance/2026-12-02-io-floor.md:
 // Qwen's PreToolUse for a
 // read_file 9.7 -> 9.2 ms of CPU, and below the heap at which the engine starts a warm-up thread).
+// Kept when the sub-millisecond splits were folded back: Claude's PostToolUse of a Read, the hook
+// it spares most often, already sits at the 1.15× bound under load
+// (docs/performance/2026-12-02-fold-backs.md).
 import { pass, type Decision } from "../core/decision.ts";
 import type { ToolCall } from "../core/evidence.ts";
 import type { HookInput } from "../core/hook-input.ts";
