@@ -3,13 +3,18 @@
 // disagree anyway: an event the hook knows under another wire name than the installer registers, a
 // matcher that lets through a tool the guard does not cover (or keeps out one it does), a
 // velesdb-memory tool the model sees under a name the matcher drops or the hook does not read as a
-// recall, a timeout other than the descriptor's. Each kind of disagreement is planted once to show
-// it is caught.
+// recall, a timeout or spawn bound other than the descriptor's, a plugin or extension that spawns
+// another host. And a host module that lists an event's wire name, an edit tool or its shell tool
+// itself, in a string of its own, instead of reading it from its descriptor: such a list is what
+// drifts. Each kind of disagreement is planted once to show it is caught.
 import { describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { bareVelesdbToolName, isVelesdbRecallToolName, mcpToolName } from "../src/core/recall.ts";
 import { editToolsMatcher, velesdbToolsMatcher } from "../src/hosts/descriptors/descriptor.ts";
 import { DESCRIPTORS } from "../src/hosts/descriptors/index.ts";
 import { RECALL_TOOL_NAMES } from "../src/hosts/descriptors/velesdb-memory.ts";
+import type { HostDescriptor } from "../src/hosts/descriptors/descriptor.ts";
 import type { HostModule } from "../src/hosts/host.ts";
 import { HOSTS } from "../src/hosts/index.ts";
 import { CLIENTS, clientNamed, type InstallerClient } from "../src/install/clients/index.ts";
@@ -23,6 +28,32 @@ const ALL_TOOL_NAMES: readonly string[] = [
   "read_file",
   "mcp__other-server__recall",
 ];
+
+/**
+ * restated(source, descriptor) → the names of the descriptor (wire names, edit tools, the shell
+ * tool) that a host module's source spells in a string literal of its own, comments left out.
+ * `toolName: "Bash"` is not the host's name but the one compression files every shell output
+ * under (src/core/compress-gates.ts), whatever the host calls its shell; `kind === "patch"` is an
+ * EditTarget kind (src/hosts/descriptors/descriptor.ts), not OpenCode's `patch` tool.
+ */
+function restated(source: string, descriptor: HostDescriptor): string[] {
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "")
+    .replaceAll('toolName: "Bash"', "")
+    .replace(/kind === "(path|patch|none)"/g, "");
+  const names = new Set([
+    ...Object.values(descriptor.events).map((event) => event.wire),
+    ...Object.keys(descriptor.editTools),
+    ...(descriptor.shellTool === undefined ? [] : [descriptor.shellTool]),
+  ]);
+  return [...names]
+    .filter((name) => code.includes(JSON.stringify(name)))
+    .map((name) => `the hook module spells ${name} itself`);
+}
+
+const hostSource = (file: string): string =>
+  fs.readFileSync(path.join(import.meta.dir, "..", "src", "hosts", file), "utf8");
 
 /**
  * disagreements(host, client) → every way the hook side and the installer side of one host
@@ -163,6 +194,15 @@ describe("the hook side and the installer side of each host agree", () => {
     expect(disagreements(host, clientNamed(name))).toEqual([]);
   });
 
+  test.each([...Object.keys(HOSTS), "claude-in-cursor"])(
+    "%s's hook module takes its names from its descriptor",
+    (name) => {
+      const descriptor =
+        name === "claude-in-cursor" ? HOSTS.claude.descriptor : (HOSTS as Record<string, HostModule>)[name]!.descriptor;
+      expect(restated(hostSource(`${name}.ts`), descriptor)).toEqual([]);
+    },
+  );
+
   test("Claude under Cursor answers Claude's registered events", async () => {
     const { claudeInCursor } = await import("../src/hosts/claude-in-cursor.ts");
     const cursorAsClaude: HostModule = { ...claudeInCursor, profile: HOSTS.claude.profile };
@@ -253,6 +293,23 @@ describe("controls: a planted disagreement is caught", () => {
     expect(disagreements(HOSTS.pi as HostModule, planted('=== "bash"', '=== "shell"'))).toEqual([
       "the plugin never tells bash apart, the output the hook compresses",
     ]);
+  });
+
+  test("a hook module that lists an edit tool or a wire name of its own", () => {
+    const source = hostSource("claude.ts");
+    expect(restated(source.replace("CLAUDE.shellTool", '"Bash"'), HOSTS.claude.descriptor)).toEqual([
+      "the hook module spells Bash itself",
+    ]);
+    const planted = `${source}\nconst EDIT_TOOLS = new Set(["Edit", "Write"]); // a second list\nconst STOP = "Stop";\n`;
+    expect(restated(planted, HOSTS.claude.descriptor)).toEqual([
+      "the hook module spells Stop itself",
+      "the hook module spells Edit itself",
+      "the hook module spells Write itself",
+    ]);
+    // Positive control of the comment rule: a name in a comment is no list.
+    expect(
+      restated(`${source}\n// Edit, "Write" and NotebookEdit name their target\n`, HOSTS.claude.descriptor),
+    ).toEqual([]);
   });
 
   test("CodeBuddy's hook reading another descriptor's tool names than its installer", () => {

@@ -55,7 +55,7 @@ const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
  * 10.5 → ~9 ms of CPU).
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
-  if (input.payload.tool_name === "Bash") return compressClaudeBash(input);
+  if (input.payload.tool_name === CLAUDE.shellTool) return compressClaudeBash(input);
   return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
 }
 
@@ -100,7 +100,8 @@ async function compressClaudeBash(input: HookInput): Promise<Decision> {
 function encodeClaudeAnswer(wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
     case "pass":
-      if (wireName === "PreCompact") return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
+      if (wireName === CLAUDE.events["pre-compact"].wire)
+        return { stdout: "", stderr: diagnosticLine(decision.note), exitCode: 0 };
       // systemMessage is shown to the user, not the model: a pass stays a pass.
       return jsonAnswer(decision.userMessage ? { systemMessage: decision.userMessage } : {}, decision.note);
     case "addContext":

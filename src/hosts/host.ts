@@ -54,22 +54,20 @@ export interface HostModule {
   readonly callerOf?: (payload: Payload, env: NodeJS.ProcessEnv) => Promise<HostModule | undefined>;
 }
 
-/** SessionStart as Claude, Codex and the DeepSeek bridge share it (docs/contract.md §5.1). */
-export const SESSION_START_EVENT: HookEvent = {
-  wireName: "SessionStart",
+/** A host's rule for one event; its wire name is the descriptor's. */
+export type EventRule = Omit<HookEvent, "wireName">;
+
+/** SessionStart as every host shares it, under its own wire name (docs/contract.md §5.1). */
+export const SESSION_START_EVENT: EventRule = {
   failure: "open",
   run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
 };
 
 /** Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). */
-export const STOP_EVENT: HookEvent = {
-  wireName: "Stop",
+export const STOP_EVENT: EventRule = {
   failure: "open",
   run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input),
 };
-
-/** A host's rule for one event; its wire name is the descriptor's. */
-export type EventRule = Omit<HookEvent, "wireName">;
 
 /**
  * eventsOf(CLAUDE, {"session-start": SESSION_START_EVENT, …}) → the host's event table: each rule

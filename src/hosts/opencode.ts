@@ -74,11 +74,15 @@ function encodeOpencodeAnswer(_wireName: string, decision: Decision): HookAnswer
   }
 }
 
-/** tool.execute.before: the guard over the edit tools (filePath) and apply_patch (patchText). */
+/** tool.execute.before: the guard over the edit tools (filePath) and apply_patch (patchText): the descriptor's. */
 async function opencodePreToolUse(input: HookInput): Promise<Decision> {
-  if (stringField(input.payload, "tool_name") === "apply_patch") {
-    const patchText =
-      stringField(objectField(input.payload, "tool_input") ?? {}, OPENCODE.editTools.apply_patch.field) ?? "";
+  const tool = stringField(input.payload, "tool_name");
+  const edit =
+    tool !== undefined && Object.hasOwn(OPENCODE.editTools, tool)
+      ? OPENCODE.editTools[tool as keyof typeof OPENCODE.editTools]
+      : undefined;
+  if (edit?.kind === "patch") {
+    const patchText = stringField(objectField(input.payload, "tool_input") ?? {}, edit.field) ?? "";
     const { guardEditDecision } = await import("../core/guard.ts");
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(input, parsePatchTargets(patchText));
