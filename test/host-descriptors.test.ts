@@ -145,6 +145,50 @@ function disagreements(host: HostModule, client: InstallerClient): string[] {
         found.push(`${row.argvEvent}: the matcher keeps out ${d.shellTool}, the output the hook compresses`);
       for (const other of ["Read", "read_file", "mcp__other-server__recall"])
         if (matcher.test(other)) found.push(`${row.argvEvent}: the matcher lets through ${other}`);
+      found.push(...spellingDisagreements(d, matcher, row.argvEvent));
+    }
+  }
+  return found;
+}
+
+/**
+ * hookReads(descriptor, "mcp__velesdb_memory__recall") → "recall": the velesdb-memory tool the
+ * hook reads in a name it receives (its descriptor's `split`, else src/core/recall.ts's own
+ * `mcp__<server>__<tool>` reading), or undefined.
+ */
+function hookReads(d: HostDescriptor, name: string): string | undefined {
+  const split = d.velesdbTools?.split;
+  if (split === undefined) return bareVelesdbToolName(name);
+  const parts = new RegExp(split).exec(name);
+  return parts ? bareVelesdbToolName(mcpToolName(parts[1], parts[2])) : undefined;
+}
+
+/**
+ * The server's other spelling, and Claude-plugin prefixes (src/core/recall.ts reads a plugin
+ * name without an underscore): whatever of these the matcher lets through, the hook must read as
+ * velesdb-memory's (as a recall, when only the recalls are matched); what the hook reads as a
+ * recall in the host's own form, the matcher must let through.
+ */
+function spellingDisagreements(d: HostDescriptor, matcher: RegExp, argv: string): string[] {
+  const found: string[] = [];
+  const prefix = d.velesdbTools?.shownPrefix ?? "";
+  for (const server of ["velesdb-memory", "velesdb_memory"]) {
+    const own = prefix.replace(/velesdb[-_]memory/, server);
+    for (const tool of [...RECALL_TOOL_NAMES, "store"]) {
+      for (const name of [
+        `${own}${tool}`,
+        `mcp__plugin_vm_${server}__${tool}`,
+        `mcp__plugin_my_vm_${server}__${tool}`,
+      ]) {
+        if (!matcher.test(name)) continue;
+        const read = hookReads(d, name);
+        if (read === undefined) found.push(`${argv}: the matcher lets through ${name}, which the hook does not read`);
+        else if (d.velesdbTools?.matched === "recalls" && !RECALL_TOOL_NAMES.includes(read))
+          found.push(`${argv}: the matcher lets through ${name}, which is no recall`);
+      }
+      const read = hookReads(d, `${own}${tool}`);
+      if (read !== undefined && RECALL_TOOL_NAMES.includes(read) && !matcher.test(`${own}${tool}`))
+        found.push(`${argv}: the matcher keeps out ${own}${tool}, a recall the hook reads`);
     }
   }
   return found;
@@ -292,6 +336,36 @@ describe("controls: a planted disagreement is caught", () => {
     ]);
     expect(disagreements(HOSTS.pi as HostModule, planted('=== "bash"', '=== "shell"'))).toEqual([
       "the plugin never tells bash apart, the output the hook compresses",
+    ]);
+  });
+
+  test("a matcher wider or narrower than what the hook reads", () => {
+    const withPost = (base: InstallerClient, matcher: string): InstallerClient => ({
+      ...base,
+      registry: {
+        ...base.registry!,
+        rows: base.registry!.rows.map((row) => (row.argvEvent === "post-tool-use" ? { ...row, matcher } : row)),
+      },
+    });
+    // A plugin name with an underscore, which src/core/recall.ts does not read.
+    expect(disagreements(claude, withPost(client, "^(Bash|mcp__(plugin_.+_)?velesdb[-_]memory__.+)$"))).toEqual(
+      ["velesdb-memory", "velesdb_memory"].flatMap((server) =>
+        [...RECALL_TOOL_NAMES, "store"].map(
+          (tool) =>
+            `post-tool-use: the matcher lets through mcp__plugin_my_vm_${server}__${tool}, which the hook does not read`,
+        ),
+      ),
+    );
+    // The server spelled with `_` dropped, though the hook reads it.
+    expect(disagreements(claude, withPost(client, "^(Bash|mcp__(plugin_[^_]+_)?velesdb-memory__.+)$"))).toContain(
+      "post-tool-use: the matcher keeps out mcp__velesdb_memory__recall, a recall the hook reads",
+    );
+    // Codex matches the recalls only: a matcher taking every tool lets `store` through.
+    expect(
+      disagreements(HOSTS.codex as HostModule, withPost(clientNamed("codex"), "^(Bash|mcp__velesdb[-_]memory__.+)$")),
+    ).toEqual([
+      "post-tool-use: the matcher lets through mcp__velesdb-memory__store, which is no recall",
+      "post-tool-use: the matcher lets through mcp__velesdb_memory__store, which is no recall",
     ]);
   });
 
