@@ -4,8 +4,8 @@
 // and velesdb-memory.ts (Kilo Code's also OpenCode's, whose fork it is): the installer loads no
 // hook rule through it, a hook no installer code.
 // Adding a host is its descriptor here (one file and one row in ./index.ts), its encoder in
-// src/hosts/, its client module when its settings are unusual, and its tests
-// (docs/development/architecture.md).
+// src/hosts/, its client module for what only the installer knows (home, settings file, handler
+// spelling, MCP files), and its tests (docs/development/architecture.md).
 import { RECALL_TOOL_NAMES } from "./velesdb-memory.ts";
 
 /** One event of ours: how the host's settings name it, and what the installer registers with it. */
