@@ -20,13 +20,14 @@ import {
   type Risk,
 } from "./compiler.ts";
 import { removeQuietly, writeArchiveSafely, type ArchiveResult } from "./compress-archive.ts";
-import { estimateTokens, missingSignal, shapeOutput } from "./compress-shape.ts";
+import { missingSignal, shapeOutput } from "./compress-shape.ts";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { errorCode } from "./state.ts";
 import { noteStat } from "./stats-note.ts";
 import { compressionFooter } from "./texts.ts";
+import { estimateTokens } from "./token-estimate.ts";
 
 export interface CompressionSettings {
   readonly minBytes: number;
