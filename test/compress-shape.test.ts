@@ -3,7 +3,8 @@
 // the view, the view fits its budget, the same output always gives the same view, and a budget
 // too small for the signal is a refusal, not a view that drops some of it.
 import { describe, expect, test } from "bun:test";
-import { estimateTokens, missingSignal, shapeOutput } from "../src/core/compress-shape.ts";
+import { missingSignal, shapeOutput } from "../src/core/compress-shape.ts";
+import { estimateTokens } from "../src/core/token-estimate.ts";
 import { realOutput } from "./support/real-outputs.ts";
 
 const viewOf = (text: string, tokens: number) => {

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { probeKind } from "../src/core/compiler.ts";
-import { archivePieces, utf8Slices, writeArchive } from "../src/core/compress.ts";
+import { archivePieces, utf8Slices, writeArchive } from "../src/core/compress-archive.ts";
 import { MAX_NESTING, nestedDeeperThan, parseKnob } from "../src/core/compress-gates.ts";
 import { Utf8Literal } from "../src/core/json-bytes.ts";
 import type { Decision } from "../src/core/decision.ts";

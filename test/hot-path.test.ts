@@ -215,7 +215,13 @@ test("each event evaluates its own rules only", () => {
   expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(
     expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]),
   );
-  expect(eagerSourcesOf("src/core/guard.ts")).toContain("src/mcp/runtime.ts");
+  expect(eagerSourcesOf("src/core/guard-verdict.ts")).toContain("src/mcp/runtime.ts");
+  // An edit outside an opted-in repository (what a user-wide install mostly sees) stops in
+  // guard.ts: the verdict's texts, records and memory-down rule come only for a guarded one.
+  const verdict = ["src/core/texts.ts", "src/core/records.ts", "src/core/memory-down.ts", "src/mcp/runtime.ts"];
+  expect(notFor("src/core/guard.ts", verdict)).toEqual([]);
+  // Positive control: the verdict's chunk evaluates them.
+  expect(eagerSourcesOf("src/core/guard-verdict.ts")).toEqual(expect.arrayContaining(verdict));
 });
 
 /**

@@ -7,7 +7,8 @@
 // smallest indentation occurs only inside a stood-in value gets its dominant unit instead.)
 import { describe, expect, test } from "bun:test";
 import { narrowJsonc, widen } from "../src/install/json-narrow.ts";
-import { addProperty, detectStyle, parseJsonc, removeAt } from "../src/install/jsonc-edit.ts";
+import { addProperty, detectStyle, removeAt } from "../src/install/jsonc-edit.ts";
+import { parseJsonc } from "../src/install/jsonc-parse.ts";
 
 const ENTRY = { type: "stdio", command: "/home/u/bin/velesdb-memory", args: [], env: {} };
 const CWD = "/home/u/src/app";

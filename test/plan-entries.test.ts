@@ -1,5 +1,6 @@
-// Planning a registry's edit is a pure function of its bytes (src/install/plan-entries.ts): these
-// cases plan install and uninstall for the clients' real registry specs from text alone, with
+// Planning a registry's edit is a pure function of its bytes (src/install/plan-entries.ts), and so
+// is each file's whole change as install and uninstall report it (src/install/plan-changes.ts):
+// these cases plan install and uninstall for the clients' real specs from text alone, with
 // every file-system call of the process made to throw while they run — a plan that reached for
 // the disk would fail here. The control proves the trap works: reading a file under it throws.
 import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
@@ -8,10 +9,14 @@ import { parse } from "jsonc-parser";
 import { clientNamed } from "../src/install/clients/index.ts";
 import type { RegistryClient } from "../src/install/clients/client.ts";
 import { planEntries, type EntriesWanted } from "../src/install/plan-entries.ts";
+import { planRegistryChange, planSectionChange } from "../src/install/plan-changes.ts";
+import type { Manifest, ManifestRecord } from "../src/install/manifest.ts";
+import type { InstallerContext } from "../src/install/paths.ts";
 
 const BINARY = "/home/u/.velesdb-hooks/bin/velesdb-hooks";
 const claude = clientNamed("claude") as RegistryClient;
 const copilot = clientNamed("copilot") as RegistryClient;
+const windsurf = clientNamed("windsurf");
 
 // A user's settings.json as Claude Code keeps it, with a comment, their own hook and other keys.
 const USER_SETTINGS = `{
@@ -144,5 +149,83 @@ describe("planning from bytes, with the file system off limits", () => {
     expect(refused('{ "hooks": { "Stop": {} } }')).toBe('has a "hooks.Stop" value that is not a list');
     // Positive control: the same shape with a list plans.
     expect(refused('{ "hooks": { "Stop": [] } }')).toBe("planned");
+  });
+});
+
+describe("each file's change from its bytes, with the file system off limits", () => {
+  const ctx: InstallerContext = { env: {}, home: "/home/u", platform: "linux", cwd: "/home/u" };
+  const owner = { uid: 1000, gid: 1000 };
+  const registryPath = "/home/u/.claude/settings.json";
+  const manifest = (records: readonly ManifestRecord[]): Manifest => ({
+    ok: true,
+    path: "/home/u/.velesdb-hooks/installed.json",
+    records,
+    text: undefined,
+  });
+  const registryChange = (text: string, mode: "install" | "uninstall", records: readonly ManifestRecord[] = []) => {
+    const notes: string[] = [];
+    const planned = planRegistryChange({
+      ctx,
+      client: claude,
+      registry: claude.registry,
+      registryPath,
+      file: {
+        kind: "present",
+        path: registryPath,
+        target: registryPath,
+        linked: false,
+        text,
+        mode: 0o600,
+        owner,
+        hooks: parse(text).hooks,
+      },
+      stable: BINARY,
+      manifest: manifest(records),
+      mode,
+      sharedMcp: undefined,
+      notes,
+    });
+    if (!planned.ok) throw new Error(planned.problem);
+    return { ...planned, notes };
+  };
+
+  test("install into a user's settings: the new text, both tenses of what it adds, the record, the hooks after", () => {
+    const { change, hooksAfter, notes } = registryChange(USER_SETTINGS, "install");
+    expect(change.text).toContain("// my model");
+    expect(change.text).toContain(BINARY);
+    expect(change.parts).toHaveLength(1);
+    expect(change.parts[0]![0]).toStartWith("added ");
+    expect(change.parts[0]![1]).toStartWith("add ");
+    expect(change.record).toMatchObject({ client: "claude", path: registryPath, created: false });
+    expect(Object.keys(hooksAfter as object)).toContain("PreToolUse");
+    expect(notes).toEqual([]);
+  });
+
+  test("uninstall with install's record gives back the user's bytes and forgets the file", () => {
+    const installed = registryChange(USER_SETTINGS, "install").change;
+    const removed = registryChange(installed.text!, "uninstall", [installed.record!]).change;
+    expect(removed.text).toBe(USER_SETTINGS);
+    expect(removed.parts[0]![0]).toStartWith("removed ");
+    expect(removed.record).toBeUndefined();
+  });
+
+  test("a section in a file that does not exist yet: created, added, remembered as created", () => {
+    const section = windsurf.sections![0]!;
+    const rulesPath = "/home/u/.codeium/windsurf/memories/global_rules.md";
+    const planned = planSectionChange({
+      ctx,
+      client: windsurf,
+      section,
+      file: { kind: "absent", path: rulesPath, target: rulesPath, owner },
+      stable: BINARY,
+      manifest: manifest([]),
+      mode: "install",
+    });
+    if (!planned.ok) throw new Error(planned.problem);
+    expect(planned.change.text).toStartWith("<!-- velesdb-hooks:begin");
+    expect(planned.change.parts).toEqual([
+      [`added the velesdb-hooks ${section.label}`, `add the velesdb-hooks ${section.label}`],
+    ]);
+    expect(planned.change.record).toEqual({ client: "windsurf", path: rulesPath, created: true, added: [] });
   });
 });

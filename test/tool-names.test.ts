@@ -89,7 +89,7 @@ async function textsOf(label: string, profile: HostProfile): Promise<string[]> {
     preCompactDecision(input(plain)),
     promptReminderDecision(input(plain)),
     genericStopDecision(input(plain)),
-    guardEditDecision(input(optedIn), [path.join(optedIn, "a.ts")]),
+    await guardEditDecision(input(optedIn), [path.join(optedIn, "a.ts")]),
     stopDecision(input(optedIn)),
   ];
   return decisions.flatMap((d) => ("text" in d ? [d.text] : "reason" in d ? [d.reason] : []));

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { estimateTokens } from "../../src/core/compress-shape.ts";
+import { estimateTokens } from "../../src/core/token-estimate.ts";
 import { hookCommand } from "../../test/support/compress-fixtures.ts";
 import { realOutputs, type RealOutput } from "../../test/support/real-outputs.ts";
 

@@ -6,10 +6,12 @@
 // and any critical fragment left partly out makes the whole answer `risk: high`. The query only
 // orders fragments, and there is one. So the order and the size are ours to choose: the lines
 // that carry the outcome (signal) are found here, every other line is folded, and the view is
-// sized to the budget before compile-stdin sees it, which then has nothing critical to cut.
+// sized to the budget (compile-stdin's own estimate, token-estimate.ts) before compile-stdin
+// sees it, which then has nothing critical to cut.
 // Deterministic (no clock, no randomness) and linear in the output. Memory: a 5 MB output is
 // never split into strings; its lines are offsets into the text, judged by patterns run over the
 // whole text and by scans of its characters, and only the lines a view shows are made strings.
+import { lineThirtieths, rangeThirtieths } from "./token-estimate.ts";
 
 /** Words that announce an outcome: a failure, an error, a crash. Path-only lines never count. */
 const OUTCOME_WORDS =
@@ -189,69 +191,6 @@ function hashRanges(text: string, bounds: readonly number[], salt: number): numb
     a = Math.imul(a ^ 0x2a, 0x01000193);
   }
   return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
-}
-
-// Token estimate: the formula of velesdb-memory 0.17.0's HeuristicEstimator
-// (src/context/estimator.rs): per whitespace-separated word, an ASCII digit costs 1 token, a
-// CJK character 5/6, anything else 3/10, the word's cost rounded up; each newline half a token.
-// The same formula here lets a view be sized to the budget before compile-stdin prices it.
-
-/** rangeThirtieths(text, from, to) → the word cost of text[from, to) in thirtieths of a token (no newline in it). */
-function rangeThirtieths(text: string, from: number, to: number): number {
-  let total = 0;
-  let word = 0;
-  for (let k = from; k < to; k++) {
-    let code = text.charCodeAt(k);
-    if (code >= 0xd800 && code <= 0xdbff && k + 1 < to) {
-      code = text.codePointAt(k)!;
-      k++;
-    }
-    if (
-      isSpace(code) ||
-      code === 0xa0 ||
-      (code >= 0x2000 && code <= 0x200a) ||
-      code === 0x3000 ||
-      code === 0x85 ||
-      code === 0x1680 ||
-      code === 0x2028 ||
-      code === 0x2029 ||
-      code === 0x202f ||
-      code === 0x205f
-    ) {
-      total += Math.ceil(word / 30) * 30;
-      word = 0;
-      continue;
-    }
-    word += code >= 0x30 && code <= 0x39 ? 30 : isCjk(code) ? 25 : 9;
-  }
-  return total + Math.ceil(word / 30) * 30;
-}
-
-/** lineThirtieths("a 12") → the line's word cost in thirtieths of a token (its newline not included). */
-export const lineThirtieths = (line: string): number => rangeThirtieths(line, 0, line.length);
-
-function isCjk(code: number): boolean {
-  return (
-    (code >= 0x3040 && code <= 0x30ff) ||
-    (code >= 0x3400 && code <= 0x4dbf) ||
-    (code >= 0x4e00 && code <= 0x9fff) ||
-    (code >= 0xac00 && code <= 0xd7af) ||
-    (code >= 0xf900 && code <= 0xfaff)
-  );
-}
-
-/** estimateTokens(text) → compile-stdin's own estimate of the text's tokens (see above). */
-export function estimateTokens(text: string): number {
-  let thirtieths = 0;
-  let from = 0;
-  let newlines = 0;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
-    thirtieths += rangeThirtieths(text, from, at);
-    newlines++;
-    from = at + 1;
-  }
-  thirtieths += rangeThirtieths(text, from, text.length);
-  return thirtieths / 30 + Math.ceil((newlines * 15) / 30);
 }
 
 export interface ShapedView {

@@ -7,7 +7,7 @@
 // (line numbers, and so every message's "line N", stay those of the file). The stand-in's
 // edit is one splice, mapped back onto the file's own bytes, and the result is narrowed again
 // and must be exactly the edited stand-in, so nothing outside the splice can have changed.
-import { checkJsoncSyntax, MAX_NESTING, type ParsedJsonc } from "./jsonc-edit.ts";
+import { checkJsoncSyntax, MAX_NESTING, type ParsedJsonc } from "./jsonc-parse.ts";
 
 /** One stretch of the stand-in and the stretch of the file it stands for (equal text when kept). */
 interface Segment {

@@ -7,7 +7,7 @@ import { getNodeValue } from "jsonc-parser";
 import { isExecutableFile, resolveCompiler } from "../core/compiler.ts";
 import type { McpFile } from "./clients/client.ts";
 import { isJsonObject, type JsonObject } from "./entries.ts";
-import { duplicateKey, parseJsonc } from "./jsonc-edit.ts";
+import { duplicateKey, parseJsonc } from "./jsonc-parse.ts";
 import { narrowJsonc } from "./json-narrow.ts";
 import { frontServerOf, MAX_MCP_FILE_BYTES, MCP_SERVER_NAMES, parseHttpUrl, programOf, safeUrl } from "./mcp.ts";
 import { shown, type InstallerContext } from "./paths.ts";

@@ -15,11 +15,11 @@ import {
   DEFAULT_STYLE,
   detectStyle,
   insertIntoArray,
-  parseJsonc,
   removeAt,
   replaceAt,
   type TextStyle,
 } from "./jsonc-edit.ts";
+import { parseJsonc } from "./jsonc-parse.ts";
 import { judgeRegistry } from "./owned-entries.ts";
 import { BOM, parseRegistryText } from "./registry-file.ts";
 

@@ -5,7 +5,7 @@
 // bytes alone.
 import { getNodeValue } from "jsonc-parser";
 import { isJsonObject, type JsonObject } from "./entries.ts";
-import { duplicateKey, parseJsonc } from "./jsonc-edit.ts";
+import { duplicateKey, parseJsonc } from "./jsonc-parse.ts";
 import { readUserFile, type UserFile, type WritableFile } from "./safe-read.ts";
 
 /** The top-level key every client's registry files its hooks under. */

@@ -1,5 +1,9 @@
 // The broker: one detached process per store that runs the one velesdb-memory the store allows
 // and shares it among every `velesdb-hooks mcp` front (docs/shared-memory.md).
+// One module past 400 lines on purpose: the Broker class is one state machine (starting →
+// ready → stopping, with its failure) whose handlers — the server's lines and exit, each
+// client's lines, a cancellation, the idle timer, the stop — all read and change the same
+// connections, requests in flight and state; cut apart, each piece would need all of them.
 // Measured facts of velesdb-memory 0.17.0 it is built on:
 // - a second server on one store exits at start with "[velesdb-memory] another velesdb-memory
 //   process holds <store> — kill it (pkill velesdb-memory) or point VELESDB_MEMORY_PATH

@@ -69,6 +69,27 @@ const [CUT_COMMAND, INLINE_COMMAND] = (() => {
   }
 })();
 
+/**
+ * postToolRecords(r) → the stats lines our post-tool hook wrote in the case (docs/stats.md:
+ * counts, outcome and duration, never output text), so a compression that did not happen says
+ * why (a deadline, a compiler failure) in the failure CI prints.
+ */
+function postToolRecords(r: RunResult): string[] {
+  const lines: string[] = [];
+  for (const state of fs.readdirSync(r.case.tmp).filter((name) => name.startsWith("velesdb-agent-hooks-"))) {
+    const dir = path.join(r.case.tmp, state, "stats");
+    if (!fs.existsSync(dir)) continue;
+    for (const day of fs.readdirSync(dir))
+      lines.push(
+        ...fs
+          .readFileSync(path.join(dir, day), "utf8")
+          .split("\n")
+          .filter((l) => l.includes('"tool.execute.after"')),
+      );
+  }
+  return lines.length > 0 ? lines : ["none"];
+}
+
 /** What differs between the plugin hosts, as the suite drives them. */
 export interface PluginHost {
   /** The installer's client, the config directory under ~/.config and the describe label. */
@@ -403,10 +424,11 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
         (r) => {
           const result = bashResult(r, CUT_COMMAND);
           if (result === undefined) return ["the bash call never answered"];
-          if (!result.includes("E2E-COMPILED")) return ["no compiled view reached the model"];
+          if (!result.includes("E2E-COMPILED"))
+            return ["no compiled view reached the model", ...postToolRecords(r).map((line) => `hook record: ${line}`)];
           const saved = /saved at "([^"]+)"/.exec(result)?.[1];
           if (!saved || !fs.existsSync(saved)) return ["the named file does not exist"];
-          return findViewProblems(result, fs.readFileSync(saved, "utf8"));
+          return findViewProblems(result, fs.readFileSync(saved, "utf8"), "host");
         },
       );
       proves(compiled, await sessionPair());
