@@ -199,6 +199,10 @@ test("each event evaluates its own rules only", () => {
   expect(notFor("src/core/compress-gates.ts", compressor)).toEqual([]);
   expect(notFor("src/hosts/claude.ts", compressor)).toEqual([]);
   expect(eagerSourcesOf("src/hosts/claude.ts")).toContain("src/core/compress-gates.ts");
+  // The deadline is derived from the registered timeout inside the compressor, so a small
+  // output, answered by the gates, evaluates nothing for it (control: the compressor's chunk does).
+  expect(notFor("src/hosts/claude.ts", ["src/core/host-timeouts.ts"])).toEqual([]);
+  expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/host-timeouts.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
   // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:

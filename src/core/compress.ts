@@ -23,6 +23,7 @@ import { removeQuietly, writeArchiveSafely, type ArchiveResult } from "./compres
 import { missingSignal, shapeOutput } from "./compress-shape.ts";
 import { pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
+import { compressionDeadlineMs } from "./host-timeouts.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { errorCode } from "./state.ts";
 import { noteStat } from "./stats-note.ts";
@@ -57,10 +58,11 @@ export interface CommandOutput {
   /** What the archive holds (as JSON): the host's own result object, so nothing of it is lost. */
   readonly original: Record<string, unknown>;
   /**
-   * How long compression may take, in ms from its start: the host's registered timeout for the
-   * event, less a margin (src/core/host-timeouts.ts).
+   * The PostToolUse timeout the host is registered with, in seconds (its descriptor's): the
+   * deadline compression keeps is derived from it here (src/core/host-timeouts.ts), so a small
+   * output, which the gates answer before this module is loaded, loads neither.
    */
-  readonly deadlineMs: number;
+  readonly timeoutS: number;
 }
 
 /** A host's file holding the complete output. */
@@ -103,7 +105,7 @@ export async function compressOutput(
   settings: CompressionSettings,
 ): Promise<Compression> {
   // From here: the hook's start-up before this point (tens of ms) is inside the deadline's margin.
-  const deadlineAt = performance.now() + output.deadlineMs;
+  const deadlineAt = performance.now() + compressionDeadlineMs(output.timeoutS);
   const timeLeft = (bound: number): number => Math.min(bound, deadlineAt - performance.now());
 
   // Read: the host's saved file (whole, bounded, and only when it is the host's own), else the inline text.

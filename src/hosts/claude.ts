@@ -16,7 +16,6 @@
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { compressCommandOutput } from "../core/compress-gates.ts";
-import { compressionDeadlineMs } from "../core/host-timeouts.ts";
 import { Utf8Literal } from "../core/json-bytes.ts";
 import { isPlainObject, objectField, stringField, type Payload } from "../core/payload.ts";
 import { CLAUDE } from "./descriptors/claude.ts";
@@ -85,7 +84,7 @@ async function compressClaudeBash(input: HookInput): Promise<Decision> {
     // Claude's own file stays where it is: it is the archive the footer names.
     saved: persisted === undefined ? undefined : { path: persisted, temporary: false },
     original: response,
-    deadlineMs: compressionDeadlineMs(CLAUDE.events["post-tool-use"].timeoutS),
+    timeoutS: CLAUDE.events["post-tool-use"].timeoutS,
   });
   if (compressed.kind === "untouched") return compressed.decision;
   // The persisted keys go, so the host shows the view inline.

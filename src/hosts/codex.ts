@@ -99,13 +99,12 @@ async function codexPostToolUse(input: HookInput): Promise<Decision> {
   if (input.payload.tool_name !== CODEX.shellTool || typeof output !== "string")
     return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
-  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
     stdout: output,
     original: { stdout: output },
-    deadlineMs: compressionDeadlineMs(CODEX.events["post-tool-use"].timeoutS),
+    timeoutS: CODEX.events["post-tool-use"].timeoutS,
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { text: compressed.text }, note: compressed.note };

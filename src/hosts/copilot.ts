@@ -177,7 +177,6 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
   }
   const toolArgs = input.payload.toolArgs;
   const { compressCommandOutput, MAX_NESTING, nestedDeeperThan } = await import("../core/compress-gates.ts");
-  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   // The answer carries Copilot's result object back whole: a field nested deeper than
   // JSON.stringify can write (fuzz, seed -512651350: 55 196 levels) made the encoder overflow its
   // stack after the compiler ran, "internal error" instead of a clean refusal.
@@ -189,7 +188,7 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
     stdout: body,
     saved,
     original: { stdout: body },
-    deadlineMs: compressionDeadlineMs(COPILOT.events["post-tool-use"].timeoutS),
+    timeoutS: COPILOT.events["post-tool-use"].timeoutS,
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return {

@@ -113,7 +113,6 @@ async function compressOpencodeBash(input: HookInput, descriptor: OpencodeLike):
   const metadata = objectField(response, "metadata") ?? {};
   const savedPath = metadata.truncated === true ? stringField(metadata, "outputPath") : undefined;
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
-  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
@@ -121,7 +120,7 @@ async function compressOpencodeBash(input: HookInput, descriptor: OpencodeLike):
     // OpenCode's file is in its data directory and kept: it is the archive the footer names.
     saved: savedPath === undefined ? undefined : { path: savedPath, temporary: false },
     original: { stdout: response.output },
-    deadlineMs: compressionDeadlineMs(descriptor.events["post-tool-use"].timeoutS),
+    timeoutS: descriptor.events["post-tool-use"].timeoutS,
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };

@@ -96,7 +96,6 @@ async function compressPiBash(input: HookInput, response: Record<string, unknown
     return pass("bash result is not one text block of a command that ran; left as is");
   const savedPath = response.truncated === true ? stringField(response, "fullOutputPath") : undefined;
   const { compressCommandOutput } = await import("../core/compress-gates.ts");
-  const { compressionDeadlineMs } = await import("../core/host-timeouts.ts");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),
@@ -105,7 +104,7 @@ async function compressPiBash(input: HookInput, response: Record<string, unknown
     // archived by us, and only a file of this user's with one link is read.
     saved: savedPath === undefined ? undefined : { path: savedPath, temporary: true, trust: ownSingleLinkFile },
     original: { stdout: texts[0]! },
-    deadlineMs: compressionDeadlineMs(PI.events["post-tool-use"].timeoutS),
+    timeoutS: PI.events["post-tool-use"].timeoutS,
   });
   if (compressed.kind === "untouched") return compressed.decision;
   return { kind: "replaceOutput", toolResponse: { output: compressed.text }, note: compressed.note };
