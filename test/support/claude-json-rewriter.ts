@@ -4,8 +4,12 @@
 // that someone else's rename undid is visible afterwards as a missing key.
 //   loop:    rewrite, pause a random 0–<pauseMs> ms, again, until <stop> exists;
 //   trigger: prepare one rewrite (read, change, write the temporary file), then rename it the
-//            moment a file named *velesdb-tmp* appears beside the target — the installer
-//            writing its backup or its new bytes, the window the trial hit — then stop.
+//            moment the installer's backup is being written (its temporary file,
+//            *.velesdb-backup.velesdb-tmp-*, appears beside the target) — the window the fix
+//            closes — then stop. Not at the temporary file of the new bytes: a rename that lands
+//            after the installer's last stat of the target and before its own rename is the
+//            residual window of docs/hardening.md §2 (tens of µs, no compare-and-rename exists),
+//            and a loaded machine once slowed this process into it (1 trial in 8 undone).
 // Prints {"writes": n} when it stops.
 // Usage: bun claude-json-rewriter.ts loop <file> <stop> <pauseMs> | trigger <file> <stop>
 import * as fs from "node:fs";
@@ -23,7 +27,7 @@ if (mode === "trigger") {
   prepare();
   const dir = path.dirname(file);
   while (!fs.existsSync(stop)) {
-    if (fs.readdirSync(dir).some((name) => name.includes("velesdb-tmp"))) {
+    if (fs.readdirSync(dir).some((name) => name.includes(".velesdb-backup.velesdb-tmp-"))) {
       fs.renameSync(temp, file);
       writes++;
       break;
