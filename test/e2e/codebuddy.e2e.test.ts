@@ -28,7 +28,6 @@ import {
   doubleLauncher,
   baseEnv,
   createCase,
-  E2E_PROJECT,
   HOOKS_BIN,
   removeCase,
   runInstaller,
@@ -37,15 +36,17 @@ import {
   type E2ECase,
   type Mode,
   type RunResult,
+  E2E_LOAD_CALL,
+  E2E_OPT_IN,
+  E2E_SAVE_CALL,
+  writeFileMaking,
+  chatRequests,
 } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 const CODEBUDDY_BIN = HOST_BINS.codebuddy;
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 /** The user's own settings, kept byte for byte through install and uninstall. */
 const USER_SETTINGS = '{\n  // mine\n  "language": "English"\n}\n';
 
@@ -66,11 +67,6 @@ afterAll(() => {
   cases.forEach(removeCase);
 });
 
-function writeFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
 /** setup(name, mode, …) → a case with the mock model in ~/.codebuddy/models.json, the MCP fake as a user-scope server and, in "hooks" mode, our installer run (and a spy on its binary). */
 function setup(
   name: string,
@@ -78,7 +74,7 @@ function setup(
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
 ): E2ECase {
   const c = createCase(llm, `codebuddy-${name}-${mode}`, {
-    projectConfig: OPT_IN,
+    projectConfig: E2E_OPT_IN,
     mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
   });
   cases.push(c);
@@ -95,14 +91,14 @@ function setup(
     supportsToolCall: true,
     supportsImages: false,
   };
-  writeFile(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
-  writeFile(path.join(dir, "settings.json"), USER_SETTINGS);
+  writeFileMaking(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
+  writeFileMaking(path.join(dir, "settings.json"), USER_SETTINGS);
   const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
     // `install --mcp` writes the server into the user scope itself (it creates ~/.codebuddy/.mcp.json).
     runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
   } else {
-    writeFile(
+    writeFileMaking(
       path.join(dir, ".mcp.json"),
       JSON.stringify({
         mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } },
@@ -198,13 +194,7 @@ async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise
     killGroup();
   }
   const { code, signal } = await exited;
-  const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [
-    ...llm.requests(c.scenario),
-    ...chat.all().filter((q) => q.scenario === c.scenario),
-  ];
-  if (process.env.VH_E2E_KEEP)
-    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  const { requests, allRequests } = chatRequests(llm, chat, c);
   return {
     exitCode: code,
     signal,
@@ -269,7 +259,7 @@ const recallRuns = once(() => {
 
 describe("codebuddy", () => {
   test.concurrent("SessionStart: the load guidance is a hook reminder in the first user message", async () => {
-    const context = userMessageInFirstRequest(LOAD_CALL);
+    const context = userMessageInFirstRequest(E2E_LOAD_CALL);
     proves(context, await sessionPair());
   }, 300_000);
 
@@ -291,8 +281,8 @@ describe("codebuddy", () => {
 
   test.concurrent("Stop: one continuation carrying the save guidance, then the session ends", async () => {
     const continued = check("exactly one request ends in the save call, and it is the last one", (r) => {
-      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
-      if (continuations.length !== 1) return [`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`];
+      const continuations = r.requests.filter((q) => q.lastText.includes(E2E_SAVE_CALL));
+      if (continuations.length !== 1) return [`${continuations.length} request(s) end in ${E2E_SAVE_CALL}, expected 1`];
       return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
     });
     proves(continued, await sessionPair());

@@ -19,9 +19,11 @@ import {
   type E2ECase,
   type Mode,
   type RunResult,
+  writeFileMaking,
+  chatRequests,
 } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
 export const COPILOT_BIN = HOST_BINS.copilot;
@@ -51,11 +53,6 @@ export interface CopilotSuite {
     extraEnv?: Record<string, string>,
     timeoutMs?: number,
   ): Promise<RunResult>;
-}
-
-export function writeFileMaking(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
 }
 
 export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = "install"): string =>
@@ -147,14 +144,7 @@ export function copilotSuite(): CopilotSuite {
         c.workspace,
         timeoutMs,
       );
-      const requests = chat.requests(c.scenario);
-      // The freshness probe of our sessionStart asks the other mock's /mcp; everything else there would be a stray.
-      const allRequests: LoggedRequest[] = [
-        ...llm.requests(c.scenario),
-        ...chat.all().filter((q) => q.scenario === c.scenario),
-      ];
-      if (process.env.VH_E2E_KEEP)
-        fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+      const { requests, allRequests } = chatRequests(llm, chat, c);
       return { ...result, requests, allRequests, case: c };
     },
   };

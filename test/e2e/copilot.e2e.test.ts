@@ -12,8 +12,16 @@ import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
-import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS, writeFileMaking } from "./copilot-harness.ts";
-import { E2E_DIR, E2E_PROJECT, type E2ECase, type Mode, type RunResult } from "./harness.ts";
+import { copilotInstaller, copilotSuite, MODEL_WITH_EDIT_TOOLS } from "./copilot-harness.ts";
+import {
+  E2E_DIR,
+  type E2ECase,
+  type Mode,
+  type RunResult,
+  E2E_LOAD_CALL,
+  E2E_SAVE_CALL,
+  writeFileMaking,
+} from "./harness.ts";
 import {
   chatCustomTool,
   chatText,
@@ -25,8 +33,6 @@ import {
 } from "./mock-openai-chat.ts";
 import { mustKeepOf, realCommand } from "../support/real-outputs.ts";
 
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 const DENIED = "Denied by preToolUse hook: ";
 const HOST_SLOTS = 4;
 
@@ -78,7 +84,7 @@ const written = check("the create after the recall went through", (r) =>
 // first request; a create before any recall (refused); a recall the server answers with isError;
 // the same create again (still refused); the answer; then agentStop's one continuation (the
 // repository is opted in and nothing was edited: its checklist, which ends in the save call).
-const SAVE_MATCH = new RegExp(SAVE_CALL.replace(/[()]/g, "\\$&"));
+const SAVE_MATCH = new RegExp(E2E_SAVE_CALL.replace(/[()]/g, "\\$&"));
 const SESSION_REQUESTS = 5; // create, recall, create again, the answer, the continuation
 const mainSession = pair((mode) =>
   runCopilot(
@@ -180,9 +186,9 @@ describe("copilot", () => {
       const users = messagesOf(first.body)
         .filter((m) => m?.role === "user")
         .map(messageText);
-      const at = users.findIndex((t) => t.includes(LOAD_CALL));
+      const at = users.findIndex((t) => t.includes(E2E_LOAD_CALL));
       const prompt = users.findIndex((t) => t.includes("say hello"));
-      if (at < 0) return [`no user message carries ${LOAD_CALL}`];
+      if (at < 0) return [`no user message carries ${E2E_LOAD_CALL}`];
       return at < prompt ? [] : [`the context (user message ${at}) is not before the prompt (user message ${prompt})`];
     });
     proves(context, await mainSession());
@@ -234,8 +240,9 @@ describe("copilot", () => {
       "exactly one continuation request ends in the save call, as the last request; the run exits 0 after it",
       (r) => {
         const p: string[] = [];
-        const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
-        if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
+        const continuations = r.requests.filter((q) => q.lastText.includes(E2E_SAVE_CALL));
+        if (continuations.length !== 1)
+          p.push(`${continuations.length} request(s) end in ${E2E_SAVE_CALL}, expected 1`);
         else if (r.requests.at(-1) !== continuations[0]) p.push("the continuation is not the last request");
         if (r.requests.length !== SESSION_REQUESTS)
           p.push(
@@ -307,7 +314,7 @@ describe("copilot", () => {
     suite.chat.script(c.scenario, [done]);
     const afterUninstall = await runCopilot(c, "say hello");
     const context = check("some request carries the load call", (r) =>
-      r.requests.some((q) => q.text.includes(LOAD_CALL)) ? [] : ["no request carries the load call"],
+      r.requests.some((q) => q.text.includes(E2E_LOAD_CALL)) ? [] : ["no request carries the load call"],
     );
     expectCheck(context, withHooks).toPass();
     // The mock's log is per scenario, so the second run's requests follow the first's.

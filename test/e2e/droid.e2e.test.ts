@@ -17,7 +17,6 @@ import {
   doubleArgs,
   baseEnv,
   createCase,
-  E2E_PROJECT,
   HOOKS_BIN,
   removeCase,
   runInstaller,
@@ -25,9 +24,14 @@ import {
   type E2ECase,
   type Mode,
   type RunResult,
+  E2E_LOAD_CALL,
+  E2E_OPT_IN,
+  E2E_SAVE_CALL,
+  writeFileMaking,
+  chatRequests,
 } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import {
   chatText,
   chatTool,
@@ -42,9 +46,6 @@ import {
 const DROID_BIN = HOST_BINS.droid;
 /** Droid names a custom model `custom:<model>-<index>`. */
 const MODEL = "custom:mock-model-0";
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -63,11 +64,6 @@ afterAll(() => {
   cases.forEach(removeCase);
 });
 
-function writeFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
 /** setup(name, mode, …) → a case with the BYOK model in ~/.factory/settings.json, the MCP fake in ~/.factory/mcp.json and, in "hooks" mode, our installer run. */
 function setup(
   name: string,
@@ -75,7 +71,7 @@ function setup(
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } },
 ): E2ECase {
   const c = createCase(llm, `droid-${name}-${mode}`, {
-    projectConfig: OPT_IN,
+    projectConfig: E2E_OPT_IN,
     mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
   });
   cases.push(c);
@@ -88,12 +84,12 @@ function setup(
     provider: "generic-chat-completion-api",
     maxOutputTokens: 4000,
   };
-  writeFile(
+  writeFileMaking(
     path.join(factory, "settings.json"),
     `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`,
   );
   const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
-  writeFile(
+  writeFileMaking(
     path.join(factory, "mcp.json"),
     JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }),
   );
@@ -108,13 +104,7 @@ async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
     c.workspace,
     120_000,
   );
-  const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [
-    ...llm.requests(c.scenario),
-    ...chat.all().filter((q) => q.scenario === c.scenario),
-  ];
-  if (process.env.VH_E2E_KEEP)
-    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  const { requests, allRequests } = chatRequests(llm, chat, c);
   return { ...result, requests, allRequests, case: c };
 }
 
@@ -188,9 +178,9 @@ describe("droid", () => {
         const first = r.requests[0];
         if (!first) return ["no model request"];
         const messages = messagesOf(first.body);
-        const at = messages.findIndex((m) => m?.role === "user" && messageText(m).includes(LOAD_CALL));
+        const at = messages.findIndex((m) => m?.role === "user" && messageText(m).includes(E2E_LOAD_CALL));
         const p: string[] = [];
-        if (at < 0) p.push(`no user message carries ${LOAD_CALL}`);
+        if (at < 0) p.push(`no user message carries ${E2E_LOAD_CALL}`);
         else if (messages[0]?.role !== "system" || at < 1) p.push("the context is not after the system message");
         if (messages.some((m) => m?.role === "user" && messageText(m).trim() === "{}"))
           p.push("a bare {} reached the model");
@@ -218,8 +208,8 @@ describe("droid", () => {
   test.concurrent("Stop: one continuation carrying the save guidance, then the run ends", async () => {
     const continued = check("exactly one request ends in the save call; the run exits 0 after its answer", (r) => {
       const p: string[] = [];
-      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
-      if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`);
+      const continuations = r.requests.filter((q) => q.lastText.includes(E2E_SAVE_CALL));
+      if (continuations.length !== 1) p.push(`${continuations.length} request(s) end in ${E2E_SAVE_CALL}, expected 1`);
       if (r.exitCode !== 0 || r.timedOut) p.push(`exit ${r.exitCode}${r.timedOut ? " (timed out)" : ""}`);
       return p;
     });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { hostSlots, pairOf, type Pair } from "./checks.ts";
-import { E2E_PROJECT, HOOKS_BIN } from "./harness.ts";
+import { HOOKS_BIN, E2E_LOAD_CALL, E2E_OPT_IN, E2E_SAVE_CALL } from "./harness.ts";
 import {
   createGeminiCase,
   functionResponses,
@@ -32,10 +32,6 @@ import {
   type Mode,
 } from "./gemini-harness.ts";
 import { geminiCall, geminiText, startMockGemini, type GeminiTurn, type MockGemini } from "./mock-gemini.ts";
-
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let mock: MockGemini;
 const cases: GeminiCase[] = [];
@@ -141,7 +137,7 @@ const failedRecallSession = session(
     { reply: writeFile("guarded.txt") },
     { reply: geminiText("DONE") },
   ],
-  { projectConfig: OPT_IN, mcpMode: "is-error" },
+  { projectConfig: E2E_OPT_IN, mcpMode: "is-error" },
 );
 
 const unlockSession = session(
@@ -153,7 +149,7 @@ const unlockSession = session(
     { reply: writeFile("guarded.txt") },
     { reply: geminiText("DONE") },
   ],
-  { projectConfig: OPT_IN },
+  { projectConfig: E2E_OPT_IN },
 );
 
 describe("gemini", () => {
@@ -165,7 +161,7 @@ describe("gemini", () => {
         (r) => {
           const p = exitedCleanly(r);
           const first = userTexts(r.requests[0]).join("\n");
-          if (!first.includes(LOAD_CALL)) p.push(`the first request does not carry ${LOAD_CALL}`);
+          if (!first.includes(E2E_LOAD_CALL)) p.push(`the first request does not carry ${E2E_LOAD_CALL}`);
           else if (!/<hook_context>[\s\S]*load_working_context[\s\S]*<\/hook_context>\s*do the task/.test(first))
             p.push("the context is not the <hook_context> before the prompt");
           return p;
@@ -231,9 +227,9 @@ describe("gemini", () => {
             p.push(`write_file outcomes ${JSON.stringify(outcomes)}, expected blocked then written`);
           if (!fs.existsSync(path.join(r.case.workspace, "guarded.txt")))
             p.push("the file was not written after the recall");
-          const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
+          const continuations = r.requests.filter((q) => q.lastText.includes(E2E_SAVE_CALL));
           if (continuations.length !== 1)
-            p.push(`${continuations.length} requests end with a prompt naming ${SAVE_CALL}, expected exactly 1`);
+            p.push(`${continuations.length} requests end with a prompt naming ${E2E_SAVE_CALL}, expected exactly 1`);
           if (r.requests.at(-1) !== continuations[0])
             p.push("the checkpoint continuation is not the last request: the run did not end after it");
           if (!r.stdout.includes("CHECKPOINT SAVED")) p.push("the continuation's answer is not the run's output");
@@ -254,8 +250,8 @@ describe("gemini", () => {
           const p = exitedCleanly(r);
           if (r.requests.length !== 2)
             p.push(`${r.requests.length} requests, expected the answer and one continuation`);
-          if (!r.requests[1]?.lastText.includes(SAVE_CALL))
-            p.push(`the second request's prompt does not name ${SAVE_CALL}`);
+          if (!r.requests[1]?.lastText.includes(E2E_SAVE_CALL))
+            p.push(`the second request's prompt does not name ${E2E_SAVE_CALL}`);
           return p;
         },
         await plainSession(),
@@ -275,7 +271,7 @@ describe("gemini", () => {
       expect(steps.once).not.toBe(steps.original);
       expect(steps.twice).toBe(steps.once);
       // The hooks are live in this file (positive control for what uninstall removes).
-      expect(userTexts(r.requests[0]).join("\n")).toContain(LOAD_CALL);
+      expect(userTexts(r.requests[0]).join("\n")).toContain(E2E_LOAD_CALL);
       expect(mock.escaped()).toEqual([]);
       expect(installer(c, "check")).toContain("gemini: entries in step");
       installer(c, "uninstall");

@@ -27,6 +27,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { testRunDir } from "../support/test-run.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from "./mock-llm.ts";
+import type { ChatRequest, MockOpenAiChat } from "./mock-openai-chat.ts";
 
 export const E2E_DIR = import.meta.dir;
 export const ROOT = path.resolve(E2E_DIR, "..", "..");
@@ -124,6 +125,37 @@ export interface CaseOptions {
 }
 
 export const E2E_PROJECT = { project: "e2e-proj", session: "e2e-slot" } as const;
+/** E2E_PROJECT opted in to the recall-before-edit guard. */
+export const E2E_OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true } as const;
+/** How the load and save calls of E2E_PROJECT open in our texts: the session's own slot follows (src/core/identity.ts sessionSlot). */
+export const E2E_LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`;
+export const E2E_SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`;
+
+/** writeFileMaking(file, text): writes the file, making its directories first. */
+export function writeFileMaking(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/**
+ * chatRequests(llm, chat, c) → what a chat-completions host asked in case `c`: `requests`, the
+ * chat mock's for this case, and `allRequests`, every request of the case to either mock (our
+ * freshness probe asks the other mock's /mcp), saved as requests.json under VH_E2E_KEEP.
+ */
+export function chatRequests(
+  llm: MockLlm,
+  chat: MockOpenAiChat,
+  c: E2ECase,
+): { requests: ChatRequest[]; allRequests: LoggedRequest[] } {
+  const requests = chat.requests(c.scenario);
+  const allRequests: LoggedRequest[] = [
+    ...llm.requests(c.scenario),
+    ...chat.all().filter((q) => q.scenario === c.scenario),
+  ];
+  if (process.env.VH_E2E_KEEP)
+    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  return { requests, allRequests };
+}
 
 /** createCase(mock, name) → a fresh private case directory; scenario name is unique. */
 export function createCase(mock: MockLlm, name: string, options: CaseOptions = {}): E2ECase {

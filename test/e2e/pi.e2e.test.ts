@@ -33,7 +33,6 @@ import {
   baseEnv,
   createCase,
   E2E_DIR,
-  E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
   removeCase,
@@ -44,9 +43,14 @@ import {
   type E2ECase,
   type Mode,
   type RunResult,
+  E2E_LOAD_CALL,
+  E2E_OPT_IN,
+  E2E_SAVE_CALL,
+  writeFileMaking,
+  chatRequests,
 } from "./harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import {
   chatText,
   chatTool,
@@ -55,10 +59,6 @@ import {
   type ChatTurn,
   type MockOpenAiChat,
 } from "./mock-openai-chat.ts";
-
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -77,11 +77,6 @@ afterAll(() => {
   cases.forEach(removeCase);
 });
 
-function writeFile(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
 /** setup(name, mode, …) → a case with the mock provider, the MCP adapter and its server config and, in "hooks" mode, our installer run (and a spy on its binary). */
 function setup(
   name: string,
@@ -89,7 +84,7 @@ function setup(
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
 ): E2ECase {
   const c = createCase(llm, `pi-${name}-${mode}`, {
-    projectConfig: OPT_IN,
+    projectConfig: E2E_OPT_IN,
     mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
   });
   cases.push(c);
@@ -102,15 +97,15 @@ function setup(
     compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
     models: [{ id: "mock-model" }],
   };
-  writeFile(path.join(agent, "models.json"), JSON.stringify({ providers: { mock: provider } }));
+  writeFileMaking(path.join(agent, "models.json"), JSON.stringify({ providers: { mock: provider } }));
   // The MCP extension as a user who installed it has it: listed in settings.json.
-  writeFile(path.join(agent, "settings.json"), JSON.stringify({ extensions: [HOST_BINS.piMcpAdapter] }));
+  writeFileMaking(path.join(agent, "settings.json"), JSON.stringify({ extensions: [HOST_BINS.piMcpAdapter] }));
   const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
     // `install --mcp` writes the server into the adapter's ~/.pi/agent/mcp.json itself.
     runInstaller(c, "pi", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
   } else {
-    writeFile(
+    writeFileMaking(
       path.join(agent, "mcp.json"),
       JSON.stringify({ mcpServers: { "velesdb-memory": { command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }),
     );
@@ -139,13 +134,7 @@ async function runPi(c: E2ECase, prompt: string, env: Record<string, string> = {
     c.workspace,
     150_000,
   );
-  const requests = chat.requests(c.scenario);
-  const allRequests: LoggedRequest[] = [
-    ...llm.requests(c.scenario),
-    ...chat.all().filter((q) => q.scenario === c.scenario),
-  ];
-  if (process.env.VH_E2E_KEEP)
-    fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+  const { requests, allRequests } = chatRequests(llm, chat, c);
   return { ...result, requests, allRequests, case: c };
 }
 
@@ -235,7 +224,7 @@ const recallRuns = once(() => {
 
 describe("pi", () => {
   test.concurrent("session start: the load guidance is a message of the first request", async () => {
-    const context = userMessageInFirstRequest(LOAD_CALL);
+    const context = userMessageInFirstRequest(E2E_LOAD_CALL);
     proves(context, await sessionPair());
   }, 300_000);
 
@@ -258,8 +247,8 @@ describe("pi", () => {
 
   test.concurrent("Stop: one continuation carrying the save guidance, then the run ends", async () => {
     const continued = check("exactly one request ends in the save call, and it is the last one", (r) => {
-      const continuations = r.requests.filter((q) => q.lastText.includes(SAVE_CALL));
-      if (continuations.length !== 1) return [`${continuations.length} request(s) end in ${SAVE_CALL}, expected 1`];
+      const continuations = r.requests.filter((q) => q.lastText.includes(E2E_SAVE_CALL));
+      if (continuations.length !== 1) return [`${continuations.length} request(s) end in ${E2E_SAVE_CALL}, expected 1`];
       return r.requests.at(-1) === continuations[0] ? [] : ["requests followed the continuation"];
     });
     proves(continued, await sessionPair());

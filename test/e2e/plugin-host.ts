@@ -33,7 +33,6 @@ import {
   baseEnv,
   createCase,
   E2E_DIR,
-  E2E_PROJECT,
   FAKE_MCP,
   HOOKS_BIN,
   removeCase,
@@ -42,6 +41,10 @@ import {
   type E2ECase,
   type Mode,
   type RunResult,
+  E2E_LOAD_CALL,
+  E2E_OPT_IN,
+  E2E_SAVE_CALL,
+  chatRequests,
 } from "./harness.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
 import {
@@ -53,10 +56,6 @@ import {
   type ChatTurn,
   type MockOpenAiChat,
 } from "./mock-openai-chat.ts";
-
-const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
-const LOAD_CALL = `load_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
-const SAVE_CALL = `save_working_context(project="${E2E_PROJECT.project}", session="${E2E_PROJECT.session}/`; // the session's own slot (src/core/identity.ts sessionSlot)
 
 const CUT_RUNNER = "find";
 const INLINE_RUNNER = "node --test: 2 failures among 190";
@@ -147,7 +146,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   /** setup(name, mode, …) → a case with the mock provider and the MCP fake in the host's config file and, in "hooks" mode, our installer run. */
   function setup(name: string, mode: Mode, options: Setup): E2ECase {
     const c = createCase(llm, `${host.name}-${name}-${mode}`, {
-      projectConfig: OPT_IN,
+      projectConfig: E2E_OPT_IN,
       mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
     });
     cases.push(c);
@@ -243,13 +242,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
         });
         await settle(c);
       }
-      const requests = chat.requests(c.scenario);
-      const allRequests: LoggedRequest[] = [
-        ...llm.requests(c.scenario),
-        ...chat.all().filter((q) => q.scenario === c.scenario),
-      ];
-      if (process.env.VH_E2E_KEEP)
-        fs.writeFileSync(path.join(c.root, "requests.json"), JSON.stringify(allRequests, null, 2));
+      const { requests, allRequests } = chatRequests(llm, chat, c);
       return { ...result, stderr: `${result.stderr}\n--- serve ---\n${serverOut}`, requests, allRequests, case: c };
     } finally {
       try {
@@ -369,9 +362,9 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
       const context = check("the first agent request has a system message carrying the load call", (r) => {
         const first = agentRequests(r)[0];
         if (!first) return ["no agent request"];
-        return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(LOAD_CALL))
+        return (first as { systemTexts?: string[] }).systemTexts?.some((t) => t.includes(E2E_LOAD_CALL))
           ? []
-          : [`no system message carries ${LOAD_CALL}`];
+          : [`no system message carries ${E2E_LOAD_CALL}`];
       });
       proves(context, await sessionPair());
     }, 300_000);
@@ -411,9 +404,9 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
         if (summariser.length === 0) return ["no summariser request"];
         const afterQuote = (q: LoggedRequest): string =>
           q.lastText.slice(q.lastText.lastIndexOf("</conversation>") + 1);
-        return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(SAVE_CALL))
+        return summariser.some((q) => q.lastText.includes("</conversation>") && afterQuote(q).includes(E2E_SAVE_CALL))
           ? []
-          : [`no summariser request carries ${SAVE_CALL} after the quoted conversation`];
+          : [`no summariser request carries ${E2E_SAVE_CALL} after the quoted conversation`];
       });
       proves(instructed, await compactPair());
     }, 300_000);
