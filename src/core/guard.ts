@@ -22,8 +22,10 @@ import type { GuardProblem } from "./texts.ts";
  * follows for those (the recall evidence, the refusal, the checkpoint queue) is
  * guard-verdict.ts, loaded only then. Most edits a user-wide install sees are outside an
  * opted-in repository, and that hook is held to the bench's tighter guard for a hook that
- * touches no state (docs/contract.md §12): evaluating the verdict's modules (texts, records,
- * the memory-down rule) cost it ~5% of its CPU (docs/performance/2026-12-02-bench-guard.md).
+ * touches no state (docs/contract.md §12): it need not evaluate the verdict's modules (texts,
+ * records, the memory-down rule). Measured, the saving is within the noise (0.985×, IQR
+ * 0.94–1.04: docs/performance/2026-12-02-bench-guard.md); the split stands because the logic
+ * divides here.
  */
 export async function guardEditDecision(input: HookInput, rawTargets: readonly string[]): Promise<Decision> {
   const problems: GuardProblem[] = [];
