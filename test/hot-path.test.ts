@@ -122,15 +122,33 @@ function eagerSourcesOf(entryPoint: string): string[] {
   return sourcesOf(closure(chunk, (to) => to.kind === "import-statement"));
 }
 
-const EVENT_RULES = [
+/**
+ * What every hook evaluates with the entry (src/hosts/loaders.ts imports it): the shared hook
+ * runtime every host module is built on, and the first step of the rules nearly every tool event
+ * runs (recall evidence's name check, the edit guard's opt-in walk, the compression gates). Kept
+ * in the entry's chunk: each chunk a hook loads on its own costs the engine heap blocks, and past
+ * its 64th block the engine starts a warm-up thread (docs/performance/2026-12-02-bench-guard.md).
+ */
+const SHARED_RUNTIME = [
+  "src/hosts/host.ts",
+  "src/hosts/descriptors/descriptor.ts",
+  "src/hosts/tool-events.ts",
+  "src/core/recall.ts",
+  "src/core/compress-gates.ts",
+  "src/core/guard.ts",
   "src/core/identity.ts",
+];
+
+/** The rules only some events run: never evaluated with the entry, each loaded by its own event. */
+const LAZY_RULES = [
   "src/core/lifecycle.ts",
   "src/core/checkpoint.ts",
   "src/core/claim.ts",
   "src/core/records.ts",
-  "src/core/guard.ts",
   "src/core/evidence.ts",
-  "src/core/recall.ts",
+  "src/core/guard-verdict.ts",
+  "src/core/memory-down.ts",
+  "src/core/texts.ts",
   "src/core/freshness.ts",
   "src/core/compress.ts",
   "src/core/watchdog.ts",
@@ -149,13 +167,43 @@ test("a hook evaluates one host module: the entry loads hosts lazily, from a tab
     expect(Object.values(meta.outputs).some((out) => out.entryPoint === module)).toBe(true);
 });
 
+/** chunkHolding("src/hosts/claude.ts") → the sources of the output chunk that holds that source. */
+function chunkHolding(source: string): string[] {
+  const chunk = Object.keys(meta.outputs).find((out) => Object.hasOwn(meta.outputs[out]!.inputs, source));
+  if (!chunk) throw new Error(`no chunk holds ${source}`);
+  return Object.keys(meta.outputs[chunk]!.inputs);
+}
+
+test("the entry holds the shared hook runtime, and each host's descriptor shares its hook module's chunk", () => {
+  const eager = sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement"));
+  expect(SHARED_RUNTIME.filter((source) => !eager.includes(source))).toEqual([]);
+  // The installer takes each descriptor through its host module (src/hosts/descriptors/index.ts):
+  // imported directly, a descriptor became a chunk of its own, one more for every hook to load.
+  for (const name of Object.keys(HOSTS))
+    expect(`${name}: ${chunkHolding(`src/hosts/${name}.ts`).includes(`src/hosts/descriptors/${name}.ts`)}`).toBe(
+      `${name}: true`,
+    );
+  // A hook loads the entry's two chunks, its host's (the lazy import's own small chunk, then the
+  // one holding the module), and at most two more that its host module imports statically
+  // (texts.ts for the hosts whose encoder words a refusal itself, the host module another host
+  // builds on: dsh's is Codex's).
+  for (const name of Object.keys(HOSTS)) {
+    const chunk = Object.keys(meta.outputs).find((out) => meta.outputs[out]!.entryPoint === `src/hosts/${name}.ts`)!;
+    const loaded = new Set([
+      ...closure(entryChunk, (to) => to.kind === "import-statement"),
+      ...closure(chunk, (to) => to.kind === "import-statement"),
+    ]);
+    expect(`${name}: ${loaded.size} chunks`).toBe(`${name}: ${Math.min(loaded.size, 6)} chunks`);
+  }
+});
+
 test("each event evaluates its own rules only", () => {
   const allSources = sourcesOf(Object.keys(meta.outputs));
   // Positive control: every rule listed is in the build, so its absence below means something.
-  for (const rule of EVENT_RULES) expect(allSources).toContain(rule);
+  for (const rule of [...LAZY_RULES, ...SHARED_RUNTIME]) expect(allSources).toContain(rule);
   expect(
     sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) =>
-      EVENT_RULES.includes(source),
+      LAZY_RULES.includes(source),
     ),
   ).toEqual([]);
   const notFor = (entryPoint: string, rules: readonly string[]) =>
@@ -167,48 +215,36 @@ test("each event evaluates its own rules only", () => {
   expect(
     notFor("src/core/lifecycle.ts", ["src/core/freshness.ts", "src/core/checkpoint.ts", "src/core/compress.ts"]),
   ).toEqual([]);
+  // The recall-evidence rule and what it reads come only once a tool's name is a recall's; it
+  // does not evaluate the edit guard's verdict or the lifecycle rules.
   expect(
-    notFor("src/core/guard.ts", [
+    notFor("src/core/evidence.ts", [
       "src/core/freshness.ts",
       "src/core/lifecycle.ts",
       "src/core/checkpoint.ts",
       "src/core/compress.ts",
-      "src/core/evidence.ts",
+      "src/core/guard-verdict.ts",
     ]),
   ).toEqual([]);
-  // The recall-evidence rule and what it reads come only once a tool's name can be a recall's.
-  expect(
-    notFor("src/hosts/tool-events.ts", [
-      "src/core/freshness.ts",
-      "src/core/lifecycle.ts",
-      "src/core/checkpoint.ts",
-      "src/core/compress.ts",
-      "src/core/guard.ts",
-      "src/core/evidence.ts",
-      "src/core/identity.ts",
-      "src/core/records.ts",
-    ]),
-  ).toEqual([]);
-  expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(
-    expect.arrayContaining(["src/core/identity.ts", "src/core/records.ts"]),
-  );
-  // A Bash result goes through the payload-only gates first: the host chunk that runs them (and
-  // the gates themselves) evaluate neither the compressor, its watchdog and compiler client, nor
-  // the recall-evidence rule, which Bash never feeds (docs/performance/2026-12-02-io-floor.md).
+  expect(eagerSourcesOf("src/core/evidence.ts")).toEqual(expect.arrayContaining(["src/core/records.ts"]));
+  // A Bash result goes through the payload-only gates first: the host chunk that runs them
+  // evaluates neither the compressor, its watchdog and compiler client, nor the recall-evidence
+  // rule, which Bash never feeds (docs/performance/2026-12-02-io-floor.md).
   const compressor = ["src/core/compress.ts", "src/core/watchdog.ts", "src/core/compiler.ts", "src/core/evidence.ts"];
-  expect(notFor("src/core/compress-gates.ts", compressor)).toEqual([]);
   expect(notFor("src/hosts/claude.ts", compressor)).toEqual([]);
-  expect(eagerSourcesOf("src/hosts/claude.ts")).toContain("src/core/compress-gates.ts");
   // The deadline is derived from the registered timeout inside the compressor, so a small
   // output, answered by the gates, evaluates nothing for it (control: the compressor's chunk does).
   expect(notFor("src/hosts/claude.ts", ["src/core/host-timeouts.ts"])).toEqual([]);
+  expect(
+    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).includes("src/core/host-timeouts.ts"),
+  ).toBe(false);
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/host-timeouts.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
   // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:
   // no hook evaluates them; the guard reads the broker's status through src/mcp/runtime.ts alone.
   const shared = ["src/mcp/front.ts", "src/mcp/broker.ts", "src/mcp/channel.ts", "src/mcp/lines.ts"];
-  for (const rule of ["src/core/guard.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"])
+  for (const rule of ["src/core/guard-verdict.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"])
     expect(notFor(rule, shared)).toEqual([]);
   expect(
     sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter(
@@ -219,11 +255,12 @@ test("each event evaluates its own rules only", () => {
   expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(
     expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]),
   );
-  expect(eagerSourcesOf("src/core/guard-verdict.ts")).toContain("src/mcp/runtime.ts");
   // An edit outside an opted-in repository (what a user-wide install mostly sees) stops in
   // guard.ts: the verdict's texts, records and memory-down rule come only for a guarded one.
   const verdict = ["src/core/texts.ts", "src/core/records.ts", "src/core/memory-down.ts", "src/mcp/runtime.ts"];
-  expect(notFor("src/core/guard.ts", verdict)).toEqual([]);
+  expect(
+    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => verdict.includes(source)),
+  ).toEqual([]);
   // Positive control: the verdict's chunk evaluates them.
   expect(eagerSourcesOf("src/core/guard-verdict.ts")).toEqual(expect.arrayContaining(verdict));
 });
@@ -291,6 +328,75 @@ test("no hook JIT-compiles anything the I/O floor does not", () => {
       box.workspace,
     );
     expect(forced.length).toBeGreaterThan(0);
+  } finally {
+    box.cleanup();
+  }
+}, 60_000);
+
+/**
+ * threadNamesOf(binary, args, payload, env, cwd) → the names of the threads the run started, from
+ * `strace -f -e trace=prctl` (each engine thread names itself with PR_SET_NAME).
+ */
+function threadNamesOf(
+  binary: string,
+  args: readonly string[],
+  payload: unknown,
+  env: Record<string, string>,
+  cwd: string,
+): string[] {
+  const log = path.join(dir, `threads-${args.join("-")}.strace`);
+  const run = Bun.spawnSync(["strace", "-f", "-qq", "-e", "trace=prctl", "-o", log, binary, ...args], {
+    stdin: Buffer.from(JSON.stringify(payload)),
+    env,
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (run.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
+  return [...fs.readFileSync(log, "utf8").matchAll(/PR_SET_NAME, "([^"]+)"/g)].map((m) => m[1]!);
+}
+
+// The engine starts a thread that pre-faults heap blocks once a process has allocated 64 of them
+// (JavaScriptCore's warmUpMarkedBlockStartAfterBlocks); in a hook that lives ~7 ms it is pure
+// cost, ~3–5% of its CPU with the scavenger thread it brings (docs/performance/2026-12-02-bench-guard.md).
+// The commonest hooks (a small shell result, any other tool's result, an edit outside an
+// opted-in repository) stay below that count: a module more per hook or a heavier shared
+// runtime puts them over, which this test sees before the bench does.
+test("the commonest hooks stay below the engine's heap warm-up thread", () => {
+  if (!Bun.which("strace")) {
+    if (process.env.CI === "true") throw new Error("strace is missing: .ci/run installs it");
+    return;
+  }
+  const box = makeSandbox("hotpath-warmup");
+  try {
+    const hook = path.join(dir, "velesdb-hooks");
+    const at = (host: string, name: string, overrides: Record<string, unknown> = {}) =>
+      loadPayload(host, name, { cwd: box.workspace, ...overrides });
+    const smallOutput = `${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`;
+    const bashSmall = at("claude", "post-tool-use.bash-small");
+    const runs: Array<[readonly string[], Record<string, unknown>]> = [
+      [
+        ["claude", "post-tool-use"],
+        { ...bashSmall, tool_response: { ...(bashSmall.tool_response as object), stdout: smallOutput } },
+      ],
+      [["claude", "post-tool-use"], at("claude", "post-tool-use.read")],
+      [["codex", "post-tool-use"], { ...at("codex", "post-tool-use.bash"), tool_response: smallOutput }],
+      [
+        ["claude", "pre-tool-use"],
+        at("claude", "pre-tool-use.write", {
+          tool_input: { file_path: path.join(box.workspace, "a.ts"), content: "x" },
+        }),
+      ],
+    ];
+    for (const [args, payload] of runs)
+      expect(`${args.join(" ")}: ${threadNamesOf(hook, args, payload, box.env, box.workspace).join(" ")}`).toBe(
+        `${args.join(" ")}: `,
+      );
+    // Positive control: the same run with the engine told to start the thread at once names it.
+    const [args, payload] = runs[0]!;
+    expect(
+      threadNamesOf(hook, args, payload, { ...box.env, BUN_JSC_warmUpMarkedBlockStartAfterBlocks: "1" }, box.workspace),
+    ).toContain("JSCWarmUp");
   } finally {
     box.cleanup();
   }

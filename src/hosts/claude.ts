@@ -11,11 +11,13 @@
 //   Above its inline limit Claude keeps the whole stdout in its own file (`persistedOutputPath`)
 //   and cuts `stdout`. PostToolUse `updatedToolOutput` replaces the object the model reads.
 //
-// Rules are imported inside each event (with literal paths, so the release build splits them
-// into chunks): a hook loads only the code of its own event (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { diagnosticLine, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { compressCommandOutput } from "../core/compress-gates.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import { Utf8Literal } from "../core/json-bytes.ts";
 import { isPlainObject, objectField, stringField, type Payload } from "../core/payload.ts";
 import { CLAUDE } from "./descriptors/claude.ts";
@@ -29,6 +31,10 @@ import {
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
+import { evidenceOnlyPostToolUse } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { CLAUDE };
 
 // The edit tools the guard covers (the descriptor's), and the field that names each one's target.
 const CLAUDE_EDIT_TARGET_FIELD = pathFieldsOf(CLAUDE);
@@ -40,7 +46,6 @@ async function claudePreToolUse(input: HookInput): Promise<Decision> {
     tool !== undefined && Object.hasOwn(CLAUDE_EDIT_TARGET_FIELD, tool) ? CLAUDE_EDIT_TARGET_FIELD[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
-  const { guardEditDecision } = await import("../core/guard.ts");
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
@@ -55,7 +60,7 @@ const BASH_OUTPUT_FIELD = ["tool_response", "stdout"] as const;
  */
 async function claudePostToolUse(input: HookInput): Promise<Decision> {
   if (input.payload.tool_name === CLAUDE.shellTool) return compressClaudeBash(input);
-  return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
+  return evidenceOnlyPostToolUse(input);
 }
 
 /** Bash: both streams compiled into one view that becomes stdout (stderr emptied: it is in the view). */

@@ -24,11 +24,17 @@
 //   registered. PreCompact can only block: not registered.
 // - A pass prints nothing: plain stdout of SessionStart is context to CodeBuddy (its docs).
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { CODEBUDDY } from "./descriptors/codebuddy.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
+import { evidenceOnlyPostToolUse, guardNamedEditTool } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { CODEBUDDY };
 
 // The edit tools the guard covers (the descriptor's), and the field that names each one's target.
 const CODEBUDDY_EDIT_TARGET_FIELD = pathFieldsOf(CODEBUDDY);
@@ -42,12 +48,12 @@ export const codebuddy: HostModule = {
     stop: STOP_EVENT,
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, CODEBUDDY_EDIT_TARGET_FIELD),
+      run: async (input) => guardNamedEditTool(input, CODEBUDDY_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
       failure: "open",
       // Recall evidence from `mcp__velesdb-memory__<tool>`, read from its content alone.
-      run: async (input) => (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input),
+      run: async (input) => evidenceOnlyPostToolUse(input),
     },
   }),
   encode: silentPassEncoder((text) => ({ continue: false, reason: text })),

@@ -10,8 +10,12 @@
 //   archive footer. The Bash `tool_response` is the output as one string.
 // - PreCompact has no channel that reaches a model, so instructions map to a pass.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
+import { compressCommandOutput } from "../core/compress-gates.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
 import { fallbackRefusal } from "../core/texts.ts";
@@ -26,6 +30,10 @@ import {
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
+import { evidenceOnlyPostToolUse } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { CODEX };
 
 export const CODEX_CONTEXT_LIMIT = 9000;
 
@@ -81,7 +89,6 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
       ? CODEX.editTools[tool as keyof typeof CODEX.editTools]
       : undefined;
   if (edit === undefined) return pass(input.inputProblem);
-  const { guardEditDecision } = await import("../core/guard.ts");
   if (edit.kind === "patch") {
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(
@@ -96,9 +103,7 @@ async function codexPreToolUse(input: HookInput): Promise<Decision> {
 /** PostToolUse: recall evidence; Bash output compiled, its view given back as the block reason. */
 async function codexPostToolUse(input: HookInput): Promise<Decision> {
   const output = input.payload.tool_response;
-  if (input.payload.tool_name !== CODEX.shellTool || typeof output !== "string")
-    return (await import("./tool-events.ts")).evidenceOnlyPostToolUse(input);
-  const { compressCommandOutput } = await import("../core/compress-gates.ts");
+  if (input.payload.tool_name !== CODEX.shellTool || typeof output !== "string") return evidenceOnlyPostToolUse(input);
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),

@@ -36,15 +36,24 @@
 //   compression compiles the inline output or that file's content, archives it in our state
 //   (never pointing at Copilot's file), and keeps the `<shellId …>` footer with its exit code.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import * as path from "node:path";
+import { MAX_NESTING, compressCommandOutput, nestedDeeperThan } from "../core/compress-gates.ts";
 import type { SavedOutput } from "../core/compress.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
+import { isVelesdbRecallToolName, mcpToolName } from "../core/recall.ts";
 import { COPILOT } from "./descriptors/copilot.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { joinNotes, recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { COPILOT };
 
 /** The tools that name their one target in a field of `toolArgs` (the descriptor's: `path`). */
 const COPILOT_PATH_EDIT_FIELD = pathFieldsOf(COPILOT);
@@ -88,7 +97,6 @@ async function copilotPreToolUse(input: HookInput): Promise<Decision> {
     Object.hasOwn(COPILOT.editTools, tool) &&
     COPILOT.editTools[tool as keyof typeof COPILOT.editTools].kind === "patch"
   ) {
-    const { guardEditDecision } = await import("../core/guard.ts");
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(input, parsePatchTargets(typeof toolArgs === "string" ? toolArgs : ""));
   }
@@ -96,7 +104,6 @@ async function copilotPreToolUse(input: HookInput): Promise<Decision> {
     tool !== undefined && Object.hasOwn(COPILOT_PATH_EDIT_FIELD, tool) ? COPILOT_PATH_EDIT_FIELD[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = isPlainObject(toolArgs) ? stringField(toolArgs, field) : undefined;
-  const { guardEditDecision } = await import("../core/guard.ts");
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
@@ -176,7 +183,6 @@ async function compressCopilotBash(input: HookInput): Promise<Decision> {
     saved = file.saved;
   }
   const toolArgs = input.payload.toolArgs;
-  const { compressCommandOutput, MAX_NESTING, nestedDeeperThan } = await import("../core/compress-gates.ts");
   // The answer carries Copilot's result object back whole: a field nested deeper than
   // JSON.stringify can write (fuzz, seed -512651350: 55 196 levels) made the encoder overflow its
   // stack after the compiler ran, "internal error" instead of a clean refusal.
@@ -203,10 +209,8 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
   if (stringField(input.payload, "toolName") === COPILOT.shellTool) return compressCopilotBash(input);
   const spelled = COPILOT_VELESDB_TOOL.exec(stringField(input.payload, "toolName") ?? "");
   if (!spelled) return pass(input.inputProblem);
-  const { isVelesdbRecallToolName, mcpToolName } = await import("../core/recall.ts");
   const toolName = mcpToolName(spelled[1], spelled[2]);
   if (toolName === undefined || !isVelesdbRecallToolName(toolName)) return pass(input.inputProblem);
-  const { joinNotes, recordEvidenceAndPass } = await import("./tool-events.ts");
   const result = objectField(input.payload, "toolResult") ?? {};
   // Only "success" shows an answer; the text of any other result type may be an error message.
   const resultType = stringField(result, "resultType");

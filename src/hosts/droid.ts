@@ -32,11 +32,17 @@
 //   `[Process exited with code N]`; that string is PostToolUse's `tool_response`.
 //   PreCompact exists but was not measured: not registered.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { DROID } from "./descriptors/droid.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { silentPassEncoder } from "./silent-pass.ts";
+import { evidenceFromSpelledMcpTool, guardNamedEditTool } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { DROID };
 
 const DROID_EDIT_TARGET_FIELD = pathFieldsOf(DROID);
 
@@ -52,12 +58,12 @@ export const droid: HostModule = {
     stop: STOP_EVENT,
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
+      run: async (input) => guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
       failure: "open",
       // Recall evidence from `velesdb-memory___<tool>` (its text answer as a string).
-      run: async (input) => (await import("./tool-events.ts")).evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
+      run: async (input) => evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
     },
   }),
   encode: silentPassEncoder((text) => ({ decision: "block", reason: text })),

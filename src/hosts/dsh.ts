@@ -11,14 +11,21 @@
 //   object without `error`.
 import * as path from "node:path";
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { pass, type Decision } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import { createExclusiveFile } from "../core/state.ts";
 import { encodeCodexAnswer } from "./codex.ts";
 import { DSH } from "./descriptors/dsh.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
+import { recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { DSH };
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 
@@ -26,11 +33,10 @@ const WORKSPACE_STATE_DIR = ".velesdb-hooks";
 async function dshPreToolUse(input: HookInput): Promise<Decision> {
   const tool = stringField(input.payload, "tool_name");
   if (tool === undefined || !Object.hasOwn(DSH.editTools, tool)) return pass(input.inputProblem);
-  return (await import("../core/guard.ts")).guardEditDecision(input, []);
+  return guardEditDecision(input, []);
 }
 
 async function dshPostToolUse(input: HookInput): Promise<Decision> {
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,

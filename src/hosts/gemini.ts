@@ -41,10 +41,14 @@
 //   CLAUDE_PROJECT_DIR; the payload has session_id, transcript_path, cwd, hook_event_name and
 //   timestamp.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
+import { mcpToolName } from "../core/recall.ts";
 import { fallbackRefusal } from "../core/texts.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { GEMINI } from "./descriptors/gemini.ts";
@@ -57,6 +61,10 @@ import {
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
+import { mcpResultOfLlmContent, recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { GEMINI };
 
 /** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES; the descriptor's), and their target field. */
 const GEMINI_EDIT_TARGET_FIELD = pathFieldsOf(GEMINI);
@@ -103,7 +111,7 @@ async function geminiBeforeTool(input: HookInput): Promise<Decision> {
     tool !== undefined && Object.hasOwn(GEMINI_EDIT_TARGET_FIELD, tool) ? GEMINI_EDIT_TARGET_FIELD[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
-  return (await import("../core/guard.ts")).guardEditDecision(input, target === undefined ? [] : [target]);
+  return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 // A successful MCP answer arrives as "<untrusted_context>\n…\n</untrusted_context>": the wrapper
@@ -115,8 +123,6 @@ export const withoutUntrustedWrapper = (text: string): string => UNTRUSTED_WRAPP
 
 /** AfterTool: recall evidence for velesdb-memory MCP tools, named by `mcp_context`. */
 async function geminiAfterTool(input: HookInput): Promise<Decision> {
-  const { mcpToolName } = await import("../core/recall.ts");
-  const { mcpResultOfLlmContent, recordEvidenceAndPass } = await import("./tool-events.ts");
   const mcp = objectField(input.payload, "mcp_context") ?? {};
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(mcp.server_name, mcp.tool_name),

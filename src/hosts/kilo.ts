@@ -21,6 +21,9 @@ import type { HostModule } from "./host.ts";
 import { mcpToolOf, tempStateProfile } from "./host.ts";
 import { opencode, opencodePostToolUse } from "./opencode.ts";
 
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { KILO };
+
 export const kilo: HostModule = {
   ...opencode,
   descriptor: KILO,

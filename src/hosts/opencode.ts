@@ -40,12 +40,18 @@
 // `tool_response` at the tool events and `stop_hook_active` at stop. Answers: one JSON object,
 // `{}` or one of `system`, `deny`, `output`, `prompt`, `context` (a string); a deny falls back
 // to exit 2 with the reason on stderr.
+import { compressCommandOutput } from "../core/compress-gates.ts";
 import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { OPENCODE, type OpencodeLike } from "./descriptors/opencode.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import { evidenceFromSpelledMcpTool, guardNamedEditTool } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { OPENCODE };
 
 const OPENCODE_EDIT_TARGET_FIELD = pathFieldsOf(OPENCODE);
 
@@ -83,11 +89,9 @@ async function opencodePreToolUse(input: HookInput): Promise<Decision> {
       : undefined;
   if (edit?.kind === "patch") {
     const patchText = stringField(objectField(input.payload, "tool_input") ?? {}, edit.field) ?? "";
-    const { guardEditDecision } = await import("../core/guard.ts");
     const { parsePatchTargets } = await import("../core/patch.ts");
     return guardEditDecision(input, parsePatchTargets(patchText));
   }
-  const { guardNamedEditTool } = await import("./tool-events.ts");
   return guardNamedEditTool(input, OPENCODE_EDIT_TARGET_FIELD);
 }
 
@@ -100,7 +104,6 @@ export function opencodePostToolUse(descriptor: OpencodeLike): (input: HookInput
   return async (input) => {
     const tool = stringField(input.payload, "tool_name") ?? "";
     if (tool === descriptor.shellTool) return compressOpencodeBash(input, descriptor);
-    const { evidenceFromSpelledMcpTool } = await import("./tool-events.ts");
     return evidenceFromSpelledMcpTool(input, OPENCODE_VELESDB_TOOL);
   };
 }
@@ -112,7 +115,6 @@ async function compressOpencodeBash(input: HookInput, descriptor: OpencodeLike):
     return pass("bash output is not {output: string}; left as is");
   const metadata = objectField(response, "metadata") ?? {};
   const savedPath = metadata.truncated === true ? stringField(metadata, "outputPath") : undefined;
-  const { compressCommandOutput } = await import("../core/compress-gates.ts");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),

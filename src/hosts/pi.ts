@@ -27,6 +27,7 @@
 // Payloads (the extension's): `{session_id, cwd, source?}`, plus `tool_name`, `tool_input`,
 // `tool_response` at the tool events and `stop_hook_active` at stop. Answers are OpenCode's
 // (src/hosts/opencode.ts): `{}` or one of `system`, `deny`, `output`, `prompt`.
+import { compressCommandOutput } from "../core/compress-gates.ts";
 import { pass, type Decision } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
@@ -35,6 +36,10 @@ import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { PI } from "./descriptors/pi.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { opencode } from "./opencode.ts";
+import { guardNamedEditTool, recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { PI };
 
 // How the model names a velesdb-memory tool (the descriptor's `velesdb_memory_<tool>`):
 // pi-mcp-adapter prefixes each server tool with the server's name, `-` made `_` (its default
@@ -48,7 +53,6 @@ const PI_EDIT_TARGET_FIELD = pathFieldsOf(PI);
 
 /** tool_call: the guard over write and edit. */
 async function piPreToolUse(input: HookInput): Promise<Decision> {
-  const { guardNamedEditTool } = await import("./tool-events.ts");
   return guardNamedEditTool(input, PI_EDIT_TARGET_FIELD);
 }
 
@@ -65,7 +69,6 @@ async function piPostToolUse(input: HookInput): Promise<Decision> {
       : Object.hasOwn(response, "error") && response.error !== undefined
         ? { error: response.error }
         : {};
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(response.server, response.tool),
     toolInput:
@@ -95,7 +98,6 @@ async function compressPiBash(input: HookInput, response: Record<string, unknown
   if (texts.length !== 1 || response.isError === true)
     return pass("bash result is not one text block of a command that ran; left as is");
   const savedPath = response.truncated === true ? stringField(response, "fullOutputPath") : undefined;
-  const { compressCommandOutput } = await import("../core/compress-gates.ts");
   const compressed = await compressCommandOutput(input, {
     toolName: "Bash",
     command: stringField(objectField(input.payload, "tool_input") ?? {}, "command"),

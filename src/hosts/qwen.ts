@@ -25,7 +25,9 @@
 // - The hook environment has QWEN_PROJECT_DIR, CLAUDE_PROJECT_DIR and GEMINI_PROJECT_DIR = the
 //   workspace; the payload's `cwd` is the workspace too, and it is what we read.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { jsonAnswer, jsonDenyAnswer, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
@@ -39,6 +41,10 @@ import {
   tempStateProfile,
   type HostModule,
 } from "./host.ts";
+import { guardNamedEditTool, mcpResultOfLlmContent, recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { QWEN };
 
 const QWEN_EDIT_TARGET_FIELD = pathFieldsOf(QWEN);
 
@@ -68,7 +74,6 @@ export function encodeQwenAnswer(wireName: string, decision: Decision): HookAnsw
 
 /** PostToolUse: recall evidence from a velesdb-memory MCP call (docs/contract.md §6.2). */
 async function qwenPostToolUse(input: HookInput): Promise<Decision> {
-  const { mcpResultOfLlmContent, recordEvidenceAndPass } = await import("./tool-events.ts");
   return recordEvidenceAndPass(input, {
     toolName: input.payload.tool_name,
     toolInput: input.payload.tool_input,
@@ -90,7 +95,7 @@ export const qwen: HostModule = {
     },
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => (await import("./tool-events.ts")).guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
+      run: async (input) => guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
     },
     "post-tool-use": { failure: "open", run: qwenPostToolUse },
   }),

@@ -13,6 +13,7 @@
 // (docs/performance/2026-12-02-fold-backs.md).
 import { pass, type Decision } from "../core/decision.ts";
 import type { ToolCall } from "../core/evidence.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { isVelesdbRecallToolName, mcpToolName } from "../core/recall.ts";
@@ -58,7 +59,11 @@ export async function evidenceFromSpelledMcpTool(input: HookInput, spelling: Reg
 }
 
 export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
-  return notes.filter((note) => note !== undefined && note !== "").join("; ");
+  // A loop, not filter and join: every PostToolUse joins its notes here, and an array builtin's
+  // first call costs a hook ~0.1 M instructions (docs/performance/2026-12-02-bench-guard.md).
+  let joined = "";
+  for (const note of notes) if (note !== undefined && note !== "") joined = joined === "" ? note : `${joined}; ${note}`;
+  return joined;
 }
 
 /**
@@ -98,6 +103,5 @@ export async function guardNamedEditTool(
   const field = tool !== undefined && Object.hasOwn(targetFieldByTool, tool) ? targetFieldByTool[tool] : undefined;
   if (field === undefined) return pass(input.inputProblem);
   const target = stringField(objectField(input.payload, "tool_input") ?? {}, field);
-  const { guardEditDecision } = await import("../core/guard.ts");
   return guardEditDecision(input, target === undefined ? [] : [target]);
 }

@@ -8,13 +8,21 @@
 // - There is no Stop event: no checkpoint could ever be delivered, so no edit queue is kept,
 //   and a Stop-shaped decision maps to a pass.
 //
-// Rules are imported inside each event, so a hook loads only its own event's code (docs/contract.md §12).
+// The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
+// they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
+// inside the event, so a hook loads only its own event's code (docs/contract.md §12).
 import { diagnosticLine, exitTwoDeny, type Decision, type HookAnswer } from "../core/decision.ts";
+import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { objectField, stringField } from "../core/payload.ts";
+import { mcpToolName } from "../core/recall.ts";
 import { defaultStateDirectory } from "../core/state.ts";
 import { WINDSURF } from "./descriptors/windsurf.ts";
 import { eventsOf, mcpToolOf, type HostModule } from "./host.ts";
+import { recordEvidenceAndPass } from "./tool-events.ts";
+
+// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+export { WINDSURF };
 
 function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer {
   switch (decision.kind) {
@@ -35,13 +43,11 @@ function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer
 /** pre_write_code: the recall-before-edit guard on `tool_info.file_path`. */
 async function windsurfPreWriteCode(input: HookInput): Promise<Decision> {
   const target = stringField(objectField(input.payload, "tool_info") ?? {}, "file_path");
-  return (await import("../core/guard.ts")).guardEditDecision(input, target === undefined ? [] : [target]);
+  return guardEditDecision(input, target === undefined ? [] : [target]);
 }
 
 /** post_mcp_tool_use: recall evidence from the `mcp_result` text. */
 async function windsurfPostMcpToolUse(input: HookInput): Promise<Decision> {
-  const { mcpToolName } = await import("../core/recall.ts");
-  const { recordEvidenceAndPass } = await import("./tool-events.ts");
   const info = objectField(input.payload, "tool_info") ?? {};
   return recordEvidenceAndPass(input, {
     toolName: mcpToolName(info.mcp_server_name, info.mcp_tool_name),

@@ -1,5 +1,10 @@
-// Every host's descriptor, for the installer's tables, the tests and the timeouts. A hook imports
-// only its own host's descriptor (src/hosts/<host>.ts), never this table.
+// Every host's descriptor, for the tests. A hook imports only its own host's descriptor
+// (src/hosts/<host>.ts), never this table, and the installer takes each one through its host
+// module (src/install/clients/<host>.ts imports CLAUDE from src/hosts/claude.ts, which
+// re-exports it). That route is for the release build: a module that two lazily loaded parts
+// reach by different paths gets a chunk of its own, so a descriptor the installer imported
+// directly was one more module for every hook to load; through the host module it shares the
+// hook module's chunk (docs/performance/2026-12-02-bench-guard.md, "Chunks and heap blocks").
 import { CLAUDE } from "./claude.ts";
 import { CODEBUDDY } from "./codebuddy.ts";
 import { CODEX } from "./codex.ts";

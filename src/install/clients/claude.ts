@@ -1,7 +1,7 @@
 // Claude Code (docs/contract.md §4.1): ~/.claude/settings.json ($CLAUDE_CONFIG_DIR honoured), grouped
 // handlers in the exec form — no shell, so no quoting, and it works on Windows.
 import * as path from "node:path";
-import { CLAUDE } from "../../hosts/descriptors/claude.ts";
+import { CLAUDE } from "../../hosts/claude.ts";
 import { absoluteOverride } from "../paths.ts";
 import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
 

@@ -14,7 +14,7 @@
 // .mcp.json and mcp.json, used once approved. Entries are `{type, command, args, env}`.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CODEBUDDY } from "../../hosts/descriptors/codebuddy.ts";
+import { CODEBUDDY } from "../../hosts/codebuddy.ts";
 import { absoluteOverride, type InstallerContext, type Resolved } from "../paths.ts";
 import { posixQuote } from "../shell-words.ts";
 import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";

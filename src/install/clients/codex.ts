@@ -5,7 +5,7 @@
 // report them) and skips any entry the user has not trusted in /hooks, without a word — so
 // check, doctor and install all say where trust is missing.
 import * as path from "node:path";
-import { CODEX } from "../../hosts/descriptors/codex.ts";
+import { CODEX } from "../../hosts/codex.ts";
 import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
 import { ownedEntries } from "../owned-entries.ts";

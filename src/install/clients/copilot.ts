@@ -11,7 +11,7 @@
 // seconds; a hook that times out lets the tool run.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { COPILOT } from "../../hosts/descriptors/copilot.ts";
+import { COPILOT } from "../../hosts/copilot.ts";
 import { absoluteOverride, shown } from "../paths.ts";
 import { installCommand } from "../report.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";

@@ -9,7 +9,7 @@
 // install writes the user file, in the shapes `droid mcp add` writes.
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import { DROID } from "../../hosts/descriptors/droid.ts";
+import { DROID } from "../../hosts/droid.ts";
 import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
 
 // Events, matchers and timeouts: the descriptor (src/hosts/descriptors/droid.ts).

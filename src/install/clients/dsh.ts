@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixQuote } from "../shell-words.ts";
-import { DSH } from "../../hosts/descriptors/dsh.ts";
+import { DSH } from "../../hosts/dsh.ts";
 import { rowsOf, type RegistryClient } from "./client.ts";
 import { codex } from "./codex.ts";
 

@@ -22,7 +22,7 @@ import { nodeAt } from "../jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
 import { readUserFile } from "../safe-read.ts";
 import { posixQuote, powershellCall } from "../shell-words.ts";
-import { GEMINI } from "../../hosts/descriptors/gemini.ts";
+import { GEMINI } from "../../hosts/gemini.ts";
 import {
   fileInHome,
   rowsOf,

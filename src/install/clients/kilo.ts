@@ -10,7 +10,7 @@
 // the same lists of the binary. Entries are OpenCode's (`command` an argv array); tools reach the
 // model as `velesdb-memory_<tool>`. install writes kilo.json, the file Kilo's docs name.
 import * as path from "node:path";
-import { KILO } from "../../hosts/descriptors/kilo.ts";
+import { KILO } from "../../hosts/kilo.ts";
 import type { McpFile } from "./client.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";

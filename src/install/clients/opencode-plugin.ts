@@ -15,7 +15,8 @@
 //   continuation it started as `stop_hook_active`, and the Stop rule passes on it.
 
 import { editToolsMatcher, type HostDescriptor, velesdbToolsMatcher } from "../../hosts/descriptors/descriptor.ts";
-import { OPENCODE, type OpencodeLike } from "../../hosts/descriptors/opencode.ts";
+import { OPENCODE } from "../../hosts/opencode.ts";
+import type { OpencodeLike } from "../../hosts/descriptors/opencode.ts";
 
 /**
  * hookTimeoutMs(OPENCODE) → the timeout each hook call of a plugin or extension gets, in ms: its

@@ -8,7 +8,7 @@
 // OpenCode's config directory, merged — and of the project's opencode.json / opencode.jsonc.
 // Its tools reach the model as `<server>_<tool>` (`velesdb-memory_recall`), the name's `-` kept.
 import * as path from "node:path";
-import { OPENCODE } from "../../hosts/descriptors/opencode.ts";
+import { OPENCODE } from "../../hosts/opencode.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
 

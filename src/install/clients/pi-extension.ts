@@ -18,7 +18,7 @@
 //   server and tool in `details.server` / `details.tool`: only those are sent.
 
 import { editToolsMatcher } from "../../hosts/descriptors/descriptor.ts";
-import { PI } from "../../hosts/descriptors/pi.ts";
+import { PI } from "../../hosts/pi.ts";
 import { askFunctionSource } from "./opencode-plugin.ts";
 
 // The tools the extension sends on, and the server whose results it sends: the descriptor's

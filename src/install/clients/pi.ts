@@ -10,7 +10,7 @@
 // no other host's shared config changes. Without the adapter those files do nothing: the docs
 // (docs/hosts/pi.md) say what to install.
 import * as path from "node:path";
-import { PI } from "../../hosts/descriptors/pi.ts";
+import { PI } from "../../hosts/pi.ts";
 import { absoluteOverride } from "../paths.ts";
 import { fileInHome, type InstallerClient, type McpFile } from "./client.ts";
 import { piExtensionBody } from "./pi-extension.ts";

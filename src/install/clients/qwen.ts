@@ -16,7 +16,7 @@
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
 import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { QWEN } from "../../hosts/descriptors/qwen.ts";
+import { QWEN } from "../../hosts/qwen.ts";
 import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "./client.ts";
 
 // Events, matchers and timeouts (seconds; written as milliseconds below): the descriptor

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
 import { posixQuote } from "../shell-words.ts";
-import { WINDSURF } from "../../hosts/descriptors/windsurf.ts";
+import { WINDSURF } from "../../hosts/windsurf.ts";
 import { rowsOf, type RegistryClient } from "./client.ts";
 
 // No matchers and no timeout field (src/hosts/descriptors/windsurf.ts); the hooks themselves filter.
