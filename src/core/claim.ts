@@ -8,7 +8,7 @@
 // the claim is still the very one judged stale, so two processes can never both take over.
 import * as fs from "node:fs";
 import { readBoundedFile } from "./bounded-read.ts";
-import { errorCode } from "./state.ts";
+import { errorCode, uniqueSuffix } from "./state.ts";
 
 const BREAK_SUFFIX = ".break";
 /** A break file older than this was left by a process that died in the few microseconds it holds one. */
@@ -62,7 +62,7 @@ function release(file: string, me: ClaimOwner): void {
 
 /** tryCreate(file, me) → "taken", "exists", or the errno code that stops us. The file appears whole: a temp file hard-linked to the name. */
 function tryCreate(file: string, me: ClaimOwner): "taken" | "exists" | string {
-  const temp = `${file}.${process.pid}-${Math.random().toString(16).slice(2)}`;
+  const temp = `${file}.${process.pid}-${uniqueSuffix()}`;
   try {
     fs.writeFileSync(temp, `${JSON.stringify(me)}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {

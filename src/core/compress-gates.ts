@@ -65,8 +65,9 @@ export function readSettings(
 /** compressibleTool(env, "Bash") → true when the allowlist names it and its shape is verified (Bash only). */
 export function compressibleTool(env: NodeJS.ProcessEnv, toolName: string | undefined): boolean {
   if (toolName !== "Bash") return false;
-  const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS ?? "Bash";
-  return allowlist.split(/[\s,]+/).includes("Bash");
+  // Unset is the common case, and the default allowlist is Bash alone: no pattern to compile.
+  const allowlist = env.VELESDB_HOOK_COMPRESS_TOOLS;
+  return allowlist === undefined || allowlist.split(/[\s,]+/).includes("Bash");
 }
 
 export const untouched = (decision: Decision): Compression => ({ kind: "untouched", decision });

@@ -30,10 +30,11 @@ import type { GuardProblem } from "./texts.ts";
 export async function guardEditDecision(input: HookInput, rawTargets: readonly string[]): Promise<Decision> {
   const problems: GuardProblem[] = [];
   const guarded = new Map<string, GuardedTarget>();
-  const starts =
-    rawTargets.length > 0
-      ? rawTargets.map((t) => editStart(input.cwd, t))
-      : [{ target: input.cwd, startDir: input.cwd, link: false }];
+  // A loop, not map: the edit outside an opted-in repository is a hook held to 1.15× the floor,
+  // and an array builtin's first call costs ~0.1 M instructions (docs/performance/2026-12-02-bench-guard.md).
+  const starts = [];
+  for (const t of rawTargets) starts.push(editStart(input.cwd, t));
+  if (starts.length === 0) starts.push({ target: input.cwd, startDir: input.cwd, link: false });
 
   for (const start of starts) {
     if (start.link) {

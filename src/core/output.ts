@@ -9,8 +9,18 @@ import * as fs from "node:fs";
  */
 export function writeFully(fd: number, text: string): boolean {
   if (text === "") return true;
-  const bytes = Buffer.from(text, "utf8");
+  // The string in one write first, as nearly every answer goes out: encoding it to a Buffer
+  // before every write was the costliest step of writing an answer (Buffer.from of a string,
+  // ~0.3 M instructions on its first call; docs/performance/2026-12-02-bench-guard.md). Only
+  // a short write (a full pipe) or EAGAIN goes on, from the first byte not written.
   let offset = 0;
+  try {
+    offset = fs.writeSync(fd, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return false;
+  }
+  if (offset === Buffer.byteLength(text, "utf8")) return true;
+  const bytes = Buffer.from(text, "utf8");
   while (offset < bytes.length) {
     try {
       offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);

@@ -24,7 +24,16 @@ export type RecallResponseForm = "structured" | "text";
 // The tools whose successful answer proves the agent looked at memory: the list the installer's
 // matchers let through (src/hosts/descriptors/velesdb-memory.ts). compile_context is one only with
 // a memory_scope (it compiles the given text otherwise, without reading memory).
-const RECALL_TOOLS: ReadonlySet<string> = new Set(RECALL_TOOL_NAMES.filter((tool) => tool !== SCOPED_RECALL_TOOL));
+const RECALL_TOOLS: ReadonlySet<string> = recallTools();
+
+// Without Array.prototype.filter: every hook evaluates this module (src/hosts/loaders.ts), and an
+// array builtin's first call in a process costs ~0.1 M instructions, about 1.5% of the I/O floor
+// (docs/performance/2026-12-02-bench-guard.md, "First calls").
+function recallTools(): Set<string> {
+  const tools = new Set(RECALL_TOOL_NAMES);
+  tools.delete(SCOPED_RECALL_TOOL);
+  return tools;
+}
 
 // The server name in either spelling, optionally behind a Claude plugin prefix whose plugin name
 // has no underscore; the same shape as the Claude PostToolUse matcher (docs/contract.md §4.1), so what the
@@ -35,7 +44,8 @@ const NO_SCOPE: RecallScope = { present: false };
 
 /** bareVelesdbToolName("mcp__velesdb_memory__recall_fused") → "recall_fused"; undefined for another server. */
 export function bareVelesdbToolName(toolName: unknown): string | undefined {
-  if (typeof toolName !== "string") return undefined;
+  // Only an MCP tool can be one: a Read or an Edit result never compiles the pattern below.
+  if (typeof toolName !== "string" || !toolName.startsWith("mcp__")) return undefined;
   return VELESDB_TOOL_NAME.exec(toolName)?.[1];
 }
 

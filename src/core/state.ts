@@ -199,7 +199,7 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
   if (existing?.isSymbolicLink()) return { ok: false, cause: "linked", problem: `${target} is a symlink` };
   if (existing && !existing.isFile())
     return { ok: false, cause: "malformed", problem: `${target} is not a regular file` };
-  const temp = `${target}.tmp-${process.pid}-${randomSuffix()}`;
+  const temp = `${target}.tmp-${process.pid}-${uniqueSuffix()}`;
   let fd: number | undefined;
   try {
     fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
@@ -323,8 +323,15 @@ function noFollowFlag(): number {
   return fs.constants.O_NOFOLLOW ?? 0;
 }
 
-function randomSuffix(): string {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+let tempCount = 0;
+
+/**
+ * uniqueSuffix() → "mx6ae26o-1": with the pid beside it, a name no other live process makes. Not
+ * random, and it need not be: temp files are created O_EXCL in a private 0700 directory, so a
+ * clash can only fail a write, never redirect one, and only a dead process with the same pid
+ * in the same millisecond could clash. crypto.getRandomValues cost every state write ~0.1 ms
+ * of CPU to initialise (docs/performance/2026-12-02-bench-guard.md).
+ */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}-${++tempCount}`;
 }
