@@ -34,6 +34,9 @@ export interface BenchCase {
   readonly payload: (ws: BenchWorkspace) => string;
   /** Prepares state before each run (e.g. removes a marker so the path measured is the same). */
   readonly before?: (ws: BenchWorkspace) => void;
+  /** What the hook's stdout must match on every run: a case whose path drifted (a first Stop that
+   * found its marker, a refusal that let the edit through) is measuring something else. */
+  readonly answers?: RegExp;
   readonly env?: (ws: BenchWorkspace) => Record<string, string>;
   /** Whether the hook opens the private state (docs/contract.md §12: its guard is STATE_GUARD, else STATELESS_GUARD). */
   readonly touchesState: boolean;
@@ -60,18 +63,34 @@ const json = (value: unknown) => JSON.stringify(value);
 /** A shell command's usual result: `seq 1 100`, 292 bytes (the recorded Claude payload holds its first 291 characters only). */
 const SMALL_SHELL_OUTPUT = `${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`;
 
+/**
+ * forgetSessions(ws): every session's markers, claims and records go; the state directory and its
+ * subdirectories (the stats directory, the I/O floor's own) stay. A session's first Stop comes
+ * after its SessionStart, which made the state directory and wrote the day's stats record, so
+ * this is the state a first Stop meets. Removing the whole directory, as this bench did first,
+ * measured the first hook ever run on the machine instead: creating the stats directory and the
+ * day's file cost those rows 0.05–0.1× of the floor (docs/performance/2026-12-02-bench-guard.md).
+ */
+function forgetSessions(ws: BenchWorkspace): void {
+  if (!fs.existsSync(ws.stateDir)) return;
+  for (const entry of fs.readdirSync(ws.stateDir, { withFileTypes: true }))
+    if (!entry.isDirectory()) fs.rmSync(path.join(ws.stateDir, entry.name), { force: true });
+}
+
 export const LIFECYCLE_CASES: BenchCase[] = [
   {
     label: "claude session-start",
     args: ["claude", "session-start"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "SessionStart", source: "startup" }),
+    answers: /"hookEventName":"SessionStart","additionalContext":"mcp__velesdb-memory__load/,
     touchesState: true,
   },
   {
     label: "claude stop (first: continue)",
     args: ["claude", "stop"],
     payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
-    before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
+    before: forgetSessions,
+    answers: /"additionalContext":"Before this session ends/,
     touchesState: true,
   },
   {
@@ -85,6 +104,7 @@ export const LIFECYCLE_CASES: BenchCase[] = [
     label: "claude pre-compact",
     args: ["claude", "pre-compact"],
     payload: (ws) => json({ session_id: "bench", cwd: ws.repo, hook_event_name: "PreCompact", trigger: "auto" }),
+    answers: /^Keep these verbatim in the summary/,
     touchesState: true,
   },
   {
@@ -98,13 +118,15 @@ export const LIFECYCLE_CASES: BenchCase[] = [
         source: "compact",
         transcript_path: "/t/r.jsonl",
       }),
+    answers: /"hookEventName":"SessionStart","additionalContext":"mcp__velesdb_memory__load/,
     touchesState: true,
   },
   {
     label: "codex stop (first: block)",
     args: ["codex", "stop"],
     payload: (ws) => json({ session_id: "bench-stop", cwd: ws.repo, hook_event_name: "Stop", stop_hook_active: false }),
-    before: (ws) => fs.rmSync(ws.stateDir, { recursive: true, force: true }),
+    before: forgetSessions,
+    answers: /^\{"decision":"block","reason":"Before this session ends/,
     touchesState: true,
   },
 ];
@@ -124,13 +146,14 @@ export const LEARNING_CASES: BenchCase[] = [
     label: "claude pre-tool-use (unlocked)",
     args: ["claude", "pre-tool-use"],
     before: (ws) => {
-      // One recall before the first run makes every run take the unlocked path.
-      if (!fs.existsSync(ws.stateDir)) {
-        Bun.spawnSync([path.join(ROOT, "dist", "velesdb-hooks"), "claude", "post-tool-use"], {
-          stdin: Buffer.from(json(recallMarkerFor(ws))),
-          env: ws.env,
-        });
-      }
+      // A recall before every run makes every run take the unlocked path. It was made only
+      // "when there is no state directory", which the cases before this one always leave, so
+      // this case measured a refusal until `answers` caught it; the Stop cases' forgetSessions
+      // removes the recall's record as well.
+      Bun.spawnSync([path.join(ROOT, "dist", "velesdb-hooks"), "claude", "post-tool-use"], {
+        stdin: Buffer.from(json(recallMarkerFor(ws))),
+        env: ws.env,
+      });
     },
     payload: (ws) =>
       json({
@@ -140,6 +163,7 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_name: "Edit",
         tool_input: { file_path: path.join(ws.optedIn, "src", "a.ts") },
       }),
+    answers: /^\{\}\n$/,
     touchesState: true,
   },
   {
@@ -153,6 +177,7 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_name: "Write",
         tool_input: { file_path: path.join(ws.optedIn, "src", "b.ts") },
       }),
+    answers: /"permissionDecision":"deny"/,
     touchesState: true,
   },
   {
@@ -166,6 +191,7 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_name: "Edit",
         tool_input: { file_path: path.join(ws.repo, "src", "a.ts") },
       }),
+    answers: /^\{\}\n$/,
     touchesState: false,
   },
   {
@@ -179,12 +205,14 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_name: "apply_patch",
         tool_input: { command: "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch" },
       }),
+    answers: /"permissionDecision":"deny"/,
     touchesState: true,
   },
   {
     label: "claude post-tool-use (recall)",
     args: ["claude", "post-tool-use"],
     payload: (ws) => json(recallMarkerFor(ws)),
+    answers: /^\{\}\n$/,
     touchesState: true,
   },
   {
@@ -200,6 +228,7 @@ export const LEARNING_CASES: BenchCase[] = [
         // What Codex hands the hook for velesdb-memory's real answer (the recorded fixture).
         tool_response: CODEX_RECALL_RESPONSE,
       }),
+    answers: /^\{\}\n$/,
     touchesState: true,
   },
   // The hook agents call most: every shell command's result, nearly always under the 12 000-byte
@@ -215,6 +244,7 @@ export const LEARNING_CASES: BenchCase[] = [
         tool_response: { ...(recorded.tool_response as object), stdout: SMALL_SHELL_OUTPUT },
       });
     },
+    answers: /^\{\}\n$/,
     touchesState: false,
   },
   // Every other tool's result (Read, Edit, Grep, …) is recall evidence only when it is a
@@ -223,6 +253,7 @@ export const LEARNING_CASES: BenchCase[] = [
     label: "claude post-tool-use (Read)",
     args: ["claude", "post-tool-use"],
     payload: (ws) => json({ ...recordedPayload("claude", "post-tool-use.read"), cwd: ws.repo }),
+    answers: /^\{\}\n$/,
     touchesState: false,
   },
   {
@@ -230,6 +261,7 @@ export const LEARNING_CASES: BenchCase[] = [
     args: ["codex", "post-tool-use"],
     payload: (ws) =>
       json({ ...recordedPayload("codex", "post-tool-use.bash"), cwd: ws.repo, tool_response: SMALL_SHELL_OUTPUT }),
+    answers: /^\{\}\n$/,
     touchesState: false,
   },
 ];
@@ -239,6 +271,7 @@ interface Sample {
   /** User + system CPU time of the process (all its threads), from wait4. */
   readonly cpuMs: number;
   readonly rssKb: number | undefined;
+  readonly stdout?: string;
 }
 
 function runOnce(
@@ -271,6 +304,7 @@ function runOnce(
     ms,
     cpuMs: result.resourceUsage ? Number(result.resourceUsage.cpuTime.total) / 1000 : Number.NaN,
     rssKb: undefined,
+    stdout: result.stdout.toString(),
   };
 }
 
@@ -412,6 +446,8 @@ function measureTable(programs: Programs, cases: readonly BenchCase[], ws: Bench
       emptyTimes.push(runOnce(programs.empty, [], "", env, ws.repo, false).cpuMs);
       ioTimes.push(runOnce(programs.io, [], c.payload(ws), env, ws.repo, false).cpuMs);
       const hook = runOnce(programs.hook, c.args, c.payload(ws), env, ws.repo, false);
+      if (c.answers && !c.answers.test(hook.stdout ?? ""))
+        throw new Error(`${c.label}: the answer ${JSON.stringify(hook.stdout?.slice(0, 120))} is not the one measured`);
       hookTimes.push(hook.cpuMs);
       hookWall.push(hook.ms);
       if (i < 5) {
