@@ -203,7 +203,9 @@ export function writePrivateFile(target: string, content: string | Uint8Array): 
   let fd: number | undefined;
   try {
     fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(), 0o600);
-    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+    // TextEncoder, not Buffer.from: the first Buffer.from of a string in a process costs ~0.3 M
+    // instructions, 3–5% of a state-writing hook (docs/performance/2026-12-02-bench-guard.md).
+    const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
     fs.closeSync(fd);
     fd = undefined;
@@ -233,7 +235,7 @@ export function createExclusiveFile(target: string, content: string): boolean {
       fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | noFollowFlag(),
       0o600,
     );
-    const bytes = Buffer.from(content, "utf8");
+    const bytes = new TextEncoder().encode(content); // not Buffer.from: see writePrivateFile
     for (let offset = 0; offset < bytes.length; ) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
     return true;
   } catch {
