@@ -22,17 +22,29 @@ export function quantile(values: readonly number[], q: number): number {
  * and a fresh copy's are dirty until written back (seen: one run in two dropped nothing).
  */
 export function dropPageCache(file: string): boolean {
+  writeBack(file);
+  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  return result.exitCode === 0;
+}
+
+/**
+ * writeBack(file): the file's dirty pages written to disk, its pages left in the page cache as
+ * they are. A fresh copy of a ~110 MB binary is dirty until the kernel writes it back, and
+ * three of them written just before a table were being written back while its first cases ran:
+ * the floor alone cost 7.1–7.4 ms in the rounds between and 9.5–13.6 ms in the rounds during
+ * (measured, one case, 40 rounds), which spread the per-run ratios of those cases over ±0.15.
+ * An installed binary is long written back when its hooks run.
+ */
+export function writeBack(file: string): void {
   const fd = fs.openSync(file, "r");
   try {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-  const result = Bun.spawnSync(["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"], {
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  return result.exitCode === 0;
 }
 
 /** freshCopy(program, target) → target: a new executable copy of program, as `install` makes one (its pages as a copy leaves them). */
