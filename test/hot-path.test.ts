@@ -278,16 +278,27 @@ function compiledFunctions(
   env: Record<string, string>,
   cwd: string,
 ): string[] {
-  const run = Bun.spawnSync([binary, ...args], {
+  const run = runWithPayload(
+    [binary, ...args],
+    payload,
+    { ...env, BUN_JSC_reportCompileTimes: "1", BUN_JSC_useConcurrentJIT: "0" },
+    cwd,
+  );
+  return [...run.stderr.toString().matchAll(/^Optimized (\S+):/gm)].map((m) => m[1]!);
+}
+
+/** runWithPayload(command, payload, env, cwd) → the finished run of a hook (or of a tracer running one); it must exit 0 or 2. */
+function runWithPayload(command: readonly string[], payload: unknown, env: Record<string, string>, cwd: string) {
+  const run = Bun.spawnSync([...command], {
     stdin: Buffer.from(JSON.stringify(payload)),
-    env: { ...env, BUN_JSC_reportCompileTimes: "1", BUN_JSC_useConcurrentJIT: "0" },
+    env,
     cwd,
     stdout: "pipe",
     stderr: "pipe",
   });
   if (run.exitCode !== 0 && run.exitCode !== 2)
-    throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
-  return [...run.stderr.toString().matchAll(/^Optimized (\S+):/gm)].map((m) => m[1]!);
+    throw new Error(`${command.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
+  return run;
 }
 
 test("no hook JIT-compiles anything the I/O floor does not", () => {
@@ -334,25 +345,18 @@ test("no hook JIT-compiles anything the I/O floor does not", () => {
 }, 60_000);
 
 /**
- * threadNamesOf(binary, args, payload, env, cwd) → the names of the threads the run started, from
- * `strace -f -e trace=prctl` (each engine thread names itself with PR_SET_NAME).
+ * threadNamesOf(["claude", "stop"], payload, box) → the names of the threads the release build
+ * started in that run, from `strace -f -e trace=prctl` (each engine thread names itself with
+ * PR_SET_NAME). The run's cwd is the sandbox's workspace.
  */
 function threadNamesOf(
-  binary: string,
   args: readonly string[],
   payload: unknown,
-  env: Record<string, string>,
-  cwd: string,
+  box: { env: Record<string, string>; workspace: string },
 ): string[] {
   const log = path.join(dir, `threads-${args.join("-")}.strace`);
-  const run = Bun.spawnSync(["strace", "-f", "-qq", "-e", "trace=prctl", "-o", log, binary, ...args], {
-    stdin: Buffer.from(JSON.stringify(payload)),
-    env,
-    cwd,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (run.exitCode !== 0) throw new Error(`${args.join(" ")} exited ${run.exitCode}: ${run.stderr.toString()}`);
+  const command = ["strace", "-f", "-qq", "-e", "trace=prctl", "-o", log, path.join(dir, "velesdb-hooks"), ...args];
+  runWithPayload(command, payload, box.env, box.workspace);
   return [...fs.readFileSync(log, "utf8").matchAll(/PR_SET_NAME, "([^"]+)"/g)].map((m) => m[1]!);
 }
 
@@ -369,7 +373,6 @@ test("the commonest hooks stay below the engine's heap warm-up thread", () => {
   }
   const box = makeSandbox("hotpath-warmup");
   try {
-    const hook = path.join(dir, "velesdb-hooks");
     const at = (host: string, name: string, overrides: Record<string, unknown> = {}) =>
       loadPayload(host, name, { cwd: box.workspace, ...overrides });
     const smallOutput = `${Array.from({ length: 100 }, (_, i) => i + 1).join("\n")}\n`;
@@ -389,14 +392,11 @@ test("the commonest hooks stay below the engine's heap warm-up thread", () => {
       ],
     ];
     for (const [args, payload] of runs)
-      expect(`${args.join(" ")}: ${threadNamesOf(hook, args, payload, box.env, box.workspace).join(" ")}`).toBe(
-        `${args.join(" ")}: `,
-      );
+      expect(`${args.join(" ")}: ${threadNamesOf(args, payload, box).join(" ")}`).toBe(`${args.join(" ")}: `);
     // Positive control: the same run with the engine told to start the thread at once names it.
     const [args, payload] = runs[0]!;
-    expect(
-      threadNamesOf(hook, args, payload, { ...box.env, BUN_JSC_warmUpMarkedBlockStartAfterBlocks: "1" }, box.workspace),
-    ).toContain("JSCWarmUp");
+    const early = { env: { ...box.env, BUN_JSC_warmUpMarkedBlockStartAfterBlocks: "1" }, workspace: box.workspace };
+    expect(threadNamesOf(args, payload, early)).toContain("JSCWarmUp");
   } finally {
     box.cleanup();
   }
