@@ -39,6 +39,17 @@ export interface HookAnswer {
 
 export const pass = (note?: string): Decision => (note ? { kind: "pass", note } : { kind: "pass" });
 
+/**
+ * joinNotes("a", undefined, "", "b") → "a; b": the notes that say something, in one line. A loop,
+ * not filter and join: every PostToolUse joins its notes here, and an array builtin's first call
+ * costs a hook ~0.1 M instructions (docs/performance/2026-12-02-bench-guard.md).
+ */
+export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
+  let joined = "";
+  for (const note of notes) if (note !== undefined && note !== "") joined = joined === "" ? note : `${joined}; ${note}`;
+  return joined;
+}
+
 /** One diagnostic line on stderr, always with the same prefix so users can grep for it. */
 export function diagnosticLine(note: string | undefined): string {
   if (!note) return "";

@@ -2,7 +2,7 @@
 // or ignored during the walk up — still owe the user their stderr line, but the rule that
 // asked for the identity may not be the one that can say so (the guard resolves several).
 // They are collected here, once each, and joined with the decision's own note: one line.
-import type { Decision } from "./decision.ts";
+import { joinNotes, type Decision } from "./decision.ts";
 
 const reported = new Set<string>();
 
@@ -14,7 +14,7 @@ export function reportProblem(problem: string): void {
 /** withReportedProblems(decision) → the decision whose note also names every reported problem. */
 export function withReportedProblems(decision: Decision): Decision {
   if (reported.size === 0) return decision;
-  const note = [decision.note, ...reported].filter((part) => part !== undefined && part !== "").join("; ");
+  const note = joinNotes(decision.note, ...reported);
   reported.clear();
   return { ...decision, note };
 }

@@ -42,7 +42,7 @@
 import * as path from "node:path";
 import { MAX_NESTING, compressCommandOutput, nestedDeeperThan } from "../core/compress-gates.ts";
 import type { SavedOutput } from "../core/compress.ts";
-import { jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
+import { joinNotes, jsonAnswer, jsonDenyAnswer, pass, type Decision, type HookAnswer } from "../core/decision.ts";
 import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
@@ -50,7 +50,7 @@ import { isVelesdbRecallToolName, mcpToolName } from "../core/recall.ts";
 import { COPILOT } from "./descriptors/copilot.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
-import { joinNotes, recordEvidenceAndPass } from "./tool-events.ts";
+import { recordEvidenceAndPass } from "./tool-events.ts";
 
 // The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
 export { COPILOT };

@@ -11,7 +11,7 @@
 // Kept when the sub-millisecond splits were folded back: Claude's PostToolUse of a Read, the hook
 // it spares most often, already sits at the 1.15× bound under load
 // (docs/performance/2026-12-02-fold-backs.md).
-import { pass, type Decision } from "../core/decision.ts";
+import { joinNotes, pass, type Decision } from "../core/decision.ts";
 import type { ToolCall } from "../core/evidence.ts";
 import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";
@@ -56,14 +56,6 @@ export async function evidenceFromSpelledMcpTool(input: HookInput, spelling: Reg
     toolResponse: input.payload.tool_response,
     form: "structured",
   });
-}
-
-export function joinNotes(...notes: ReadonlyArray<string | undefined>): string {
-  // A loop, not filter and join: every PostToolUse joins its notes here, and an array builtin's
-  // first call costs a hook ~0.1 M instructions (docs/performance/2026-12-02-bench-guard.md).
-  let joined = "";
-  for (const note of notes) if (note !== undefined && note !== "") joined = joined === "" ? note : `${joined}; ${note}`;
-  return joined;
 }
 
 /**
