@@ -75,6 +75,20 @@ describe.skipIf(!HAS_OPENSSL)("daemon on loopback with a self-signed certificate
     expect(registry.requests).toHaveLength(2);
   });
 
+  test("a cache written within the current millisecond is fresh (mtime has more precision than Date.now)", async () => {
+    const daemon = serve(startDaemon("0.4.1"));
+    const registry = serve(startRegistry("0.5.0"));
+    const env = envFor(daemon.url, registry.url);
+    expect(await freshnessNotice(env)).toContain("0.5.0");
+    const writtenAt = fs.statSync(latestVersionCachePath(env)).mtimeMs;
+    // The same millisecond as the write, as Date.now() reads it.
+    expect(await freshnessNotice(env, Math.floor(writtenAt))).toContain("0.5.0");
+    expect(registry.requests).toHaveLength(1);
+    // Control: a clock a whole millisecond before the write reads the cache as from the future.
+    expect(await freshnessNotice(env, Math.floor(writtenAt) - 1)).toContain("0.5.0");
+    expect(registry.requests).toHaveLength(2);
+  });
+
   test("a failing registry is silence, remembered so the next start does not wait again", async () => {
     const daemon = serve(startDaemon("0.4.1"));
     const registry = serve(startRegistry("fails"));

@@ -224,7 +224,10 @@ function readCache(file: string, now: number): { fresh: boolean; version: string
   const version = validVersion(read.content.trim());
   let fresh = false;
   try {
-    const age = now - fs.lstatSync(file).mtimeMs;
+    // Whole milliseconds on both sides: Date.now() is cut to the millisecond and mtime is not, so a
+    // cache written within the current millisecond read as written in the future, and stale
+    // (seen: test/freshness.test.ts asked the registry twice on a loaded machine).
+    const age = now - Math.floor(fs.lstatSync(file).mtimeMs);
     fresh = age >= 0 && age < CACHE_TTL_MS;
   } catch {
     // Vanished between the two calls: treat as stale.
