@@ -365,7 +365,8 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   const floors = buildFloors();
   const hook = freshCopy(dist, path.join(ROOT, ".bench", "velesdb-hooks"));
   const programs: Programs = { ...floors, hook };
-  for (const program of [programs.empty, programs.io, programs.hook]) writeBack(program);
+  // The floors were compiled just now; the hook's copy is written back by freshCopy.
+  for (const program of [programs.empty, programs.io]) writeBack(program);
   const ws = makeBenchWorkspace();
   try {
     console.log("The three programs as written (floors compiled, the hook copied, just now; written back to disk):");

@@ -47,10 +47,15 @@ export function writeBack(file: string): void {
   }
 }
 
-/** freshCopy(program, target) → target: a new executable copy of program, as `install` makes one (its pages as a copy leaves them). */
+/**
+ * freshCopy(program, target) → target: a new executable copy of program, as `install` makes one
+ * (its pages as a copy leaves them), written back to disk (writeBack) so that no bench measures
+ * while it is being written.
+ */
 export function freshCopy(program: string, target: string): string {
   fs.rmSync(target, { force: true });
   fs.copyFileSync(program, target);
   fs.chmodSync(target, 0o755);
+  writeBack(target);
   return target;
 }

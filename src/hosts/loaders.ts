@@ -10,7 +10,7 @@
 // host modules alone, each was a chunk of its own that every hook loaded one by one: a
 // Read's PostToolUse loaded nine chunks, and each chunk costs the engine heap blocks; past its
 // 64th block the engine starts a thread that pre-faults more (JavaScriptCore's block warm-up),
-// 3–5% of a hook's CPU. Here a hook loads three or four, and the commonest ones stay below the
+// 3–5% of a hook's CPU. Here a hook loads three to six, and the commonest ones stay below the
 // warm-up (test/hot-path.test.ts; docs/performance/2026-12-02-bench-guard.md).
 import type { HostModule } from "./host.ts";
 import "./host.ts";
