@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { dropPageCache, freshCopy, median, quantile, writeBack } from "./bench/measure.ts";
+import { dropPageCache, freshCopy, median, quantile, writeBack, writeBackEverything } from "./bench/measure.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
 const recordedPayload = (host: string, name: string): Record<string, unknown> =>
@@ -354,8 +354,9 @@ interface Programs {
  * per hook: a copy just written cost 16% less CPU than dist/velesdb-hooks read back after an
  * eviction, and the copy dropped from the cache and read back cost 21% more than as written:
  * the fault path maps large folios of a freshly written file). The floors are compiled fresh by
- * every bench; the hook is copied beside them as `install` copies it, and all three are written
- * back to disk before anything is measured (measure.ts writeBack). First table: the three as
+ * every bench; the hook is copied beside them as `install` copies it, and all three, with
+ * whatever else is dirty (the build's own output), are written back to disk before anything is
+ * measured (measure.ts writeBack, writeBackEverything). First table: the three as
  * written. Second: the three dropped from the cache and read back by their first run, as an
  * installed binary is after a reboot or under memory pressure.
  */
@@ -365,8 +366,10 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   const floors = buildFloors();
   const hook = freshCopy(dist, path.join(ROOT, ".bench", "velesdb-hooks"));
   const programs: Programs = { ...floors, hook };
-  // The floors were compiled just now; the hook's copy is written back by freshCopy.
+  // The floors were compiled just now; the hook's copy is written back by freshCopy; a build
+  // run just before the bench left dist/ dirty.
   for (const program of [programs.empty, programs.io]) writeBack(program);
+  writeBackEverything();
   const ws = makeBenchWorkspace();
   try {
     console.log("The three programs as written (floors compiled, the hook copied, just now; written back to disk):");
