@@ -48,12 +48,12 @@ export const codebuddy: HostModule = {
     stop: STOP_EVENT,
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => guardNamedEditTool(input, CODEBUDDY_EDIT_TARGET_FIELD),
+      run: (input) => guardNamedEditTool(input, CODEBUDDY_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
       failure: "open",
       // Recall evidence from `mcp__velesdb-memory__<tool>`, read from its content alone.
-      run: async (input) => evidenceOnlyPostToolUse(input),
+      run: evidenceOnlyPostToolUse,
     },
   }),
   encode: silentPassEncoder((text) => ({ continue: false, reason: text })),

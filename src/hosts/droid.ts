@@ -58,12 +58,12 @@ export const droid: HostModule = {
     stop: STOP_EVENT,
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
+      run: (input) => guardNamedEditTool(input, DROID_EDIT_TARGET_FIELD),
     },
     "post-tool-use": {
       failure: "open",
       // Recall evidence from `velesdb-memory___<tool>` (its text answer as a string).
-      run: async (input) => evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
+      run: (input) => evidenceFromSpelledMcpTool(input, DROID_VELESDB_TOOL),
     },
   }),
   encode: silentPassEncoder((text) => ({ decision: "block", reason: text })),

@@ -9,11 +9,11 @@
 //   the session cwd's policy decides.
 // - `tool_response` is plain text: a recall counts only when it parses as a JSON array or an
 //   object without `error`.
-import * as path from "node:path";
 //
 // The shared first steps (tool events, the edit guard, the compression gates) are imported statically:
 // they are in the entry's chunk (src/hosts/loaders.ts). The rest of an event's rules are imported
 // inside the event, so a hook loads only its own event's code (docs/contract.md §12).
+import * as path from "node:path";
 import { pass, type Decision } from "../core/decision.ts";
 import { guardEditDecision } from "../core/guard.ts";
 import type { HookInput } from "../core/hook-input.ts";

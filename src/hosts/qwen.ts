@@ -95,7 +95,7 @@ export const qwen: HostModule = {
     },
     "pre-tool-use": {
       failure: "closed",
-      run: async (input) => guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
+      run: (input) => guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),
     },
     "post-tool-use": { failure: "open", run: qwenPostToolUse },
   }),
