@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { dropPageCache, freshCopy, median, quantile, writeBack, writeBackEverything } from "./bench/measure.ts";
+import { dropPageCache, freshCopy, median, quantile, writeBackEverything } from "./bench/measure.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
 const recordedPayload = (host: string, name: string): Record<string, unknown> =>
@@ -356,7 +356,7 @@ interface Programs {
  * the fault path maps large folios of a freshly written file). The floors are compiled fresh by
  * every bench; the hook is copied beside them as `install` copies it, and all three, with
  * whatever else is dirty (the build's own output), are written back to disk before anything is
- * measured (measure.ts writeBack, writeBackEverything). First table: the three as
+ * measured (measure.ts writeBackEverything). First table: the three as
  * written. Second: the three dropped from the cache and read back by their first run, as an
  * installed binary is after a reboot or under memory pressure.
  */
@@ -366,9 +366,8 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   const floors = buildFloors();
   const hook = freshCopy(dist, path.join(ROOT, ".bench", "velesdb-hooks"));
   const programs: Programs = { ...floors, hook };
-  // The floors were compiled just now; the hook's copy is written back by freshCopy; a build
-  // run just before the bench left dist/ dirty.
-  for (const program of [programs.empty, programs.io]) writeBack(program);
+  // The floors were compiled just now and a build run just before the bench left dist/ dirty:
+  // all of it is written back before the first table (the hook's copy already is, by freshCopy).
   writeBackEverything();
   const ws = makeBenchWorkspace();
   try {

@@ -161,7 +161,7 @@ test("a hook evaluates one host module: the entry loads hosts lazily, from a tab
   for (const [name, load] of Object.entries(HOST_LOADERS))
     expect(await load()).toBe((HOSTS as Record<string, Awaited<ReturnType<typeof load>>>)[name]!);
   const hostModules = Object.keys(HOSTS).map((name) => `src/hosts/${name}.ts`);
-  const eager = sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement"));
+  const eager = eagerSourcesOf("src/cli.ts");
   expect(eager.filter((source) => hostModules.includes(source))).toEqual([]);
   // Positive control: each host module is in the build, as a chunk the entry imports lazily.
   for (const module of hostModules)
@@ -176,7 +176,7 @@ function chunkHolding(source: string): string[] {
 }
 
 test("the entry holds the shared hook runtime, and each host's descriptor shares its hook module's chunk", () => {
-  const eager = sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement"));
+  const eager = eagerSourcesOf("src/cli.ts");
   expect(SHARED_RUNTIME.filter((source) => !eager.includes(source))).toEqual([]);
   // The installer takes each descriptor through its host module (src/hosts/descriptors/index.ts):
   // imported directly, a descriptor became a chunk of its own, one more for every hook to load.
@@ -202,11 +202,7 @@ test("each event evaluates its own rules only", () => {
   const allSources = sourcesOf(Object.keys(meta.outputs));
   // Positive control: every rule listed is in the build, so its absence below means something.
   for (const rule of [...LAZY_RULES, ...SHARED_RUNTIME]) expect(allSources).toContain(rule);
-  expect(
-    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) =>
-      LAZY_RULES.includes(source),
-    ),
-  ).toEqual([]);
+  expect(eagerSourcesOf("src/cli.ts").filter((source) => LAZY_RULES.includes(source))).toEqual([]);
   const notFor = (entryPoint: string, rules: readonly string[]) =>
     eagerSourcesOf(entryPoint).filter((source) => rules.includes(source));
   // Stop and PreCompact share lifecycle.ts with SessionStart; only SessionStart probes the daemon.
@@ -236,9 +232,7 @@ test("each event evaluates its own rules only", () => {
   // The deadline is derived from the registered timeout inside the compressor, so a small
   // output, answered by the gates, evaluates nothing for it (control: the compressor's chunk does).
   expect(notFor("src/hosts/claude.ts", ["src/core/host-timeouts.ts"])).toEqual([]);
-  expect(
-    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).includes("src/core/host-timeouts.ts"),
-  ).toBe(false);
+  expect(eagerSourcesOf("src/cli.ts").includes("src/core/host-timeouts.ts")).toBe(false);
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/host-timeouts.ts");
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
@@ -248,9 +242,7 @@ test("each event evaluates its own rules only", () => {
   for (const rule of ["src/core/guard-verdict.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"])
     expect(notFor(rule, shared)).toEqual([]);
   expect(
-    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter(
-      (source) => shared.includes(source) || source === "src/mcp/runtime.ts",
-    ),
+    eagerSourcesOf("src/cli.ts").filter((source) => shared.includes(source) || source === "src/mcp/runtime.ts"),
   ).toEqual([]);
   // Positive control: the front's own chunk evaluates the channel and the framing.
   expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(
@@ -259,9 +251,7 @@ test("each event evaluates its own rules only", () => {
   // An edit outside an opted-in repository (what a user-wide install mostly sees) stops in
   // guard.ts: the verdict's texts, records and memory-down rule come only for a guarded one.
   const verdict = ["src/core/texts.ts", "src/core/records.ts", "src/core/memory-down.ts", "src/mcp/runtime.ts"];
-  expect(
-    sourcesOf(closure(entryChunk, (to) => to.kind === "import-statement")).filter((source) => verdict.includes(source)),
-  ).toEqual([]);
+  expect(eagerSourcesOf("src/cli.ts").filter((source) => verdict.includes(source))).toEqual([]);
   // Positive control: the verdict's chunk evaluates them.
   expect(eagerSourcesOf("src/core/guard-verdict.ts")).toEqual(expect.arrayContaining(verdict));
 });
