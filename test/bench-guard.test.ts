@@ -1,11 +1,11 @@
-// The bench's guard verdict (scripts/bench.ts withinGuard, docs/contract.md §12) on runs the
+// The bench's guard verdict (scripts/bench/hook-cases.ts withinGuard, docs/contract.md §12) on runs the
 // bench measured (test/support/bench-guard-runs.json, provenance in its "about"): the unchanged
 // tree's edit outside an opted-in repository, whose upper quartile of ratios was over 1.15 in
 // both tables while its median was 1.10 and 1.12, and the same hook with 0.35 ms of CPU added
 // (docs/performance/2026-12-02-bench-guard.md, "The guard judges the median").
 import { describe, expect, test } from "bun:test";
 import { quantile } from "../scripts/bench/measure.ts";
-import { STATELESS_GUARD, withinGuard } from "../scripts/bench.ts";
+import { STATELESS_GUARD, withinGuard } from "../scripts/bench/hook-cases.ts";
 import runs from "./support/bench-guard-runs.json";
 
 type Run = { hook: number[]; floor: number[] };

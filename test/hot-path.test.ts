@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { type BenchCase, LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "../scripts/bench.ts";
+import { type BenchCase, LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "../scripts/bench/hook-cases.ts";
 import { compileBinary, packageVersion, versionDefine } from "../scripts/build.ts";
 import { HOSTS } from "../src/hosts/index.ts";
 import { HOST_LOADERS } from "../src/hosts/loaders.ts";
@@ -362,7 +362,7 @@ test("the commonest hooks stay below the engine's heap warm-up thread", () => {
     if (process.env.CI === "true") throw new Error("strace is missing: .ci/run installs it");
     return;
   }
-  // The hooks the bench holds to 1.15× (scripts/bench.ts, touchesState false), on its payloads.
+  // The hooks the bench holds to 1.15× (scripts/bench/hook-cases.ts, touchesState false), on its payloads.
   const commonest = [...LIFECYCLE_CASES, ...LEARNING_CASES].filter((c) => !c.touchesState);
   expect(commonest.length).toBeGreaterThanOrEqual(4);
   const ws = makeBenchWorkspace();

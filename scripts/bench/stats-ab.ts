@@ -1,5 +1,5 @@
 // bun scripts/bench/stats-ab.ts <base binary> → what the stats record costs each bench hook
-// (docs/stats.md): for every case of scripts/bench.ts, the CPU time (user + system,
+// (docs/stats.md): for every case of scripts/bench/hook-cases.ts, the CPU time (user + system,
 // from wait4) of a build without stats (the base, e.g. main's dist/velesdb-hooks), of this
 // build recording, and of this build with VELESDB_HOOK_STATS=off, runs interleaved (base, on,
 // off, base, …) so a burst of load on the shared machine hits all three alike. Each ratio is the
@@ -7,7 +7,7 @@
 // STATS_AB_CASES=<regex> measures only the cases whose label matches; BENCH_RUNS sets the runs.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "../bench.ts";
+import { LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "./hook-cases.ts";
 import { freshCopy, median, quantile } from "./measure.ts";
 import { ROOT } from "../build.ts";
 
