@@ -32,7 +32,7 @@ import {
   STATELESS_GUARD,
   withinGuard,
 } from "./bench/hook-cases.ts";
-import { dropPageCache, freshCopy, median, quantile, writeBackEverything } from "./bench/measure.ts";
+import { dropPageCache, freshCopy, median, ratioCell, writeBackEverything } from "./bench/measure.ts";
 import { compileBinary, packageVersion, ROOT, versionDefine } from "./build.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
@@ -78,12 +78,6 @@ function runOnce(
     rssKb: undefined,
     stdout: result.stdout.toString(),
   };
-}
-
-/** ratioCell(hook, floor) → "1.07 (1.02–1.12)": median of the per-run ratios and their interquartile range. */
-export function ratioCell(hook: readonly number[], floor: readonly number[]): string {
-  const ratios = hook.map((t, i) => t / floor[i]!);
-  return `${median(ratios).toFixed(2)} (${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
 }
 
 /** buildFloors() → the empty program and the I/O floor, compiled with the release flags. */

@@ -4,18 +4,17 @@
 // both tables while its median was 1.10 and 1.12, and the same hook with 0.35 ms of CPU added
 // (docs/performance/2026-12-02-bench-guard.md, "The guard judges the median").
 import { describe, expect, test } from "bun:test";
-import { quantile } from "../scripts/bench/measure.ts";
+import { pairedRatios, quantile } from "../scripts/bench/measure.ts";
 import { STATELESS_GUARD, withinGuard } from "../scripts/bench/hook-cases.ts";
 import runs from "./support/bench-guard-runs.json";
 
 type Run = { hook: number[]; floor: number[] };
-const ratios = (run: Run) => run.hook.map((t, i) => t / run.floor[i]!);
 
 describe("the bench guard judges the median of paired ratios", () => {
   test("the unchanged tree holds 1.15×, though its upper quartile is over it (the old verdict failed it)", () => {
     for (const run of [runs.unchanged, runs.unchangedReadBack] as Run[]) {
       expect(run.hook.length).toBe(40);
-      expect(quantile(ratios(run), 0.75)).toBeGreaterThan(STATELESS_GUARD);
+      expect(quantile(pairedRatios(run.hook, run.floor), 0.75)).toBeGreaterThan(STATELESS_GUARD);
       expect(withinGuard(run.hook, run.floor, STATELESS_GUARD)).toBe(true);
     }
   });

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ROOT } from "../build.ts";
-import { median } from "./measure.ts";
+import { median, pairedRatios } from "./measure.ts";
 
 const recordedPayload = (host: string, name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(ROOT, "fixtures", "payloads", host, `${name}.json`), "utf8"));
@@ -262,7 +262,7 @@ export const LEARNING_CASES: BenchCase[] = [
  * none at all the hook is over.
  */
 export function withinGuard(hook: readonly number[], floor: readonly number[], bound: number): boolean {
-  return median(hook.map((t, i) => t / floor[i]!)) <= bound;
+  return median(pairedRatios(hook, floor)) <= bound;
 }
 
 export function makeBenchWorkspace(): BenchWorkspace {

@@ -16,6 +16,17 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
 }
 
+/** pairedRatios(a, b) → a[i] / b[i]: each run of one program over the run of the other made beside it. */
+export function pairedRatios(a: readonly number[], b: readonly number[]): number[] {
+  return a.map((t, i) => t / b[i]!);
+}
+
+/** ratioCell(a, b) → "1.07 (1.02–1.12)": the median of the paired ratios (to `digits`) and their interquartile range. */
+export function ratioCell(a: readonly number[], b: readonly number[], digits = 2): string {
+  const ratios = pairedRatios(a, b);
+  return `${median(ratios).toFixed(digits)} (${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
+}
+
 /**
  * dropPageCache(file) → true once the file's pages are out of the page cache (GNU dd's nocache
  * flag: posix_fadvise DONTNEED). Written back first: DONTNEED leaves dirty pages where they are,

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { LEARNING_CASES, LIFECYCLE_CASES, makeBenchWorkspace } from "./hook-cases.ts";
-import { freshCopy, median, quantile } from "./measure.ts";
+import { freshCopy, median, ratioCell } from "./measure.ts";
 import { ROOT } from "../build.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -40,11 +40,6 @@ function cpuMs(
   return Number(result.resourceUsage!.cpuTime.total) / 1000;
 }
 
-const cell = (a: readonly number[], b: readonly number[]): string => {
-  const ratios = a.map((t, i) => t / b[i]!);
-  return `${median(ratios).toFixed(3)} (${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
-};
-
 const ws = makeBenchWorkspace();
 const rows: string[][] = [["hook", "base ms", "stats on ms", "on/base (IQR)", "off/base (IQR)"]];
 try {
@@ -66,8 +61,8 @@ try {
       c.label,
       median(times.base).toFixed(2),
       median(times.on).toFixed(2),
-      cell(times.on, times.base),
-      cell(times.off, times.base),
+      ratioCell(times.on, times.base, 3),
+      ratioCell(times.off, times.base, 3),
     ]);
     console.log(rows.at(-1)!.join(" | "));
   }
