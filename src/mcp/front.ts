@@ -6,9 +6,7 @@
 // by default, so the server's own start dominates), a failure is one stderr line and exit 1.
 // Once started, a broker that goes away costs each request in flight exactly one error answer
 // (never a re-send: a save must not apply twice), and the next request reaches a fresh broker.
-import { spawn } from "node:child_process";
-import * as fs from "node:fs";
-import * as net from "node:net";
+import type * as net from "node:net";
 import * as path from "node:path";
 import {
   errorLine,
@@ -21,8 +19,9 @@ import {
   SERVER_STOPPED,
   type JsonRpcId,
 } from "./lines.ts";
-import { mcpRuntimePaths, readMcpStatus, resolveStore, type McpRuntimePaths } from "./runtime.ts";
-import { HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
+import { mcpRuntimePaths, resolveStore, type McpRuntimePaths } from "./runtime.ts";
+import { HELLO_KEY, openRuntimeDirectory } from "./channel.ts";
+import { reachBroker } from "./reach.ts";
 
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 64;
@@ -88,10 +87,7 @@ function boundFromEnv(name: string, fallback: number): number {
   return process.env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
-type Attempt =
-  | { kind: "linked"; link: Extract<Link, { ok: true }> }
-  | { kind: "absent" | "retry" | "failed"; cause: string };
-type Link = { ok: true; socket: net.Socket; lines: LineSplitter } | { ok: false; cause: string };
+type Link = { ok: true; socket: net.Socket } | { ok: false; cause: string };
 
 class Front {
   private link: Extract<Link, { ok: true }> | undefined;
@@ -102,8 +98,6 @@ class Front {
   /** Host lines in order: each waits for the one before it (a reconnect must not reorder them). */
   private queue: Promise<void> = Promise.resolve();
   private exiting = false;
-  /** When this front last started a broker: only a failure written since then is that broker's. */
-  private spawnedAt = Number.POSITIVE_INFINITY;
 
   constructor(private readonly options: FrontOptions) {}
 
@@ -211,123 +205,19 @@ class Front {
     return this.connecting;
   }
 
-  /** reach() → a greeted link to the broker, starting one (once) when nothing answers, within the start bound. */
+  /** reach() → a greeted link to the broker (src/mcp/reach.ts), starting one when nothing answers, within the start bound. */
   private async reach(): Promise<Link> {
-    const deadline = Date.now() + this.options.startMs;
-    let started = false;
-    let last = "no broker answered";
-    while (Date.now() < deadline) {
-      const attempt = await this.attempt(deadline);
-      if (attempt.kind === "linked") {
-        this.link = attempt.link;
-        return attempt.link;
-      }
-      if (attempt.kind === "failed") return { ok: false, cause: attempt.cause };
-      last = attempt.cause;
-      if (attempt.kind === "absent" && !started) {
-        started = true;
-        this.spawnedAt = Date.now();
-        const spawned = this.startBroker();
-        if (spawned !== undefined) return { ok: false, cause: spawned };
-      }
-      // A broker that failed before it could listen says why in the status file only.
-      const status = started ? readMcpStatus({ ...process.env, VELESDB_MEMORY_PATH: this.options.store }) : undefined;
-      if (status?.state === "failed" && Date.parse(status.at) >= this.spawnedAt)
-        return { ok: false, cause: status.cause };
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
-    return {
-      ok: false,
-      cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (${last}); its log: ${this.options.paths.log}`,
-    };
-  }
-
-  private attempt(deadline: number): Promise<Attempt> {
-    return new Promise((resolve) => {
-      const socket = net.connect(this.options.paths.socket);
-      const lines = new LineSplitter();
-      let settled = false;
-      const settle = (value: Attempt): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (value.kind !== "linked") socket.destroy();
-        resolve(value);
-      };
-      const timer = setTimeout(
-        () =>
-          settle({
-            kind: "failed",
-            cause: `velesdb-memory did not start within ${Math.round(this.options.startMs / 1000)} s (the broker is still waiting for its answer to initialize); its log: ${this.options.paths.log}`,
-          }),
-        Math.max(0, deadline - Date.now()),
-      );
-      socket.once("connect", () =>
-        socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: this.options.store } satisfies Hello)}\n`),
-      );
-      socket.on("error", (error: NodeJS.ErrnoException) => {
-        // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
-        // next attempt reaches its successor (seen as ECONNRESET in test/mcp-front-real.test.ts's
-        // two-fronts race under load).
-        const code = error.code ?? "";
-        const kind =
-          code === "ENOENT" || code === "ECONNREFUSED"
-            ? "absent"
-            : code === "ECONNRESET" || code === "EPIPE"
-              ? "retry"
-              : "failed";
-        settle({ kind, cause: `${this.options.paths.socket}: ${error.code ?? error.message}` });
-      });
-      socket.on("close", () => {
-        if (!settled) settle({ kind: "retry", cause: "the broker closed the connection while starting" });
-        else if (this.link?.socket === socket) this.lost("the broker closed the connection");
-      });
-      socket.on("data", (chunk: Buffer) => {
-        for (const event of lines.push(chunk)) {
-          if (event.kind !== "line") continue;
-          if (settled) {
-            this.fromBroker(event.text);
-            continue;
-          }
-          const hello = parseMessage(event.text) as Partial<Hello> | undefined;
-          const said = hello?.[HELLO_KEY];
-          if (said === "ready") settle({ kind: "linked", link: { ok: true, socket, lines } });
-          else if (said === "failed") settle({ kind: "failed", cause: hello?.cause || "velesdb-memory did not start" });
-          else settle({ kind: "retry", cause: "the broker is stopping" });
-        }
-      });
+    const { server, store, paths, startMs } = this.options;
+    let socket: net.Socket | undefined;
+    const reached = await reachBroker({ server, store, paths, env: process.env }, startMs, {
+      onLine: (line) => this.fromBroker(line),
+      onClose: () => {
+        if (this.link?.socket === socket) this.lost("the broker closed the connection");
+      },
     });
-  }
-
-  /** startBroker() → undefined once spawned (detached, its own session), else why not. */
-  private startBroker(): string | undefined {
-    const compiled =
-      typeof Bun !== "undefined" && (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main));
-    const self = compiled ? [] : [Bun.main];
-    let log: number | "ignore" = "ignore";
-    try {
-      log = fs.openSync(
-        this.options.paths.log,
-        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW,
-        0o600,
-      );
-    } catch {
-      // No log: the broker still runs; its failures reach the status file and the fronts.
-    }
-    try {
-      const child = spawn(process.execPath, [...self, "mcp", "--broker", "--server", this.options.server], {
-        detached: true,
-        stdio: ["ignore", "ignore", log],
-        cwd: path.dirname(this.options.paths.dir),
-        env: { ...process.env, VELESDB_MEMORY_PATH: this.options.store },
-      });
-      child.on("error", () => {});
-      child.unref();
-      return undefined;
-    } catch (error) {
-      return `the broker cannot be started (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-    } finally {
-      if (typeof log === "number") fs.closeSync(log);
-    }
+    if (!reached.ok) return reached;
+    socket = reached.socket;
+    this.link = { ok: true, socket };
+    return this.link;
   }
 }

@@ -1,0 +1,165 @@
+// How a client of the shared broker reaches it: the front (`velesdb-hooks mcp`, one per agent
+// session) and the hooks that load and save the working context themselves (docs/shared-memory.md,
+// docs/working-context.md "Loaded by the hook"). One path for both, so a hook and a front that
+// start at the same moment go through the same start lock and get the same broker — the race
+// claude-mem's hook and MCP server lost against each other (research: peers-hosts-2026-12.md §1.2).
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { LineSplitter, parseMessage } from "./lines.ts";
+import { readMcpStatus, type McpRuntimePaths } from "./runtime.ts";
+import { HELLO_KEY, type Hello } from "./channel.ts";
+
+/** The broker a client means: its store, the files of that store's broker, and the server it starts when none runs. */
+export interface BrokerTarget {
+  /** The absolute velesdb-memory to run when no broker answers; undefined: connect only, never start. */
+  readonly server: string | undefined;
+  readonly store: string;
+  readonly paths: McpRuntimePaths;
+  /** The environment a started broker (and its server) runs with. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** What the caller does with the broker's lines once linked, and when the link closes. */
+export interface LinkHandlers {
+  onLine(line: string): void;
+  onClose(): void;
+}
+
+export type Reached =
+  | { readonly ok: true; readonly socket: net.Socket }
+  | { readonly ok: false; readonly cause: string };
+
+type Attempt = { kind: "linked"; socket: net.Socket } | { kind: "absent" | "retry" | "failed"; cause: string };
+
+/**
+ * reachBroker(target, budgetMs, handlers) → a greeted connection to the store's broker, starting
+ * one (once) when nothing answers and target.server is known, within budgetMs. After the link is
+ * made, every line of the broker goes to handlers.onLine and its close to handlers.onClose.
+ */
+export async function reachBroker(target: BrokerTarget, budgetMs: number, handlers: LinkHandlers): Promise<Reached> {
+  const deadline = Date.now() + budgetMs;
+  const seconds = Math.max(1, Math.round(budgetMs / 1000));
+  let spawnedAt = Number.POSITIVE_INFINITY;
+  let last = "no broker answered";
+  while (Date.now() < deadline) {
+    const attempt = await attemptLink(target, deadline, seconds, handlers);
+    if (attempt.kind === "linked") return { ok: true, socket: attempt.socket };
+    if (attempt.kind === "failed") return { ok: false, cause: attempt.cause };
+    last = attempt.cause;
+    if (attempt.kind === "absent" && spawnedAt === Number.POSITIVE_INFINITY) {
+      if (target.server === undefined) return { ok: false, cause: `no broker is running (${last})` };
+      spawnedAt = Date.now();
+      const spawned = startBroker(target, target.server);
+      if (spawned !== undefined) return { ok: false, cause: spawned };
+    }
+    // A broker that failed before it could listen says why in the status file only.
+    const status =
+      spawnedAt < Number.POSITIVE_INFINITY
+        ? readMcpStatus({ ...target.env, VELESDB_MEMORY_PATH: target.store })
+        : undefined;
+    if (status?.state === "failed" && Date.parse(status.at) >= spawnedAt) return { ok: false, cause: status.cause };
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  return {
+    ok: false,
+    cause: `velesdb-memory did not start within ${seconds} s (${last}); its log: ${target.paths.log}`,
+  };
+}
+
+function attemptLink(
+  target: BrokerTarget,
+  deadline: number,
+  seconds: number,
+  handlers: LinkHandlers,
+): Promise<Attempt> {
+  return new Promise((resolve) => {
+    const socket = net.connect(target.paths.socket);
+    const lines = new LineSplitter();
+    let settled = false;
+    let linked = false;
+    const settle = (value: Attempt): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (value.kind !== "linked") socket.destroy();
+      else linked = true;
+      resolve(value);
+    };
+    const timer = setTimeout(
+      () =>
+        settle({
+          kind: "failed",
+          cause: `velesdb-memory did not start within ${seconds} s (the broker is still waiting for its answer to initialize); its log: ${target.paths.log}`,
+        }),
+      Math.max(0, deadline - Date.now()),
+    );
+    socket.once("connect", () =>
+      socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: target.store } satisfies Hello)}\n`),
+    );
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
+      // next attempt reaches its successor (seen as ECONNRESET in test/mcp-front-real.test.ts's
+      // two-fronts race under load).
+      const code = error.code ?? "";
+      const kind =
+        code === "ENOENT" || code === "ECONNREFUSED"
+          ? "absent"
+          : code === "ECONNRESET" || code === "EPIPE"
+            ? "retry"
+            : "failed";
+      settle({ kind, cause: `${target.paths.socket}: ${error.code ?? error.message}` });
+    });
+    socket.on("close", () => {
+      if (!settled) settle({ kind: "retry", cause: "the broker closed the connection while starting" });
+      else if (linked) handlers.onClose();
+    });
+    socket.on("data", (chunk: Buffer) => {
+      for (const event of lines.push(chunk)) {
+        if (event.kind !== "line") continue;
+        if (settled) {
+          if (linked) handlers.onLine(event.text);
+          continue;
+        }
+        const hello = parseMessage(event.text) as Partial<Hello> | undefined;
+        const said = hello?.[HELLO_KEY];
+        if (said === "ready") settle({ kind: "linked", socket });
+        else if (said === "failed") settle({ kind: "failed", cause: hello?.cause || "velesdb-memory did not start" });
+        else settle({ kind: "retry", cause: "the broker is stopping" });
+      }
+    });
+  });
+}
+
+/** startBroker(target, server) → undefined once spawned (detached, its own session), else why not. */
+function startBroker(target: BrokerTarget, server: string): string | undefined {
+  const compiled =
+    typeof Bun !== "undefined" && (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main));
+  const self = compiled ? [] : [Bun.main];
+  let log: number | "ignore" = "ignore";
+  try {
+    log = fs.openSync(
+      target.paths.log,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch {
+    // No log: the broker still runs; its failures reach the status file and the fronts.
+  }
+  try {
+    const child = spawn(process.execPath, [...self, "mcp", "--broker", "--server", server], {
+      detached: true,
+      stdio: ["ignore", "ignore", log],
+      cwd: path.dirname(target.paths.dir),
+      env: { ...target.env, VELESDB_MEMORY_PATH: target.store },
+    });
+    child.on("error", () => {});
+    child.unref();
+    return undefined;
+  } catch (error) {
+    return `the broker cannot be started (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  } finally {
+    if (typeof log === "number") fs.closeSync(log);
+  }
+}
