@@ -29,6 +29,12 @@ export interface HostProfile {
    * (measured per host, src/hosts/<host>.ts); every hook text names tools through it.
    */
   readonly mcpTool: ToolNamer;
+  /**
+   * True when the host sends the session-start text again with every model request (Copilot
+   * CLI, OpenCode, Kilo Code: measured, src/hosts/<host>.ts): the injected working context gets
+   * a smaller default budget there (src/core/session-memory.ts).
+   */
+  readonly contextResentEachRequest?: boolean;
   /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
   onStateCreated?(
     store: { readonly dir: string; readonly createdDirectories: readonly string[] },

@@ -26,6 +26,12 @@ const NON_PRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const IS_WINDOWS = process.platform === "win32";
 const CURRENT_UID = typeof process.getuid === "function" ? process.getuid() : -1;
 export const DEFAULT_SESSION_SLOT = "rolling";
+/**
+ * The largest `context_budget`: with the lines around it, the session-start text stays under the
+ * 9 000-character head Codex and the DeepSeek bridge keep and Claude Code's 10 000-character
+ * cap (docs/working-context.md "The budget").
+ */
+export const MAX_CONTEXT_BUDGET = 6000;
 
 export interface ProjectIdentity {
   /** The velesdb-memory project: the config's `project`, else the start directory's basename. */
@@ -36,6 +42,13 @@ export interface ProjectIdentity {
   readonly root: string;
   /** Only the JSON value `true` in `enforce_learning_loop` turns the guard on. */
   readonly enforceLearningLoop: boolean;
+  /**
+   * `context_budget`: the characters of working context SessionStart may inject (0: the hook
+   * loads nothing and only names the call); undefined: the host's default (session-memory.ts).
+   */
+  readonly contextBudget: number | undefined;
+  /** `auto_save`: only the JSON value `false` stops Stop and PreCompact saving a compiled context themselves. */
+  readonly autoSave: boolean;
   /** The canonical start directory the walk began from. */
   readonly start: string;
   /** The config file found, even when it did not parse (doctor reports it). */
@@ -72,6 +85,8 @@ export function resolveProjectIdentity(startDirectory: string, baseDir?: string)
     session: DEFAULT_SESSION_SLOT,
     root: "",
     enforceLearningLoop: false,
+    contextBudget: undefined,
+    autoSave: true,
     start,
     configPath: "",
     configProblem: "",
@@ -122,6 +137,16 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
     const problem = slotNameProblem(config[field]);
     if (problem) return { ...defaults, configPath, configProblem: `has a ${field} that ${problem}` };
   }
+  const budget = config.context_budget;
+  if (
+    budget !== undefined &&
+    !(typeof budget === "number" && Number.isInteger(budget) && budget >= 0 && budget <= MAX_CONTEXT_BUDGET)
+  )
+    return {
+      ...defaults,
+      configPath,
+      configProblem: `has a context_budget that is not a whole number from 0 to ${MAX_CONTEXT_BUDGET}`,
+    };
   // `dir` is the canonical start or one of its ancestors, all canonical already: resolving it
   // again cost every hook a second realpath of the same path (docs/performance/2026-12-02-io-floor.md).
   const root = dir;
@@ -130,6 +155,8 @@ function identityFromConfig(configPath: string, dir: string, defaults: ProjectId
     project: nonEmptyString(config.project) ?? defaults.project,
     session: nonEmptyString(config.session) ?? defaults.session,
     enforceLearningLoop: config.enforce_learning_loop === true,
+    contextBudget: budget as number | undefined,
+    autoSave: config.auto_save !== false,
     root,
     configPath,
   };

@@ -2,13 +2,16 @@
 // summariser instructions at PreCompact. All three are advisory, so every surprise (bad
 // payload, missing config, broken state) degrades to guidance with defaults, never to a crash
 // or a block — with one exception written into the Stop rule: it must let the session end.
-import { pass, type Decision } from "./decision.ts";
+import { joinNotes, pass, type Decision } from "./decision.ts";
 import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
+import type { OpenMemory } from "./session-memory.ts";
 import {
+  loadedContextGuidance,
   loadGuidance,
+  nothingSavedGuidance,
   saveGuidance,
   stateFailureDetail,
   stateUnavailableNotice,
@@ -38,18 +41,37 @@ export function memorySlot(
  * SessionStart (docs/contract.md §5.1): the load guidance, plus the post-compaction note on
  * `source: "compact"`, plus one line when the local velesdb-memory daemon is out of date.
  */
-export async function sessionStartDecision(input: HookInput): Promise<Decision> {
+export async function sessionStartDecision(input: HookInput, open?: OpenMemory): Promise<Decision> {
   const identity = resolveProjectIdentity(input.cwd);
   const compaction =
     stringField(input.payload, "source") === "compact"
       ? { transcriptPath: stringField(input.payload, "transcript_path"), trigger: lastCompactionTrigger(input) }
       : undefined;
-  // Only SessionStart asks the daemon: Stop and PreCompact, which share this module, never
-  // evaluate the probe's code (docs/contract.md §12).
-  const { freshnessNotice } = await import("./freshness.ts");
-  const freshness = await freshnessNotice(input.env);
-  const text = loadGuidance(memorySlot(input, identity), compaction);
-  return { kind: "addContext", text: freshness ? `${text}\n${freshness}` : text, note: input.inputProblem };
+  const slot = memorySlot(input, identity);
+  // Only SessionStart asks the daemon and the broker: Stop and PreCompact, which share this
+  // module, never evaluate the probe's code (docs/contract.md §12). Both run at once.
+  const [freshness, memory] = await Promise.all([
+    import("./freshness.ts").then((m) => m.freshnessNotice(input.env)),
+    open ? import("./session-memory.ts").then((m) => m.loadWorkingContext(open, input, slot, identity)) : undefined,
+  ]);
+  const text =
+    memory?.kind === "loaded"
+      ? loadedContextGuidance(slot, memory.loaded, compaction)
+      : memory?.kind === "nothing saved"
+        ? nothingSavedGuidance(slot, compaction)
+        : loadGuidance(slot, compaction);
+  // Fail open (issue 40): the instruction to call the tool, as before, and why in one stderr line
+  // — unless no shared broker is set up at all (an agent wired to velesdb-memory directly), which
+  // is a choice of the user's, not a failure to report at every session start.
+  const why =
+    memory?.kind === "not loaded" && !memory.unconfigured
+      ? `working context not loaded by the hook: ${memory.cause}`
+      : undefined;
+  return {
+    kind: "addContext",
+    text: freshness ? `${text}\n${freshness}` : text,
+    note: joinNotes(input.inputProblem, why) || undefined,
+  };
 }
 
 /** The trigger PreCompact recorded for this session, when its marker is readable. */

@@ -37,6 +37,18 @@ export const readerJson = (value: unknown): string =>
 
 const quoted = (value: string): string => readerJson(value);
 
+/**
+ * escapeForReader(text) → text with every character that ends, hides or reorders a line for a
+ * reader written as \uXXXX: C0 and C1 controls, DEL, U+2028/2029 and the bidi embeddings,
+ * overrides and isolates (U+202A–202E, U+2066–2069). For stored prose a hook puts in front of a
+ * model (a loaded working context): it was written by a model, from tool output anyone can shape.
+ */
+export const escapeForReader = (text: string): string =>
+  text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+
 /** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`, in the host's tool name. */
 export const loadCall = (slot: MemorySlot): string =>
   `${namer(slot)("load_working_context")}(project=${quoted(slot.project)}, session=${quoted(slot.session)})`;
@@ -66,6 +78,63 @@ export function loadGuidance(slot: MemorySlot, compaction?: CompactionNote): str
   const lines = [
     `${loadCall(slot)} returns this session's velesdb-memory working context as {found, working, other_sessions}. With found: true, working holds the saved state: goal, decisions, verified facts and pending actions.`,
     "other_sessions lists the project's other saved slots, most recent first (filled on hits too): each session of this repository saves its own, so with found: false the same call on the first one or two of them returns where the latest sessions left off.",
+    `${tool("recall_fused")} finds earlier decisions and incidents about a code area before it changes. ${feedbackLoop(tool)}`,
+  ];
+  if (compaction) lines.push(compactionNote(slot, compaction));
+  return lines.join("\n");
+}
+
+/** The working context a hook loaded itself (session-memory.ts), as working-context-block.ts chose it. */
+export interface LoadedContext {
+  /** The slot the state came from: this session's own, or the most recently saved other one. */
+  readonly session: string;
+  readonly own: boolean;
+  /** The chosen lines, how many items they hold, how many the state had, what was left out. */
+  readonly text: string;
+  readonly shown: number;
+  readonly total: number;
+  readonly leftOut: string;
+  readonly budget: number;
+  /** The project's other slots, most recent first, the loaded one excluded. */
+  readonly otherSessions: readonly string[];
+}
+
+/**
+ * The SessionStart context when the hook loaded the working context itself (issue 40): where it
+ * came from, the chosen items, what was left out and which call returns it whole, then the save
+ * and recall lines of loadGuidance. The provenance opens the text, so a model can tell memory
+ * from instructions, and the items follow it: a host that keeps a head keeps both.
+ */
+export function loadedContextGuidance(slot: MemorySlot, loaded: LoadedContext, compaction?: CompactionNote): string {
+  const tool = namer(slot);
+  const from = { ...slot, session: loaded.session };
+  const head = loaded.own
+    ? `velesdb-hooks loaded this session's velesdb-memory working context at session start (project=${quoted(slot.project)}, session=${quoted(loaded.session)}); what it holds:`
+    : `velesdb-hooks loaded the velesdb-memory working context that the latest other session of this project saved (project=${quoted(slot.project)}, session=${quoted(loaded.session)}; this session's own slot, ${quoted(slot.session)}, holds none yet); what it holds:`;
+  const lines = [head, loaded.text];
+  lines.push(
+    loaded.leftOut === ""
+      ? `That is the whole saved state (${loaded.shown} ${loaded.shown === 1 ? "item" : "items"}); ${loadCall(from)} returns it as JSON.`
+      : `Left out to stay within ${loaded.budget} characters: ${loaded.leftOut}; ${loadCall(from)} returns the whole state.`,
+  );
+  if (loaded.otherSessions.length > 0)
+    lines.push(
+      `Other saved sessions of this project, most recent first: ${loaded.otherSessions.slice(0, 3).map(quoted).join(", ")}.`,
+    );
+  lines.push(
+    `${saveCall(slot)} saves this session's own state (goal, decisions, verified facts, pending actions) for the next session.`,
+    `${tool("recall_fused")} finds earlier decisions and incidents about a code area before it changes. ${feedbackLoop(tool)}`,
+  );
+  if (compaction) lines.push(compactionNote(slot, compaction));
+  return lines.join("\n");
+}
+
+/** The SessionStart context when the hook asked and velesdb-memory holds no working context for the project. */
+export function nothingSavedGuidance(slot: MemorySlot, compaction?: CompactionNote): string {
+  const tool = namer(slot);
+  const lines = [
+    `velesdb-hooks asked velesdb-memory at session start: no session of project ${quoted(slot.project)} has saved a working context yet, so there is nothing to resume.`,
+    `${saveCall(slot)} saves this session's state (goal, decisions, verified facts, pending actions) for the next session.`,
     `${tool("recall_fused")} finds earlier decisions and incidents about a code area before it changes. ${feedbackLoop(tool)}`,
   ];
   if (compaction) lines.push(compactionNote(slot, compaction));

@@ -228,7 +228,11 @@ async function copilotPostToolUse(input: HookInput): Promise<Decision> {
 
 export const copilot: HostModule = {
   descriptor: COPILOT,
-  profile: { ...tempStateProfile("copilot", "copilot-", mcpToolOf(COPILOT)), sessionIdField: "sessionId" },
+  profile: {
+    ...tempStateProfile("copilot", "copilot-", mcpToolOf(COPILOT)),
+    sessionIdField: "sessionId",
+    contextResentEachRequest: true,
+  },
   payloadNamesEvent: false,
   events: eventsOf(COPILOT, {
     "session-start": SESSION_START_EVENT,

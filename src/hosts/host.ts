@@ -60,7 +60,15 @@ export type EventRule = Omit<HookEvent, "wireName">;
 /** SessionStart as every host shares it, under its own wire name (docs/contract.md §5.1). */
 export const SESSION_START_EVENT: EventRule = {
   failure: "open",
-  run: async (input) => (await import("../core/lifecycle.ts")).sessionStartDecision(input),
+  run: async (input) => {
+    // The hook loads the working context itself through the store's broker (issue 40): the
+    // connection is src/mcp's, the rule core's, which never imports a socket.
+    const [{ sessionStartDecision }, { openMemory }] = await Promise.all([
+      import("../core/lifecycle.ts"),
+      import("../mcp/memory-client.ts"),
+    ]);
+    return sessionStartDecision(input, openMemory);
+  },
 };
 
 /** Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). */

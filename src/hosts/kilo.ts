@@ -28,7 +28,7 @@ export const kilo: HostModule = {
   ...opencode,
   descriptor: KILO,
   // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/e2e/kilo.e2e.test.ts).
-  profile: tempStateProfile("kilo", "kilo-", mcpToolOf(KILO)),
+  profile: { ...tempStateProfile("kilo", "kilo-", mcpToolOf(KILO)), contextResentEachRequest: true },
   events: {
     ...opencode.events,
     "post-tool-use": { ...opencode.events["post-tool-use"]!, run: opencodePostToolUse(KILO) },

@@ -130,7 +130,7 @@ async function compressOpencodeBash(input: HookInput, descriptor: OpencodeLike):
 
 export const opencode: HostModule = {
   descriptor: OPENCODE,
-  profile: tempStateProfile("opencode", "opencode-", mcpToolOf(OPENCODE)),
+  profile: { ...tempStateProfile("opencode", "opencode-", mcpToolOf(OPENCODE)), contextResentEachRequest: true },
   payloadNamesEvent: false,
   events: eventsOf(OPENCODE, {
     "session-start": SESSION_START_EVENT,

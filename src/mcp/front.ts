@@ -19,7 +19,7 @@ import {
   SERVER_STOPPED,
   type JsonRpcId,
 } from "./lines.ts";
-import { mcpRuntimePaths, resolveStore, type McpRuntimePaths } from "./runtime.ts";
+import { mcpRuntimePaths, recordFront, resolveStore, type McpRuntimePaths } from "./runtime.ts";
 import { HELLO_KEY, openRuntimeDirectory } from "./channel.ts";
 import { reachBroker } from "./reach.ts";
 
@@ -69,6 +69,7 @@ export async function runMcpCommand(args: readonly string[]): Promise<number> {
   }
   const dir = openRuntimeDirectory(paths.dir);
   if (!dir.ok) return failLine(dir.problem);
+  recordFront(paths, server, process.env);
   return new Front({ server, store: store.store, paths, startMs }).run();
 }
 

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { posixCksum } from "../core/cksum.ts";
-import { defaultStateDirectory, readPrivateFile } from "../core/state.ts";
+import { defaultStateDirectory, readPrivateFile, writePrivateFile } from "../core/state.ts";
 
 /** The private directory (0700) below the hooks' state directory that holds every broker's files. */
 export const MCP_RUNTIME_SUBDIRECTORY = "mcp";
@@ -47,6 +47,8 @@ export interface McpRuntimePaths {
   readonly status: string;
   /** The start lock: who may bind the socket or replace a stale one. */
   readonly lock: string;
+  /** What the last front of this store ran (its server, a checksum of its settings): a hook may start a broker from it (memory-client.ts). */
+  readonly front: string;
   /** The broker's own stderr and its server's, truncated at each start. */
   readonly log: string;
   /** The store these paths belong to, or undefined when it cannot be located. */
@@ -67,6 +69,7 @@ export function mcpRuntimePaths(env: NodeJS.ProcessEnv, cwd: string = process.cw
     socket: `${base}.sock`,
     status: `${base}.status.json`,
     lock: `${base}.lock`,
+    front: `${base}.front.json`,
     log: `${base}.log`,
     store: resolved.ok ? resolved.store : undefined,
   };
@@ -150,4 +153,45 @@ export function processAlive(pid: number): boolean {
 export function isSocketOfOurs(p: string): boolean {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });
   return st?.isSocket() === true && (typeof process.getuid !== "function" || st.uid === process.getuid());
+}
+
+/** What a front records for the hooks (memory-client.ts): the server it runs and a checksum of its server settings. */
+export interface FrontRecord {
+  readonly server: string;
+  readonly settings: string;
+}
+
+/**
+ * serverSettingsDigest(env) → a checksum of the VELESDB_MEMORY_* variables (the store's path
+ * aside, which names the broker itself), never their values: equal digests mean a broker
+ * started from either environment runs its server with the same settings.
+ */
+export function serverSettingsDigest(env: NodeJS.ProcessEnv): string {
+  const pairs = Object.keys(env)
+    .filter((key) => key.startsWith("VELESDB_MEMORY_") && key !== "VELESDB_MEMORY_PATH")
+    .sort()
+    .map((key) => `${key}=${env[key]}`);
+  return `${posixCksum(pairs.join("\n"))}-${pairs.length}`;
+}
+
+/** recordFront(paths, server, env): the front says which server it runs, for a hook that finds no broker. Best effort. */
+export function recordFront(paths: McpRuntimePaths, server: string, env: NodeJS.ProcessEnv): void {
+  const text = `${JSON.stringify({ server, settings: serverSettingsDigest(env) } satisfies FrontRecord)}\n`;
+  const read = readPrivateFile(paths.front, 8 * 1024);
+  if (read.state === "present" && read.content === text) return;
+  writePrivateFile(paths.front, text);
+}
+
+/** readFrontRecord(paths) → what the last front of this store recorded, when it is a record of ours. */
+export function readFrontRecord(paths: McpRuntimePaths): FrontRecord | undefined {
+  const read = readPrivateFile(paths.front, 8 * 1024);
+  if (read.state !== "present") return undefined;
+  try {
+    const record = JSON.parse(read.content) as Partial<FrontRecord> | null;
+    return typeof record?.server === "string" && path.isAbsolute(record.server) && typeof record.settings === "string"
+      ? { server: record.server, settings: record.settings }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

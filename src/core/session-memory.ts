@@ -1,0 +1,309 @@
+// The hooks' own load and save of the working context (issue 40; docs/working-context.md "Loaded
+// by the hook"). Before, every hook only asked the model: a resumed project cost two model tool
+// calls before the model knew anything, and a model that did not obey got nothing. Now
+// SessionStart loads the state through the store's broker and injects a budgeted block, and
+// Stop and PreCompact save a compiled one from the host's transcript. Both are bounded by a
+// deadline and fail open: any cause leaves the rule answering as before, with that cause in one
+// stderr line. The connection itself is the caller's (`OpenMemory`, src/mcp/memory-client.ts
+// through src/hosts/host.ts), so this module holds the rules and no socket.
+import type { HookInput } from "./hook-input.ts";
+import type { ProjectIdentity } from "./identity.ts";
+import { UNKNOWN_SESSION } from "./payload.ts";
+import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
+import type { LoadedContext, MemorySlot } from "./texts.ts";
+import { renderWorkingState, type WorkingState } from "./working-context-block.ts";
+
+export type MemoryAnswer =
+  | { readonly ok: true; readonly value: Record<string, unknown> }
+  | { readonly ok: false; readonly cause: string };
+
+export interface MemoryConnection {
+  call(tool: string, args: Record<string, unknown>): Promise<MemoryAnswer>;
+  close(): void;
+}
+
+/** openMemory(env, cwd, deadline) → a connection to velesdb-memory by the deadline (a Date.now() value), or why not. */
+export type OpenMemory = (
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  deadline: number,
+) => Promise<
+  | { readonly ok: true; readonly memory: MemoryConnection }
+  /** `unconfigured`: no shared broker is set up for this store (no front ran): normal, not a failure. */
+  | { readonly ok: false; readonly cause: string; readonly unconfigured?: boolean }
+>;
+
+/**
+ * The characters of working context SessionStart injects by default. 4 000 leaves the whole
+ * session-start text (about 5 000 characters with the lines around it) under half of Claude
+ * Code's 10 000-character cap and Codex's 2 500-token one, and within the ~1–2 K tokens the peers
+ * that were burned by size settled on (peers-hosts-2026-12.md §5). Hosts that send the
+ * session-start text again with every model request (Copilot CLI, OpenCode, Kilo Code) pay for it
+ * on each turn: 1 500 there.
+ */
+export const DEFAULT_CONTEXT_BUDGET = 4000;
+export const RESENT_CONTEXT_BUDGET = 1500;
+
+/**
+ * How long SessionStart may spend reaching the broker and loading, in ms
+ * (VELESDB_HOOKS_LOAD_MS). A warm broker answers in tens of ms; a cold start (broker and server)
+ * measured ~0.6 s idle and up to ~2 s on a loaded 2-core machine (docs/working-context.md).
+ * Every host here gives the hook 10 s (src/hosts/descriptors/).
+ */
+export const DEFAULT_LOAD_MS = 3000;
+/** How long Stop and PreCompact may spend compiling and saving (VELESDB_HOOKS_SAVE_MS). */
+export const DEFAULT_SAVE_MS = 5000;
+/** Never more: the hosts' own hook timeout is 10 s, and the rest of the hook must still answer. */
+const MAX_MEMORY_MS = 8000;
+
+/** memoryDeadlineMs(env, name, fallback) → a whole number of ms from 0 to 8 000, else the fallback; 0 turns the step off. */
+export function memoryDeadlineMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || !/^\d{1,5}$/.test(raw)) return fallback;
+  return Math.min(Number(raw), MAX_MEMORY_MS);
+}
+
+export type LoadOutcome =
+  | { readonly kind: "loaded"; readonly loaded: LoadedContext }
+  | { readonly kind: "nothing saved" }
+  | { readonly kind: "not loaded"; readonly cause: string; readonly unconfigured?: boolean };
+
+/**
+ * loadWorkingContext(open, input, slot, identity) → this session's own state, else the most
+ * recently saved other session's (velesdb-memory 0.17.0 lists other_sessions most recent first,
+ * src/context/memory_bridge.rs), rendered to the budget; or that nothing is saved; or why not.
+ */
+export async function loadWorkingContext(
+  open: OpenMemory,
+  input: HookInput,
+  slot: MemorySlot,
+  identity: ProjectIdentity,
+): Promise<LoadOutcome> {
+  const budget =
+    identity.contextBudget ?? (input.host.contextResentEachRequest ? RESENT_CONTEXT_BUDGET : DEFAULT_CONTEXT_BUDGET);
+  if (budget === 0) return { kind: "not loaded", cause: "context_budget is 0 in .velesdb-hooks.json" };
+  const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_LOAD_MS", DEFAULT_LOAD_MS);
+  if (ms === 0) return { kind: "not loaded", cause: "VELESDB_HOOKS_LOAD_MS is 0" };
+  const opened = await open(input.env, input.cwd, Date.now() + ms);
+  if (!opened.ok) return { kind: "not loaded", cause: opened.cause, unconfigured: opened.unconfigured };
+  const { memory } = opened;
+  try {
+    const own = await loadSlot(memory, slot.project, slot.session);
+    if (!own.ok) return { kind: "not loaded", cause: own.cause };
+    if (own.working) return loaded(own.working, slot.session, true, own.others, budget);
+    const latest = own.others[0];
+    if (latest === undefined) return { kind: "nothing saved" };
+    const other = await loadSlot(memory, slot.project, latest);
+    if (!other.ok) return { kind: "not loaded", cause: other.cause };
+    if (!other.working) return { kind: "nothing saved" };
+    return loaded(other.working, latest, false, own.others.slice(1), budget);
+  } finally {
+    memory.close();
+  }
+}
+
+function loaded(
+  working: WorkingState,
+  session: string,
+  own: boolean,
+  otherSessions: readonly string[],
+  budget: number,
+): LoadOutcome {
+  const rendered = renderWorkingState(working, budget);
+  return { kind: "loaded", loaded: { ...rendered, session, own, budget, otherSessions } };
+}
+
+type SlotRead =
+  | { readonly ok: true; readonly working: WorkingState | undefined; readonly others: readonly string[] }
+  | { readonly ok: false; readonly cause: string };
+
+/** loadSlot(memory, project, session) → load_working_context's {found, working, other_sessions}, checked. */
+async function loadSlot(memory: MemoryConnection, project: string, session: string): Promise<SlotRead> {
+  const answer = await memory.call("load_working_context", { project, session });
+  if (!answer.ok) return answer;
+  const { found, working, other_sessions } = answer.value as {
+    found?: unknown;
+    working?: unknown;
+    other_sessions?: unknown;
+  };
+  if (typeof found !== "boolean") return { ok: false, cause: "load_working_context answered without `found`" };
+  const others = Array.isArray(other_sessions)
+    ? other_sessions.filter((s): s is string => typeof s === "string" && s !== session)
+    : [];
+  const state =
+    found && typeof working === "object" && working !== null && !Array.isArray(working) ? working : undefined;
+  return { ok: true, working: state as WorkingState | undefined, others };
+}
+
+/** A conversation turn as compile_transcript reads it: velesdb-memory 0.17.0 src/context/segment.rs, `{role, content}` JSONL. */
+export interface TranscriptTurn {
+  readonly role: string;
+  readonly content: string;
+}
+
+export type SaveOutcome =
+  | { readonly kind: "saved" }
+  | { readonly kind: "kept"; readonly why: string }
+  | { readonly kind: "not saved"; readonly cause: string };
+
+/** The transcript as the hook read it: its turns, the JSONL compile_transcript gets, and what identifies this version of the file. */
+export interface ReadTranscript {
+  readonly turns: readonly TranscriptTurn[];
+  readonly jsonl: string;
+  /** Size and mtime of the file: an unchanged transcript is not compiled again. */
+  readonly version: string;
+}
+
+/**
+ * The compile budget, in velesdb-memory's tokens (~4 characters each): ~2 400 characters of
+ * compiled conversation, which with the goal and the last step stays inside the default
+ * session-start budget (DEFAULT_CONTEXT_BUDGET), so a later session sees all of it.
+ */
+const COMPILE_TOKEN_BUDGET = 600;
+/** The goal and the last step are one line each: at most this many characters of their turn. */
+const LINE_CHARS = 600;
+/** A compiled paragraph becomes one verified fact of at most this many characters. */
+const FACT_CHARS = 600;
+
+interface SaveMarker {
+  readonly version: string;
+  /** When this hook's last save of the slot returned, in whole seconds (velesdb-memory's saved_at unit). */
+  readonly savedAt: number;
+}
+
+/**
+ * saveCompiledContext(open, input, slot, identity, transcript) → the session's compiled working
+ * context saved under its own slot, or why it was kept or not saved. A save the hook did not
+ * make itself is the model's, and the better source: when the slot's saved_at is not the one
+ * this hook recorded after its own last save, the slot is left as it is
+ * (docs/working-context.md "Saved by the hook").
+ */
+export async function saveCompiledContext(
+  open: OpenMemory,
+  input: HookInput,
+  slot: MemorySlot,
+  identity: ProjectIdentity,
+  transcript: ReadTranscript,
+): Promise<SaveOutcome> {
+  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json" };
+  const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_SAVE_MS", DEFAULT_SAVE_MS);
+  if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0" };
+  const lastUser = lastTurn(transcript.turns, "user");
+  if (lastUser === undefined) return { kind: "not saved", cause: "the transcript holds no user turn yet" };
+  const store = input.state();
+  const markerFile = store.safe
+    ? markerPath(store, input.kind("autosave"), input.sessionId ?? UNKNOWN_SESSION)
+    : undefined;
+  const marker = markerFile ? readMarker(markerFile) : undefined;
+  if (marker?.version === transcript.version) return { kind: "saved" }; // nothing new since the hook's own save
+  const opened = await open(input.env, input.cwd, Date.now() + ms);
+  if (!opened.ok) return { kind: "not saved", cause: opened.cause };
+  const { memory } = opened;
+  try {
+    const listed = await memory.call("list_working_contexts", { project: slot.project });
+    if (!listed.ok) return { kind: "not saved", cause: listed.cause };
+    const savedAt = slotSavedAt(listed.value, slot.session);
+    if (savedAt !== undefined && (marker === undefined || savedAt > marker.savedAt + 1))
+      return { kind: "kept", why: "the model saved this session's working context itself" };
+    const compiled = await memory.call("compile_transcript", {
+      query: cutLine(lastUser, LINE_CHARS),
+      token_budget: COMPILE_TOKEN_BUDGET,
+      transcript: transcript.jsonl,
+      project: slot.project,
+    });
+    if (!compiled.ok) return { kind: "not saved", cause: compiled.cause };
+    const working = compiledWorkingState(compiled.value, transcript.turns, input.sessionId);
+    const saved = await memory.call("save_working_context", { project: slot.project, session: slot.session, working });
+    if (!saved.ok) return { kind: "not saved", cause: saved.cause };
+    if (markerFile)
+      writePrivateFile(
+        markerFile,
+        `${JSON.stringify({ version: transcript.version, savedAt: Math.floor(Date.now() / 1000) } satisfies SaveMarker)}\n`,
+      );
+    return { kind: "saved" };
+  } finally {
+    memory.close();
+  }
+}
+
+/**
+ * compiledWorkingState(compiled, turns, sessionId) → the WorkingContext velesdb-memory 0.17.0
+ * takes (src/context/model.rs): the latest request as the goal, marked as compiled by the hook;
+ * the last assistant turn as the pending step; each paragraph of compile_transcript's budgeted
+ * content as a verified fact; its source handles as evidence (retrieve_context_source returns the
+ * original of each). The fragment ids come from the handles: the JSON numbers beside them are
+ * u64s that a JSON parse rounds. `decisions` stays empty: velesdb-memory's are pointers to
+ * compile decisions the model took, and the compiler's own "preserve.default" is not one.
+ */
+export function compiledWorkingState(
+  compiled: Record<string, unknown>,
+  turns: readonly TranscriptTurn[],
+  sessionId: string | undefined,
+): Record<string, unknown> {
+  const context = (typeof compiled.context === "object" && compiled.context !== null ? compiled.context : {}) as {
+    content?: unknown;
+    sources?: unknown;
+  };
+  const content = typeof context.content === "string" ? context.content : "";
+  const facts = content
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter((paragraph) => paragraph !== "")
+    .map((paragraph) => ({ text: cutLine(paragraph, FACT_CHARS) }));
+  const evidence: Array<{ fragment_id: string; handle: string }> = [];
+  for (const source of Array.isArray(context.sources) ? context.sources : []) {
+    const handle = (source as { handle?: unknown } | null)?.handle;
+    const id = typeof handle === "string" ? /^ctx:\/\/source\/(\d{1,20})$/.exec(handle)?.[1] : undefined;
+    if (id !== undefined) evidence.push({ fragment_id: id, handle: handle as string });
+  }
+  const from = sessionId === undefined ? "this session" : `session ${sessionId}`;
+  const goal = `(compiled by velesdb-hooks from the transcript of ${from}; the model did not save one) ${cutLine(lastTurn(turns, "user") ?? "", LINE_CHARS)}`;
+  const lastStep = lastTurn(turns, "assistant");
+  return {
+    goal,
+    active_constraints: [],
+    verified_facts: facts,
+    open_hypotheses: [],
+    decisions: [],
+    exact_evidence: evidence,
+    pending_actions: lastStep === undefined ? [] : [`Last step reported: ${cutLine(lastStep, LINE_CHARS)}`],
+  };
+}
+
+function lastTurn(turns: readonly TranscriptTurn[], role: string): string | undefined {
+  for (let i = turns.length - 1; i >= 0; i--)
+    if (turns[i]!.role === role && turns[i]!.content.trim() !== "") return turns[i]!.content;
+  return undefined;
+}
+
+/** cutLine(text, n) → text on one line, at most n characters, "…" where it was cut (never half a surrogate pair). */
+function cutLine(text: string, n: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (line.length <= n) return line;
+  let cut = line.slice(0, n - 1);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+function slotSavedAt(listed: Record<string, unknown>, session: string): number | undefined {
+  const sessions = Array.isArray(listed.sessions) ? listed.sessions : [];
+  for (const entry of sessions) {
+    const { session: name, saved_at } = (entry ?? {}) as { session?: unknown; saved_at?: unknown };
+    if (name === session && typeof saved_at === "number") return saved_at;
+  }
+  return undefined;
+}
+
+function readMarker(file: string): SaveMarker | undefined {
+  const read = readPrivateFile(file, 4096);
+  if (read.state !== "present") return undefined;
+  try {
+    const value = JSON.parse(read.content) as Partial<SaveMarker> | null;
+    return typeof value?.version === "string" && typeof value.savedAt === "number"
+      ? { version: value.version, savedAt: value.savedAt }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
