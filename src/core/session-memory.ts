@@ -6,11 +6,12 @@
 // deadline and fail open: any cause leaves the rule answering as before, with that cause in one
 // stderr line. The connection itself is the caller's (`OpenMemory`, src/mcp/memory-client.ts
 // through src/hosts/host.ts), so this module holds the rules and no socket.
+import * as fs from "node:fs";
 import type { HookInput } from "./hook-input.ts";
-import type { ProjectIdentity } from "./identity.ts";
+import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import type { LoadedContext, MemorySlot } from "./texts.ts";
+import { readerJson, type LoadedContext, type MemorySlot } from "./texts.ts";
 import { renderWorkingState, type WorkingState } from "./working-context-block.ts";
 
 export type MemoryAnswer =
@@ -141,6 +142,17 @@ export interface TranscriptTurn {
   readonly content: string;
 }
 
+/**
+ * What the hook's own save found, for the Stop rule: `modelSaved` when the model had saved this
+ * session's slot itself (so the save reminder has nothing to ask), and why the hook could not
+ * save, in one note. A compiled save of the hook's own does not replace the reminder: the
+ * model's save is the better source (docs/working-context.md "Saved by the hook").
+ */
+export interface SavedByHook {
+  readonly modelSaved: boolean;
+  readonly note?: string;
+}
+
 export type SaveOutcome =
   | { readonly kind: "saved" }
   | { readonly kind: "kept"; readonly why: string }
@@ -172,7 +184,7 @@ interface SaveMarker {
 }
 
 /**
- * saveCompiledContext(open, input, slot, identity, transcript) → the session's compiled working
+ * saveCompiledContext(open, input, slot, transcript) → the session's compiled working
  * context saved under its own slot, or why it was kept or not saved. A save the hook did not
  * make itself is the model's, and the better source: when the slot's saved_at is not the one
  * this hook recorded after its own last save, the slot is left as it is
@@ -182,10 +194,8 @@ export async function saveCompiledContext(
   open: OpenMemory,
   input: HookInput,
   slot: MemorySlot,
-  identity: ProjectIdentity,
   transcript: ReadTranscript,
 ): Promise<SaveOutcome> {
-  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json" };
   const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_SAVE_MS", DEFAULT_SAVE_MS);
   if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0" };
   const lastUser = lastTurn(transcript.turns, "user");
@@ -306,4 +316,55 @@ function readMarker(file: string): SaveMarker | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The tail of a transcript the hook reads, at most: the latest turns are the ones a next session
+ * needs, and a transcript grows without bound (a long Claude Code session writes tens of MB).
+ */
+const TRANSCRIPT_TAIL_BYTES = 1024 * 1024;
+/** What compile_transcript gets inline, at most: the newest whole turns that fit (its own cap is 8 MiB). */
+const COMPILE_INPUT_BYTES = 256 * 1024;
+
+/**
+ * saveFromTranscript(open, input, transcriptPath, format) → saveCompiledContext on the tail of the
+ * host's transcript, read as this host writes it (src/core/transcript.ts), or why not.
+ */
+export async function saveFromTranscript(
+  open: OpenMemory,
+  input: HookInput,
+  transcriptPath: string,
+  format: string,
+): Promise<SaveOutcome> {
+  const identity = resolveProjectIdentity(input.cwd);
+  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json" };
+  const transcript = await readTranscript(input, transcriptPath, format);
+  if (!transcript.ok) return { kind: "not saved", cause: transcript.problem };
+  const slot: MemorySlot = { project: identity.project, session: sessionSlot(identity.session, input.sessionId) };
+  return saveCompiledContext(open, input, slot, transcript);
+}
+
+/**
+ * readTranscript(input, path, format) → the tail of the host's transcript as turns and as
+ * compile_transcript's JSONL, with the payload's `last_assistant_message` added where the file
+ * lags behind it (transcript.ts withLastAssistantMessage), or why not in one line. The path is
+ * the payload's: read as transcript.ts reads any file it did not write (no link, ours, bounded).
+ */
+async function readTranscript(
+  input: HookInput,
+  transcriptPath: string,
+  format: string,
+): Promise<(ReadTranscript & { readonly ok: true }) | { readonly ok: false; readonly problem: string }> {
+  const { compileTranscriptInput, isTranscriptFormat, readTranscriptTail, transcriptTurns, withLastAssistantMessage } =
+    await import("./transcript.ts");
+  if (!isTranscriptFormat(format)) return { ok: false, problem: `no reader for the transcript format ${format}` };
+  const named = readerJson(transcriptPath);
+  const st = fs.lstatSync(transcriptPath, { throwIfNoEntry: false });
+  if (st === undefined) return { ok: false, problem: `the transcript ${named} does not exist` };
+  const tail = readTranscriptTail(transcriptPath, TRANSCRIPT_TAIL_BYTES);
+  if (!tail.ok) return { ok: false, problem: `the transcript ${named} ${tail.problem}` };
+  const turns = withLastAssistantMessage(transcriptTurns(format, tail.text), input.payload.last_assistant_message);
+  const jsonl = compileTranscriptInput(turns, COMPILE_INPUT_BYTES);
+  if (jsonl === "") return { ok: false, problem: `the transcript ${named} holds no conversation yet` };
+  return { ok: true, turns, jsonl, version: `${st.size}:${st.mtimeMs}` };
 }
