@@ -264,6 +264,63 @@ describe("each real transcript converts to its session", () => {
   });
 });
 
+// Records the captures hold in one variant only, changed one field at a time from a real line.
+describe("record variants, each made from a captured line", () => {
+  const linesOf = (host: string, file: string) =>
+    fixtureText(host, file)
+      .split("\n")
+      .filter((l) => l !== "");
+
+  test("Gemini CLI: $rewindTo drops that message and every later one; an unknown id drops them all", () => {
+    const lines = linesOf("gemini", "stop.jsonl");
+    const finalAnswer = lines
+      .map((l) => JSON.parse(l))
+      .find((r) => r.type === "gemini" && r.content === ASSISTANT_FINAL);
+    const rewound = transcriptTurns(
+      "gemini-jsonl",
+      [...lines, JSON.stringify({ $rewindTo: finalAnswer.id })].join("\n"),
+    );
+    expect(rewound.at(-1)!.content).toMatch(/^run_shell_command result: /);
+    expect(rewound.map((t) => t.content)).not.toContain(ASSISTANT_FINAL);
+    expect(transcriptTurns("gemini-jsonl", [...lines, JSON.stringify({ $rewindTo: "no-such-id" })].join("\n"))).toEqual(
+      [],
+    );
+  });
+
+  test("Claude Code: a side-chain record (a subagent's) is not the session's conversation", () => {
+    const prompt = linesOf("claude", "stop.jsonl")
+      .map((l) => JSON.parse(l))
+      .find((r) => r.type === "user" && r.message?.content === PROMPT);
+    expect(prompt.isSidechain).toBe(false);
+    expect(transcriptTurns("claude-jsonl", JSON.stringify(prompt))).toEqual([{ role: "user", content: PROMPT }]);
+    expect(transcriptTurns("claude-jsonl", JSON.stringify({ ...prompt, isSidechain: true }))).toEqual([]);
+  });
+
+  test("Factory Droid: a hook record (visibility user_only) is never a turn, whatever it holds", () => {
+    const lines = linesOf("droid", "stop.jsonl");
+    const hook = JSON.parse(lines.find((l) => l.includes('"user_only"'))!);
+    hook.message.content = [{ type: "text", text: "shown to the user only" }];
+    expect(transcriptTurns("droid-jsonl", JSON.stringify(hook))).toEqual([]);
+    delete hook.message.visibility; // positive control: the same record, visible, is a turn
+    expect(transcriptTurns("droid-jsonl", JSON.stringify(hook))).toEqual([
+      { role: "user", content: "shown to the user only" },
+    ]);
+  });
+
+  test("Codex: a `compacted` record without replacement_history keeps its summary message", () => {
+    const line = linesOf("codex", "after-compact.jsonl").find((l) => l.includes('"type":"compacted"'))!;
+    const record = JSON.parse(line);
+    delete record.payload.replacement_history;
+    const turns = transcriptTurns(
+      "codex-rollout",
+      [linesOf("codex", "stop.jsonl").join("\n"), JSON.stringify(record)].join("\n"),
+    );
+    expect(turns).toHaveLength(1);
+    expect(turns[0]!.role).toBe("user");
+    expect(turns[0]!.content).toEndWith(SUMMARY);
+  });
+});
+
 describe("the transcript that lags behind the Stop payload", () => {
   test("Claude's last Stop: the continuation's answer is only in last_assistant_message, and is appended", () => {
     const turns = turnsOf("claude", "stop.jsonl");
@@ -355,12 +412,14 @@ describe("compileTranscriptInput", () => {
       expect(compileTranscriptInput([turn("user", "hello there, a turn")], bad)).toBe("");
   });
 
-  test("cutUtf8 keeps text that fits and never exceeds the bound", () => {
+  test("cutUtf8 keeps text that fits; a cut one is a prefix, whole characters only, never over the bound", () => {
     expect(cutUtf8("short", 10)).toBe("short");
-    for (const max of [0, 5, 17, 18, 19, 20, 100]) {
-      const cut = cutUtf8("🙂".repeat(50), max);
+    const text = "a🙂日é".repeat(40); // 1-, 4-, 3- and 2-byte characters
+    for (let max = 0; max <= 220; max++) {
+      const cut = cutUtf8(text, max);
       expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(max);
       expect(cut).not.toContain("\uFFFD");
+      if (cut !== "") expect(text.startsWith(cut.replace(/ \[…\d+ bytes cut\]$/, ""))).toBe(true);
     }
   });
 
