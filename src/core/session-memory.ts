@@ -11,7 +11,7 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import { readerJson, type LoadedContext, type MemorySlot } from "./texts.ts";
+import { isOurContinuation, readerJson, type LoadedContext, type MemorySlot } from "./texts.ts";
 import { renderWorkingState, type WorkingState } from "./working-context-block.ts";
 
 export type MemoryAnswer =
@@ -156,7 +156,8 @@ export interface SavedByHook {
 export type SaveOutcome =
   | { readonly kind: "saved" }
   | { readonly kind: "kept"; readonly why: string }
-  | { readonly kind: "not saved"; readonly cause: string };
+  /** `quiet`: a choice (auto_save false, a deadline of 0) or the host's timing (no file yet), not a fault to report. */
+  | { readonly kind: "not saved"; readonly cause: string; readonly quiet?: boolean };
 
 /** The transcript as the hook read it: its turns, the JSONL compile_transcript gets, and what identifies this version of the file. */
 export interface ReadTranscript {
@@ -197,7 +198,7 @@ export async function saveCompiledContext(
   transcript: ReadTranscript,
 ): Promise<SaveOutcome> {
   const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_SAVE_MS", DEFAULT_SAVE_MS);
-  if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0" };
+  if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0", quiet: true };
   const lastUser = lastTurn(transcript.turns, "user");
   if (lastUser === undefined) return { kind: "not saved", cause: "the transcript holds no user turn yet" };
   const store = input.state();
@@ -255,11 +256,18 @@ export function compiledWorkingState(
     sources?: unknown;
   };
   const content = typeof context.content === "string" ? context.content : "";
+  // The compiled content joins the kept turns with blank lines and drops their roles: a paragraph
+  // that is a whole turn gets its role back, so the next session reads who said it.
+  const roleOf = new Map<string, string>();
+  for (const turn of turns) roleOf.set(turn.content.trim(), turn.role);
   const facts = content
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== "")
-    .map((paragraph) => ({ text: cutLine(paragraph, FACT_CHARS) }));
+    .map((paragraph) => {
+      const role = roleOf.get(paragraph);
+      return { text: cutLine(role ? `${role}: ${paragraph}` : paragraph, FACT_CHARS) };
+    });
   const evidence: Array<{ fragment_id: string; handle: string }> = [];
   for (const source of Array.isArray(context.sources) ? context.sources : []) {
     const handle = (source as { handle?: unknown } | null)?.handle;
@@ -337,9 +345,9 @@ export async function saveFromTranscript(
   format: string,
 ): Promise<SaveOutcome> {
   const identity = resolveProjectIdentity(input.cwd);
-  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json" };
+  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json", quiet: true };
   const transcript = await readTranscript(input, transcriptPath, format);
-  if (!transcript.ok) return { kind: "not saved", cause: transcript.problem };
+  if (!transcript.ok) return { kind: "not saved", cause: transcript.problem, quiet: transcript.quiet };
   const slot: MemorySlot = { project: identity.project, session: sessionSlot(identity.session, input.sessionId) };
   return saveCompiledContext(open, input, slot, transcript);
 }
@@ -354,17 +362,24 @@ async function readTranscript(
   input: HookInput,
   transcriptPath: string,
   format: string,
-): Promise<(ReadTranscript & { readonly ok: true }) | { readonly ok: false; readonly problem: string }> {
+): Promise<
+  (ReadTranscript & { readonly ok: true }) | { readonly ok: false; readonly problem: string; readonly quiet?: boolean }
+> {
   const { compileTranscriptInput, isTranscriptFormat, readTranscriptTail, transcriptTurns, withLastAssistantMessage } =
     await import("./transcript.ts");
   if (!isTranscriptFormat(format)) return { ok: false, problem: `no reader for the transcript format ${format}` };
   const named = readerJson(transcriptPath);
   const st = fs.lstatSync(transcriptPath, { throwIfNoEntry: false });
-  if (st === undefined) return { ok: false, problem: `the transcript ${named} does not exist` };
+  // Copilot CLI writes its events.jsonl when the run exits, after agentStop (transcript.ts
+  // fixtures README): a file not there yet is the host's timing, not a fault.
+  if (st === undefined) return { ok: false, problem: `the transcript ${named} does not exist yet`, quiet: true };
   const tail = readTranscriptTail(transcriptPath, TRANSCRIPT_TAIL_BYTES);
   if (!tail.ok) return { ok: false, problem: `the transcript ${named} ${tail.problem}` };
-  const turns = withLastAssistantMessage(transcriptTurns(format, tail.text), input.payload.last_assistant_message);
+  const turns = withLastAssistantMessage(
+    transcriptTurns(format, tail.text).filter((turn) => !(turn.role === "user" && isOurContinuation(turn.content))),
+    input.payload.last_assistant_message,
+  );
   const jsonl = compileTranscriptInput(turns, COMPILE_INPUT_BYTES);
-  if (jsonl === "") return { ok: false, problem: `the transcript ${named} holds no conversation yet` };
+  if (jsonl === "") return { ok: false, problem: `the transcript ${named} holds no conversation yet`, quiet: true };
   return { ok: true, turns, jsonl, version: `${st.size}:${st.mtimeMs}` };
 }

@@ -114,7 +114,10 @@ async function savedFromTranscript(input: HookInput): Promise<SavedByHook> {
   const { saveFromTranscript } = await import("../core/session-memory.ts");
   const outcome = await saveFromTranscript(open, input, transcript, format);
   if (outcome.kind === "not saved")
-    return { modelSaved: false, note: `working context not saved by the hook: ${outcome.cause}` };
+    return {
+      modelSaved: false,
+      note: outcome.quiet ? undefined : `working context not saved by the hook: ${outcome.cause}`,
+    };
   return { modelSaved: outcome.kind === "kept" };
 }
 
