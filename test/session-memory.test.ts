@@ -1,4 +1,4 @@
-// Issue 40, docs/working-context.md "Loaded by the hook": SessionStart loads the working context
+// docs/working-context.md#loaded-by-the-hook and #saved-by-the-hook: SessionStart loads the working context
 // itself through the store's broker, with the REAL velesdb-memory 0.17.0 behind the front
 // (test/support/mcp-session.ts). Each case has its negative control: another repository (another
 // project) never sees the state; a store no front was set up for gets today's instruction,

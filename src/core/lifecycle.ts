@@ -60,7 +60,7 @@ export async function sessionStartDecision(input: HookInput, open?: OpenMemory):
       : memory?.kind === "nothing saved"
         ? nothingSavedGuidance(slot, compaction)
         : loadGuidance(slot, compaction);
-  // Fail open (issue 40): the instruction to call the tool, as before, and why in one stderr line
+  // Fail open (docs/working-context.md#loaded-by-the-hook): the instruction to call the tool, as before, and why in one stderr line
   // — unless no shared broker is set up at all (an agent wired to velesdb-memory directly), which
   // is a choice of the user's, not a failure to report at every session start.
   const why =
@@ -128,7 +128,7 @@ export function promptReminderDecision(input: HookInput): Decision {
 /**
  * Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then
  * pass. When the model has saved this session's working context already (the hook's own save
- * found it, issue 40), the reminder would cost a model turn for nothing: it passes.
+ * found it: docs/working-context.md#saved-by-the-hook), the reminder would cost a model turn for nothing: it passes.
  */
 export function genericStopDecision(
   input: HookInput,

@@ -1,5 +1,5 @@
-// The hooks' own load and save of the working context (issue 40; docs/working-context.md "Loaded
-// by the hook"). Before, every hook only asked the model: a resumed project cost two model tool
+// The hooks' own load and save of the working context (docs/working-context.md#loaded-by-the-hook
+// and #saved-by-the-hook). Before, every hook only asked the model: a resumed project cost two model tool
 // calls before the model knew anything, and a model that did not obey got nothing. Now
 // SessionStart loads the state through the store's broker and injects a budgeted block, and
 // Stop and PreCompact save a compiled one from the host's transcript. Both are bounded by a
@@ -38,7 +38,7 @@ export type OpenMemory = (
  * The characters of working context SessionStart injects by default. 4 000 leaves the whole
  * session-start text (about 5 000 characters with the lines around it) under half of Claude
  * Code's 10 000-character cap and Codex's 2 500-token one, and within the ~1–2 K tokens the peers
- * that were burned by size settled on (peers-hosts-2026-12.md §5). Hosts that send the
+ * that were burned by size settled on (docs/working-context.md#the-budget). Hosts that send the
  * session-start text again with every model request (Copilot CLI, OpenCode, Kilo Code) pay for it
  * on each turn: 1 500 there.
  */

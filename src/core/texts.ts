@@ -100,7 +100,7 @@ export interface LoadedContext {
 }
 
 /**
- * The SessionStart context when the hook loaded the working context itself (issue 40): where it
+ * The SessionStart context when the hook loaded the working context itself (docs/working-context.md#loaded-by-the-hook): where it
  * came from, the chosen items, what was left out and which call returns it whole, then the save
  * and recall lines of loadGuidance. The provenance opens the text, so a model can tell memory
  * from instructions, and the items follow it: a host that keeps a head keeps both.

@@ -64,7 +64,7 @@ export type EventRule = Omit<HookEvent, "wireName">;
 export const SESSION_START_EVENT: EventRule = {
   failure: "open",
   run: async (input) => {
-    // The hook loads the working context itself through the store's broker (issue 40): the
+    // The hook loads the working context itself through the store's broker (docs/working-context.md#loaded-by-the-hook): the
     // connection is src/mcp's, the rule core's, which never imports a socket.
     const [{ sessionStartDecision }, open] = await Promise.all([import("../core/lifecycle.ts"), memoryOpener(input)]);
     return sessionStartDecision(input, open);
@@ -73,7 +73,7 @@ export const SESSION_START_EVENT: EventRule = {
 
 /**
  * Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). Where the host
- * passes its transcript, the hook first saves a compiled working context itself (issue 40), so a
+ * passes its transcript, the hook first saves a compiled working context itself (docs/working-context.md#saved-by-the-hook), so a
  * session whose model never saves is still resumable; the reminder still asks the model once.
  */
 export const STOP_EVENT: EventRule = {
