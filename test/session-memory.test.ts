@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { COMPILED_HANDLE } from "../src/core/session-memory.ts";
 import { isTranscriptFormat, TRANSCRIPT_FORMAT_OF_HOST } from "../src/core/transcript.ts";
 import { renderWorkingState } from "../src/core/working-context-block.ts";
 import { HOSTS } from "../src/hosts/index.ts";
@@ -267,7 +268,7 @@ describe.skipIf(REAL_SERVER === undefined)("Stop saves a compiled working contex
       expect(run.stderr).toBe("");
       const saved = await loadSlot("rolling/s-one");
       expect(saved.found).toBe(true);
-      expect(saved.working.goal).toContain("compiled by velesdb-hooks from the transcript of session s-one");
+      expect(saved.working.exact_evidence).toContainEqual({ fragment_id: "0", handle: COMPILED_HANDLE });
       expect(saved.working.goal).toContain("prompt" in row ? row.prompt : PROMPT);
       expect(saved.working.goal).not.toContain("Before this session ends");
       expect(JSON.stringify(saved.working.verified_facts)).toContain("cat notes.txt");
@@ -282,15 +283,51 @@ describe.skipIf(REAL_SERVER === undefined)("Stop saves a compiled working contex
       'save_working_context(project="grammar", session="rolling/s-one")',
     );
     const next = sessionStart(repo, "s-two");
-    expect(next.text).toContain('session="rolling/s-one"');
+    expect(next.text).toContain('session="rolling/s-one"; this session\'s own slot');
+    expect(next.text).toContain("velesdb-hooks compiled it from that session's transcript");
     expect(next.text).toContain(PROMPT);
     expect(next.text).toContain("user: What do the notes");
+    expect(next.text).not.toContain(COMPILED_HANDLE);
     expect(sessionStart(otherRepo, "s-three").text).not.toContain(PROMPT);
   }, 60_000);
 
-  test("a save of the model's is never replaced by a compiled one, and then Stop sends no reminder", async () => {
+  test("a session that only passes through carries what it was handed to the next one", async () => {
     await save(WORK, "rolling/s-one");
+    expect(sessionStart(repo, "s-two").text).toContain("goal-7f3a");
+    // Session two does a little and stops: its compiled save starts from session one's state.
+    const transcript = path.join(box.root, "transcripts", "two.jsonl");
+    fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    const records = [
+      { type: "user", message: { role: "user", content: "continue the grammar work" } },
+      {
+        type: "assistant",
+        message: { role: "assistant", content: [{ type: "text", text: "Nothing left (step-2c)." }] },
+      },
+    ];
+    fs.writeFileSync(transcript, records.map((r) => JSON.stringify(r)).join("\n"));
+    expect(stop(STOPS[0], "s-two", repo, transcript).stderr).toBe("");
+    const third = sessionStart(repo, "s-three");
+    expect(third.text).toContain('session="rolling/s-two"');
+    for (const marker of [
+      "goal-7f3a",
+      "pending-5d01",
+      "fact-19c2",
+      "Latest request: continue the grammar work",
+      "step-2c",
+    ])
+      expect(third.text).toContain(marker);
+    // Control: a session that was handed nothing saves only its own transcript.
+    stop(STOPS[0], "s-alone", otherRepo, transcript);
+    expect((await loadSlot("rolling/s-alone", "elsewhere")).working.goal).toBe("continue the grammar work");
+  }, 60_000);
+
+  test("a save of the model's is never replaced by a compiled one, and then Stop sends no reminder", async () => {
+    await save(WORK, "rolling/s-someone");
     const transcript = transcriptCopy("claude/stop.jsonl");
+    // The hook saves first; the model saves within the same second (saved_at has whole seconds).
+    stop(STOPS[0], "s-one", repo, transcript);
+    await save(WORK, "rolling/s-one");
+    fs.appendFileSync(transcript, `${JSON.stringify({ type: "user", message: { role: "user", content: "more" } })}\n`);
     const run = stop(STOPS[0], "s-one", repo, transcript);
     expect(JSON.parse(run.stdout)).toEqual({});
     const kept = await loadSlot("rolling/s-one");
@@ -330,7 +367,7 @@ describe.skipIf(REAL_SERVER === undefined)("Stop saves a compiled working contex
       const hung = stop(STOPS[0], "s-hung", repo, transcript, { ...box.env, VELESDB_HOOKS_SAVE_MS: "800" });
       expect(hung.stdout).toContain("save_working_context"); // the reminder, as before
       expect(hung.stderr).toMatch(
-        /^velesdb-hooks: working context not saved by the hook: list_working_contexts did not answer in time\n$/,
+        /^velesdb-hooks: working context not saved by the hook: load_working_context did not answer in time\n$/,
       );
     } finally {
       process.kill(server!, "SIGCONT");

@@ -65,9 +65,10 @@ export async function sessionStartDecision(input: HookInput, open?: OpenMemory):
       : memory?.kind === "nothing saved"
         ? nothingSavedGuidance(slot, compaction)
         : loadGuidance(slot, compaction);
-  // Fail open (docs/working-context.md#loaded-by-the-hook): the instruction to call the tool, as before, and why in one stderr line
-  // — unless no shared broker is set up at all (an agent wired to velesdb-memory directly), which
-  // is a choice of the user's, not a failure to report at every session start.
+  // Fail open (docs/working-context.md#loaded-by-the-hook): the instruction to call the tool, as
+  // before, and why in one stderr line — unless no shared server was ever set up for the store
+  // (an agent wired to velesdb-memory directly), a choice of the user's, not a fault to report
+  // at every session start. Windows, where none can be, is said.
   const why =
     memory?.kind === "not loaded" && !memory.unconfigured
       ? `working context not loaded by the hook: ${memory.cause}`

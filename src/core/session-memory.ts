@@ -30,7 +30,7 @@ export type OpenMemory = (
   deadline: number,
 ) => Promise<
   | { readonly ok: true; readonly memory: MemoryConnection }
-  /** `unconfigured`: no shared broker is set up for this store (no front ran): normal, not a failure. */
+  /** `unconfigured`: no shared broker was ever set up for this store (no front ran): a choice, not a fault to report. */
   | { readonly ok: false; readonly cause: string; readonly unconfigured?: boolean }
 >;
 
@@ -67,6 +67,7 @@ export function memoryDeadlineMs(env: NodeJS.ProcessEnv, name: string, fallback:
 export type LoadOutcome =
   | { readonly kind: "loaded"; readonly loaded: LoadedContext }
   | { readonly kind: "nothing saved" }
+  /** `unconfigured`: no shared server was ever set up for the store: a choice, said nowhere. */
   | { readonly kind: "not loaded"; readonly cause: string; readonly unconfigured?: boolean };
 
 /**
@@ -97,6 +98,7 @@ export async function loadWorkingContext(
     const other = await loadSlot(memory, slot.project, latest);
     if (!other.ok) return { kind: "not loaded", cause: other.cause };
     if (!other.working) return { kind: "nothing saved" };
+    rememberInherited(input, latest);
     return loaded(other.working, latest, false, own.others.slice(1), budget);
   } finally {
     memory.close();
@@ -111,7 +113,10 @@ function loaded(
   budget: number,
 ): LoadOutcome {
   const rendered = renderWorkingState(working, budget);
-  return { kind: "loaded", loaded: { ...rendered, session, own, budget, otherSessions } };
+  return {
+    kind: "loaded",
+    loaded: { ...rendered, session, own, budget, otherSessions, compiled: isCompiledByHook(working) },
+  };
 }
 
 type SlotRead =
@@ -178,18 +183,47 @@ const LINE_CHARS = 600;
 /** A compiled paragraph becomes one verified fact of at most this many characters. */
 const FACT_CHARS = 600;
 
-interface SaveMarker {
-  readonly version: string;
-  /** When this hook's last save of the slot returned, in whole seconds (velesdb-memory's saved_at unit). */
-  readonly savedAt: number;
+/**
+ * The evidence entry that marks a working context as compiled by the hook, not saved by a model
+ * (velesdb-memory 0.17.0 SourceReference: a u64 fragment id and any handle string). Ownership is
+ * read from the state itself: saved_at has whole seconds only (src/context/model.rs), so a model
+ * that saved within a second of the hook looked like the hook's own save and was overwritten
+ * (test/e2e/memory-without-model.e2e.test.ts).
+ */
+export const COMPILED_HANDLE = "velesdb-hooks:compiled-from-transcript";
+/** At most this many items of each list are carried from one session's state into the next one's. */
+const CARRIED = { facts: 40, evidence: 40, pending: 10, other: 20 } as const;
+
+/** isCompiledByHook(working) → the state carries the hook's mark (COMPILED_HANDLE). */
+export function isCompiledByHook(working: WorkingState | undefined): boolean {
+  const evidence = working?.exact_evidence;
+  return (
+    Array.isArray(evidence) && evidence.some((e) => (e as { handle?: unknown } | null)?.handle === COMPILED_HANDLE)
+  );
+}
+
+/** The marker file of a session: `<kind>-<session>` in the private state, or undefined without usable state. */
+function sessionMarker(input: HookInput, kind: string): string | undefined {
+  const store = input.state();
+  return store.safe ? markerPath(store, input.kind(kind), input.sessionId ?? UNKNOWN_SESSION) : undefined;
 }
 
 /**
- * saveCompiledContext(open, input, slot, transcript) → the session's compiled working
- * context saved under its own slot, or why it was kept or not saved. A save the hook did not
- * make itself is the model's, and the better source: when the slot's saved_at is not the one
- * this hook recorded after its own last save, the slot is left as it is
- * (docs/working-context.md "Saved by the hook").
+ * rememberInherited(input, session): SessionStart loaded another session's state for this one;
+ * its compiled saves start from that state (a session that only passes through must not bury
+ * what it was handed: test/e2e/memory-handoff.e2e.test.ts, proof 2). Best effort.
+ */
+export function rememberInherited(input: HookInput, session: string): void {
+  const file = sessionMarker(input, "inherited");
+  if (file) writePrivateFile(file, `${session}\n`);
+}
+
+/**
+ * saveCompiledContext(open, input, slot, transcript) → the session's compiled working context
+ * saved under its own slot, or why it was kept or not saved. A slot holding a state without the
+ * hook's mark is the model's save, the better source, and is left as it is; otherwise the
+ * compiled state is written over the hook's own, starting from the state SessionStart handed this
+ * session (docs/working-context.md "Saved by the hook").
  */
 export async function saveCompiledContext(
   open: OpenMemory,
@@ -200,22 +234,27 @@ export async function saveCompiledContext(
   const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_SAVE_MS", DEFAULT_SAVE_MS);
   if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0", quiet: true };
   const lastUser = lastTurn(transcript.turns, "user");
-  if (lastUser === undefined) return { kind: "not saved", cause: "the transcript holds no user turn yet" };
-  const store = input.state();
-  const markerFile = store.safe
-    ? markerPath(store, input.kind("autosave"), input.sessionId ?? UNKNOWN_SESSION)
-    : undefined;
-  const marker = markerFile ? readMarker(markerFile) : undefined;
-  if (marker?.version === transcript.version) return { kind: "saved" }; // nothing new since the hook's own save
+  if (lastUser === undefined) return { kind: "not saved", cause: "the transcript holds no user turn yet", quiet: true };
+  const versionFile = sessionMarker(input, "autosave");
+  const version = versionFile ? readPrivateFile(versionFile, 4096) : undefined;
+  if (version?.state === "present" && version.content.trim() === transcript.version) return { kind: "saved" };
   const opened = await open(input.env, input.cwd, Date.now() + ms);
-  if (!opened.ok) return { kind: "not saved", cause: opened.cause };
+  if (!opened.ok) return { kind: "not saved", cause: opened.cause, quiet: opened.unconfigured };
   const { memory } = opened;
   try {
-    const listed = await memory.call("list_working_contexts", { project: slot.project });
-    if (!listed.ok) return { kind: "not saved", cause: listed.cause };
-    const savedAt = slotSavedAt(listed.value, slot.session);
-    if (savedAt !== undefined && (marker === undefined || savedAt > marker.savedAt + 1))
+    const own = await memory.call("load_working_context", { project: slot.project, session: slot.session });
+    if (!own.ok) return { kind: "not saved", cause: own.cause };
+    const ownState = own.value.found === true ? (own.value.working as WorkingState | null) : undefined;
+    if (ownState && !isCompiledByHook(ownState))
       return { kind: "kept", why: "the model saved this session's working context itself" };
+    const inheritedFile = sessionMarker(input, "inherited");
+    const inheritedRead = inheritedFile ? readPrivateFile(inheritedFile, 4096) : undefined;
+    const inheritedSlot = inheritedRead?.state === "present" ? inheritedRead.content.trim() : "";
+    let inherited: WorkingState | undefined;
+    if (inheritedSlot !== "" && inheritedSlot !== slot.session) {
+      const base = await memory.call("load_working_context", { project: slot.project, session: inheritedSlot });
+      if (base.ok && base.value.found === true) inherited = base.value.working as WorkingState;
+    }
     const compiled = await memory.call("compile_transcript", {
       query: cutLine(lastUser, LINE_CHARS),
       token_budget: COMPILE_TOKEN_BUDGET,
@@ -223,14 +262,10 @@ export async function saveCompiledContext(
       project: slot.project,
     });
     if (!compiled.ok) return { kind: "not saved", cause: compiled.cause };
-    const working = compiledWorkingState(compiled.value, transcript.turns, input.sessionId);
+    const working = compiledWorkingState(compiled.value, transcript.turns, inherited);
     const saved = await memory.call("save_working_context", { project: slot.project, session: slot.session, working });
     if (!saved.ok) return { kind: "not saved", cause: saved.cause };
-    if (markerFile)
-      writePrivateFile(
-        markerFile,
-        `${JSON.stringify({ version: transcript.version, savedAt: Math.floor(Date.now() / 1000) } satisfies SaveMarker)}\n`,
-      );
+    if (versionFile) writePrivateFile(versionFile, `${transcript.version}\n`);
     return { kind: "saved" };
   } finally {
     memory.close();
@@ -238,18 +273,20 @@ export async function saveCompiledContext(
 }
 
 /**
- * compiledWorkingState(compiled, turns, sessionId) → the WorkingContext velesdb-memory 0.17.0
- * takes (src/context/model.rs): the latest request as the goal, marked as compiled by the hook;
- * the last assistant turn as the pending step; each paragraph of compile_transcript's budgeted
- * content as a verified fact; its source handles as evidence (retrieve_context_source returns the
- * original of each). The fragment ids come from the handles: the JSON numbers beside them are
- * u64s that a JSON parse rounds. `decisions` stays empty: velesdb-memory's are pointers to
- * compile decisions the model took, and the compiler's own "preserve.default" is not one.
+ * compiledWorkingState(compiled, turns, inherited) → the WorkingContext velesdb-memory 0.17.0
+ * takes (src/context/model.rs), built on the state this session was handed (`inherited`, its
+ * newest items, CARRIED): its goal, else the latest request; the latest request (when the goal
+ * is another) and the last assistant turn as pending actions; each paragraph of
+ * compile_transcript's budgeted content as a verified fact, with its role where it is a whole
+ * turn; its source handles as evidence (retrieve_context_source returns the original of each),
+ * and the hook's mark (COMPILED_HANDLE). The fragment ids come from the handles: the JSON
+ * numbers beside them are u64s that a JSON parse rounds. Decisions are only carried: they are
+ * pointers to decisions a model took, and the compiler's own "preserve.default" is not one.
  */
 export function compiledWorkingState(
   compiled: Record<string, unknown>,
   turns: readonly TranscriptTurn[],
-  sessionId: string | undefined,
+  inherited?: WorkingState,
 ): Record<string, unknown> {
   const context = (typeof compiled.context === "object" && compiled.context !== null ? compiled.context : {}) as {
     content?: unknown;
@@ -274,18 +311,35 @@ export function compiledWorkingState(
     const id = typeof handle === "string" ? /^ctx:\/\/source\/(\d{1,20})$/.exec(handle)?.[1] : undefined;
     if (id !== undefined) evidence.push({ fragment_id: id, handle: handle as string });
   }
-  const from = sessionId === undefined ? "this session" : `session ${sessionId}`;
-  const goal = `(compiled by velesdb-hooks from the transcript of ${from}; the model did not save one) ${cutLine(lastTurn(turns, "user") ?? "", LINE_CHARS)}`;
+  const request = cutLine(lastTurn(turns, "user") ?? "", LINE_CHARS);
+  const inheritedGoal =
+    typeof inherited?.goal === "string" && inherited.goal.trim() !== "" ? inherited.goal : undefined;
   const lastStep = lastTurn(turns, "assistant");
+  const pending = [
+    ...carried(inherited?.pending_actions, CARRIED.pending),
+    ...(inheritedGoal !== undefined ? [`Latest request: ${request}`] : []),
+    ...(lastStep === undefined ? [] : [`Last step reported: ${cutLine(lastStep, LINE_CHARS)}`]),
+  ];
+  const inheritedEvidence = carried(inherited?.exact_evidence, CARRIED.evidence).filter(
+    (e) => (e as { handle?: unknown } | null)?.handle !== COMPILED_HANDLE,
+  );
   return {
-    goal,
-    active_constraints: [],
-    verified_facts: facts,
-    open_hypotheses: [],
-    decisions: [],
-    exact_evidence: evidence,
-    pending_actions: lastStep === undefined ? [] : [`Last step reported: ${cutLine(lastStep, LINE_CHARS)}`],
+    goal: inheritedGoal ?? request,
+    active_constraints: carried(inherited?.active_constraints, CARRIED.other),
+    verified_facts: [...carried(inherited?.verified_facts, CARRIED.facts), ...facts].slice(-CARRIED.facts),
+    open_hypotheses: carried(inherited?.open_hypotheses, CARRIED.other),
+    decisions: carried(inherited?.decisions, CARRIED.other),
+    exact_evidence: [
+      { fragment_id: "0", handle: COMPILED_HANDLE },
+      ...[...inheritedEvidence, ...evidence].slice(-CARRIED.evidence),
+    ],
+    pending_actions: pending.slice(-CARRIED.pending),
   };
+}
+
+/** carried(list, n) → the newest n items of a list of the inherited state (an absent or odd field: none). */
+function carried(list: unknown, n: number): unknown[] {
+  return Array.isArray(list) ? list.slice(-n) : [];
 }
 
 function lastTurn(turns: readonly TranscriptTurn[], role: string): string | undefined {
@@ -302,28 +356,6 @@ function cutLine(text: string, n: number): string {
   const last = cut.charCodeAt(cut.length - 1);
   if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
   return `${cut}…`;
-}
-
-function slotSavedAt(listed: Record<string, unknown>, session: string): number | undefined {
-  const sessions = Array.isArray(listed.sessions) ? listed.sessions : [];
-  for (const entry of sessions) {
-    const { session: name, saved_at } = (entry ?? {}) as { session?: unknown; saved_at?: unknown };
-    if (name === session && typeof saved_at === "number") return saved_at;
-  }
-  return undefined;
-}
-
-function readMarker(file: string): SaveMarker | undefined {
-  const read = readPrivateFile(file, 4096);
-  if (read.state !== "present") return undefined;
-  try {
-    const value = JSON.parse(read.content) as Partial<SaveMarker> | null;
-    return typeof value?.version === "string" && typeof value.savedAt === "number"
-      ? { version: value.version, savedAt: value.savedAt }
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

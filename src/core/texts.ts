@@ -108,6 +108,8 @@ export interface LoadedContext {
   readonly budget: number;
   /** The project's other slots, most recent first, the loaded one excluded. */
   readonly otherSessions: readonly string[];
+  /** The state was compiled by the hook from a transcript (its model did not save one). */
+  readonly compiled: boolean;
 }
 
 /**
@@ -119,18 +121,23 @@ export interface LoadedContext {
 export function loadedContextGuidance(slot: MemorySlot, loaded: LoadedContext, compaction?: CompactionNote): string {
   const tool = namer(slot);
   const from = { ...slot, session: loaded.session };
+  const compiled = loaded.compiled
+    ? "; velesdb-hooks compiled it from that session's transcript, as its model saved none"
+    : "";
   const head = loaded.own
-    ? `velesdb-hooks loaded this session's velesdb-memory working context at session start (project=${quoted(slot.project)}, session=${quoted(loaded.session)}); what it holds:`
-    : `velesdb-hooks loaded the velesdb-memory working context that the latest other session of this project saved (project=${quoted(slot.project)}, session=${quoted(loaded.session)}; this session's own slot, ${quoted(slot.session)}, holds none yet); what it holds:`;
+    ? `velesdb-hooks loaded this session's velesdb-memory working context at session start (project=${quoted(slot.project)}, session=${quoted(loaded.session)}${compiled}); what it holds:`
+    : `velesdb-hooks loaded the velesdb-memory working context that the latest other session of this project saved (project=${quoted(slot.project)}, session=${quoted(loaded.session)}; this session's own slot, ${quoted(slot.session)}, holds none yet${compiled}); what it holds:`;
   const lines = [head, loaded.text];
   lines.push(
     loaded.leftOut === ""
       ? `That is the whole saved state (${loaded.shown} ${loaded.shown === 1 ? "item" : "items"}); ${loadCall(from)} returns it as JSON.`
       : `Left out to stay within ${loaded.budget} characters: ${loaded.leftOut}; ${loadCall(from)} returns the whole state.`,
   );
-  if (loaded.otherSessions.length > 0)
+  // Two sessions of a repository may have run at once: the next one's state is one call away.
+  const next = loaded.otherSessions[0];
+  if (next !== undefined)
     lines.push(
-      `Other saved sessions of this project, most recent first: ${loaded.otherSessions.slice(0, 3).map(quoted).join(", ")}.`,
+      `Other saved sessions of this project, most recent first: ${loaded.otherSessions.slice(0, 3).map(quoted).join(", ")}; ${loadCall({ ...slot, session: next })} returns the next one's state.`,
     );
   lines.push(
     `${saveCall(slot)} saves this session's own state (goal, decisions, verified facts, pending actions) for the next session.`,

@@ -144,6 +144,8 @@ function evidence(value: unknown): string[] {
   for (const item of value) {
     if (typeof item !== "object" || item === null) continue;
     const { handle, fragment_id } = item as { handle?: unknown; fragment_id?: unknown };
+    // The hook's own mark (session-memory.ts COMPILED_HANDLE) is said in the text's opening line.
+    if (typeof handle === "string" && handle.startsWith("velesdb-hooks:")) continue;
     if (typeof handle === "string" && handle !== "") out.push(oneLine(handle));
     else if (typeof fragment_id === "string" || typeof fragment_id === "number")
       out.push(oneLine(`fragment ${String(fragment_id)}`));

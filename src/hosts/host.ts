@@ -93,12 +93,16 @@ export const PRE_COMPACT_EVENT: EventRule = {
   },
 };
 
-/** memoryOpener(input) → the broker connection when shared memory is set up for this store; else no client code is loaded. */
-async function memoryOpener(input: HookInput): Promise<OpenMemory | undefined> {
+/**
+ * memoryOpener(input) → the broker connection when shared memory is set up for this store; else
+ * an opener that answers why not, and no client code is loaded.
+ */
+async function memoryOpener(input: HookInput): Promise<OpenMemory> {
   // Loaded here, not with this module: host.ts is in every hook's first chunk, and each chunk a
   // hook evaluates costs it heap blocks (src/hosts/loaders.ts, test/hot-path.test.ts).
-  const { sharedMemorySetUp } = await import("../mcp/runtime.ts");
-  if (!sharedMemorySetUp(input.env, input.cwd)) return undefined;
+  const { sharedMemoryAbsent } = await import("../mcp/runtime.ts");
+  const absent = sharedMemoryAbsent(input.env, input.cwd);
+  if (absent !== undefined) return async () => ({ ok: false, cause: absent.why, unconfigured: absent.unset });
   return (await import("../mcp/memory-client.ts")).openMemory;
 }
 
@@ -112,7 +116,6 @@ async function savedFromTranscript(input: HookInput): Promise<SavedByHook> {
   const transcript = stringField(input.payload, "transcript_path") ?? stringField(input.payload, "transcriptPath");
   if (format === undefined || transcript === undefined) return { modelSaved: false };
   const open = await memoryOpener(input);
-  if (open === undefined) return { modelSaved: false };
   const { saveFromTranscript } = await import("../core/session-memory.ts");
   let outcome: Awaited<ReturnType<typeof saveFromTranscript>>;
   try {

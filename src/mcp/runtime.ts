@@ -197,20 +197,34 @@ export function readFrontRecord(paths: McpRuntimePaths): FrontRecord | undefined
 }
 
 /**
- * sharedMemorySetUp(env, cwd) → a front of ours has run for env's store, or a broker listens
- * there: only then does a hook reach for the broker (memory-client.ts). Two lstats, so a hook of
- * a user without `install --mcp` loads none of the client's code (docs/contract.md §12).
+ * sharedMemoryAbsent(env, cwd) → why no broker can serve a hook for env's store, or undefined
+ * when a front of ours has run for it or a broker listens there: only then does a hook reach
+ * for the broker (memory-client.ts). A few lstats, so a hook of a user without `install --mcp`
+ * loads none of the client's code (docs/contract.md §12). `unset`: nothing was ever set up, the
+ * user's choice (an agent wired to velesdb-memory directly), not a fault to report.
  */
-export function sharedMemorySetUp(env: NodeJS.ProcessEnv, cwd: string): boolean {
-  if (process.platform === "win32") return false;
+export function sharedMemoryAbsent(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { readonly why: string; readonly unset: boolean } | undefined {
+  if (process.platform === "win32")
+    return { why: "the shared velesdb-memory does not run on Windows yet", unset: false };
+  const store = resolveStore(env, cwd);
+  if (!store.ok) return { why: store.problem, unset: false };
   const paths = mcpRuntimePaths(env, cwd);
-  if (paths.store === undefined) return false;
   // A runtime directory that is not a plain one (a planted link) is set up wrong, not absent:
   // the client refuses it and the hook says so. A state directory that is not a directory at
   // all (ENOTDIR) is the state rules' to report, not this check's.
   const dir = lstatQuietly(paths.dir);
-  if (dir === undefined) return false;
-  return !dir.isDirectory() || lstatQuietly(paths.front) !== undefined || lstatQuietly(paths.socket) !== undefined;
+  const setUp =
+    dir !== undefined &&
+    (!dir.isDirectory() || lstatQuietly(paths.front) !== undefined || lstatQuietly(paths.socket) !== undefined);
+  return setUp
+    ? undefined
+    : {
+        why: "no shared velesdb-memory is set up for this store (`velesdb-hooks install --mcp` sets one up)",
+        unset: true,
+      };
 }
 
 function lstatQuietly(p: string): fs.Stats | undefined {
