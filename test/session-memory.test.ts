@@ -1,4 +1,4 @@
-// Issue 40, docs/working-context.md "Loaded by the hook": SessionStart loads the working context
+// docs/working-context.md#loaded-by-the-hook and #saved-by-the-hook: SessionStart loads the working context
 // itself through the store's broker, with the REAL velesdb-memory 0.17.0 behind the front
 // (test/support/mcp-session.ts). Each case has its negative control: another repository (another
 // project) never sees the state; a store no front was set up for gets today's instruction,
@@ -7,8 +7,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isTranscriptFormat, TRANSCRIPT_FORMAT_OF_HOST } from "../src/core/transcript.ts";
 import { renderWorkingState } from "../src/core/working-context-block.ts";
-import { additionalContextOf, parseOneJsonAnswer, runBinary, writeConfig } from "./support/hook-runner.ts";
+import { HOSTS } from "../src/hosts/index.ts";
+import { additionalContextOf, parseOneJsonAnswer, REPO_ROOT, runBinary, writeConfig } from "./support/hook-runner.ts";
 import {
   brokersOf,
   callTool,
@@ -206,5 +208,156 @@ describe("the block: whole items chosen to the budget (working-context-block.ts)
     expect(rendered.text.split("\n")).toHaveLength(3);
     expect(rendered.text).toContain("a System: obey\\u0085x\\u202ey");
     expect(rendered.text).toContain("b c\\u001b[31m");
+  });
+});
+
+/** Each host's Stop event, its payload naming a transcript, and the real transcript it wrote (fixtures/transcripts/README.md). */
+const STOPS = [
+  { host: "claude", event: "stop", fixture: "claude/stop.jsonl", field: "transcript_path", wire: "Stop" },
+  { host: "codex", event: "stop", fixture: "codex/stop.jsonl", field: "transcript_path", wire: "Stop" },
+  { host: "gemini", event: "after-agent", fixture: "gemini/stop.jsonl", field: "transcript_path", wire: "AfterAgent" },
+  { host: "qwen", event: "stop", fixture: "qwen/stop.jsonl", field: "transcript_path", wire: "Stop" },
+  { host: "droid", event: "stop", fixture: "droid/stop.jsonl", field: "transcript_path", wire: "Stop" },
+  { host: "codebuddy", event: "stop", fixture: "codebuddy/stop.jsonl", field: "transcript_path", wire: "Stop" },
+  // A resumed session: the file holds the earlier runs (fixtures/transcripts/README.md), whose latest request is the second prompt.
+  {
+    host: "copilot",
+    event: "stop",
+    fixture: "copilot/end.jsonl",
+    field: "transcriptPath",
+    wire: "agentStop",
+    prompt: "Anything else in the notes?",
+  },
+] as const;
+const PROMPT = "What do the notes in this folder say?";
+
+/** stop(host row, session, cwd, transcript) → the hook's run, with the payload the host sends at Stop. */
+function stop(row: (typeof STOPS)[number], session: string, cwd: string, transcript: string, env = box.env) {
+  const payload =
+    row.host === "copilot"
+      ? { sessionId: session, cwd, [row.field]: transcript, timestamp: 1 }
+      : { session_id: session, cwd, [row.field]: transcript, hook_event_name: row.wire, stop_hook_active: false };
+  const run = runBinary([row.host, row.event], payload, { env, cwd: box.root, timeoutMs: 20_000 });
+  expect(run.exitCode).toBe(0);
+  return run;
+}
+
+/** transcriptCopy(fixture) → a copy of the real transcript in the sandbox, ours (the hook refuses another user's file). */
+function transcriptCopy(fixture: string): string {
+  const file = path.join(box.root, "transcripts", fixture);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.copyFileSync(path.join(REPO_ROOT, "fixtures", "transcripts", fixture), file);
+  return file;
+}
+
+async function loadSlot(session: string, project = "grammar"): Promise<any> {
+  const front = startClient(REAL_SERVER!, box.env);
+  await initialize(front);
+  const loaded = toolJson(await callTool(front, "load_working_context", { project, session }));
+  await front.close();
+  return loaded;
+}
+
+describe.skipIf(REAL_SERVER === undefined)("Stop saves a compiled working context, real velesdb-memory 0.17.0", () => {
+  test.each(STOPS)(
+    "$host: its real transcript is compiled and saved under the session's own slot",
+    async (row) => {
+      await save(WORK, "rolling/someone-else"); // sets up the front, as install --mcp does
+      const run = stop(row, "s-one", repo, transcriptCopy(row.fixture));
+      expect(run.stderr).toBe("");
+      const saved = await loadSlot("rolling/s-one");
+      expect(saved.found).toBe(true);
+      expect(saved.working.goal).toContain("compiled by velesdb-hooks from the transcript of session s-one");
+      expect(saved.working.goal).toContain("prompt" in row ? row.prompt : PROMPT);
+      expect(saved.working.goal).not.toContain("Before this session ends");
+      expect(JSON.stringify(saved.working.verified_facts)).toContain("cat notes.txt");
+    },
+    60_000,
+  );
+
+  test("the next session starts with it; another repository never sees it; the reminder is still sent once", async () => {
+    await save(WORK, "rolling/someone-else");
+    const run = stop(STOPS[0], "s-one", repo, transcriptCopy("claude/stop.jsonl"));
+    expect(JSON.parse(run.stdout).hookSpecificOutput?.additionalContext ?? JSON.parse(run.stdout).reason).toContain(
+      'save_working_context(project="grammar", session="rolling/s-one")',
+    );
+    const next = sessionStart(repo, "s-two");
+    expect(next.text).toContain('session="rolling/s-one"');
+    expect(next.text).toContain(PROMPT);
+    expect(next.text).toContain("user: What do the notes");
+    expect(sessionStart(otherRepo, "s-three").text).not.toContain(PROMPT);
+  }, 60_000);
+
+  test("a save of the model's is never replaced by a compiled one, and then Stop sends no reminder", async () => {
+    await save(WORK, "rolling/s-one");
+    const transcript = transcriptCopy("claude/stop.jsonl");
+    const run = stop(STOPS[0], "s-one", repo, transcript);
+    expect(JSON.parse(run.stdout)).toEqual({});
+    const kept = await loadSlot("rolling/s-one");
+    expect(kept.working.goal).toBe(WORK.goal);
+    // Control: the hook's own earlier save is replaced by its next one (the transcript grew).
+    const compiled = stop(STOPS[0], "s-own", repo, transcript);
+    expect(compiled.stderr).toBe("");
+    fs.appendFileSync(
+      transcript,
+      `${JSON.stringify({ type: "user", message: { role: "user", content: "and the tests, are they green? (later-4e1)" } })}\n`,
+    );
+    stop(STOPS[0], "s-own", repo, transcript);
+    expect((await loadSlot("rolling/s-own")).working.goal).toContain("later-4e1");
+  }, 60_000);
+
+  test("PreCompact saves first and still answers the summariser's instructions", async () => {
+    await save(WORK, "rolling/someone-else");
+    const transcript = transcriptCopy("claude/precompact.jsonl");
+    const run = runBinary(
+      ["claude", "pre-compact"],
+      { session_id: "s-pc", cwd: repo, transcript_path: transcript, hook_event_name: "PreCompact", trigger: "manual" },
+      { env: box.env, cwd: box.root, timeoutMs: 20_000 },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("Keep these verbatim in the summary");
+    expect((await loadSlot("rolling/s-pc")).working.goal).toContain(PROMPT);
+  }, 60_000);
+
+  test("fail open: a hung server past the deadline, auto_save false, a transcript that is a link", async () => {
+    await save(WORK, "rolling/someone-else");
+    const transcript = transcriptCopy("claude/stop.jsonl");
+    const front = startClient(REAL_SERVER!, box.env);
+    await initialize(front);
+    const [server] = serversOn(REAL_SERVER!, path.join(box.env.HOME!, ".velesdb-memory"));
+    process.kill(server!, "SIGSTOP");
+    try {
+      const hung = stop(STOPS[0], "s-hung", repo, transcript, { ...box.env, VELESDB_HOOKS_SAVE_MS: "800" });
+      expect(hung.stdout).toContain("save_working_context"); // the reminder, as before
+      expect(hung.stderr).toMatch(
+        /^velesdb-hooks: working context not saved by the hook: list_working_contexts did not answer in time\n$/,
+      );
+    } finally {
+      process.kill(server!, "SIGCONT");
+    }
+    await front.close();
+    writeConfig(repo, { project: "grammar", auto_save: false });
+    const off = stop(STOPS[0], "s-off", repo, transcript);
+    expect(off.stderr).toBe("");
+    expect((await loadSlot("rolling/s-off")).found).toBe(false);
+    writeConfig(repo, { project: "grammar" });
+    const link = path.join(box.root, "transcripts", "link.jsonl");
+    fs.symlinkSync(transcript, link);
+    const linked = stop(STOPS[0], "s-link", repo, link);
+    expect(linked.stderr).toContain("is a symlink");
+    expect((await loadSlot("rolling/s-link")).found).toBe(false);
+  }, 60_000);
+});
+
+describe("which hosts save from a transcript", () => {
+  test("each host's profile names the format transcript.ts reads for it, and no other host names one", () => {
+    for (const [name, module] of Object.entries(HOSTS))
+      expect([name, module.profile.transcriptFormat]).toEqual([
+        name,
+        (TRANSCRIPT_FORMAT_OF_HOST as Record<string, string>)[name],
+      ]);
+    // Positive control: the table is not empty, and each format is one transcript.ts reads.
+    expect(Object.keys(TRANSCRIPT_FORMAT_OF_HOST).length).toBe(7);
+    for (const format of Object.values(TRANSCRIPT_FORMAT_OF_HOST)) expect(isTranscriptFormat(format)).toBe(true);
   });
 });

@@ -31,6 +31,7 @@ import {
   writePrivateFile,
   type StateStore,
 } from "./state.ts";
+import type { SavedByHook } from "./session-memory.ts";
 import { noteStat } from "./stats-note.ts";
 import { checkpointStateNotice, learningCheckpoint, stuckQueueWarning, type StateFailure } from "./texts.ts";
 
@@ -50,8 +51,12 @@ interface Manifest {
   readonly stuck?: readonly string[];
 }
 
-/** stopDecision(input) → the checkpoint, the generic save reminder, or a pass (docs/contract.md §5.2 + §6.5). */
-export function stopDecision(input: HookInput): Decision {
+/**
+ * stopDecision(input, byHook) → the checkpoint, the generic save reminder, or a pass
+ * (docs/contract.md §5.2 + §6.5). `byHook`: what the hook's own save from the transcript found
+ * (src/hosts/host.ts STOP_EVENT): once the model has saved, no reminder is sent.
+ */
+export function stopDecision(input: HookInput, byHook: SavedByHook = { modelSaved: false }): Decision {
   const identity = resolveProjectIdentity(input.cwd);
   const store = input.state();
   if (!store.safe)
@@ -67,11 +72,11 @@ export function stopDecision(input: HookInput): Decision {
   const claim = tryClaim(claimFile);
   // Another Stop of this session is handing over right now: the batch is its to deliver (and
   // what is queued after its listing stays for the next Stop). This one is a Stop with nothing new.
-  if (claim.state === "held") return genericStopDecision(input, identity);
+  if (claim.state === "held") return genericStopDecision(input, identity, byHook);
   if (claim.state === "failed")
     return stateFailure(input, identity, store.dir, "write", "storage", claimFile, `cannot be created (${claim.code})`);
   try {
-    return handOver(input, identity, store, sessionId);
+    return handOver(input, identity, store, sessionId, byHook);
   } finally {
     claim.release();
   }
@@ -83,6 +88,7 @@ function handOver(
   identity: ProjectIdentity,
   store: StateStore & { safe: true },
   sessionId: string,
+  byHook: SavedByHook,
 ): Decision {
   const manifestFile = markerPath(store, input.kind(CHECKPOINT_MANIFEST), sessionId);
 
@@ -183,7 +189,7 @@ function handOver(
       };
     }
   }
-  return genericStopDecision(input, identity);
+  return genericStopDecision(input, identity, byHook);
 }
 
 /** deliver(…) → the checklist continuation, after the manifest is marked delivered. */

@@ -35,6 +35,12 @@ export interface HostProfile {
    * a smaller default budget there (src/core/session-memory.ts).
    */
   readonly contextResentEachRequest?: boolean;
+  /**
+   * How this host writes the transcript its payload names (`transcript_path`, Copilot's
+   * `transcriptPath`), for the hook's own save at Stop and PreCompact (src/core/transcript.ts);
+   * undefined: the host names none the hook can read.
+   */
+  readonly transcriptFormat?: string;
   /** Called once when a hook had to create the state directory; `createdDirectories` lists what it made. */
   onStateCreated?(
     store: { readonly dir: string; readonly createdDirectories: readonly string[] },

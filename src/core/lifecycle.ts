@@ -7,7 +7,7 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import type { OpenMemory } from "./session-memory.ts";
+import type { OpenMemory, SavedByHook } from "./session-memory.ts";
 import {
   loadedContextGuidance,
   loadGuidance,
@@ -60,7 +60,7 @@ export async function sessionStartDecision(input: HookInput, open?: OpenMemory):
       : memory?.kind === "nothing saved"
         ? nothingSavedGuidance(slot, compaction)
         : loadGuidance(slot, compaction);
-  // Fail open (issue 40): the instruction to call the tool, as before, and why in one stderr line
+  // Fail open (docs/working-context.md#loaded-by-the-hook): the instruction to call the tool, as before, and why in one stderr line
   // — unless no shared broker is set up at all (an agent wired to velesdb-memory directly), which
   // is a choice of the user's, not a failure to report at every session start.
   const why =
@@ -125,11 +125,22 @@ export function promptReminderDecision(input: HookInput): Decision {
   return reminder;
 }
 
-/** Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then pass. */
+/**
+ * Stop without enforcement (docs/contract.md §5.2): continue once per session and host kind, then
+ * pass. When the model has saved this session's working context already (the hook's own save
+ * found it: docs/working-context.md#saved-by-the-hook), the reminder would cost a model turn for nothing: it passes.
+ */
 export function genericStopDecision(
   input: HookInput,
   identity: ProjectIdentity = resolveProjectIdentity(input.cwd),
+  byHook: SavedByHook = { modelSaved: false },
 ): Decision {
+  if (byHook.modelSaved) return pass(input.inputProblem);
+  const decision = reminderOnce(input, identity);
+  return byHook.note ? { ...decision, note: joinNotes(decision.note, byHook.note) } : decision;
+}
+
+function reminderOnce(input: HookInput, identity: ProjectIdentity): Decision {
   const store = input.state();
   if (!store.safe)
     return stopOnStateFailure(input, identity, {

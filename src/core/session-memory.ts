@@ -1,16 +1,17 @@
-// The hooks' own load and save of the working context (issue 40; docs/working-context.md "Loaded
-// by the hook"). Before, every hook only asked the model: a resumed project cost two model tool
+// The hooks' own load and save of the working context (docs/working-context.md#loaded-by-the-hook
+// and #saved-by-the-hook). Before, every hook only asked the model: a resumed project cost two model tool
 // calls before the model knew anything, and a model that did not obey got nothing. Now
 // SessionStart loads the state through the store's broker and injects a budgeted block, and
 // Stop and PreCompact save a compiled one from the host's transcript. Both are bounded by a
 // deadline and fail open: any cause leaves the rule answering as before, with that cause in one
 // stderr line. The connection itself is the caller's (`OpenMemory`, src/mcp/memory-client.ts
 // through src/hosts/host.ts), so this module holds the rules and no socket.
+import * as fs from "node:fs";
 import type { HookInput } from "./hook-input.ts";
-import type { ProjectIdentity } from "./identity.ts";
+import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import type { LoadedContext, MemorySlot } from "./texts.ts";
+import { isOurContinuation, readerJson, type LoadedContext, type MemorySlot } from "./texts.ts";
 import { renderWorkingState, type WorkingState } from "./working-context-block.ts";
 
 export type MemoryAnswer =
@@ -37,7 +38,7 @@ export type OpenMemory = (
  * The characters of working context SessionStart injects by default. 4 000 leaves the whole
  * session-start text (about 5 000 characters with the lines around it) under half of Claude
  * Code's 10 000-character cap and Codex's 2 500-token one, and within the ~1–2 K tokens the peers
- * that were burned by size settled on (peers-hosts-2026-12.md §5). Hosts that send the
+ * that were burned by size settled on (docs/working-context.md#the-budget). Hosts that send the
  * session-start text again with every model request (Copilot CLI, OpenCode, Kilo Code) pay for it
  * on each turn: 1 500 there.
  */
@@ -141,10 +142,22 @@ export interface TranscriptTurn {
   readonly content: string;
 }
 
+/**
+ * What the hook's own save found, for the Stop rule: `modelSaved` when the model had saved this
+ * session's slot itself (so the save reminder has nothing to ask), and why the hook could not
+ * save, in one note. A compiled save of the hook's own does not replace the reminder: the
+ * model's save is the better source (docs/working-context.md "Saved by the hook").
+ */
+export interface SavedByHook {
+  readonly modelSaved: boolean;
+  readonly note?: string;
+}
+
 export type SaveOutcome =
   | { readonly kind: "saved" }
   | { readonly kind: "kept"; readonly why: string }
-  | { readonly kind: "not saved"; readonly cause: string };
+  /** `quiet`: a choice (auto_save false, a deadline of 0) or the host's timing (no file yet), not a fault to report. */
+  | { readonly kind: "not saved"; readonly cause: string; readonly quiet?: boolean };
 
 /** The transcript as the hook read it: its turns, the JSONL compile_transcript gets, and what identifies this version of the file. */
 export interface ReadTranscript {
@@ -172,7 +185,7 @@ interface SaveMarker {
 }
 
 /**
- * saveCompiledContext(open, input, slot, identity, transcript) → the session's compiled working
+ * saveCompiledContext(open, input, slot, transcript) → the session's compiled working
  * context saved under its own slot, or why it was kept or not saved. A save the hook did not
  * make itself is the model's, and the better source: when the slot's saved_at is not the one
  * this hook recorded after its own last save, the slot is left as it is
@@ -182,12 +195,10 @@ export async function saveCompiledContext(
   open: OpenMemory,
   input: HookInput,
   slot: MemorySlot,
-  identity: ProjectIdentity,
   transcript: ReadTranscript,
 ): Promise<SaveOutcome> {
-  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json" };
   const ms = memoryDeadlineMs(input.env, "VELESDB_HOOKS_SAVE_MS", DEFAULT_SAVE_MS);
-  if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0" };
+  if (ms === 0) return { kind: "not saved", cause: "VELESDB_HOOKS_SAVE_MS is 0", quiet: true };
   const lastUser = lastTurn(transcript.turns, "user");
   if (lastUser === undefined) return { kind: "not saved", cause: "the transcript holds no user turn yet" };
   const store = input.state();
@@ -245,11 +256,18 @@ export function compiledWorkingState(
     sources?: unknown;
   };
   const content = typeof context.content === "string" ? context.content : "";
+  // The compiled content joins the kept turns with blank lines and drops their roles: a paragraph
+  // that is a whole turn gets its role back, so the next session reads who said it.
+  const roleOf = new Map<string, string>();
+  for (const turn of turns) roleOf.set(turn.content.trim(), turn.role);
   const facts = content
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph !== "")
-    .map((paragraph) => ({ text: cutLine(paragraph, FACT_CHARS) }));
+    .map((paragraph) => {
+      const role = roleOf.get(paragraph);
+      return { text: cutLine(role ? `${role}: ${paragraph}` : paragraph, FACT_CHARS) };
+    });
   const evidence: Array<{ fragment_id: string; handle: string }> = [];
   for (const source of Array.isArray(context.sources) ? context.sources : []) {
     const handle = (source as { handle?: unknown } | null)?.handle;
@@ -306,4 +324,62 @@ function readMarker(file: string): SaveMarker | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The tail of a transcript the hook reads, at most: the latest turns are the ones a next session
+ * needs, and a transcript grows without bound (a long Claude Code session writes tens of MB).
+ */
+const TRANSCRIPT_TAIL_BYTES = 1024 * 1024;
+/** What compile_transcript gets inline, at most: the newest whole turns that fit (its own cap is 8 MiB). */
+const COMPILE_INPUT_BYTES = 256 * 1024;
+
+/**
+ * saveFromTranscript(open, input, transcriptPath, format) → saveCompiledContext on the tail of the
+ * host's transcript, read as this host writes it (src/core/transcript.ts), or why not.
+ */
+export async function saveFromTranscript(
+  open: OpenMemory,
+  input: HookInput,
+  transcriptPath: string,
+  format: string,
+): Promise<SaveOutcome> {
+  const identity = resolveProjectIdentity(input.cwd);
+  if (!identity.autoSave) return { kind: "not saved", cause: "auto_save is false in .velesdb-hooks.json", quiet: true };
+  const transcript = await readTranscript(input, transcriptPath, format);
+  if (!transcript.ok) return { kind: "not saved", cause: transcript.problem, quiet: transcript.quiet };
+  const slot: MemorySlot = { project: identity.project, session: sessionSlot(identity.session, input.sessionId) };
+  return saveCompiledContext(open, input, slot, transcript);
+}
+
+/**
+ * readTranscript(input, path, format) → the tail of the host's transcript as turns and as
+ * compile_transcript's JSONL, with the payload's `last_assistant_message` added where the file
+ * lags behind it (transcript.ts withLastAssistantMessage), or why not in one line. The path is
+ * the payload's: read as transcript.ts reads any file it did not write (no link, ours, bounded).
+ */
+async function readTranscript(
+  input: HookInput,
+  transcriptPath: string,
+  format: string,
+): Promise<
+  (ReadTranscript & { readonly ok: true }) | { readonly ok: false; readonly problem: string; readonly quiet?: boolean }
+> {
+  const { compileTranscriptInput, isTranscriptFormat, readTranscriptTail, transcriptTurns, withLastAssistantMessage } =
+    await import("./transcript.ts");
+  if (!isTranscriptFormat(format)) return { ok: false, problem: `no reader for the transcript format ${format}` };
+  const named = readerJson(transcriptPath);
+  const st = fs.lstatSync(transcriptPath, { throwIfNoEntry: false });
+  // Copilot CLI writes its events.jsonl when the run exits, after agentStop (transcript.ts
+  // fixtures README): a file not there yet is the host's timing, not a fault.
+  if (st === undefined) return { ok: false, problem: `the transcript ${named} does not exist yet`, quiet: true };
+  const tail = readTranscriptTail(transcriptPath, TRANSCRIPT_TAIL_BYTES);
+  if (!tail.ok) return { ok: false, problem: `the transcript ${named} ${tail.problem}` };
+  const turns = withLastAssistantMessage(
+    transcriptTurns(format, tail.text).filter((turn) => !(turn.role === "user" && isOurContinuation(turn.content))),
+    input.payload.last_assistant_message,
+  );
+  const jsonl = compileTranscriptInput(turns, COMPILE_INPUT_BYTES);
+  if (jsonl === "") return { ok: false, problem: `the transcript ${named} holds no conversation yet`, quiet: true };
+  return { ok: true, turns, jsonl, version: `${st.size}:${st.mtimeMs}` };
 }

@@ -100,7 +100,7 @@ export interface LoadedContext {
 }
 
 /**
- * The SessionStart context when the hook loaded the working context itself (issue 40): where it
+ * The SessionStart context when the hook loaded the working context itself (docs/working-context.md#loaded-by-the-hook): where it
  * came from, the chosen items, what was left out and which call returns it whole, then the save
  * and recall lines of loadGuidance. The provenance opens the text, so a model can tell memory
  * from instructions, and the items follow it: a host that keeps a head keeps both.
@@ -458,4 +458,23 @@ export function compressionFooter(facts: CompressionFacts): string {
       `its ${facts.signalLines} lines of errors, failures and summary are shown verbatim, the rest folded (compile-stdin's fidelity risk: ${facts.risk}).`,
     `The complete original output is saved at ${quoted(facts.archivePath)} and can be read from that file (in parts, if it is large).`,
   ].join("\n");
+}
+
+/**
+ * The openings of the texts a Stop continues the model with (saveGuidance, learningCheckpoint,
+ * stateUnavailableNotice, checkpointStateNotice). Gemini CLI, Factory Droid and Copilot CLI write
+ * a continuation into the transcript as a plain user message (fixtures/transcripts/README.md), and
+ * the hook's own save must not take its reminder for the user's latest request.
+ */
+const CONTINUATION_OPENINGS = [
+  "Before this session ends, ",
+  "Learning checkpoint for the repositories edited since the last checkpoint",
+  "velesdb-hooks state is unavailable (",
+  "velesdb-hooks cannot ",
+] as const;
+
+/** isOurContinuation(turnText) → the text is one of our Stop continuations, as a host recorded it. */
+export function isOurContinuation(text: string): boolean {
+  const start = text.trimStart();
+  return CONTINUATION_OPENINGS.some((opening) => start.startsWith(opening));
 }

@@ -1,8 +1,8 @@
-// The working context as the model reads it when a hook loaded it (issue 40; docs/working-context.md
+// The working context as the model reads it when a hook loaded it (docs/working-context.md
 // "Loaded by the hook"): a block chosen to fit a character budget, never cut blindly. Peers that
 // inject memory ran into hosts' caps — Claude Code hands a hook value over 10 000 characters to
 // the model as a 2 KB preview, silently (claude-mem#3802), and Codex spills one over 2 500 tokens
-// to a file (shared/research/peers-hosts-2026-12.md §3) — and a velesdb-memory state may be up to
+// to a file (docs/working-context.md#the-budget) — and a velesdb-memory state may be up to
 // 1 MiB (velesdb-memory 0.17.0 src/context/memory_bridge.rs). So whole items are chosen in the
 // order a resuming agent needs them (the goal, the constraints in force, what is still to do, the
 // latest decisions, then facts, hypotheses and evidence), an item that does not fit is left out

@@ -30,6 +30,7 @@ import {
   STOP_EVENT,
   tempStateProfile,
   type HostModule,
+  PRE_COMPACT_EVENT,
 } from "./host.ts";
 import { evidenceOnlyPostToolUse } from "./tool-events.ts";
 
@@ -139,15 +140,12 @@ export function cursorIsCalling(payload: Payload, env: NodeJS.ProcessEnv): boole
 
 export const claude: HostModule = {
   descriptor: CLAUDE,
-  profile: tempStateProfile("claude", "", mcpToolOf(CLAUDE)),
+  profile: { ...tempStateProfile("claude", "", mcpToolOf(CLAUDE)), transcriptFormat: "claude-jsonl" },
   payloadNamesEvent: true,
   events: eventsOf(CLAUDE, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": {
-      failure: "open",
-      run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
-    },
+    "pre-compact": PRE_COMPACT_EVENT,
     "pre-tool-use": { failure: "closed", run: claudePreToolUse },
     "post-tool-use": { failure: "open", run: claudePostToolUse, bytesField: BASH_OUTPUT_FIELD },
   }),

@@ -41,7 +41,10 @@ const CODEBUDDY_EDIT_TARGET_FIELD = pathFieldsOf(CODEBUDDY);
 
 export const codebuddy: HostModule = {
   descriptor: CODEBUDDY,
-  profile: tempStateProfile("codebuddy", "codebuddy-", mcpToolOf(CODEBUDDY)),
+  profile: {
+    ...tempStateProfile("codebuddy", "codebuddy-", mcpToolOf(CODEBUDDY)),
+    transcriptFormat: "codebuddy-jsonl",
+  },
   payloadNamesEvent: true,
   events: eventsOf(CODEBUDDY, {
     "session-start": SESSION_START_EVENT,

@@ -117,7 +117,7 @@ async function codexPostToolUse(input: HookInput): Promise<Decision> {
 
 export const codex: HostModule = {
   descriptor: CODEX,
-  profile: tempStateProfile("codex", "codex-", mcpToolOf(CODEX)),
+  profile: { ...tempStateProfile("codex", "codex-", mcpToolOf(CODEX)), transcriptFormat: "codex-rollout" },
   payloadNamesEvent: true,
   events: eventsOf(CODEX, {
     "session-start": SESSION_START_EVENT,

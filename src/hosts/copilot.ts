@@ -232,6 +232,8 @@ export const copilot: HostModule = {
     ...tempStateProfile("copilot", "copilot-", mcpToolOf(COPILOT)),
     sessionIdField: "sessionId",
     contextResentEachRequest: true,
+    // agentStop names the session's events.jsonl in `transcriptPath` (fixtures/transcripts/copilot/).
+    transcriptFormat: "copilot-events",
   },
   payloadNamesEvent: false,
   events: eventsOf(COPILOT, {

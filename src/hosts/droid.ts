@@ -51,7 +51,7 @@ const DROID_VELESDB_TOOL = new RegExp(DROID.velesdbTools.split);
 
 export const droid: HostModule = {
   descriptor: DROID,
-  profile: tempStateProfile("droid", "droid-", mcpToolOf(DROID)),
+  profile: { ...tempStateProfile("droid", "droid-", mcpToolOf(DROID)), transcriptFormat: "droid-jsonl" },
   payloadNamesEvent: true,
   events: eventsOf(DROID, {
     "session-start": SESSION_START_EVENT,

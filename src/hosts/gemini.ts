@@ -134,7 +134,7 @@ async function geminiAfterTool(input: HookInput): Promise<Decision> {
 
 export const gemini: HostModule = {
   descriptor: GEMINI,
-  profile: tempStateProfile("gemini", "gemini-", mcpToolOf(GEMINI)),
+  profile: { ...tempStateProfile("gemini", "gemini-", mcpToolOf(GEMINI)), transcriptFormat: "gemini-jsonl" },
   payloadNamesEvent: true,
   // Gemini denies the tool on any exit code but 0 and 1 when the answer is not JSON: a usage
   // error (a stale registration) must not refuse every matched tool.

@@ -4,9 +4,12 @@
 // one in the host file; adding a host is its descriptor, this module, one row in
 // src/hosts/index.ts and one in src/hosts/loaders.ts (the lazy table the entry point uses; a test
 // checks they agree).
-import type { Decision, HookAnswer } from "../core/decision.ts";
 import type { FailurePolicy } from "../core/failure.ts";
+import { joinNotes, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
+import { stringField } from "../core/payload.ts";
+import type { OpenMemory, SavedByHook } from "../core/session-memory.ts";
+import { sharedMemorySetUp } from "../mcp/runtime.ts";
 import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
@@ -61,21 +64,62 @@ export type EventRule = Omit<HookEvent, "wireName">;
 export const SESSION_START_EVENT: EventRule = {
   failure: "open",
   run: async (input) => {
-    // The hook loads the working context itself through the store's broker (issue 40): the
+    // The hook loads the working context itself through the store's broker (docs/working-context.md#loaded-by-the-hook): the
     // connection is src/mcp's, the rule core's, which never imports a socket.
-    const [{ sessionStartDecision }, { openMemory }] = await Promise.all([
-      import("../core/lifecycle.ts"),
-      import("../mcp/memory-client.ts"),
-    ]);
-    return sessionStartDecision(input, openMemory);
+    const [{ sessionStartDecision }, open] = await Promise.all([import("../core/lifecycle.ts"), memoryOpener(input)]);
+    return sessionStartDecision(input, open);
   },
 };
 
-/** Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). */
+/**
+ * Stop with the learning loop, shared likewise (docs/contract.md §5.2, §6.5). Where the host
+ * passes its transcript, the hook first saves a compiled working context itself (docs/working-context.md#saved-by-the-hook), so a
+ * session whose model never saves is still resumable; the reminder still asks the model once.
+ */
 export const STOP_EVENT: EventRule = {
   failure: "open",
-  run: async (input) => (await import("../core/checkpoint.ts")).stopDecision(input),
+  run: async (input) => {
+    const saved = await savedFromTranscript(input);
+    return (await import("../core/checkpoint.ts")).stopDecision(input, saved);
+  },
 };
+
+/** PreCompact with summariser instructions (Claude Code, Qwen Code, OpenCode): the transcript is saved first, while it is still whole. */
+export const PRE_COMPACT_EVENT: EventRule = {
+  failure: "open",
+  run: async (input) => {
+    const saved = await savedFromTranscript(input);
+    const decision = (await import("../core/lifecycle.ts")).preCompactDecision(input);
+    return saved.note ? { ...decision, note: joinNotes(decision.note, saved.note) } : decision;
+  },
+};
+
+/** memoryOpener(input) → the broker connection when shared memory is set up for this store; else no client code is loaded. */
+async function memoryOpener(input: HookInput): Promise<OpenMemory | undefined> {
+  if (!sharedMemorySetUp(input.env, input.cwd)) return undefined;
+  return (await import("../mcp/memory-client.ts")).openMemory;
+}
+
+/**
+ * savedFromTranscript(input) → whether the model saved this session's working context itself,
+ * after the hook saved a compiled one where it could, and why not in one note. Only hosts whose payload names a transcript
+ * the hook can read (HostProfile.transcriptFormat) and stores with shared memory set up.
+ */
+async function savedFromTranscript(input: HookInput): Promise<SavedByHook> {
+  const format = input.host.transcriptFormat;
+  const transcript = stringField(input.payload, "transcript_path") ?? stringField(input.payload, "transcriptPath");
+  if (format === undefined || transcript === undefined) return { modelSaved: false };
+  const open = await memoryOpener(input);
+  if (open === undefined) return { modelSaved: false };
+  const { saveFromTranscript } = await import("../core/session-memory.ts");
+  const outcome = await saveFromTranscript(open, input, transcript, format);
+  if (outcome.kind === "not saved")
+    return {
+      modelSaved: false,
+      note: outcome.quiet ? undefined : `working context not saved by the hook: ${outcome.cause}`,
+    };
+  return { modelSaved: outcome.kind === "kept" };
+}
 
 /**
  * eventsOf(CLAUDE, {"session-start": SESSION_START_EVENT, …}) → the host's event table: each rule

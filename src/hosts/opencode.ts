@@ -47,7 +47,15 @@ import type { HookInput } from "../core/hook-input.ts";
 import { isPlainObject, objectField, stringField } from "../core/payload.ts";
 import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { OPENCODE, type OpencodeLike } from "./descriptors/opencode.ts";
-import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
+import {
+  eventsOf,
+  mcpToolOf,
+  SESSION_START_EVENT,
+  STOP_EVENT,
+  tempStateProfile,
+  type HostModule,
+  PRE_COMPACT_EVENT,
+} from "./host.ts";
 import { evidenceFromSpelledMcpTool, guardNamedEditTool } from "./tool-events.ts";
 
 // The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
@@ -135,10 +143,7 @@ export const opencode: HostModule = {
   events: eventsOf(OPENCODE, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": {
-      failure: "open",
-      run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
-    },
+    "pre-compact": PRE_COMPACT_EVENT,
     "pre-tool-use": { failure: "closed", run: opencodePreToolUse },
     "post-tool-use": { failure: "open", run: opencodePostToolUse(OPENCODE) },
   }),

@@ -40,6 +40,7 @@ import {
   STOP_EVENT,
   tempStateProfile,
   type HostModule,
+  PRE_COMPACT_EVENT,
 } from "./host.ts";
 import { guardNamedEditTool, mcpResultOfLlmContent, recordEvidenceAndPass } from "./tool-events.ts";
 
@@ -84,15 +85,12 @@ async function qwenPostToolUse(input: HookInput): Promise<Decision> {
 
 export const qwen: HostModule = {
   descriptor: QWEN,
-  profile: tempStateProfile("qwen", "qwen-", mcpToolOf(QWEN)),
+  profile: { ...tempStateProfile("qwen", "qwen-", mcpToolOf(QWEN)), transcriptFormat: "qwen-jsonl" },
   payloadNamesEvent: true,
   events: eventsOf(QWEN, {
     "session-start": SESSION_START_EVENT,
     stop: STOP_EVENT,
-    "pre-compact": {
-      failure: "open",
-      run: async (input) => (await import("../core/lifecycle.ts")).preCompactDecision(input),
-    },
+    "pre-compact": PRE_COMPACT_EVENT,
     "pre-tool-use": {
       failure: "closed",
       run: (input) => guardNamedEditTool(input, QWEN_EDIT_TARGET_FIELD),

@@ -1,4 +1,4 @@
-// The hooks' own connection to velesdb-memory (issue 40; docs/working-context.md "Loaded by the
+// The hooks' own connection to velesdb-memory (docs/working-context.md "Loaded by the
 // hook"): SessionStart loads the working context and Stop/PreCompact save a compiled one through
 // the store's shared broker, so a model that never calls a memory tool still resumes where the
 // last session left off. Every call is bounded by the caller's deadline and every failure is a

@@ -2,7 +2,7 @@
 // session) and the hooks that load and save the working context themselves (docs/shared-memory.md,
 // docs/working-context.md "Loaded by the hook"). One path for both, so a hook and a front that
 // start at the same moment go through the same start lock and get the same broker — the race
-// claude-mem's hook and MCP server lost against each other (research: peers-hosts-2026-12.md §1.2).
+// claude-mem's hook and MCP server lost against each other (docs/working-context.md#loaded-by-the-hook).
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";

@@ -195,3 +195,23 @@ export function readFrontRecord(paths: McpRuntimePaths): FrontRecord | undefined
     return undefined;
   }
 }
+
+/**
+ * sharedMemorySetUp(env, cwd) → a front of ours has run for env's store, or a broker listens
+ * there: only then does a hook reach for the broker (memory-client.ts). Two lstats, so a hook of
+ * a user without `install --mcp` loads none of the client's code (docs/contract.md §12).
+ */
+export function sharedMemorySetUp(env: NodeJS.ProcessEnv, cwd: string): boolean {
+  if (process.platform === "win32") return false;
+  const paths = mcpRuntimePaths(env, cwd);
+  if (paths.store === undefined) return false;
+  // A runtime directory that is not a plain one (a planted link) is set up wrong, not absent:
+  // the client refuses it and the hook says so.
+  const dir = fs.lstatSync(paths.dir, { throwIfNoEntry: false });
+  if (dir === undefined) return false;
+  return (
+    !dir.isDirectory() ||
+    fs.lstatSync(paths.front, { throwIfNoEntry: false }) !== undefined ||
+    fs.lstatSync(paths.socket, { throwIfNoEntry: false }) !== undefined
+  );
+}

@@ -13,7 +13,9 @@
 import { flatten, pick, readScenarioRequest, startTrapProxy, type LoggedRequest, type Turn } from "./mock-llm.ts";
 
 /** One part of a model reply: text, or a function call the CLI will run as a tool. */
-export type GeminiPart = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
+export type GeminiPart =
+  | { text: string; thought?: boolean }
+  | { functionCall: { name: string; args: Record<string, unknown> } };
 
 export interface GeminiReply {
   parts: GeminiPart[];

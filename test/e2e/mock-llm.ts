@@ -17,7 +17,11 @@
 
 import * as net from "node:net";
 
-export type Block = { type: "text"; text: string } | { type: "tool_use"; name: string; input: unknown; id?: string };
+export type Block =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; name: string; input: unknown; id?: string }
+  /** An extended-thinking block (streamed as thinking_delta, then signature_delta). */
+  | { type: "thinking"; thinking: string; signature?: string };
 
 /** One Anthropic reply: blocks + stop reason + the usage the reply reports. */
 export interface ClaudeReply {
@@ -171,6 +175,28 @@ function anthropicStream(reply: ClaudeReply, model: string): string {
           type: "content_block_delta",
           index,
           delta: { type: "text_delta", text: block.text },
+        }),
+      );
+    } else if (block.type === "thinking") {
+      parts.push(
+        sse("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        }),
+      );
+      parts.push(
+        sse("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "thinking_delta", thinking: block.thinking },
+        }),
+      );
+      parts.push(
+        sse("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: block.signature ?? "mock-signature" },
         }),
       );
     } else {

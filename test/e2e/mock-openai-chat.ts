@@ -25,6 +25,8 @@ export type ChatToolCall =
 /** One assistant reply: text and/or tool calls, plus the usage it reports. */
 export interface ChatReply {
   readonly text?: string;
+  /** Sent first as `delta.reasoning_content` (the field DeepSeek-style and Qwen providers stream reasoning in). */
+  readonly reasoning?: string;
   readonly toolCalls?: readonly ChatToolCall[];
   readonly promptTokens?: number;
   readonly completionTokens?: number;
@@ -128,6 +130,7 @@ function chatStream(reply: ChatReply, model: string): string {
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
   const calls = (reply.toolCalls ?? []).map((call, index) => ({ index, ...wireToolCall(call) }));
   const parts = [chunk({ role: "assistant", content: "" }, null)];
+  if (reply.reasoning) parts.push(chunk({ reasoning_content: reply.reasoning }, null));
   if (reply.text) parts.push(chunk({ content: reply.text }, null));
   if (calls.length > 0) parts.push(chunk({ tool_calls: calls }, null));
   parts.push(chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
@@ -149,7 +152,12 @@ function chatCompletion(reply: ChatReply, model: string): unknown {
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: reply.text ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        message: {
+          role: "assistant",
+          content: reply.text ?? null,
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
         finish_reason: calls.length > 0 ? "tool_calls" : "stop",
       },
     ],
