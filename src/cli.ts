@@ -19,6 +19,7 @@ const EXIT_USAGE = 64;
 const EXIT_INTERNAL_ERROR = 1;
 const INSTALLER_COMMANDS = new Set(["install", "uninstall", "check", "doctor"]);
 const MCP_COMMAND = "mcp";
+const STATS_COMMAND = "stats";
 
 /**
  * The --help text, built only when asked for. Every list in it is read from its table (the
@@ -74,7 +75,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const front = await import("./mcp/front.ts");
     return front.runMcpCommand(argv.slice(1));
   }
-  if (first === "stats") return (await import("./stats/command.ts")).runStatsCommand(argv.slice(1));
+  if (first === STATS_COMMAND) return (await import("./stats/command.ts")).runStatsCommand(argv.slice(1));
   if (INSTALLER_COMMANDS.has(first)) {
     const installer = await import("./install/index.ts");
     return installer.runInstallerCommand(first, argv.slice(1));
@@ -159,11 +160,13 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     writeFully(2, diagnosticLine(`internal error: ${error instanceof Error ? error.message : String(error)}`));
-    // An installer command that failed must say so to a script (install.sh once read a stack
-    // overflow as a successful install, docs/decisions.md#installer-second-trial-from-outside); a
-    // hook that got here passes, its host's
-    // way of carrying on.
+    // A command that failed must say so to a script (install.sh once read a stack overflow as
+    // a successful install, docs/decisions.md#installer-second-trial-from-outside; `stats` once
+    // printed only "internal error: Invalid Date" and exited 0, docs/hardening.md §4.7); a hook
+    // that got here passes, its host's way of carrying on.
     const command = process.argv[2] ?? "";
-    process.exit(INSTALLER_COMMANDS.has(command) || command === MCP_COMMAND ? EXIT_INTERNAL_ERROR : 0);
+    process.exit(
+      INSTALLER_COMMANDS.has(command) || command === MCP_COMMAND || command === STATS_COMMAND ? EXIT_INTERNAL_ERROR : 0,
+    );
   },
 );

@@ -133,7 +133,7 @@ describe.skipIf(skip)("the real velesdb-memory 0.17.0 behind velesdb-hooks mcp",
     const modes = Object.fromEntries(
       fs.readdirSync(dir).map((f) => [f.replace(/^m[0-9-]+/, ""), fs.lstatSync(path.join(dir, f)).mode & 0o777]),
     );
-    expect(modes).toEqual({ ".sock": 0o600, ".status.json": 0o600, ".log": 0o600 });
+    expect(modes).toEqual({ ".sock": 0o600, ".status.json": 0o600, ".log": 0o600, ".front.json": 0o600 });
   }, 90_000);
 
   test("initialize: a known protocolVersion is echoed per client, an unknown one gets the server's (as velesdb-memory itself answers)", async () => {

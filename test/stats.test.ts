@@ -16,11 +16,12 @@ import {
   type StatsRecord,
 } from "../src/core/stats-note.ts";
 import { appendHookRecord, KEEP_DAYS, MAX_DAY_BYTES, MAX_LINE_BYTES, recordLine } from "../src/core/stats-record.ts";
-import { parseRecordLine, percentile, summarise } from "../src/stats/aggregate.ts";
+import { parseRecordLine, percentile, recordPieces, summarise } from "../src/stats/aggregate.ts";
 import { parseStatsArgs } from "../src/stats/command.ts";
+import { MAX_READ_BYTES } from "../src/stats/files.ts";
 import { renderSummary } from "../src/stats/render.ts";
 import { bashPayload, fake, realisticLog } from "./support/compress-fixtures.ts";
-import { loadPayload, makeSandbox, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { loadPayload, makeSandbox, REPO_ROOT, runBinary, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 import { editPayload, recallPayload, stopPayload } from "./support/learning.ts";
 
 const DAY_MS = 86_400_000;
@@ -147,6 +148,62 @@ describe("aggregation", () => {
     // Positive control: the same summary for a terminal is coloured.
     expect(renderSummary(summary, { colour: true, where: "/state/stats" })).toContain("\u001b[36m");
     expect(plain.split("\n").length).toBeLessThan(40);
+  });
+
+  test("the screen names each project, most hook calls first, as a JSON string; --project shows only its own header", () => {
+    const plain = renderSummary(summary, { colour: false, where: "/state/stats" });
+    const section = plain.slice(plain.indexOf("per project"), plain.indexOf("per day"));
+    expect(section.split("\n").filter((line) => line.startsWith("  "))).toEqual([
+      `  ${'"alpha"'.padEnd(32)}      12  2 / 1 / 1 / 18.4k`,
+      `  ${'"beta"'.padEnd(32)}       4  1 / 1 / 0 / 0`,
+      `  ${"(no project)".padEnd(32)}       3  0 / 0 / 0 / 0`,
+    ]);
+    const beta = summarise(records, { today: day(0), days: 7, project: "beta" });
+    expect(renderSummary(beta, { colour: false, where: "/state/stats" })).not.toContain("per project");
+  });
+
+  test("a project name with controls and bidi overrides is escaped on the screen, and cut at 40 characters first", () => {
+    const hostile = `evil\u0085\u001b[2J\u202egnp.exe\u2066${"x".repeat(60)}`;
+    const plain = renderSummary(
+      summarise([rec({ p: hostile }), rec({ p: "plain" })], { today: day(0), days: 1, project: null }),
+      { colour: false, where: "/state/stats" },
+    );
+    expect(plain).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(plain).toContain('"evil\\u0085\\u001b[2J\\u202egnp.exe\\u2066xxxx');
+    expect(plain).toContain('x…"');
+    // Positive control: the name did hold them, and a plain one is shown as it is.
+    expect(hostile).toMatch(/[\u0085\u202e]/);
+    expect(plain).toContain('  "plain"');
+  });
+
+  test('a compression reason named "constructor" or "__proto__" counts from zero, not from Object.prototype', () => {
+    const odd = summarise(
+      [
+        rec({ e: "PostToolUse", c: "passed", why: "constructor" }),
+        rec({ e: "PostToolUse", c: "passed", why: "__proto__" }),
+        rec({ e: "PostToolUse", c: "passed", why: "below-threshold" }),
+      ],
+      { today: day(0), days: 1, project: null },
+    );
+    expect(Object.entries(odd.totals.passedByReason).sort()).toEqual([
+      ["__proto__", 1],
+      ["below-threshold", 1],
+      ["constructor", 1],
+    ]);
+    expect(renderSummary(odd, { colour: false, where: "/s" })).toContain(
+      "3 passed through (1 constructor, 1 __proto__, 1 below-threshold)",
+    );
+  });
+
+  test('every record the hooks write starts {"v": (the reader splits a cut record from the next one there)', () => {
+    resetNoted();
+    noteHook("claude", "Stop", "s1");
+    noteProject({ project: '{"v":1,"t":1}' });
+    const line = recordLine(noted, NOW, 1);
+    expect(line.startsWith('{"v":1,')).toBe(true);
+    // A project name spelling a record's start stays inside its string: one piece, one record.
+    expect(recordPieces(line)).toEqual([line.trimEnd()]);
+    resetNoted();
   });
 
   test("arguments: --days, --project, --json, --reset alone; anything else is a usage error", () => {
@@ -487,6 +544,138 @@ describe("the compiled binary", () => {
       "",
       "velesdb-hooks: --days needs a whole number of days from 1 to 366\n",
     ]);
+  });
+});
+
+describe("hostile day files (docs/hardening.md §4.7)", () => {
+  let box: Sandbox;
+  const statsDir = () => path.join(box.stateDir, "stats");
+  /** Today's file, the day `stats` reads by the real clock. */
+  const todayFile = () => path.join(statsDir(), `${new Date().toISOString().slice(0, 10)}.jsonl`);
+  const line = (fields: Record<string, unknown> = {}) =>
+    JSON.stringify({ v: 1, t: Math.floor(Date.now() / 1000), h: "claude", e: "Stop", ms: 4, d: "pass", ...fields });
+  const stats = (args: string[] = [], cwd?: string) =>
+    runBinary(["stats", ...args], "", { env: { ...box.env, VELESDB_HOOK_FRESHNESS: "off" }, cwd: cwd ?? box.root });
+  beforeEach(() => {
+    box = makeSandbox("stats-hostile");
+    fs.mkdirSync(statsDir(), { recursive: true, mode: 0o700 });
+    fs.chmodSync(box.stateDir, 0o700);
+  });
+  afterEach(() => box.cleanup());
+
+  test("records with an impossible time are skipped and counted; the rest of the screen is whole, exit 0", () => {
+    const impossible = [1e20, -5, 1.5, "2026-13-45T99:99:99Z"].map((t) => line({ t }));
+    fs.writeFileSync(todayFile(), `${[line(), ...impossible, line({ e: "SessionStart" })].join("\n")}\n`, {
+      mode: 0o600,
+    });
+    const screen = stats();
+    expect([screen.exitCode, screen.stderr]).toEqual([0, ""]);
+    expect(screen.stdout).toContain("  hook calls   2; 0 errors");
+    expect(screen.stdout).toContain("  skipped      4 records: 4 with an impossible time\n");
+    expect(screen.stdout).toContain("per day (hook calls;");
+    const json = JSON.parse(stats(["--json"]).stdout);
+    expect([json.records, json.skipped]).toEqual([2, { unreadable: 0, impossibleTime: 4 }]);
+    // Control: without them nothing is said to be skipped.
+    fs.writeFileSync(todayFile(), `${line()}\n`);
+    expect(stats().stdout).not.toContain("skipped");
+  });
+
+  test("a crash of stats exits 1 with one line (a fault injected from source)", () => {
+    // From source with a preload that makes every date's toISOString throw: stats needs it for today's day.
+    const preload = path.join(box.root, "fault.ts");
+    fs.writeFileSync(preload, 'Date.prototype.toISOString = () => { throw new Error("injected fault"); };\n');
+    const bun = path.join(REPO_ROOT, "node_modules", ".bin", "bun");
+    const run = Bun.spawnSync([bun, "--preload", preload, path.join(REPO_ROOT, "src", "cli.ts"), "stats"], {
+      env: box.env,
+      cwd: box.root,
+    });
+    expect(run.stderr.toString()).toBe("velesdb-hooks: internal error: injected fault\n");
+    expect(run.exitCode).toBe(1);
+  });
+
+  test("a state directory below a regular file: one line, exit 1, for stats and doctor alike", () => {
+    const env = { ...box.env, VELESDB_HOOKS_STATE_DIR: path.join(todayFile(), "state") };
+    fs.writeFileSync(todayFile(), `${line()}\n`, { mode: 0o600 });
+    const run = runBinary(["stats"], "", { env, cwd: box.root });
+    expect([run.exitCode, run.stdout]).toEqual([1, ""]);
+    expect(run.stderr).toBe(
+      `velesdb-hooks: stats not read: the state directory ${env.VELESDB_HOOKS_STATE_DIR} cannot be inspected (ENOTDIR)\n`,
+    );
+    const doctor = runBinary(["doctor"], "", { env: { ...env, VELESDB_HOOK_FRESHNESS: "off" }, cwd: box.root });
+    expect(doctor.stderr).not.toContain("internal error");
+    expect(doctor.stdout).toContain("stats:     not recorded: the state directory");
+  });
+
+  test("stats --json escapes the C1 and bidi controls of a repository's directory name, as the screen does", () => {
+    // The default project is the directory's name, whatever it holds (src/core/identity.ts).
+    const name = "repo\u0085\u202egnp.exe\u2066x\u009b2J";
+    const repo = path.join(box.root, name);
+    fs.mkdirSync(repo);
+    runBinary(
+      ["claude", "session-start"],
+      loadPayload("claude", "session-start.startup", { session_id: "b1", cwd: repo }),
+      {
+        env: { ...box.env, VELESDB_HOOK_FRESHNESS: "off" },
+        cwd: repo,
+      },
+    );
+    // Positive control: the record holds the raw name.
+    expect(fs.readFileSync(todayFile(), "utf8")).toContain(name);
+    const RAW = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const json = stats(["--json"]);
+    expect(json.stdout).not.toMatch(RAW);
+    expect(json.stdout).toContain('"project": "repo\\u0085\\u202egnp.exe\\u2066x\\u009b2J"');
+    expect(JSON.parse(json.stdout).perProject.map((p: { project: string }) => p.project)).toEqual([name]);
+    const screen = stats();
+    expect(screen.stdout).not.toMatch(RAW);
+    expect(screen.stdout).toContain('  "repo\\u0085\\u202egnp.exe\\u2066x\\u009b2J"');
+    const only = stats(["--project", name]);
+    expect(only.stdout).not.toMatch(RAW);
+    expect(only.stdout).toContain('project "repo\\u0085');
+  });
+
+  test("a record cut by a full disk does not take the next appended record with it", () => {
+    // What a write that ran out of space leaves: the start of a record, no newline.
+    const whole = line({ e: "SessionStart", d: "addContext", s: "a" });
+    fs.writeFileSync(todayFile(), `${whole}\n${line({ g: "refused" }).slice(0, 37)}`, { mode: 0o600 });
+    // The next hook appends its record right after it, as every hook does (O_APPEND).
+    runBinary(
+      ["claude", "session-start"],
+      loadPayload("claude", "session-start.startup", { session_id: "after-full-disk", cwd: box.workspace }),
+      { env: { ...box.env, VELESDB_HOOK_FRESHNESS: "off" }, cwd: box.workspace },
+    );
+    const text = fs.readFileSync(todayFile(), "utf8");
+    expect(text.split("\n").filter(Boolean)).toHaveLength(2); // The cut record and the new one share a line.
+    const json = JSON.parse(stats(["--json"]).stdout);
+    expect([json.records, json.totals.sessionsWithContext]).toEqual([2, 2]);
+    expect(json.skipped).toEqual({ unreadable: 1, impossibleTime: 0 });
+    expect(stats().stdout).toContain("  skipped      1 record: 1 not a whole record (cut by a full disk");
+  });
+
+  test("a day file over the read limit is named with its size, never read as no records", () => {
+    const big = todayFile();
+    fs.writeFileSync(big, "", { mode: 0o600 });
+    fs.truncateSync(big, 100 * 1024 * 1024); // Sparse: 100 MB on paper, nothing on disk.
+    const notRead = `not read: ${big} is 100.0 MB, over the read limit of 2.3 MB (the hooks stop a day's file at 2.0 MB)`;
+    const alone = stats();
+    expect(alone.stdout).toBe(`no stats records in the last 7 days (${statsDir()})\n${notRead}\n`);
+    expect(alone.exitCode).toBe(0);
+    // Beside a day that reads: the screen shows its records and still names the file.
+    const yesterday = path.join(statsDir(), `${new Date(Date.now() - DAY_MS).toISOString().slice(0, 10)}.jsonl`);
+    fs.writeFileSync(yesterday, `${line({ t: Math.floor(Date.now() / 1000) - 86_400 })}\n`, { mode: 0o600 });
+    const screen = stats();
+    expect(screen.stdout).toContain(`\n${notRead}\n`);
+    expect(screen.stdout).toContain("  hook calls   1;");
+    expect(JSON.parse(stats(["--json"]).stdout).filesNotRead).toEqual([
+      { file: big, problem: notRead.slice(`not read: ${big} `.length) },
+    ]);
+    // Control: at the limit exactly, the file is read.
+    fs.truncateSync(big, 0);
+    fs.writeFileSync(big, `${line()}\n`.padEnd(MAX_READ_BYTES, "\n"));
+    expect(fs.statSync(big).size).toBe(MAX_READ_BYTES);
+    const read = stats().stdout;
+    expect(read).not.toContain("not read");
+    expect(read).toContain("  hook calls   2;");
   });
 });
 

@@ -7,7 +7,7 @@ import type { HookInput } from "./hook-input.ts";
 import { resolveProjectIdentity, sessionSlot, type ProjectIdentity } from "./identity.ts";
 import { stringField, UNKNOWN_SESSION } from "./payload.ts";
 import { markerPath, readPrivateFile, writePrivateFile } from "./state.ts";
-import type { OpenMemory, SavedByHook } from "./session-memory.ts";
+import type { LoadOutcome, OpenMemory, SavedByHook } from "./session-memory.ts";
 import {
   loadedContextGuidance,
   loadGuidance,
@@ -52,7 +52,12 @@ export async function sessionStartDecision(input: HookInput, open?: OpenMemory):
   // module, never evaluate the probe's code (docs/contract.md §12). Both run at once.
   const [freshness, memory] = await Promise.all([
     import("./freshness.ts").then((m) => m.freshnessNotice(input.env)),
-    open ? import("./session-memory.ts").then((m) => m.loadWorkingContext(open, input, slot, identity)) : undefined,
+    open
+      ? import("./session-memory.ts")
+          .then((m) => m.loadWorkingContext(open, input, slot, identity))
+          // The load is advisory: whatever went wrong, the guidance as before (never a bare pass).
+          .catch((error: Error): LoadOutcome => ({ kind: "not loaded", cause: `internal error: ${error.message}` }))
+      : undefined,
   ]);
   const text =
     memory?.kind === "loaded"

@@ -23,31 +23,42 @@ const namer = (slot: { readonly tool?: ToolNamer } | undefined): ToolNamer => sl
 
 /**
  * readerJson(value) → JSON.stringify(value) with DEL, the C1 controls (U+0085 is a line break,
- * NEL) and U+2028/2029 escaped as \uXXXX too: JSON.stringify escapes only C0, and a directory
- * name (the default project) may hold any of them (docs/decisions.md#repository-configuration). The
- * JSON still decodes to the
- * same value, so a project named that way keeps its name in velesdb-memory; it just cannot
- * forge a line of what a model or a terminal reads.
+ * NEL), U+2028/2029 and the bidirectional controls (U+061C, U+200E/200F, U+202A–202E,
+ * U+2066–2069) escaped as \uXXXX too: JSON.stringify escapes only C0, and a directory name (the
+ * default project) may hold any of them (docs/decisions.md#repository-configuration). A
+ * bidirectional override reorders what a terminal shows after it, so a name could pass for
+ * another (docs/hardening.md §4.7). The JSON still decodes to the same value, so a project
+ * named that way keeps its name in velesdb-memory; it just cannot forge a line of what a model
+ * or a terminal reads. `space` indents as JSON.stringify's does (`stats --json`).
  */
-export const readerJson = (value: unknown): string =>
-  JSON.stringify(value).replace(
-    /[\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+export const readerJson = (value: unknown, space?: number): string =>
+  escapeUnsafeText(JSON.stringify(value, null, space));
+
+/**
+ * escapeUnsafeText(json) → the JSON text with DEL, C1, U+2028/2029 and the bidirectional
+ * controls as \uXXXX: the same value once decoded (a JSON text holds them only inside strings).
+ * The pattern is a literal in the function, not a module constant: every hook evaluates this
+ * module, and a regular expression made at evaluation costs each of them its heap.
+ */
+const escapeUnsafeText = (json: string): string =>
+  json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, asEscape);
+
+/** asEscape("\u202e") → the six characters `\u202e`. */
+const asEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** hasUnsafeText("a\u202eb") → true: the value holds a C0 or C1 control, DEL, a line separator or a bidirectional control. */
+export const hasUnsafeText = (value: string): boolean =>
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value);
 
 const quoted = (value: string): string => readerJson(value);
 
 /**
  * escapeForReader(text) → text with every character that ends, hides or reorders a line for a
- * reader written as \uXXXX: C0 and C1 controls, DEL, U+2028/2029 and the bidi embeddings,
- * overrides and isolates (U+202A–202E, U+2066–2069). For stored prose a hook puts in front of a
- * model (a loaded working context): it was written by a model, from tool output anyone can shape.
+ * reader written as \uXXXX: what escapeUnsafeText escapes, and the C0 controls too (plain text,
+ * unlike JSON, holds them raw). For stored prose a hook puts in front of a model (a loaded working
+ * context): it was written by a model, from tool output anyone can shape.
  */
-export const escapeForReader = (text: string): string =>
-  text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+export const escapeForReader = (text: string): string => escapeUnsafeText(text.replace(/[\u0000-\u001f]/g, asEscape));
 
 /** loadCall({project:"p",session:"s"}) → `load_working_context(project="p", session="s")`, in the host's tool name. */
 export const loadCall = (slot: MemorySlot): string =>

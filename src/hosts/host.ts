@@ -9,7 +9,6 @@ import { joinNotes, type Decision, type HookAnswer } from "../core/decision.ts";
 import type { HookInput, HostProfile } from "../core/hook-input.ts";
 import { stringField } from "../core/payload.ts";
 import type { OpenMemory, SavedByHook } from "../core/session-memory.ts";
-import { sharedMemorySetUp } from "../mcp/runtime.ts";
 import type { FieldPath } from "../core/json-bytes.ts";
 import type { Payload } from "../core/payload.ts";
 import { defaultStateDirectory } from "../core/state.ts";
@@ -96,6 +95,9 @@ export const PRE_COMPACT_EVENT: EventRule = {
 
 /** memoryOpener(input) → the broker connection when shared memory is set up for this store; else no client code is loaded. */
 async function memoryOpener(input: HookInput): Promise<OpenMemory | undefined> {
+  // Loaded here, not with this module: host.ts is in every hook's first chunk, and each chunk a
+  // hook evaluates costs it heap blocks (src/hosts/loaders.ts, test/hot-path.test.ts).
+  const { sharedMemorySetUp } = await import("../mcp/runtime.ts");
   if (!sharedMemorySetUp(input.env, input.cwd)) return undefined;
   return (await import("../mcp/memory-client.ts")).openMemory;
 }
@@ -112,7 +114,13 @@ async function savedFromTranscript(input: HookInput): Promise<SavedByHook> {
   const open = await memoryOpener(input);
   if (open === undefined) return { modelSaved: false };
   const { saveFromTranscript } = await import("../core/session-memory.ts");
-  const outcome = await saveFromTranscript(open, input, transcript, format);
+  let outcome: Awaited<ReturnType<typeof saveFromTranscript>>;
+  try {
+    outcome = await saveFromTranscript(open, input, transcript, format);
+  } catch (error) {
+    // The save is advisory: whatever went wrong, Stop and PreCompact answer as before.
+    outcome = { kind: "not saved", cause: `internal error: ${(error as Error).message}` };
+  }
   if (outcome.kind === "not saved")
     return {
       modelSaved: false,

@@ -2,12 +2,12 @@
 // there (hooks without one lock opted-in edits: docs/mcp-server.md), and the repair line; each
 // usable entry goes on to the probe (server-report.ts).
 import * as path from "node:path";
-import type { InstallerClient } from "./clients/client.ts";
-import { UPSTREAM_DAEMON_URL } from "./mcp.ts";
+import type { InstallerClient, McpFile } from "./clients/client.ts";
+import { safeUrl, UPSTREAM_DAEMON_URL } from "./mcp.ts";
 import { describeServer, findServer, readMcpFile, type McpRead } from "./mcp-read.ts";
 import { shown, type InstallerContext } from "./paths.ts";
 import type { ServerSpec } from "./server-conversation.ts";
-import { serverSpec } from "./server-probe.ts";
+import { isRelativeCommand, serverSpec } from "./server-probe.ts";
 
 export interface McpReport {
   readonly lines: string[];
@@ -90,7 +90,13 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
     // Agents start every server, a user-level one too, in the session's directory (where a
     // repository's velesdb-memory.toml is read): the probe starts it where check runs.
     const spec = described.usable ? serverSpec(server.entry, ctx.cwd) : undefined;
-    if (spec) servers.push({ where: foundIn, spec });
+    if (!spec) continue;
+    // A file of the directory being checked names whatever program its repository wants; the
+    // probe would run it as the user, with the user's environment, and without the approval
+    // the agent asks for (docs/hardening.md §4.1). It is named, never started.
+    const refused = notStarted(ctx, spot, spec);
+    if (refused) lines.push(`${name}: MCP server in ${foundIn} ${refused}`);
+    else servers.push({ where: foundIn, spec });
   }
   const repairs: string[] = [];
   let drifted = false;
@@ -115,6 +121,22 @@ export function mcpReport(ctx: InstallerContext, client: InstallerClient, tree: 
       );
   }
   return { lines, drifted, repairs, servers };
+}
+
+/**
+ * notStarted(ctx, spot, spec) → why the probe leaves this server alone, or undefined to start
+ * it: a project file's server (whatever it names, escaped), and a relative command, which
+ * names a file of the directory the probe runs in (programPath in server-probe.ts).
+ */
+function notStarted(ctx: InstallerContext, spot: McpFile, spec: ServerSpec): string | undefined {
+  if (spot.scope === "project") {
+    const what =
+      spec.kind === "http" ? `not contacted: ${safeUrl(spec.url)}` : `not started: ${shown(ctx, spec.command)}`;
+    return `${what} is named by a file of the directory being checked; check and doctor start only the servers of your own configuration`;
+  }
+  if (spec.kind === "stdio" && isRelativeCommand(spec.command))
+    return `not started: its command ${shown(ctx, spec.command)} is relative, so it would run a file of ${shown(ctx, spec.cwd)}`;
+  return undefined;
 }
 
 const sameFile = (resolved: { ok: true; path: string } | { ok: false }, filePath: string): boolean =>

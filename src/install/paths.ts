@@ -5,7 +5,7 @@
 // working directories, so a relative value would point each of them somewhere else.
 import * as path from "node:path";
 import { homeDirectory } from "../core/home.ts";
-import { readerJson } from "../core/texts.ts";
+import { hasUnsafeText, readerJson } from "../core/texts.ts";
 
 export interface InstallerContext {
   readonly env: NodeJS.ProcessEnv;
@@ -67,7 +67,7 @@ export function shown(ctx: InstallerContext, p: string): string {
  * ring, or forge a line of the report (docs/decisions.md#installer-second-trial-from-outside).
  */
 export function printable(value: string): string {
-  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(value) ? value : readerJson(value);
+  return hasUnsafeText(value) || value.includes('"') ? readerJson(value) : value;
 }
 
 /** isInside("/a/b", "/a") → true: `child` is `parent` or below it. */

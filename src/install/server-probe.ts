@@ -14,6 +14,7 @@
 // the server's own words too).
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { resolveCompiler } from "../core/compiler.ts";
 import { isJsonObject, type JsonObject } from "./entries.ts";
 import { printable, quoted } from "./paths.ts";
 import {
@@ -95,6 +96,31 @@ function probeTimeout(env: NodeJS.ProcessEnv): number {
 // stdio
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * programPath("velesdb-memory", env) → the absolute program the probe runs: an absolute command
+ * as it is, a bare name from PATH's absolute directories only. The spawn itself would look a
+ * bare name up in a relative PATH entry ("." or an empty one) from the probe's working
+ * directory, the repository being checked, and run the repository's program of that name
+ * (docs/hardening.md §4.1); a relative command would run one of its files directly, so it is
+ * never started (mcp-check.ts says so before the probe).
+ */
+export function programPath(
+  command: string,
+  env: NodeJS.ProcessEnv,
+): { ok: true; path: string } | { ok: false; problem: string } {
+  if (path.isAbsolute(command)) return { ok: true, path: command };
+  if (isRelativeCommand(command))
+    return { ok: false, problem: `its command ${quoted(command)} is relative, so it is not started` };
+  const found = resolveCompiler({ PATH: env.PATH, PATHEXT: env.PATHEXT, VELESDB_MEMORY_BIN: command });
+  return found.ok
+    ? found
+    : { ok: false, problem: `${quoted(command)} is not on PATH (its absolute directories are searched)` };
+}
+
+/** isRelativeCommand("./bin/x") → true: a path with a directory part that is not absolute. */
+export const isRelativeCommand = (command: string): boolean =>
+  !path.isAbsolute(command) && (command.includes("/") || command.includes("\\"));
+
 async function probeStdioServer(
   spec: Extract<ServerSpec, { kind: "stdio" }>,
   env: NodeJS.ProcessEnv,
@@ -104,9 +130,11 @@ async function probeStdioServer(
   // A front that starts a broker of its own (`velesdb-hooks mcp`, notes in docs/doctor.md) lets
   // it idle this long once its last client is gone: none, for a probe, so nothing outlives it.
   const childEnv = { ...env, ...spec.env, VELESDB_HOOKS_MCP_IDLE_MS: "0" } as Record<string, string>;
+  const program = programPath(spec.command, childEnv);
+  if (!program.ok) return { ok: false, cause: program.problem };
   let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
   try {
-    child = Bun.spawn([spec.command, ...spec.args], {
+    child = Bun.spawn([program.path, ...spec.args], {
       cwd: spec.cwd,
       env: childEnv,
       stdin: "pipe",

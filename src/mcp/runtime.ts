@@ -206,12 +206,17 @@ export function sharedMemorySetUp(env: NodeJS.ProcessEnv, cwd: string): boolean 
   const paths = mcpRuntimePaths(env, cwd);
   if (paths.store === undefined) return false;
   // A runtime directory that is not a plain one (a planted link) is set up wrong, not absent:
-  // the client refuses it and the hook says so.
-  const dir = fs.lstatSync(paths.dir, { throwIfNoEntry: false });
+  // the client refuses it and the hook says so. A state directory that is not a directory at
+  // all (ENOTDIR) is the state rules' to report, not this check's.
+  const dir = lstatQuietly(paths.dir);
   if (dir === undefined) return false;
-  return (
-    !dir.isDirectory() ||
-    fs.lstatSync(paths.front, { throwIfNoEntry: false }) !== undefined ||
-    fs.lstatSync(paths.socket, { throwIfNoEntry: false }) !== undefined
-  );
+  return !dir.isDirectory() || lstatQuietly(paths.front) !== undefined || lstatQuietly(paths.socket) !== undefined;
+}
+
+function lstatQuietly(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

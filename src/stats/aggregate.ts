@@ -51,18 +51,30 @@ export interface Summary {
   readonly days: number;
   readonly project: string | null;
   readonly records: number;
-  /** Lines that were not a record (cut by a full disk, written by something else). */
-  readonly unreadableLines: number;
+  /** Records left out, by why: not a whole record (cut by a full disk, written by something else), or a time no clock gives. */
+  readonly skipped: Skipped;
   readonly totals: Counts;
   readonly loop: LoopCounts;
   readonly hookTimes: readonly HookTime[];
   readonly perDay: ReadonlyArray<{ readonly day: string } & Counts>;
+  /** One row per project (null: hooks that resolved none), most hook calls first. */
+  readonly perProject: ReadonlyArray<{ readonly project: string | null } & Counts>;
   readonly groups: ReadonlyArray<
     { readonly day: string; readonly host: string; readonly project: string | null } & Counts
   >;
 }
 
 export const NO_PROJECT = null;
+
+/** Records `stats` leaves out, by why (docs/stats.md, docs/hardening.md §4.7). */
+export interface Skipped {
+  /** Not a whole record of ours: cut by a full disk, or written by something else. */
+  unreadable: number;
+  /** A record whose time is no second a clock gives (negative, fractional, past what a date holds). */
+  impossibleTime: number;
+}
+
+export const noneSkipped = (): Skipped => ({ unreadable: 0, impossibleTime: 0 });
 
 export function emptyCounts(): Counts {
   return {
@@ -76,7 +88,9 @@ export function emptyCounts(): Counts {
     checkpointsDelivered: 0,
     outputsReplaced: 0,
     outputsPassed: 0,
-    passedByReason: {},
+    // No prototype: a reason named "constructor" or "__proto__" (a line passes PLAIN_NAME with
+    // either) would otherwise read Object.prototype's members and count on from them.
+    passedByReason: Object.create(null) as Record<string, number>,
     bytesBefore: 0,
     bytesAfter: 0,
     tokensSaved: 0,
@@ -88,17 +102,49 @@ export function emptyCounts(): Counts {
 
 const PLAIN_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
+/** The last second a JavaScript date holds (8.64e15 ms): a `t` past it makes no day, and toISOString throws. */
+const LAST_SECOND = 8_640_000_000_000;
+
 /** parseRecordLine(line) → the record when the line is one we write, else undefined. */
 export function parseRecordLine(line: string): StatsRecord | undefined {
+  const read = readRecordLine(line);
+  return read.ok ? read.record : undefined;
+}
+
+/**
+ * readRecordLine(line) → the record when the line is one we write, else why it is left out.
+ * `t` is what recordLine writes, whole seconds since the epoch: anything else (a negative, a
+ * fraction, 1e20, a string) is no time a hook recorded, and 1e20 once made `stats` print only
+ * "internal error: Invalid Date" (docs/hardening.md §4.7).
+ */
+export function readRecordLine(line: string): { ok: true; record: StatsRecord } | { ok: false; why: keyof Skipped } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return undefined;
+    return { ok: false, why: "unreadable" };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, why: "unreadable" };
   const r = value as Record<string, unknown>;
-  if (r.v !== 1 || !Number.isFinite(r.t) || !Number.isFinite(r.ms)) return undefined;
+  if (r.v !== 1) return { ok: false, why: "unreadable" };
+  if (!Number.isSafeInteger(r.t) || (r.t as number) < 0 || (r.t as number) > LAST_SECOND)
+    return { ok: false, why: "impossibleTime" };
+  return isRecordShape(r) ? { ok: true, record: r as unknown as StatsRecord } : { ok: false, why: "unreadable" };
+}
+
+/**
+ * recordPieces(text) → the day file's records as separate texts. A record cut by a full disk
+ * ends without its newline, so the next record appended lands on the same line; split there,
+ * the good record survives (docs/hardening.md §4.7). Every record starts `{"v":` (stats-note.ts
+ * builds it with v first; test/stats.test.ts pins it), and those five characters occur nowhere
+ * inside a record: a quote within a JSON string is always escaped.
+ */
+export function recordPieces(text: string): string[] {
+  return text.split("\n").flatMap((line) => (line === "" ? [] : line.split(/(?=\{"v":)/)));
+}
+
+function isRecordShape(r: Record<string, unknown>): boolean {
+  if (!Number.isFinite(r.ms)) return false;
   // Names are printed on the screen: only the plain names our hooks write pass, so a line
   // that holds anything else (escape sequences included) is no record.
   for (const key of ["h", "e", "d", "s", "g", "r", "ck", "c", "why"]) {
@@ -106,11 +152,10 @@ export function parseRecordLine(line: string): StatsRecord | undefined {
       (key === "h" || key === "e" || r[key] !== undefined) &&
       !(typeof r[key] === "string" && PLAIN_NAME.test(r[key] as string))
     )
-      return undefined;
+      return false;
   }
-  for (const key of ["bi", "bo", "tk"]) if (r[key] !== undefined && !Number.isFinite(r[key])) return undefined;
-  if (r.p !== undefined && typeof r.p !== "string") return undefined;
-  return r as unknown as StatsRecord;
+  for (const key of ["bi", "bo", "tk"]) if (r[key] !== undefined && !Number.isFinite(r[key])) return false;
+  return r.p === undefined || typeof r.p === "string";
 }
 
 /** dayOf(record) → its UTC day, "2026-12-02". */
@@ -200,7 +245,7 @@ export function summarise(
     readonly today: string;
     readonly days: number;
     readonly project: string | null;
-    readonly unreadableLines?: number;
+    readonly skipped?: Skipped;
   },
 ): Summary {
   const dayList = daysEnding(options.today, options.days);
@@ -217,12 +262,19 @@ export function summarise(
     { day: string; host: string; project: string | null; counts: Counts; sessions: Set<string> }
   >();
   const times = new Map<string, { host: string; event: string; ms: number[] }>();
+  const projects = new Map<string | null, { counts: Counts; sessions: Set<string> }>();
   for (const record of records) {
     const day = dayOf(record);
     add(totals, record, totalSessions);
     const dayEntry = perDay.get(day)!;
     add(dayEntry.counts, record, dayEntry.sessions);
     const project = record.p ?? NO_PROJECT;
+    let projectEntry = projects.get(project);
+    if (!projectEntry) {
+      projectEntry = { counts: emptyCounts(), sessions: new Set() };
+      projects.set(project, projectEntry);
+    }
+    add(projectEntry.counts, record, projectEntry.sessions);
     const groupKey = `${day}\u0000${record.h}\u0000${project ?? ""}\u0000${project === null ? 0 : 1}`;
     let group = groups.get(groupKey);
     if (!group) {
@@ -253,11 +305,14 @@ export function summarise(
     days: options.days,
     project: options.project,
     records: records.length,
-    unreadableLines: options.unreadableLines ?? 0,
+    skipped: options.skipped ?? noneSkipped(),
     totals,
     loop: followLoop(records),
     hookTimes,
     perDay: dayList.map((day) => ({ day, ...perDay.get(day)!.counts })),
+    perProject: [...projects]
+      .map(([project, { counts }]) => ({ project, ...counts }))
+      .sort((a, b) => b.hookCalls - a.hookCalls || ((a.project ?? "") < (b.project ?? "") ? -1 : 1)),
     groups: [...groups.values()]
       .sort((a, b) =>
         a.day !== b.day

@@ -6,9 +6,10 @@ import { diagnosticLine } from "../core/decision.ts";
 import { writeFully } from "../core/output.ts";
 import { KEEP_DAYS } from "../core/stats-record.ts";
 import type { StatsRecord } from "../core/stats-note.ts";
-import { parseRecordLine, summarise } from "./aggregate.ts";
-import { humanBytes, readDayFile, removeDayFiles, statsEnabled, statsLocation, utcDay } from "./files.ts";
-import { renderSummary } from "./render.ts";
+import { readerJson } from "../core/texts.ts";
+import { noneSkipped, readRecordLine, recordPieces, summarise } from "./aggregate.ts";
+import { humanBytes, readDayFile, removeDayFiles, shownPath, statsEnabled, statsLocation, utcDay } from "./files.ts";
+import { renderSummary, skippedLines } from "./render.ts";
 
 const EXIT_USAGE = 64;
 const EXIT_PROBLEM = 1;
@@ -102,40 +103,57 @@ export async function runStatsCommand(
 
   const today = utcDay(now);
   const records: StatsRecord[] = [];
-  let unreadableLines = 0;
+  const skipped = noneSkipped();
+  const notRead: { file: string; problem: string }[] = [];
   let bytes = 0;
   const files = location.state === "ok" ? location.files : [];
   for (const file of files) {
     bytes += file.bytes;
-    const text = readDayFile(file);
-    if (text === undefined) continue;
-    for (const line of text.split("\n")) {
-      if (line === "") continue;
-      const record = parseRecordLine(line);
-      if (record) records.push(record);
-      else unreadableLines++;
+    const read = readDayFile(file);
+    if (read.state === "gone") continue;
+    if (read.state === "not read") {
+      notRead.push({ file: file.path, problem: read.problem });
+      continue;
+    }
+    for (const piece of recordPieces(read.text)) {
+      const parsed = readRecordLine(piece);
+      if (parsed.ok) records.push(parsed.record);
+      else skipped[parsed.why]++;
     }
   }
-  const summary = summarise(records, { today, days: options.days, project: options.project, unreadableLines });
+  const summary = summarise(records, { today, days: options.days, project: options.project, skipped });
   const off = statsEnabled(env) ? "" : "; recording is off (VELESDB_HOOK_STATS=off)";
+  const dir = shownPath(location.dir);
   if (options.json) {
+    // Project names come from repositories' directory names: escaped as on the screen.
     return say(
-      JSON.stringify(
-        { recordsDirectory: location.dir, recording: statsEnabled(env), keepDays: KEEP_DAYS, ...summary },
-        null,
+      readerJson(
+        {
+          recordsDirectory: location.dir,
+          recording: statsEnabled(env),
+          keepDays: KEEP_DAYS,
+          filesNotRead: notRead,
+          ...summary,
+        },
         2,
       ),
     );
   }
+  // A file that was not read is said even when nothing else is: "no records" alone would hide it.
+  const notReadLines = notRead.map(({ file, problem }) => `not read: ${shownPath(file)} ${problem}`);
   if (summary.records === 0) {
-    const scope = options.project === null ? "" : ` for project ${JSON.stringify(options.project)}`;
+    const scope = options.project === null ? "" : ` for project ${readerJson(options.project)}`;
     return say(
-      `no stats records${scope} in the last ${options.days === 1 ? "day" : `${options.days} days`} (${location.dir})${off}`,
+      [
+        `no stats records${scope} in the last ${options.days === 1 ? "day" : `${options.days} days`} (${dir})${off}`,
+        ...skippedLines(summary.skipped),
+        ...notReadLines,
+      ].join("\n"),
     );
   }
-  const where = `${location.dir} (${files.length} ${files.length === 1 ? "file" : "files"}, ${humanBytes(bytes)}; kept ${KEEP_DAYS} days)${off}`;
+  const where = `${dir} (${files.length} ${files.length === 1 ? "file" : "files"}, ${humanBytes(bytes)}; kept ${KEEP_DAYS} days)${off}`;
   const colour = isTerminal() && (env.NO_COLOR ?? "") === "";
-  writeFully(1, renderSummary(summary, { colour, where }));
+  writeFully(1, renderSummary(summary, { colour, where, notes: notReadLines }));
   return 0;
 }
 

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { defaultStateDirectory, readPrivateFile } from "../core/state.ts";
+import { hasUnsafeText, readerJson } from "../core/texts.ts";
 import { KEEP_DAYS, MAX_DAY_BYTES, STATS_DIRECTORY } from "../core/stats-record.ts";
 
 /** The name of a day's file of records: `<UTC day>.jsonl` (src/core/stats-record.ts). */
@@ -35,23 +36,47 @@ export type StatsLocation =
 const IS_WINDOWS = process.platform === "win32";
 const uid = (): number => (typeof process.getuid === "function" ? process.getuid() : -1);
 
-/** statsLocation(env) → the stats directory and its day files (oldest first), or why it is not read. */
+/** statsLocation(env) → the stats directory and its day files (oldest first), or why it is not read. Never throws. */
 export function statsLocation(env: NodeJS.ProcessEnv): StatsLocation {
   const stateDir = defaultStateDirectory(env);
   const dir = path.join(stateDir, STATS_DIRECTORY);
+  try {
+    return locate(stateDir, dir);
+  } catch (error) {
+    // A state directory below a regular file (ENOTDIR), a name too long, a loop of links: the
+    // listing throws where a missing one answers undefined, and `stats` once stopped with an
+    // internal error (docs/hardening.md §4.7).
+    const code = (error as { code?: unknown }).code;
+    return {
+      state: "unsafe",
+      dir,
+      problem: `the state directory ${shownPath(stateDir)} cannot be inspected${typeof code === "string" ? ` (${code})` : ""}`,
+    };
+  }
+}
+
+function locate(stateDir: string, dir: string): StatsLocation {
   if (!path.isAbsolute(stateDir))
-    return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not an absolute path` };
+    return { state: "unsafe", dir, problem: `the state directory ${shownPath(stateDir)} is not an absolute path` };
   const state = fs.lstatSync(stateDir, { throwIfNoEntry: false });
   if (state === undefined) return { state: "absent", dir };
   if (state.isSymbolicLink() || !state.isDirectory())
-    return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not a directory (or is a link)` };
+    return {
+      state: "unsafe",
+      dir,
+      problem: `the state directory ${shownPath(stateDir)} is not a directory (or is a link)`,
+    };
   if (!IS_WINDOWS && (state.uid !== uid() || (state.mode & 0o777) !== 0o700)) {
-    return { state: "unsafe", dir, problem: `the state directory ${stateDir} is not this user's with mode 700` };
+    return {
+      state: "unsafe",
+      dir,
+      problem: `the state directory ${shownPath(stateDir)} is not this user's with mode 700`,
+    };
   }
   const stats = fs.lstatSync(dir, { throwIfNoEntry: false });
   if (stats === undefined) return { state: "absent", dir };
   if (stats.isSymbolicLink() || !stats.isDirectory())
-    return { state: "unsafe", dir, problem: `${dir} is not a directory (or is a link)` };
+    return { state: "unsafe", dir, problem: `${shownPath(dir)} is not a directory (or is a link)` };
   const files: DayFile[] = [];
   for (const name of fs.readdirSync(dir).sort()) {
     const day = DAY_FILE.exec(name)?.[1];
@@ -64,11 +89,34 @@ export function statsLocation(env: NodeJS.ProcessEnv): StatsLocation {
   return { state: "ok", dir, files };
 }
 
-/** readDayFile(file) → its text, or undefined when it is no longer a regular file of ours (or too large). */
-export function readDayFile(file: DayFile): string | undefined {
-  // A day's file stops at MAX_DAY_BYTES plus the lines of hooks that checked its size at once.
-  const read = readPrivateFile(file.path, MAX_DAY_BYTES + 256 * 1024);
-  return read.state === "present" ? read.content : undefined;
+/** A day's file stops at MAX_DAY_BYTES plus the lines of hooks that checked its size at once: what `stats` reads at most. */
+export const MAX_READ_BYTES = MAX_DAY_BYTES + 256 * 1024;
+
+/**
+ * readDayFile(file) → its text; "gone" when it vanished since the listing (a --reset, the day's
+ * pruning); else why it was not read, for a line that names it. A file over MAX_READ_BYTES was
+ * not written by the hooks alone, and once read as "no records" without a word (docs/hardening.md §4.7).
+ */
+export function readDayFile(
+  file: DayFile,
+):
+  | { readonly state: "read"; readonly text: string }
+  | { readonly state: "gone" }
+  | { readonly state: "not read"; readonly problem: string } {
+  const read = readPrivateFile(file.path, MAX_READ_BYTES);
+  if (read.state === "present") return { state: "read", text: read.content };
+  if (read.state === "absent") return { state: "gone" };
+  if (read.problem !== "is too large") return { state: "not read", problem: read.problem };
+  let bytes = file.bytes;
+  try {
+    bytes = fs.lstatSync(file.path, { throwIfNoEntry: false })?.size ?? bytes;
+  } catch {
+    // The listing's size, then.
+  }
+  return {
+    state: "not read",
+    problem: `is ${humanBytes(bytes)}, over the read limit of ${humanBytes(MAX_READ_BYTES)} (the hooks stop a day's file at ${humanBytes(MAX_DAY_BYTES)})`,
+  };
 }
 
 /** removeDayFiles(location) → the files and bytes removed; the stats directory goes too once empty. */
@@ -91,6 +139,9 @@ export function removeDayFiles(location: StatsLocation & { state: "ok" }): { fil
   }
   return { files, bytes };
 }
+
+/** shownPath(p) → p as it is, or as a JSON string when it holds a control or bidirectional character (the state directory comes from the environment). */
+export const shownPath = (p: string): string => (hasUnsafeText(p) ? readerJson(p) : p);
 
 /** humanBytes(41_234) → "40.3 KB" (doctor's sizes too). */
 export function humanBytes(bytes: number): string {

@@ -39,10 +39,18 @@ export const claude: RegistryClient = {
   },
   mcp: {
     files: [
-      { label: "user scope", path: claudeJson, format: "json", servers: () => ["mcpServers"] },
-      { label: "local scope", path: claudeJson, format: "json", servers: (ctx) => ["projects", ctx.cwd, "mcpServers"] },
+      { label: "user scope", scope: "user", path: claudeJson, format: "json", servers: () => ["mcpServers"] },
+      // Keyed by the cwd, but in the user's own file: only `claude mcp add` writes it.
+      {
+        label: "local scope",
+        scope: "user",
+        path: claudeJson,
+        format: "json",
+        servers: (ctx) => ["projects", ctx.cwd, "mcpServers"],
+      },
       {
         label: "the project's .mcp.json",
+        scope: "project",
         path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ".mcp.json") }),
         format: "json",
         servers: () => ["mcpServers"],

@@ -131,6 +131,13 @@ export interface McpFile {
   readonly format: "json" | "toml";
   /** Keys leading to the table of servers: ["mcpServers"]; Claude's local scope: ["projects", cwd, "mcpServers"]. */
   servers(ctx: InstallerContext): readonly string[];
+  /**
+   * "user": a file of the agent's own configuration, found from the home directory or the
+   * agent's own variable (CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME, …), which only the user writes.
+   * "project": a file found from the working directory, which the repository chooses: check
+   * and doctor name its servers and never start them (docs/doctor.md, docs/hardening.md §4.1).
+   */
+  readonly scope: "user" | "project";
   /** The agent asks the user before it uses a server from this file (Claude's project .mcp.json). */
   readonly needsApproval?: boolean;
 }

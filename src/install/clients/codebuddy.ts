@@ -63,15 +63,17 @@ export const codebuddy: RegistryClient = {
   },
   mcp: {
     files: [
-      { label: "user scope", path: userScope, format: "json", servers: () => ["mcpServers"] },
+      { label: "user scope", scope: "user", path: userScope, format: "json", servers: () => ["mcpServers"] },
       {
         label: "local scope",
+        scope: "user",
         path: (ctx) => ({ ok: true, path: codebuddyJson(ctx) }),
         format: "json",
         servers: (ctx) => ["projects", ctx.cwd, "mcpServers"],
       },
       {
         label: "the project's .mcp.json",
+        scope: "project",
         path: projectScope,
         format: "json",
         servers: () => ["mcpServers"],

@@ -84,7 +84,13 @@ export const codex: RegistryClient = {
   // `[mcp_servers.<name>]` + `command = "…"` (or `url = "…"`), and so do we.
   mcp: {
     files: [
-      { label: "config.toml", path: fileInHome(home, "config.toml"), format: "toml", servers: () => ["mcp_servers"] },
+      {
+        label: "config.toml",
+        scope: "user",
+        path: fileInHome(home, "config.toml"),
+        format: "toml",
+        servers: () => ["mcp_servers"],
+      },
     ],
     // Without arguments: the direct entry earlier installs wrote (`command` alone, as above);
     // the shared front's entry adds its `args` array.

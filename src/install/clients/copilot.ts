@@ -49,6 +49,7 @@ export const copilot: RegistryClient = {
     files: [
       {
         label: "mcp-config.json",
+        scope: "user",
         path: fileInHome(home, "mcp-config.json"),
         format: "json",
         servers: () => ["mcpServers"],

@@ -34,8 +34,20 @@ export const droid: RegistryClient = {
   },
   mcp: {
     files: [
-      { label: "mcp.json", path: fileInHome(home, "mcp.json"), format: "json", servers: () => ["mcpServers"] },
-      { label: "the project's .factory/mcp.json", path: projectMcp, format: "json", servers: () => ["mcpServers"] },
+      {
+        label: "mcp.json",
+        scope: "user",
+        path: fileInHome(home, "mcp.json"),
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
+      {
+        label: "the project's .factory/mcp.json",
+        scope: "project",
+        path: projectMcp,
+        format: "json",
+        servers: () => ["mcpServers"],
+      },
     ],
     stdio: (command, args) => ({ type: "stdio", command, args: [...args], disabled: false }),
     url: (url) => ({ type: "http", url, disabled: false }),

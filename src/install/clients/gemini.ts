@@ -67,6 +67,7 @@ export const gemini: RegistryClient = {
     files: [
       {
         label: "settings.json",
+        scope: "user",
         path: fileInHome(home, "settings.json"),
         format: "json",
         servers: () => ["mcpServers"],

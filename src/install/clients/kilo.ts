@@ -17,6 +17,7 @@ import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./pl
 
 const legacyKilocode: McpFile = {
   label: "~/.kilocode/kilo.json",
+  scope: "user",
   path: (ctx) => ({ ok: true, path: path.join(ctx.home, ".kilocode", "kilo.json") }),
   format: "json",
   servers: () => ["mcp"],

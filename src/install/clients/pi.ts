@@ -19,8 +19,9 @@ import { pluginClient } from "./plugin-client.ts";
 const home: InstallerClient["home"] = (ctx) =>
   absoluteOverride(ctx, "PI_CODING_AGENT_DIR", path.join(ctx.home, ".pi", "agent"));
 
-const servers = (label: string, file: McpFile["path"]): McpFile => ({
+const servers = (label: string, scope: McpFile["scope"], file: McpFile["path"]): McpFile => ({
   label,
+  scope,
   path: file,
   format: "json",
   servers: () => ["mcpServers"],
@@ -38,10 +39,13 @@ export const pi = pluginClient({
   fallbackHome: (ctx) => path.join(ctx.home, ".pi", "agent"),
   body: piExtensionBody,
   mcpFiles: [
-    servers("mcp.json", fileInHome(home, "mcp.json")),
-    servers("~/.config/mcp/mcp.json", (ctx) => ({ ok: true, path: path.join(ctx.home, ".config", "mcp", "mcp.json") })),
-    servers("the project's .mcp.json", inCwd(".mcp.json")),
-    servers("the project's .pi/mcp.json", inCwd(".pi", "mcp.json")),
+    servers("mcp.json", "user", fileInHome(home, "mcp.json")),
+    servers("~/.config/mcp/mcp.json", "user", (ctx) => ({
+      ok: true,
+      path: path.join(ctx.home, ".config", "mcp", "mcp.json"),
+    })),
+    servers("the project's .mcp.json", "project", inCwd(".mcp.json")),
+    servers("the project's .pi/mcp.json", "project", inCwd(".pi", "mcp.json")),
   ],
   mcpEntries: { stdio: (command, args) => ({ command, args: [...args] }), url: (url) => ({ url }) },
 });

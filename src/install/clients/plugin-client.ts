@@ -46,6 +46,7 @@ export function xdgConfigHome(dirName: string): InstallerClient["home"] {
 /** A file in the agent's config directory holding an `mcp` table (OpenCode's, Kilo's). */
 export const configMcpFile = (home: InstallerClient["home"], name: string): McpFile => ({
   label: name,
+  scope: "user",
   path: fileInHome(home, name),
   format: "json",
   servers: () => ["mcp"],
@@ -54,6 +55,7 @@ export const configMcpFile = (home: InstallerClient["home"], name: string): McpF
 /** A file under the project's directory holding an `mcp` table. */
 export const projectMcpFile = (...segments: string[]): McpFile => ({
   label: `the project's ${segments.join("/")}`,
+  scope: "project",
   path: (ctx) => ({ ok: true, path: path.join(ctx.cwd, ...segments) }),
   format: "json",
   servers: () => ["mcp"],

@@ -58,6 +58,7 @@ export const qwen: RegistryClient = {
     files: [
       {
         label: "settings.json",
+        scope: "user",
         path: fileInHome(home, "settings.json"),
         format: "json",
         servers: () => ["mcpServers"],

@@ -35,6 +35,7 @@ export const windsurf: RegistryClient = {
     files: [
       {
         label: "mcp_config.json",
+        scope: "user",
         path: (ctx) => ({ ok: true, path: path.join(dir(ctx.home), "mcp_config.json") }),
         format: "json",
         servers: () => ["mcpServers"],
