@@ -7,7 +7,7 @@
 //   first one or two of other_sessions returns where the latest sessions left off, it makes
 //   those calls.
 // - A SessionStart context in which the hook loaded the state itself ("velesdb-hooks loaded …",
-//   loadedContextGuidance, issue 40): the state is already in front of it, so it calls nothing,
+//   loadedContextGuidance, docs/working-context.md#loaded-by-the-hook): the state is already in front of it, so it calls nothing,
 //   unless the text says items were left out to fit the budget; then the call the text names
 //   for the whole state, once. ("velesdb-hooks asked velesdb-memory …: nothing to resume",
 //   nothingSavedGuidance, names no load: it loads nothing.)
