@@ -167,7 +167,8 @@ function startContext(req: { body: any }): string {
 
 /**
  * The saved text came back, either way a model gets it: in the first request's SessionStart
- * context, where the hook loaded it (docs/working-context.md#loaded-by-the-hook), or in a found:true answer to a load the text named.
+ * context, where the hook loaded it (docs/working-context.md#loaded-by-the-hook), or in a
+ * found:true answer to a load the text named.
  */
 const cameBack = (marker: string): Check =>
   check("the working context saved earlier reached this session's model", (r) => {

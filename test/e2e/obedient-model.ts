@@ -7,9 +7,9 @@
 //   first one or two of other_sessions returns where the latest sessions left off, it makes
 //   those calls.
 // - A SessionStart context in which the hook loaded the state itself ("velesdb-hooks loaded …",
-//   loadedContextGuidance, docs/working-context.md#loaded-by-the-hook): the state is already in front of it, so it calls nothing,
-//   unless the text says items were left out to fit the budget; then the call the text names
-//   for the whole state, once. ("velesdb-hooks asked velesdb-memory …: nothing to resume",
+//   loadedContextGuidance, docs/working-context.md#loaded-by-the-hook): the state is already in
+//   front of it, so it calls nothing, unless the text says items were left out to fit the
+//   budget; then the call the text names for the whole state, once. ("velesdb-hooks asked velesdb-memory …: nothing to resume",
 //   nothingSavedGuidance, names no load: it loads nothing.)
 // - A Stop continuation naming `save_working_context(project=…, session=…)` (saveGuidance): when
 //   the session did work (`work` is given), it saves that working state under exactly those
