@@ -678,8 +678,11 @@ export async function codexHooksList(c: E2ECase, timeoutMs = 30_000): Promise<Co
  * argv and stdin (`<n>.argv`, `<n>.stdin`): the binary at ~/.velesdb-hooks/bin is swapped for a
  * sh wrapper that saves both and then runs the real copy. The hosts keep the command they were
  * given, so what they hand a hook can be read as it arrived (e.g. a recall's tool_response).
+ * With `{stderr: true}` the hook's stderr is kept too (`<n>.stderr`) and then handed to the host
+ * as it was, with the hook's exit code: the hosts do not show a hook's stderr to the model, and
+ * the fail-open cases check that line (memory-without-model.e2e.test.ts).
  */
-export function spyOnInstalledHooks(home: string): string {
+export function spyOnInstalledHooks(home: string, options: { stderr?: boolean } = {}): string {
   const installed = path.join(home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
   const real = `${installed}.spied`;
   const dir = path.join(home, ".velesdb-hooks", "spy");
@@ -693,7 +696,9 @@ export function spyOnInstalledHooks(home: string): string {
     `n="${dir}/$(date +%s%N)-$$"`,
     `printf '%s\\n' "$@" > "$n.argv"`,
     `cat > "$n.stdin"`,
-    `exec ${shellQuote(real)} "$@" < "$n.stdin"`,
+    ...(options.stderr
+      ? [`${shellQuote(real)} "$@" < "$n.stdin" 2> "$n.stderr"`, "code=$?", `cat "$n.stderr" >&2`, 'exit "$code"']
+      : [`exec ${shellQuote(real)} "$@" < "$n.stdin"`]),
     "",
   ].join("\n");
   fs.writeFileSync(installed, script, { mode: 0o755 });
@@ -703,6 +708,8 @@ export function spyOnInstalledHooks(home: string): string {
 export interface SpiedRun {
   readonly argv: string[];
   readonly payload: any;
+  /** What the hook wrote on stderr, when the spy keeps it ({stderr: true}). */
+  readonly stderr?: string;
 }
 
 /** spiedRuns(dir) → the hook runs a spy directory recorded, oldest first, payloads parsed. */
@@ -724,6 +731,7 @@ export function spiedRuns(dir: string): SpiedRun[] {
       } catch {
         payload = undefined;
       }
-      return { argv, payload };
+      const stderr = fs.existsSync(`${base}.stderr`) ? fs.readFileSync(`${base}.stderr`, "utf8") : undefined;
+      return { argv, payload, stderr };
     });
 }

@@ -33,8 +33,8 @@ import {
   type RunResult,
 } from "./harness.ts";
 import { startMockGemini, type MockGemini } from "./mock-gemini.ts";
-import { startMockLlm, type MockLlm } from "./mock-llm.ts";
-import { claudeModel, codexModel, geminiModel, type Work } from "./obedient-model.ts";
+import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
+import { claudeModel, claudeView, codexModel, codexView, geminiModel, type Work } from "./obedient-model.ts";
 
 let llm: MockLlm;
 let gemini: MockGemini;
@@ -156,23 +156,44 @@ const chains = once(async () => {
 
 // ---- What each host's requests show -----------------------------------------------------------
 
-/** The saved text came back: a tool answer of this session carries the marker, found:true. */
+/** startContext(req) → the SessionStart text in a request, whichever host sent it (Claude system, Codex developer, Gemini first user entry). */
+function startContext(req: { body: any }): string {
+  const as = req as LoggedRequest;
+  if (Array.isArray(req.body?.messages)) return claudeView(as).sessionStart;
+  if (Array.isArray(req.body?.input)) return codexView(as).sessionStart;
+  const first = (Array.isArray(req.body?.contents) ? req.body.contents : []).find((c: any) => c?.role === "user");
+  return (Array.isArray(first?.parts) ? first.parts : []).map((p: any) => String(p?.text ?? "")).join("\n");
+}
+
+/**
+ * The saved text came back, either way a model gets it: in the first request's SessionStart
+ * context, where the hook loaded it (docs/working-context.md#loaded-by-the-hook), or in a
+ * found:true answer to a load the text named.
+ */
 const cameBack = (marker: string): Check =>
   check("the working context saved earlier reached this session's model", (r) => {
+    const first = r.requests[0];
+    if (first === undefined) return ["no model request"];
+    if (startContext(first).includes(marker)) return [];
     const answers = toolAnswerTexts(r.requests);
-    if (answers.length === 0) return ["the model received no tool answer (it was never told to load)"];
     return answers.some((a) => a.includes(marker) && a.includes('"found":true'))
       ? []
       : [
-          `no tool answer carries ${marker} with found:true; answers: ${answers.map((a) => a.slice(0, 200)).join(" | ")}`,
+          `neither the SessionStart context nor a found:true tool answer carries ${marker}; context: ${startContext(first).slice(0, 300)}; answers: ${answers.map((a) => a.slice(0, 200)).join(" | ")}`,
         ];
   });
 
-/** The first session saved at Stop: it loaded the never-saved slot, then the real server answered its save with an id. */
-const savedAtStop = check("the session loaded nothing, then saved its working context at Stop", (r) => {
+/**
+ * The first session found nothing saved — a load answered found:false, or the hook's own load
+ * said so ("nothing to resume", src/core/texts.ts nothingSavedGuidance) — and then the real
+ * server answered its save with an id.
+ */
+const savedAtStop = check("the session found nothing saved, then saved its working context at Stop", (r) => {
   const answers = toolAnswerTexts(r.requests);
   const p: string[] = [];
-  if (!answers.some((a) => a.includes('"found":false'))) p.push("no load answer with found:false before the save");
+  const toldNothing = r.requests[0] !== undefined && startContext(r.requests[0]).includes("nothing to resume");
+  if (!toldNothing && !answers.some((a) => a.includes('"found":false')))
+    p.push("neither a load answer with found:false nor the hook's nothing-to-resume before the save");
   if (!answers.some((a) => /"id_str":"\d+"/.test(a))) p.push("no save answered with an id");
   return p;
 });
@@ -246,5 +267,36 @@ describe("the obedient model reads the slot from the text", () => {
       callIn('mcp__velesdb-memory__save_working_context(project="p", session="s")', "save_working_context"),
     ).toEqual({ project: "p", session: "s" });
     expect(callIn("call load_working_context to resume", "load_working_context")).toBeUndefined();
+  });
+
+  test("a state the hook loaded is read from the context: no load, unless the text says items were left out", () => {
+    const request = (context: string) =>
+      ({
+        body: {
+          messages: [
+            { role: "user", content: "continue" },
+            { role: "system", content: `SessionStart hook additional context: ${context}` },
+          ],
+        },
+      }) as unknown as LoggedRequest;
+    const call = 'mcp__velesdb-memory__load_working_context(project="p", session="s/1")';
+    const head =
+      'velesdb-hooks loaded the velesdb-memory working context that the latest other session of this project saved (project="p", session="s/1"; …); what it holds:\nGoal: g';
+    const model = claudeModel();
+    // The whole state is in the context: it answers.
+    expect(
+      model(request(`${head}\nThat is the whole saved state (1 item); ${call} returns it as JSON.`)).blocks,
+    ).toEqual([{ type: "text", text: "READ the working context" }]);
+    // Part of it was left out: the call the text names for the whole state.
+    expect(
+      model(
+        request(`${head}\nLeft out to stay within 4000 characters: 2 verified facts; ${call} returns the whole state.`),
+      ).blocks[0],
+    ).toMatchObject({ type: "tool_use", input: { project: "p", session: "s/1" } });
+    // Positive control: the instruction text (the hook did not load) still gets the load.
+    expect(model(request(`${call} returns this session's velesdb-memory working context`)).blocks[0]).toMatchObject({
+      type: "tool_use",
+      name: "mcp__velesdb-memory__load_working_context",
+    });
   });
 });

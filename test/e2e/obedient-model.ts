@@ -6,6 +6,11 @@
 //   host exposes it by; when the answer is found: false and the text says the same call on the
 //   first one or two of other_sessions returns where the latest sessions left off, it makes
 //   those calls.
+// - A SessionStart context in which the hook loaded the state itself ("velesdb-hooks loaded …",
+//   loadedContextGuidance, docs/working-context.md#loaded-by-the-hook): the state is already in
+//   front of it, so it calls nothing, unless the text says items were left out to fit the
+//   budget; then the call the text names for the whole state, once. ("velesdb-hooks asked velesdb-memory …: nothing to resume",
+//   nothingSavedGuidance, names no load: it loads nothing.)
 // - A Stop continuation naming `save_working_context(project=…, session=…)` (saveGuidance): when
 //   the session did work (`work` is given), it saves that working state under exactly those
 //   arguments; otherwise it stops, as the text allows ("when nothing changed, stopping is fine").
@@ -68,7 +73,7 @@ export interface Task {
 }
 
 /** One tool call of the session so far and the text of its answer (undefined while unanswered). */
-interface Called {
+export interface Called {
   readonly tool: string;
   readonly answer: string | undefined;
 }
@@ -93,17 +98,24 @@ function otherSessions(answer: string | undefined): string[] {
   return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
 }
 
+/** The opening of the SessionStart text when the hook loaded the state itself (src/core/texts.ts loadedContextGuidance). */
+const LOADED_BY_HOOK =
+  /velesdb-hooks loaded (?:this session's velesdb-memory working context|the velesdb-memory working context that)/;
+/** …and its line when items did not fit the budget. */
+const LEFT_OUT = /Left out to stay within \d+ characters: /;
+
 /** The guard's refusal (src/core/texts.ts guardRefusal) names the recall that unlocks, with its filter. */
 const RECALL_ASKED = /recall_fused about this code area with filter (\{"project": "(?:[^"\\]|\\.)*"\})/;
 
-/**
- * nextStep(view, task) → the obedient step. `view` holds the hook contexts (SessionStart's, and
- * the latest Stop continuation's) and the session's tool calls with their answers, in order.
- */
-function nextStep(
-  view: { sessionStart: string; stopText: string | undefined; history: readonly Called[] },
-  task: Task,
-): Step {
+/** What a model reads in one request: the hook contexts (SessionStart's, the latest Stop continuation's) and the session's tool calls with their answers, in order. */
+export interface SessionView {
+  readonly sessionStart: string;
+  readonly stopText: string | undefined;
+  readonly history: readonly Called[];
+}
+
+/** nextStep(view, task) → the obedient step. */
+function nextStep(view: SessionView, task: Task): Step {
   const last = view.history.at(-1);
   const called = (tool: string) => view.history.some((c) => c.tool === tool);
   if (last?.tool === "save_working_context") return { kind: "say", text: "SAVED the working state" };
@@ -114,7 +126,12 @@ function nextStep(
     return { kind: "say", text: "NOTHING CHANGED since the load; stopping" };
   }
   const load = callIn(view.sessionStart, "load_working_context");
-  if (load && !called("load_working_context")) return { kind: "call", tool: "load_working_context", args: { ...load } };
+  // The hook loaded the state itself: read from the context, loaded again only when the text says
+  // part of it was left out ("Left out to stay within N characters: …; <call> returns the whole state").
+  const loadedByHook = LOADED_BY_HOOK.test(view.sessionStart);
+  const wanted = load !== undefined && (!loadedByHook || LEFT_OUT.test(view.sessionStart));
+  if (load && wanted && !called("load_working_context"))
+    return { kind: "call", tool: "load_working_context", args: { ...load } };
   // The text's next step on a miss: "with found: false the same call on the first one or two of
   // [other_sessions] returns where the latest sessions left off" (loadGuidance): those two, in order.
   const loads = view.history.filter((c) => c.tool === "load_working_context");
@@ -122,7 +139,7 @@ function nextStep(
     ? otherSessions(loads[0]?.answer).slice(0, 2)
     : [];
   const next = others[loads.length - 1];
-  if (load && last?.tool === "load_working_context" && next !== undefined)
+  if (load && !loadedByHook && last?.tool === "load_working_context" && next !== undefined)
     return { kind: "call", tool: "load_working_context", args: { project: load.project, session: next } };
   if (task.edit) {
     const edits = view.history.filter((c) => c.tool === "edit");
@@ -156,32 +173,37 @@ const claudeText = (content: unknown): string =>
       : "";
 
 /** Our name for a host's tool: the velesdb-memory tool's own name, "edit" for the host's file tools. */
-const ourName = (name: string): string =>
+export const ourName = (name: string): string =>
   /^(Write|Edit|apply_patch|write_file|replace)$/.test(name)
     ? "edit"
     : name.replace(/^mcp__velesdb[-_]memory__|^mcp_velesdb-memory_/, "");
 
+/** claudeView(req) → what the model reads in a Claude Code request (Anthropic messages). */
+export function claudeView(req: LoggedRequest): SessionView {
+  const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
+  const blocks = (role: string, type: string) =>
+    messages
+      .filter((m) => m?.role === role)
+      .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b: any) => b?.type === type) : []));
+  const results = blocks("user", "tool_result");
+  const history = blocks("assistant", "tool_use").map((u: any) => ({
+    tool: ourName(u.name),
+    answer: ((r) => (r ? claudeText(r.content) : undefined))(results.find((r: any) => r.tool_use_id === u.id)),
+  }));
+  const systemTexts = messages.filter((m) => m?.role === "system").map((m) => claudeText(m.content));
+  const sessionStart = systemTexts.filter((t) => t.includes("SessionStart hook additional context:")).join("\n");
+  const stopText = messages
+    .filter((m) => m?.role === "user")
+    .map((m) => claudeText(m.content))
+    .filter((t) => t.includes("Stop hook additional context:"))
+    .at(-1);
+  return { sessionStart, stopText, history };
+}
+
 /** claudeModel(task) → a reply function for mock-llm's Claude turns (cwd: the workspace, for Write's absolute path). */
 export function claudeModel(task: Task = {}, cwd = ""): (req: LoggedRequest) => ClaudeReply {
   return (req) => {
-    const messages: any[] = Array.isArray(req.body?.messages) ? req.body.messages : [];
-    const blocks = (role: string, type: string) =>
-      messages
-        .filter((m) => m?.role === role)
-        .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b: any) => b?.type === type) : []));
-    const results = blocks("user", "tool_result");
-    const history = blocks("assistant", "tool_use").map((u: any) => ({
-      tool: ourName(u.name),
-      answer: ((r) => (r ? claudeText(r.content) : undefined))(results.find((r: any) => r.tool_use_id === u.id)),
-    }));
-    const systemTexts = messages.filter((m) => m?.role === "system").map((m) => claudeText(m.content));
-    const sessionStart = systemTexts.filter((t) => t.includes("SessionStart hook additional context:")).join("\n");
-    const stop = messages
-      .filter((m) => m?.role === "user")
-      .map((m) => claudeText(m.content))
-      .filter((t) => t.includes("Stop hook additional context:"))
-      .at(-1);
-    const step = nextStep({ sessionStart, stopText: stop, history }, task);
+    const step = nextStep(claudeView(req), task);
     if (step.kind === "say") return text(step.text);
     if (step.kind === "edit")
       return {
@@ -199,37 +221,44 @@ export function claudeModel(task: Task = {}, cwd = ""): (req: LoggedRequest) => 
 
 // ---- Codex CLI (Responses API) ---------------------------------------------------------------
 
+/** codexView(req) → what the model reads in a Codex request (Responses API `input[]`). */
+export function codexView(req: LoggedRequest): SessionView {
+  const input: any[] = Array.isArray(req.body?.input) ? req.body.input : [];
+  const itemText = (i: any) =>
+    Array.isArray(i?.content)
+      ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n")
+      : String(i?.content ?? "");
+  const outputOf = (callId: string) =>
+    input.find(
+      (i) => (i?.type === "function_call_output" || i?.type === "custom_tool_call_output") && i.call_id === callId,
+    );
+  const history = input
+    .filter((i) => i?.type === "function_call" || i?.type === "custom_tool_call")
+    .map((c) => ({
+      tool: ourName(c.name),
+      answer: ((o) => (o ? (typeof o.output === "string" ? o.output : JSON.stringify(o.output)) : undefined))(
+        outputOf(c.call_id),
+      ),
+    }));
+  const sessionStart = input
+    .filter((i) => i?.type === "message" && i?.role === "developer")
+    .map(itemText)
+    .join("\n");
+  const stopText = input
+    .filter((i) => i?.type === "message" && i?.role === "user")
+    .map(itemText)
+    .filter((t) => t.includes("<hook_prompt"))
+    .at(-1);
+  return { sessionStart, stopText, history };
+}
+
 /** codexModel(task) → a reply function for mock-llm's Codex turns. MCP tools sit behind tool search. */
 export function codexModel(task: Task = {}): (req: LoggedRequest) => CodexReply {
   return (req) => {
     const input: any[] = Array.isArray(req.body?.input) ? req.body.input : [];
-    const itemText = (i: any) =>
-      Array.isArray(i?.content)
-        ? i.content.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n")
-        : String(i?.content ?? "");
-    const outputOf = (callId: string) =>
-      input.find(
-        (i) => (i?.type === "function_call_output" || i?.type === "custom_tool_call_output") && i.call_id === callId,
-      );
-    const history = input
-      .filter((i) => i?.type === "function_call" || i?.type === "custom_tool_call")
-      .map((c) => ({
-        tool: ourName(c.name),
-        answer: ((o) => (o ? (typeof o.output === "string" ? o.output : JSON.stringify(o.output)) : undefined))(
-          outputOf(c.call_id),
-        ),
-      }));
-    const sessionStart = input
-      .filter((i) => i?.type === "message" && i?.role === "developer")
-      .map(itemText)
-      .join("\n");
-    const stop = input
-      .filter((i) => i?.type === "message" && i?.role === "user")
-      .map(itemText)
-      .filter((t) => t.includes("<hook_prompt"))
-      .at(-1);
-    const step = nextStep({ sessionStart, stopText: stop, history }, task);
-    const n = history.length;
+    const view = codexView(req);
+    const step = nextStep(view, task);
+    const n = view.history.length;
     if (step.kind === "say") return codexText(step.text);
     if (step.kind === "edit")
       return {
