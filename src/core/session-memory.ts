@@ -99,10 +99,45 @@ export async function loadWorkingContext(
     if (!other.ok) return { kind: "not loaded", cause: other.cause };
     if (!other.working) return { kind: "nothing saved" };
     rememberInherited(input, latest);
-    return loaded(other.working, latest, false, own.others.slice(1), budget);
+    const companion = await concurrentCompanion(memory, slot.project, own.others, Math.floor(budget * COMPANION_SHARE));
+    const rest = own.others.slice(1).filter((s) => s !== companion?.session);
+    return loaded(other.working, latest, false, rest, budget - (companion?.text.length ?? 0), companion);
   } finally {
     memory.close();
   }
+}
+
+/**
+ * Two sessions of a repository that ran at once (two terminals, Claude Code beside Codex) each
+ * saved their own slot, and a new session needs both (test/e2e/shared-memory.e2e.test.ts, proof
+ * 3): a second slot saved within this window of the latest is shown too, chosen the same way
+ * in at most COMPANION_SHARE of the budget. Sessions further apart follow one another,
+ * and the latest carries what it was handed (saveCompiledContext, or the model's own save).
+ */
+const CONCURRENT_WINDOW_S = 30 * 60;
+const COMPANION_SHARE = 0.3;
+
+async function concurrentCompanion(
+  memory: MemoryConnection,
+  project: string,
+  others: readonly string[],
+  budget: number,
+): Promise<LoadedContext["companion"]> {
+  const [first, second] = others;
+  if (first === undefined || second === undefined) return undefined;
+  const listed = await memory.call("list_working_contexts", { project });
+  if (!listed.ok) return undefined;
+  const when = new Map<string, number>();
+  for (const entry of Array.isArray(listed.value.sessions) ? listed.value.sessions : []) {
+    const { session, saved_at } = (entry ?? {}) as { session?: unknown; saved_at?: unknown };
+    if (typeof session === "string" && typeof saved_at === "number") when.set(session, saved_at);
+  }
+  const [a, b] = [when.get(first), when.get(second)];
+  if (a === undefined || b === undefined || Math.abs(a - b) > CONCURRENT_WINDOW_S) return undefined;
+  const state = await loadSlot(memory, project, second);
+  if (!state.ok || !state.working) return undefined;
+  const rendered = renderWorkingState(state.working, budget);
+  return rendered.shown === 0 ? undefined : { session: second, text: rendered.text };
 }
 
 function loaded(
@@ -111,11 +146,12 @@ function loaded(
   own: boolean,
   otherSessions: readonly string[],
   budget: number,
+  companion?: LoadedContext["companion"],
 ): LoadOutcome {
   const rendered = renderWorkingState(working, budget);
   return {
     kind: "loaded",
-    loaded: { ...rendered, session, own, budget, otherSessions, compiled: isCompiledByHook(working) },
+    loaded: { ...rendered, session, own, budget, otherSessions, compiled: isCompiledByHook(working), companion },
   };
 }
 

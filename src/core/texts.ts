@@ -110,6 +110,8 @@ export interface LoadedContext {
   readonly otherSessions: readonly string[];
   /** The state was compiled by the hook from a transcript (its model did not save one). */
   readonly compiled: boolean;
+  /** Another session's state, saved close to the loaded one (two sessions at once), chosen to its share of the budget. */
+  readonly companion?: { readonly session: string; readonly text: string };
 }
 
 /**
@@ -133,11 +135,14 @@ export function loadedContextGuidance(slot: MemorySlot, loaded: LoadedContext, c
       ? `That is the whole saved state (${loaded.shown} ${loaded.shown === 1 ? "item" : "items"}); ${loadCall(from)} returns it as JSON.`
       : `Left out to stay within ${loaded.budget} characters: ${loaded.leftOut}; ${loadCall(from)} returns the whole state.`,
   );
-  // Two sessions of a repository may have run at once: the next one's state is one call away.
-  const next = loaded.otherSessions[0];
-  if (next !== undefined)
+  if (loaded.companion)
     lines.push(
-      `Other saved sessions of this project, most recent first: ${loaded.otherSessions.slice(0, 3).map(quoted).join(", ")}; ${loadCall({ ...slot, session: next })} returns the next one's state.`,
+      `Another session of this project saved its own state close to it (session=${quoted(loaded.companion.session)}), maybe at the same time:`,
+      loaded.companion.text,
+    );
+  if (loaded.otherSessions.length > 0)
+    lines.push(
+      `Older saved sessions of this project, most recent first: ${loaded.otherSessions.slice(0, 3).map(quoted).join(", ")}; ${tool("load_working_context")} on one of them returns its state.`,
     );
   lines.push(
     `${saveCall(slot)} saves this session's own state (goal, decisions, verified facts, pending actions) for the next session.`,

@@ -507,7 +507,7 @@ describeWithReal("memory that comes back without the model's help, real CLIs and
       two,
       "velesdb-hooks loaded the velesdb-memory working context that the latest other session",
     );
-    expectCarries("session two, compiled", two, "compiled by velesdb-hooks from the transcript");
+    expectCarries("session two, compiled", two, "velesdb-hooks compiled it from that session's transcript");
     expectCarries("session two, the marker", two, on.marker);
     // Nothing went wrong on the way: no hook of these sessions wrote a line on stderr.
     for (const s of [on.one, on.two])

@@ -132,6 +132,7 @@ function nextStep(view: SessionView, task: Task): Step {
   const wanted = load !== undefined && (!loadedByHook || LEFT_OUT.test(view.sessionStart));
   if (load && wanted && !called("load_working_context"))
     return { kind: "call", tool: "load_working_context", args: { ...load } };
+
   // The text's next step on a miss: "with found: false the same call on the first one or two of
   // [other_sessions] returns where the latest sessions left off" (loadGuidance): those two, in order.
   const loads = view.history.filter((c) => c.tool === "load_working_context");

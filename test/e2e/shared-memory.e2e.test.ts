@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
-import { assertOffline, check, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
+import { assertOffline, check, claudeHookContexts, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
 import {
   createCase,
   E2E_PROJECT,
@@ -199,7 +199,10 @@ const bothWorked = (p: PairRun): string[] => {
  */
 const nextGetsBoth: (p: PairRun) => Check = (p) =>
   check("the next session's load carries what each session saved", (r) => {
-    const answers = toolAnswerTexts(r.requests).join("\n");
+    // The hook loads the latest state into the first request's SessionStart context
+    // (docs/working-context.md#loaded-by-the-hook), and the model loads the other one it names.
+    const first = r.requests[0] ? claudeHookContexts(r.requests[0], "SessionStart").join("\n") : "";
+    const answers = `${first}\n${toolAnswerTexts(r.requests).join("\n")}`;
     return [p.markers.claude, p.markers.codex]
       .filter((m) => !answers.includes(m))
       .map((m) => `the next session's answers lack ${m}`);
