@@ -40,7 +40,7 @@ import {
   type JsonRpcMessage,
 } from "./lines.ts";
 import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
-import { acquireStartLock, HELLO_KEY, openRuntimeDirectory, socketAnswers, type Hello } from "./channel.ts";
+import { acquireStartLock, brokerAt, HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
 
 /** The versions velesdb-memory 0.17.0 answers over `initialize` (rmcp 3.11 ProtocolVersion::KNOWN_VERSIONS with a handshake). */
 export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
@@ -85,27 +85,39 @@ export async function runBroker(options: BrokerOptions): Promise<number> {
   const dir = openRuntimeDirectory(paths.dir);
   if (!dir.ok) return fail(dir.problem);
   const refuse = (problem: string): number => failed(options, problem);
-  const lock = await acquireStartLock(paths.lock, options.startMs);
-  if (!lock.ok) return refuse(lock.problem);
-  // Under the start lock: a live broker keeps the socket (this one was started by a front that
-  // raced another); a dead one's socket is replaced; anything else at that name is refused.
-  if (await socketAnswers(paths.socket, 1000)) {
-    lock.release();
-    return 0;
-  }
-  const existing = fs.lstatSync(paths.socket, { throwIfNoEntry: false });
-  if (existing !== undefined) {
-    if (!isSocketOfOurs(paths.socket)) {
+  const deadline = Date.now() + options.startMs;
+  for (;;) {
+    const lock = await acquireStartLock(paths.lock, Math.max(0, deadline - Date.now()));
+    if (!lock.ok) return refuse(lock.problem);
+    // Under the start lock: a live broker keeps the socket (this one was started by a front that
+    // raced another); a stopping one is let finish — it needs this lock to let go of the store's
+    // server, so it is released meanwhile; a dead one's socket is replaced; anything else at
+    // that name is refused.
+    const presence = await brokerAt(paths.socket, 1000);
+    if (presence === "live") {
       lock.release();
-      return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
+      return 0;
     }
-    fs.unlinkSync(paths.socket);
+    if (presence === "stopping") {
+      lock.release();
+      if (Date.now() >= deadline) return refuse(`the broker at ${paths.socket} did not finish stopping`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    const existing = fs.lstatSync(paths.socket, { throwIfNoEntry: false });
+    if (existing !== undefined) {
+      if (!isSocketOfOurs(paths.socket)) {
+        lock.release();
+        return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
+      }
+      fs.unlinkSync(paths.socket);
+    }
+    const broker = new Broker(options);
+    const listening = await broker.listen();
+    lock.release();
+    if (!listening.ok) return refuse(listening.problem);
+    return broker.run();
   }
-  const broker = new Broker(options);
-  const listening = await broker.listen();
-  lock.release();
-  if (!listening.ok) return refuse(listening.problem);
-  return broker.run();
 }
 
 function fail(problem: string): number {
@@ -274,6 +286,10 @@ class Broker {
   }
 
   private initialized(message: JsonRpcMessage): void {
+    // An answer that comes once the broker is stopping (idle before its server was up) changes
+    // nothing: it flipped "stopping" back to "ready", and the server's orderly exit that
+    // followed was then recorded as a failure (docs/hardening.md, 4.2).
+    if (this.state === "stopping") return;
     if (Object.hasOwn(message, "error") || typeof message.result !== "object" || message.result === null) {
       this.childFailed(
         `velesdb-memory refused initialize: ${oneLine(JSON.stringify(message.error ?? message.result))}`,
@@ -304,8 +320,8 @@ class Broker {
       socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
       return;
     }
+    // A connection counts as a client (it holds the broker up) only once it has said hello.
     this.connections.add(connection);
-    this.disarmIdle();
     socket.on("data", (chunk: Buffer) => {
       for (const event of connection.lines.push(chunk)) {
         if (event.kind === "oversized")
@@ -336,12 +352,20 @@ class Broker {
     this.connections.delete(connection);
     for (const brokerId of connection.inFlight.values()) this.pending.delete(brokerId);
     connection.inFlight.clear();
-    this.armIdle();
+    if (connection.hello) this.armIdle();
   }
 
   private fromClient(connection: Connection, line: string): void {
     const message = parseMessage(line);
     if (!connection.hello) {
+      // A starting broker asking whether this one runs (channel.ts brokerAt): answered, not counted.
+      if (message?.[HELLO_KEY] === "probe") {
+        const answer = this.state === "stopping" ? "retry" : "alive";
+        connection.socket.end(
+          `${JSON.stringify({ [HELLO_KEY]: answer, store: this.options.store } satisfies Hello)}\n`,
+        );
+        return;
+      }
       // The front's greeting: the store it means (two stores can share a checksum).
       if (message?.[HELLO_KEY] !== "hello") return void connection.socket.destroy();
       if (message.store !== this.options.store) {
@@ -353,6 +377,7 @@ class Broker {
         return void connection.socket.end();
       }
       connection.hello = true;
+      this.disarmIdle();
       if (this.state === "ready" || this.failure !== undefined) this.greet(connection);
       return;
     }
@@ -454,7 +479,8 @@ class Broker {
 
   private armIdle(graceMs: number = this.options.idleMs): void {
     this.disarmIdle();
-    if (this.connections.size > 0 || this.state === "stopping") return;
+    if (this.state === "stopping") return;
+    for (const connection of this.connections) if (connection.hello) return;
     this.idleTimer = setTimeout(() => void this.stop(0), graceMs);
   }
 
@@ -468,8 +494,12 @@ class Broker {
     if (this.state === "stopping") return;
     this.state = "stopping";
     this.disarmIdle();
-    this.server?.close();
+    // The lock first, the socket after: while this broker waits for the lock it still answers,
+    // "retry" to a session and "stopping" to a starting broker's probe, which then lets go of the
+    // lock and waits for this one to finish. Closed first, its socket refused connections, and a
+    // broker starting meanwhile took it for stale and started a second server on the store.
     const lock = await acquireStartLock(this.options.paths.lock, 10_000);
+    this.server?.close();
     const st = fs.lstatSync(this.options.paths.socket, { throwIfNoEntry: false });
     if (st !== undefined && st.ino === this.socketIno) fs.unlinkSync(this.options.paths.socket);
     // Each front is told to take what it still has in flight to the next broker: this one

@@ -9,14 +9,20 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { ensurePrivateSubdirectory, errorCode, openStateStore } from "../core/state.ts";
+import { LineSplitter, parseMessage } from "./lines.ts";
 import { processAlive } from "./runtime.ts";
 
 /** The key of the first line each way: the front's greeting and the broker's answer. */
 export const HELLO_KEY = "velesdbHooksBroker";
 
-/** The broker's answer to a greeting. "retry": it is stopping; start or reach the next one. */
+/**
+ * The first line each way. A client says "hello" (a session: it counts, and is answered "ready"
+ * or "failed" once the server has started or failed) or "probe" (a starting broker asking
+ * whether one runs: answered "alive" at once, never counted); a broker says "retry" when it is
+ * stopping: start or reach the next one.
+ */
 export interface Hello {
-  readonly [HELLO_KEY]: "hello" | "ready" | "failed" | "retry";
+  readonly [HELLO_KEY]: "hello" | "probe" | "ready" | "failed" | "alive" | "retry";
   readonly store: string;
   readonly cause?: string;
 }
@@ -78,17 +84,42 @@ function releaseLock(lockPath: string): void {
   if (lockHolder(lockPath) === process.pid) fs.rmSync(lockPath, { force: true });
 }
 
-/** socketAnswers(p, ms) → a process accepts connections there (a live broker); a stale socket refuses. */
-export function socketAnswers(socketPath: string, ms: number): Promise<boolean> {
+export type BrokerPresence = "none" | "live" | "stopping";
+
+/**
+ * brokerAt(socketPath, ms) → whether a broker listens there: "none" (nothing, or a stale socket
+ * that refuses), "live", or "stopping" (it answered that it is going: wait for it to finish,
+ * it still holds the store's server). The question is a greeting of its own ("probe"), which a
+ * broker answers without counting it as a client: a plain connect-and-close did count, and a
+ * broker started with a short idle time (check's probe, VELESDB_HOOKS_MCP_IDLE_MS=0) took the
+ * question for its last client leaving and stopped under the sessions it had just greeted
+ * (docs/hardening.md, 4.2). A broker that accepts and says nothing in time (an older one, which
+ * does not know "probe", or one too busy) counts as live: it holds the name.
+ */
+export function brokerAt(socketPath: string, ms: number): Promise<BrokerPresence> {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
-    const done = (answer: boolean): void => {
+    const lines = new LineSplitter();
+    let connected = false;
+    const done = (answer: BrokerPresence): void => {
       clearTimeout(timer);
       socket.destroy();
       resolve(answer);
     };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
+    const timer = setTimeout(() => done(connected ? "live" : "none"), ms);
+    socket.once("connect", () => {
+      connected = true;
+      socket.write(`${JSON.stringify({ [HELLO_KEY]: "probe", store: "" } satisfies Hello)}\n`);
+    });
+    socket.on("data", (chunk: Buffer) => {
+      for (const event of lines.push(chunk)) {
+        if (event.kind !== "line") continue;
+        const said = (parseMessage(event.text) as Partial<Hello> | undefined)?.[HELLO_KEY];
+        done(said === "retry" ? "stopping" : "live");
+        return;
+      }
+    });
+    socket.once("close", () => done(connected ? "live" : "none"));
+    socket.once("error", () => done(connected ? "live" : "none"));
   });
 }
