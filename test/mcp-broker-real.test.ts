@@ -102,3 +102,45 @@ describe.skipIf(skip)("4.2 sessions and probes starting together on a cold store
     }
   }, 180_000);
 });
+
+describe.skipIf(skip)("4.6 one store reached through a link", () => {
+  /** bothServed(a, b) → two sessions started at once each store a fact and see both: one store. */
+  async function bothServed(envs: Array<Record<string, string>>) {
+    const answers = await Promise.all(
+      envs.map(async (env, i) => {
+        const c = client(env);
+        await initialize(c);
+        await callTool(c, "remember", { fact: `linked store fact ${i}` });
+        return JSON.stringify(toolJson(await callTool(c, "list_memories", { limit: 10 })));
+      }),
+    );
+    for (const listed of answers) {
+      expect(listed).toContain("linked store fact 0");
+      expect(listed).toContain("linked store fact 1");
+    }
+  }
+
+  test("the home's ~/.velesdb-memory a link to a directory, and that directory named directly, at once: one broker, one server, both served", async () => {
+    const box = sandbox("homelink");
+    const real = path.join(box.root, "data", "store");
+    fs.mkdirSync(real, { recursive: true });
+    fs.symlinkSync(real, storeOf(box.env));
+    await bothServed([box.env, { ...box.env, VELESDB_MEMORY_PATH: real }]);
+    expect(brokersOf(box.stateDir).length).toBe(1);
+    expect(serversOn(server, fs.realpathSync(real)).length).toBe(1);
+    expect(readMcpStatus(box.env)).toMatchObject({ state: "running", store: fs.realpathSync(real) });
+  }, 60_000);
+
+  test("a store not created yet, named through a linked parent and directly, at once: one broker, one server, both served", async () => {
+    const box = sandbox("parentlink");
+    const data = path.join(box.root, "data");
+    fs.mkdirSync(data);
+    fs.symlinkSync(data, path.join(box.env.HOME!, "data-link"));
+    await bothServed([
+      { ...box.env, VELESDB_MEMORY_PATH: path.join(box.env.HOME!, "data-link", "store") },
+      { ...box.env, VELESDB_MEMORY_PATH: path.join(data, "store") },
+    ]);
+    expect(brokersOf(box.stateDir).length).toBe(1);
+    expect(serversOn(server, fs.realpathSync(path.join(data, "store"))).length).toBe(1);
+  }, 60_000);
+});

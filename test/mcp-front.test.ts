@@ -143,13 +143,40 @@ describe("the store and its names", () => {
     expect(resolveStore({}, "/work").ok).toBe(false);
   });
 
-  test("two stores, two sockets; each socket path fits a Unix socket (≤ 104 bytes) under a usual state directory", () => {
-    const a = mcpRuntimePaths({ HOME: "/home/a", TMPDIR: "/tmp" });
-    const b = mcpRuntimePaths({ HOME: "/home/b", TMPDIR: "/tmp" });
+  test("two stores, two sockets in one directory; each socket path fits a Unix socket (≤ 104 bytes) under a usual home", () => {
+    const a = mcpRuntimePaths({ HOME: "/home/a", VELESDB_MEMORY_PATH: "/data/one" });
+    const b = mcpRuntimePaths({ HOME: "/home/a", VELESDB_MEMORY_PATH: "/data/two" });
     expect(a.socket).not.toBe(b.socket);
     expect(a.dir).toBe(b.dir);
     expect(Buffer.byteLength(a.socket)).toBeLessThan(104);
     expect(path.dirname(a.status)).toBe(a.dir);
+  });
+});
+
+describe("4.6 one store through a link is one store", () => {
+  test("a store named through a link, existing or not yet created, resolves to the real directory; its broker's files are the same", () => {
+    const box = sandbox("storelink");
+    const real = path.join(box.root, "real");
+    fs.mkdirSync(path.join(real, "store"), { recursive: true });
+    fs.symlinkSync(real, path.join(box.root, "via"));
+    fs.symlinkSync(path.join(real, "store"), path.join(box.env.HOME!, ".velesdb-memory"));
+    const direct = resolveStore({ VELESDB_MEMORY_PATH: path.join(real, "store") }, "/");
+    expect(direct).toEqual({ ok: true, store: path.join(fs.realpathSync(real), "store") });
+    expect(resolveStore({ VELESDB_MEMORY_PATH: path.join(box.root, "via", "store") }, "/")).toEqual(direct);
+    expect(resolveStore({ HOME: box.env.HOME }, "/")).toEqual(direct);
+    // Not created yet: the part that exists is resolved, the rest kept as named.
+    expect(resolveStore({ VELESDB_MEMORY_PATH: "via/new/store" }, box.root)).toEqual({
+      ok: true,
+      store: path.join(fs.realpathSync(real), "new", "store"),
+    });
+    const viaLink = mcpRuntimePaths({ ...box.env, VELESDB_MEMORY_PATH: path.join(box.root, "via", "store") });
+    expect(viaLink.socket).toBe(mcpRuntimePaths(box.env).socket);
+    expect(viaLink.store).toBe(direct.ok ? direct.store : "");
+    // Positive control: another directory is another store.
+    fs.mkdirSync(path.join(box.root, "other"));
+    expect(mcpRuntimePaths({ ...box.env, VELESDB_MEMORY_PATH: path.join(box.root, "other") }).socket).not.toBe(
+      viaLink.socket,
+    );
   });
 });
 

@@ -24,18 +24,52 @@ export type StoreResolution =
  * (relative to cwd, as the server resolves it from its working directory), else `$HOME/.velesdb-memory`
  * (HOME, then USERPROFILE: default_store_path()). The server's last resort, `./velesdb-memory-store`
  * with no home, would be a different store per working directory: refused, as is an empty variable.
+ * The path is the real one (realStorePath): one store reached through a link is still one store,
+ * with one broker and one server (velesdb-memory locks the directory it opens, whatever its name).
  */
 export function resolveStore(env: NodeJS.ProcessEnv, cwd: string): StoreResolution {
   const given = env.VELESDB_MEMORY_PATH;
   if (given !== undefined) {
     if (given.trim() === "")
       return { ok: false, problem: "VELESDB_MEMORY_PATH is set but empty; set it to the store directory or unset it" };
-    return { ok: true, store: path.resolve(cwd, given) };
+    return { ok: true, store: realStorePath(path.resolve(cwd, given)) };
   }
   const home = env.HOME || env.USERPROFILE;
   if (!home)
     return { ok: false, problem: "neither HOME nor VELESDB_MEMORY_PATH is set, so the store cannot be located" };
-  return { ok: true, store: path.join(path.resolve(home), DEFAULT_STORE_NAME) };
+  return { ok: true, store: realStorePath(path.join(path.resolve(home), DEFAULT_STORE_NAME)) };
+}
+
+/**
+ * realStorePath("/home/u/link-to-store") → "/data/store": the deepest part of the path that
+ * exists, resolved with realpath, and the rest (a store not created yet) appended as given, so a
+ * store reached through a link and the same store named directly get one name — and one broker
+ * — before and after the server first creates it. Nothing is created. A path that cannot be
+ * resolved at all (a loop, no permission) is kept as given: the server then says what is wrong.
+ */
+export function realStorePath(absolute: string): string {
+  const rest: string[] = [];
+  let existing = absolute;
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(existing), ...rest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = path.dirname(existing);
+      // Only a missing part is walked past; a dangling link or a loop stays as it is named.
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === existing || isLink(existing)) return absolute;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 export interface McpRuntimePaths {
