@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { LineSplitter, MAX_LINE_BYTES, withTopLevelId } from "../src/mcp/lines.ts";
 import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/mcp/runtime.ts";
 import { HOOKS_BINARY, mcpSandbox, startClient } from "./support/mcp-session.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let boxes: Array<ReturnType<typeof mcpSandbox>> = [];
 const sandbox = (name: string) => {
@@ -177,6 +178,74 @@ describe("4.6 one store through a link is one store", () => {
     expect(mcpRuntimePaths({ ...box.env, VELESDB_MEMORY_PATH: path.join(box.root, "other") }).socket).not.toBe(
       viaLink.socket,
     );
+  });
+});
+
+describe("4.8 the broker's files live in the home, not in a shared temp directory", () => {
+  /** A sandbox as a user has it: no VELESDB_HOOKS_STATE_DIR, a TMPDIR of the case's own. */
+  const userBox = (name: string) => {
+    const box = sandbox(name);
+    const env: Record<string, string> = { ...box.env, TMPDIR: path.join(box.root, "tmp") };
+    delete env.VELESDB_HOOKS_STATE_DIR;
+    fs.mkdirSync(env.TMPDIR!);
+    return { box, env, tmp: env.TMPDIR! };
+  };
+  const uid = process.getuid?.() ?? 0;
+
+  test("without VELESDB_HOOKS_STATE_DIR: ~/.velesdb-hooks/run (0700), where the guard reads the same status; nothing in TMPDIR", () => {
+    const { box, env, tmp } = userBox("homerun");
+    const paths = mcpRuntimePaths(env, env.HOME);
+    expect(paths.dir).toBe(path.join(fs.realpathSync(box.env.HOME!), ".velesdb-hooks", "run"));
+    const r = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("velesdb-memory cannot be started");
+    expect(fs.statSync(paths.dir).mode & 0o777).toBe(0o700);
+    expect(fs.existsSync(paths.status)).toBe(true);
+    expect(readMcpStatus(env, env.HOME).state).toBe("failed");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  testIf(IS_ROOT, "root (chown to another user)")(
+    "a squatted /tmp/velesdb-agent-hooks-<uid> (made by another user first) does not deny the front; control: with the state there, it is refused",
+    () => {
+      const { env, tmp } = userBox("squat");
+      const squatted = path.join(tmp, `velesdb-agent-hooks-${uid}`);
+      fs.mkdirSync(squatted, { mode: 0o777 });
+      fs.chownSync(squatted, 65534, 65534);
+      const r = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+      expect(r.stderr).not.toContain("owned by another user");
+      expect(r.stderr).toContain("velesdb-memory cannot be started");
+      expect(fs.readdirSync(squatted)).toEqual([]);
+      // Negative control: the same squatted directory named as the state directory is refused, as any state is.
+      const c = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_STATE_DIR: squatted });
+      expect(c.exitCode).toBe(1);
+      expect(c.stderr).toContain("is owned by another user");
+    },
+  );
+
+  test("a home too long for a socket path falls back to the state directory; a usual one does not", () => {
+    const long = `/${"h".repeat(80)}`;
+    const paths = mcpRuntimePaths({ HOME: long, TMPDIR: "/tmp" });
+    expect(paths.holder).toBe("state");
+    expect(paths.dir).toBe(path.join("/tmp", `velesdb-agent-hooks-${uid}`, "mcp"));
+    expect(mcpRuntimePaths({ HOME: "/home/someone", TMPDIR: "/tmp" }).holder).toBe("home");
+  });
+
+  test("a ~/.velesdb-hooks others can write to is refused with one line naming it; control: mode 755 (the installer's) is used", () => {
+    const { box, env } = userBox("groupw");
+    const hooksDir = path.join(box.env.HOME!, ".velesdb-hooks");
+    fs.mkdirSync(hooksDir);
+    fs.chmodSync(hooksDir, 0o777);
+    const r = run(["--server", "/nonexistent/velesdb-memory"], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(
+      `velesdb-hooks mcp: ${fs.realpathSync(hooksDir)} can be written by other users (mode 777); chmod go-w it\n`,
+    );
+    expect(fs.readdirSync(hooksDir)).toEqual([]);
+    fs.chmodSync(hooksDir, 0o755);
+    const c = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(c.stderr).toContain("velesdb-memory cannot be started");
+    expect(fs.statSync(path.join(hooksDir, "run")).mode & 0o777).toBe(0o700);
   });
 });
 

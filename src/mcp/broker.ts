@@ -82,7 +82,7 @@ interface Pending {
 /** runBroker(options) → its exit code, once it has stopped (idle, or its server gone). */
 export async function runBroker(options: BrokerOptions): Promise<number> {
   const { paths } = options;
-  const dir = openRuntimeDirectory(paths.dir);
+  const dir = openRuntimeDirectory(paths);
   if (!dir.ok) return fail(dir.problem);
   const refuse = (problem: string): number => failed(options, problem);
   const deadline = Date.now() + options.startMs;

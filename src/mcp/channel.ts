@@ -1,7 +1,8 @@
 // The owner-only channel between fronts and their broker (docs/shared-memory.md, "Channel"):
-// a Unix socket in a 0700 directory of ours below the hooks' state directory, which sits in a
-// shared temp directory — so the directory is checked with lstat (state.ts: not a link, ours,
-// private) before anything is created or connected there, exactly as the hooks' own state is.
+// a Unix socket in a 0700 directory of ours, `~/.velesdb-hooks/run` (or below the hooks' state
+// directory, which may sit in a shared temp directory: runtime.ts mcpRuntimeDirectory) — so the
+// directory is checked with lstat (state.ts: not a link, ours, private) before anything is
+// created or connected there, exactly as the hooks' own state is.
 // Who may bind the socket, or replace one a killed broker left, is decided by a start lock: a
 // file made with link(2) (atomic, never follows or replaces), naming its holder's pid, taken
 // over only when that pid is gone.
@@ -10,7 +11,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { ensurePrivateSubdirectory, errorCode, openStateStore } from "../core/state.ts";
 import { LineSplitter, parseMessage } from "./lines.ts";
-import { processAlive } from "./runtime.ts";
+import { processAlive, type McpRuntimePaths } from "./runtime.ts";
 
 /** The key of the first line each way: the front's greeting and the broker's answer. */
 export const HELLO_KEY = "velesdbHooksBroker";
@@ -27,12 +28,47 @@ export interface Hello {
   readonly cause?: string;
 }
 
-/** openRuntimeDirectory(dir) → ok when dir (a subdirectory of the state directory) is a private directory of ours. */
-export function openRuntimeDirectory(dir: string): { ok: true } | { ok: false; problem: string } {
-  const store = openStateStore(path.dirname(dir));
-  if (!store.safe) return { ok: false, problem: store.problem };
-  const problem = ensurePrivateSubdirectory(store.dir, path.basename(dir));
+/**
+ * openRuntimeDirectory(paths) → ok when paths.dir is (now) a private directory of ours (0700,
+ * ours, not a link). What holds it is checked by what it is (runtime.ts mcpRuntimeDirectory):
+ * the hooks' state directory must itself be private, as for any state; `~/.velesdb-hooks` is
+ * the user's own (it also holds the installed binary, often mode 755): it must be a directory
+ * of ours that no one else may write to, made 0700 when missing.
+ */
+export function openRuntimeDirectory(
+  paths: Pick<McpRuntimePaths, "dir" | "holder">,
+): { ok: true } | { ok: false; problem: string } {
+  const parent = path.dirname(paths.dir);
+  if (paths.holder === "state") {
+    const store = openStateStore(parent);
+    if (!store.safe) return { ok: false, problem: store.problem };
+  } else {
+    const problem = ownedDirectory(parent);
+    if (problem !== undefined) return { ok: false, problem };
+  }
+  const problem = ensurePrivateSubdirectory(parent, path.basename(paths.dir));
   return problem === null ? { ok: true } : { ok: false, problem };
+}
+
+/** ownedDirectory(dir) → undefined when dir is (now) a directory of ours that group and others cannot write, else why not. */
+function ownedDirectory(dir: string): string | undefined {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") return `${dir} cannot be created (${errorCode(error)})`;
+  }
+  let st: fs.Stats;
+  try {
+    // Followed: a link the user made in their own home (a dotfiles checkout) is theirs to make.
+    st = fs.statSync(dir);
+  } catch (error) {
+    return `${dir} cannot be inspected (${errorCode(error)})`;
+  }
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  if (typeof process.getuid === "function" && st.uid !== process.getuid()) return `${dir} is owned by another user`;
+  if ((st.mode & 0o022) !== 0)
+    return `${dir} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); chmod go-w it`;
+  return undefined;
 }
 
 export type StartLock = { ok: true; release(): void } | { ok: false; problem: string };

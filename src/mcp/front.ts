@@ -67,7 +67,7 @@ export async function runMcpCommand(args: readonly string[]): Promise<number> {
       startMs: startMs + 5000,
     });
   }
-  const dir = openRuntimeDirectory(paths.dir);
+  const dir = openRuntimeDirectory(paths);
   if (!dir.ok) return failLine(dir.problem);
   return new Front({ server, store: store.store, paths, startMs }).run();
 }
