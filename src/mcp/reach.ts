@@ -9,7 +9,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { LineSplitter, parseMessage } from "./lines.ts";
 import { readMcpStatus, type McpRuntimePaths } from "./runtime.ts";
-import { HELLO_KEY, type Hello } from "./channel.ts";
+import { describeStartLock, HELLO_KEY, type Hello } from "./channel.ts";
 
 /** The broker a client means: its store, the files of that store's broker, and the server it starts when none runs. */
 export interface BrokerTarget {
@@ -73,9 +73,13 @@ export async function reachBroker(target: BrokerTarget, budgetMs: number, handle
     if (status?.state === "failed" && Date.parse(status.at) >= spawnedAt) return { ok: false, cause: status.cause };
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
+  // A start lock held all along is what kept every broker from starting: say so, naming the file.
+  const lock = describeStartLock(target.paths.lock);
   return {
     ok: false,
-    cause: `velesdb-memory did not start within ${seconds} s (${last}); its log: ${target.paths.log}`,
+    cause: lock
+      ? `velesdb-memory did not start within ${seconds} s: ${lock}; remove it if no velesdb-hooks mcp is starting`
+      : `velesdb-memory did not start within ${seconds} s (${last}); its log: ${target.paths.log}`,
   };
 }
 
