@@ -144,3 +144,37 @@ describe.skipIf(skip)("4.6 one store reached through a link", () => {
     expect(serversOn(server, fs.realpathSync(path.join(data, "store"))).length).toBe(1);
   }, 60_000);
 });
+
+describe.skipIf(skip)("4.4 one agent's entry naming a missing velesdb-memory", () => {
+  const MISSING = "/nonexistent/velesdb-memory";
+
+  test("its sessions fail naming the path; the other agents' sessions, started beside and after it within the idle time, are served", async () => {
+    const box = sandbox("badentry", 3000);
+    for (let round = 0; round < 3; round++) {
+      // The bad entry first (its broker fails), then at the same moment as a good one.
+      const bad = client(box.env, MISSING);
+      expect(await bad.proc.exited).toBe(1);
+      expect(bad.stderr()).toBe(`velesdb-hooks mcp: velesdb-memory cannot be started: ${MISSING} does not exist\n`);
+      const [again, good] = [client(box.env, MISSING), client(box.env)];
+      const served = await initialize(good).then(() => callTool(good, "memory_status", {}));
+      expect(toolJson(served)).toBeDefined();
+      // The bad entry at the same moment either failed on its own, or joined the good broker.
+      const code = await Promise.race([again.proc.exited, Bun.sleep(100).then(() => "running")]);
+      if (code !== "running") expect(again.stderr()).toContain(`${MISSING} does not exist`);
+      await good.close();
+      again.proc.kill("SIGKILL");
+      for (const pid of brokersOf(box.stateDir)) expect(await until(() => !alive(pid), 10_000)).toBe(true);
+    }
+  }, 120_000);
+
+  test("while a good broker runs, a session of the bad entry joins it and is served (one broker per store); the status says running", async () => {
+    const box = sandbox("badjoins");
+    const good = client(box.env);
+    await initialize(good);
+    const bad = client(box.env, MISSING);
+    await initialize(bad);
+    expect(toolJson(await callTool(bad, "memory_status", {}))).toBeDefined();
+    expect(brokersOf(box.stateDir).length).toBe(1);
+    expect(readMcpStatus(box.env)).toMatchObject({ state: "running", server });
+  }, 60_000);
+});

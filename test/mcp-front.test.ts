@@ -69,7 +69,7 @@ describe("the front's refusals", () => {
     const control = sandbox("link-control");
     const c = run(["--server", "/nonexistent/velesdb-memory"], { ...control.env, VELESDB_HOOKS_MCP_START_MS: "3000" });
     expect(c.exitCode).toBe(1);
-    expect(c.stderr).toContain("velesdb-memory cannot be started: ENOENT");
+    expect(c.stderr).toContain("velesdb-memory cannot be started: /nonexistent/velesdb-memory does not exist");
     expect(fs.statSync(path.join(control.stateDir, "mcp")).mode & 0o777).toBe(0o700);
   });
 
@@ -114,7 +114,9 @@ describe("a bounded start", () => {
     const box = sandbox("missing");
     const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe("velesdb-hooks mcp: velesdb-memory cannot be started: ENOENT\n");
+    expect(r.stderr).toBe(
+      "velesdb-hooks mcp: velesdb-memory cannot be started: /nonexistent/velesdb-memory does not exist\n",
+    );
     const status = readMcpStatus(box.env);
     expect(status.state).toBe("failed");
   });

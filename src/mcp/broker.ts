@@ -21,6 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { writePrivateFile } from "../core/state.ts";
+import { readerJson } from "../core/texts.ts";
 import {
   errorLine,
   idKey,
@@ -68,6 +69,8 @@ interface Connection {
   readonly lines: LineSplitter;
   /** The front's greeting arrived, naming this store. */
   hello: boolean;
+  /** The velesdb-memory the session would start itself (its hello), undefined for one that starts none. */
+  server: string | undefined;
   /** The broker answered it (ready or failed). */
   greeted: boolean;
   /** client id key → broker id, for the requests of this client in flight. */
@@ -200,6 +203,7 @@ class Broker {
       fs.mkdirSync(store, { recursive: true, mode: 0o700 });
     } catch (error) {
       this.childFailed(`the store ${store} cannot be created (${(error as NodeJS.ErrnoException).code})`);
+      void this.stop(1);
       return;
     }
     // cwd = the store: a repository's ./velesdb-memory.toml (src/config.rs resolve_path reads the
@@ -213,7 +217,8 @@ class Broker {
     this.child = child;
     child.on("error", (error) => {
       this.spawnFailed = true;
-      this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+      this.childFailed(`velesdb-memory cannot be started: ${spawnProblem(server, error)}`);
+      void this.stop(1);
     });
     child.stdout!.on("data", (chunk: Buffer) => {
       for (const event of this.childOut.push(chunk)) if (event.kind === "line") this.fromChild(event.text);
@@ -313,6 +318,7 @@ class Broker {
       socket,
       lines: new LineSplitter(),
       hello: false,
+      server: undefined,
       greeted: false,
       inFlight: new Map(),
     };
@@ -340,6 +346,13 @@ class Broker {
 
   private greet(connection: Connection): void {
     connection.greeted = true;
+    // A session whose own velesdb-memory is another one does not share this one's failure: it
+    // is told to start its own broker once this one has gone. One agent's entry naming a
+    // missing server made every other agent's sessions fail with its ENOENT (docs/hardening.md, 4.4).
+    if (this.failure !== undefined && connection.server !== undefined && connection.server !== this.options.server) {
+      connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
+      return;
+    }
     send(connection, {
       [HELLO_KEY]: this.failure === undefined ? "ready" : "failed",
       store: this.options.store,
@@ -377,6 +390,7 @@ class Broker {
         return void connection.socket.end();
       }
       connection.hello = true;
+      connection.server = typeof message.server === "string" ? message.server : undefined;
       this.disarmIdle();
       if (this.state === "ready" || this.failure !== undefined) this.greet(connection);
       return;
@@ -455,8 +469,7 @@ class Broker {
 
   private childExited(code: number | null, signal: string | null): void {
     if (this.state === "stopping") return; // stop() ended it
-    // A server that never started: the "error" handler has decided, and the broker stays to tell
-    // the clients that reach it (it exits when idle, as always).
+    // A server that never started: the "error" handler has decided and stops the broker.
     if (this.spawnFailed) return;
     this.keepStderr(this.childErr.push(Buffer.from("\n"))); // the last line, when it had no newline
     const said =
@@ -507,7 +520,8 @@ class Broker {
     for (const connection of this.connections)
       connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
     const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
+    // A server that could not be spawned has no pid and never sends "exit": nothing to wait for.
+    if (child && child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       const timer = setTimeout(() => child.kill("SIGTERM"), 3000);
@@ -525,6 +539,22 @@ class Broker {
   private writeStatus(state: McpStatusRecord["state"], cause: string): void {
     writeStatus(this.options, state, cause);
   }
+}
+
+/**
+ * spawnProblem("/opt/vm", ENOENT) → "/opt/vm does not exist": the path is named, since the
+ * agent's entry holds it and each entry may name another (printable: a path can hold controls).
+ */
+function spawnProblem(server: string, error: NodeJS.ErrnoException): string {
+  const shown = readerJsonIfNeeded(server);
+  if (error.code === "ENOENT" && !fs.existsSync(server)) return `${shown} does not exist`;
+  if (error.code === "EACCES") return `${shown} cannot be run (EACCES: not executable, or a directory)`;
+  return `${shown}: ${error.code ?? error.message}`;
+}
+
+/** The path as it is when every character is printable, else as a JSON string (texts.ts readerJson). */
+function readerJsonIfNeeded(value: string): string {
+  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(value) ? value : readerJson(value);
 }
 
 function send(connection: Connection, message: JsonRpcMessage): void {

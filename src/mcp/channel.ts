@@ -25,6 +25,8 @@ export const HELLO_KEY = "velesdbHooksBroker";
 export interface Hello {
   readonly [HELLO_KEY]: "hello" | "probe" | "ready" | "failed" | "alive" | "retry";
   readonly store: string;
+  /** In a session's hello: the velesdb-memory it would start (absent: it starts none). */
+  readonly server?: string;
   readonly cause?: string;
 }
 

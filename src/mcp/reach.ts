@@ -57,6 +57,14 @@ export async function reachBroker(target: BrokerTarget, budgetMs: number, handle
     if (attempt.kind === "linked") return { ok: true, socket: attempt.socket };
     if (attempt.kind === "failed") return { ok: false, cause: attempt.cause };
     last = attempt.cause;
+    // A broker that failed before it could greet says why in the status file only. Only a failure
+    // of this session's own server counts: another entry's (a velesdb-memory that is not there)
+    // is that entry's alone, and this session starts its own broker (docs/hardening.md, 4.4).
+    if (starts > 0) {
+      const status = readMcpStatus({ ...target.env, VELESDB_MEMORY_PATH: target.store });
+      if (status.state === "failed" && status.server === target.server && Date.parse(status.at) >= spawnedAt)
+        return { ok: false, cause: status.cause };
+    }
     if (attempt.kind === "absent" && (running === undefined || running.exited) && starts < MAX_STARTS) {
       if (target.server === undefined) return { ok: false, cause: `no broker is running (${last})` };
       if (starts === 0) spawnedAt = Date.now();
@@ -65,12 +73,6 @@ export async function reachBroker(target: BrokerTarget, budgetMs: number, handle
       if (typeof spawned === "string") return { ok: false, cause: spawned };
       running = spawned;
     }
-    // A broker that failed before it could listen says why in the status file only.
-    const status =
-      spawnedAt < Number.POSITIVE_INFINITY
-        ? readMcpStatus({ ...target.env, VELESDB_MEMORY_PATH: target.store })
-        : undefined;
-    if (status?.state === "failed" && Date.parse(status.at) >= spawnedAt) return { ok: false, cause: status.cause };
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
   // A start lock held all along is what kept every broker from starting: say so, naming the file.
@@ -111,7 +113,9 @@ function attemptLink(
       Math.max(0, deadline - Date.now()),
     );
     socket.once("connect", () =>
-      socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: target.store } satisfies Hello)}\n`),
+      socket.write(
+        `${JSON.stringify({ [HELLO_KEY]: "hello", store: target.store, server: target.server } satisfies Hello)}\n`,
+      ),
     );
     socket.on("error", (error: NodeJS.ErrnoException) => {
       // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
