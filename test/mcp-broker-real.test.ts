@@ -11,6 +11,7 @@ import {
   alive,
   brokersOf,
   callTool,
+  childrenOf,
   initialize,
   mcpSandbox,
   REAL_SERVER,
@@ -176,5 +177,77 @@ describe.skipIf(skip)("4.4 one agent's entry naming a missing velesdb-memory", (
     expect(toolJson(await callTool(bad, "memory_status", {}))).toBeDefined();
     expect(brokersOf(box.stateDir).length).toBe(1);
     expect(readMcpStatus(box.env)).toMatchObject({ state: "running", server });
+  }, 60_000);
+});
+
+describe.skipIf(skip)("4.3 a stopped (SIGSTOP) server", () => {
+  /** A front whose broker's server is stopped: each call has callMs to be answered. */
+  async function stoppedServer(name: string, callMs: number) {
+    const box = sandbox(name);
+    const env = { ...box.env, VELESDB_HOOKS_MCP_CALL_MS: String(callMs) };
+    const front = client(env);
+    await initialize(front);
+    const [broker] = brokersOf(box.stateDir);
+    const [child] = childrenOf(broker!);
+    process.kill(child!, "SIGSTOP");
+    return { box, env, front, broker: broker!, child: child! };
+  }
+
+  test("a call gets one clear error at its deadline, the status then says failed with the cause, the server is replaced and the next call is served", async () => {
+    const { box, env, front, broker, child } = await stoppedServer("hung", 1500);
+    const other = client(env);
+    await initialize(other); // answered by the broker from its cache, as before
+    const started = Date.now();
+    const pending = front.request("tools/call", { name: "memory_status", arguments: {} }, "h1");
+    await Bun.sleep(200);
+    other.send({ jsonrpc: "2.0", id: "o1", method: "tools/call", params: { name: "list_memories", arguments: {} } });
+    const answer = await pending;
+    expect(Date.now() - started).toBeLessThan(10_000); // a hang detector, not a timing claim
+    expect(answer.error).toEqual({
+      code: -32001,
+      message:
+        "velesdb-memory did not answer tools/call memory_status within 2 s (VELESDB_HOOKS_MCP_CALL_MS); it may still complete, so check before repeating a save",
+    });
+    // Its ping unanswered too: hung. Killed, the status says so, the other session's call gets its one error.
+    expect(await until(() => readMcpStatus(box.env).state === "failed", 10_000)).toBe(true);
+    const status = readMcpStatus(box.env);
+    expect(status.state === "failed" && status.cause).toBe(
+      "velesdb-memory stopped answering: tools/call memory_status had no answer within 2 s, nor a ping within 2 s; it was stopped, and the next call starts it again",
+    );
+    expect(await until(() => !alive(child) && !alive(broker), 10_000)).toBe(true);
+    // The other session's call: its own one error (its deadline, or the server's end, whichever came first).
+    const otherAnswer = await other.waitFor((m) => m.id === "o1");
+    expect(otherAnswer.error.message).toMatch(/^velesdb-memory (did not answer tools\/call list_memories|stopped: )/);
+    // The next call starts a fresh broker and server, and the status says running again.
+    const next = await callTool(front, "memory_status", {});
+    expect(toolJson(next)).toBeDefined();
+    expect(readMcpStatus(box.env).state).toBe("running");
+    const [fresh] = childrenOf(brokersOf(box.stateDir)[0]!);
+    expect(fresh).not.toBe(child);
+    expect(front.answers("h1").length).toBe(1);
+    expect(other.answers("o1").length).toBe(1);
+  }, 60_000);
+
+  test("SIGCONT before the call's deadline: the call is answered as usual, the same server goes on", async () => {
+    const { box, front, child } = await stoppedServer("resumed", 8000);
+    const answer = front.request("tools/call", { name: "memory_status", arguments: {} }, "r1");
+    await Bun.sleep(1000);
+    process.kill(child, "SIGCONT");
+    expect(toolJson(await answer)).toBeDefined();
+    expect(readMcpStatus(box.env).state).toBe("running");
+    expect(alive(child)).toBe(true);
+  }, 60_000);
+
+  test("SIGCONT after the call's deadline but before the ping's: that call keeps its one error, the server is kept (slow, not hung), the next call is served by it", async () => {
+    const { box, front, child } = await stoppedServer("slow", 3000);
+    const answer = await front.request("tools/call", { name: "memory_status", arguments: {} }, "s1");
+    expect(answer.error.code).toBe(-32001);
+    process.kill(child, "SIGCONT");
+    const next = await callTool(front, "memory_status", {});
+    expect(toolJson(next)).toBeDefined();
+    await Bun.sleep(3500); // past the ping's deadline: nothing more happens
+    expect(readMcpStatus(box.env).state).toBe("running");
+    expect(alive(child)).toBe(true);
+    expect(front.answers("s1").length).toBe(1); // the late answer is not sent twice
   }, 60_000);
 });

@@ -37,6 +37,7 @@ import {
   parseMessage,
   PARSE_ERROR,
   SERVER_STOPPED,
+  CALL_TIMED_OUT,
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./lines.ts";
@@ -48,6 +49,10 @@ export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "20
 /** What the broker asks for itself: the newest one with a handshake (rmcp LATEST_WITH_INITIALIZE). */
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
+/** The broker's own ping to its server, sent when a call ran past its deadline: is the server there at all? */
+const BROKER_PING_ID = "velesdb-hooks-broker-ping";
+/** How long the server has to answer that ping (at most; never longer than a call's own deadline). */
+const LIVENESS_MS = 10_000;
 /** A stderr line of the server longer than this says nothing a cause line could show (one line, 300 characters). */
 const STDERR_LINE_BYTES = 4096;
 /** How long a new broker waits for its first client before it counts as idle. */
@@ -62,6 +67,8 @@ export interface BrokerOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly idleMs: number;
   readonly startMs: number;
+  /** How long one request may wait for the server's answer (VELESDB_HOOKS_MCP_CALL_MS). */
+  readonly callMs: number;
 }
 
 interface Connection {
@@ -80,6 +87,10 @@ interface Connection {
 interface Pending {
   readonly connection: Connection;
   readonly clientId: JsonRpcId;
+  /** What was asked ("tools/call remember"), for the deadline's message. */
+  readonly what: string;
+  /** The call's deadline (BrokerOptions.callMs). */
+  readonly timer: ReturnType<typeof setTimeout>;
 }
 
 /** runBroker(options) → its exit code, once it has stopped (idle, or its server gone). */
@@ -162,6 +173,8 @@ class Broker {
   private server: net.Server | undefined;
   private socketIno: number | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The deadline of the broker's own ping to a server that let a call run past its deadline. */
+  private livenessTimer: ReturnType<typeof setTimeout> | undefined;
   private finished: ((code: number) => void) | undefined;
 
   constructor(private readonly options: BrokerOptions) {}
@@ -264,9 +277,12 @@ class Broker {
         this.initialized(message);
         return;
       }
-      const pending = typeof id === "number" ? this.pending.get(id) : undefined;
-      if (!pending) return; // cancelled, or its client is gone
-      this.pending.delete(id as number);
+      if (id === BROKER_PING_ID) {
+        this.answeredPing();
+        return;
+      }
+      const pending = typeof id === "number" ? this.forget(id) : undefined;
+      if (!pending) return; // cancelled, timed out, or its client is gone
       pending.connection.inFlight.delete(idKey(pending.clientId));
       sendLine(
         pending.connection,
@@ -363,7 +379,7 @@ class Broker {
   /** A client gone: its answers are dropped when they come (no cancellation: a save it sent still completes whole). */
   private drop(connection: Connection): void {
     this.connections.delete(connection);
-    for (const brokerId of connection.inFlight.values()) this.pending.delete(brokerId);
+    for (const brokerId of connection.inFlight.values()) this.forget(brokerId);
     connection.inFlight.clear();
     if (connection.hello) this.armIdle();
   }
@@ -416,7 +432,12 @@ class Broker {
         return;
       }
       const brokerId = this.nextId++;
-      this.pending.set(brokerId, { connection, clientId });
+      const what = [message.method, (message.params as { name?: unknown } | undefined)?.name]
+        .filter((part) => typeof part === "string")
+        .join(" ")
+        .slice(0, 80);
+      const timer = setTimeout(() => this.callTimedOut(brokerId), this.options.callMs);
+      this.pending.set(brokerId, { connection, clientId, what, timer });
       connection.inFlight.set(idKey(clientId), brokerId);
       this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
       return;
@@ -433,7 +454,7 @@ class Broker {
         const brokerId = requestId === undefined ? undefined : connection.inFlight.get(idKey(requestId));
         if (brokerId === undefined) return;
         connection.inFlight.delete(idKey(requestId!));
-        this.pending.delete(brokerId);
+        this.forget(brokerId);
         this.toChild({ ...message, params: { ...params, requestId: brokerId } });
         return;
       }
@@ -479,8 +500,8 @@ class Broker {
     const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
     this.childFailed(said ? oneLine(said) : `velesdb-memory ${how}`);
     // Every request in flight gets exactly one answer, never a re-send: a save must not apply twice.
-    for (const [brokerId, pending] of this.pending) {
-      this.pending.delete(brokerId);
+    for (const brokerId of [...this.pending.keys()]) {
+      const pending = this.forget(brokerId)!;
       pending.connection.inFlight.delete(idKey(pending.clientId));
       send(
         pending.connection,
@@ -488,6 +509,67 @@ class Broker {
       );
     }
     void this.stop(1);
+  }
+
+  /** forget(brokerId) → the request it named, no longer in flight (its deadline cleared), or undefined. */
+  private forget(brokerId: number): Pending | undefined {
+    const pending = this.pending.get(brokerId);
+    if (pending === undefined) return undefined;
+    clearTimeout(pending.timer);
+    this.pending.delete(brokerId);
+    return pending;
+  }
+
+  /**
+   * A request had no answer within its deadline: its session gets one error now (a stopped
+   * server used to hang every session forever, its initialize answered from the broker's
+   * cache), and the server is asked a ping. A server that answers it is alive, only slow on that
+   * call, and stays; one that does not is hung (stopped, deadlocked): callTimedOut → hung.
+   */
+  private callTimedOut(brokerId: number): void {
+    const pending = this.forget(brokerId);
+    if (pending === undefined) return;
+    pending.connection.inFlight.delete(idKey(pending.clientId));
+    const seconds = Math.round(this.options.callMs / 1000);
+    send(
+      pending.connection,
+      JSON.parse(
+        errorLine(
+          pending.clientId,
+          CALL_TIMED_OUT,
+          `velesdb-memory did not answer ${pending.what} within ${seconds} s (VELESDB_HOOKS_MCP_CALL_MS); it may still complete, so check before repeating a save`,
+        ),
+      ),
+    );
+    if (this.livenessTimer !== undefined || this.state !== "ready") return;
+    const pingMs = Math.min(LIVENESS_MS, this.options.callMs);
+    this.toChild({ jsonrpc: "2.0", id: BROKER_PING_ID, method: "ping" });
+    this.livenessTimer = setTimeout(
+      () =>
+        this.hung(
+          `velesdb-memory stopped answering: ${pending.what} had no answer within ${seconds} s, nor a ping within ${Math.round(pingMs / 1000)} s; it was stopped, and the next call starts it again`,
+        ),
+      pingMs,
+    );
+  }
+
+  private answeredPing(): void {
+    if (this.livenessTimer !== undefined) clearTimeout(this.livenessTimer);
+    this.livenessTimer = undefined;
+  }
+
+  /**
+   * hung(cause): the server is there but answers nothing. It is killed (SIGKILL reaches a stopped
+   * process too) and the broker stops as for any server that died: every other request in flight
+   * gets its one error, the status says "failed" with the cause, and the next call starts a fresh
+   * broker and server. Kept instead, a server that never comes back would cost every call its
+   * deadline; and one that does come back (SIGCONT) before the ping's deadline is kept.
+   */
+  private hung(cause: string): void {
+    this.livenessTimer = undefined;
+    if (this.state !== "ready") return;
+    this.childFailed(cause);
+    this.child?.kill("SIGKILL");
   }
 
   private armIdle(graceMs: number = this.options.idleMs): void {
@@ -507,6 +589,7 @@ class Broker {
     if (this.state === "stopping") return;
     this.state = "stopping";
     this.disarmIdle();
+    this.answeredPing();
     // The lock first, the socket after: while this broker waits for the lock it still answers,
     // "retry" to a session and "stopping" to a starting broker's probe, which then lets go of the
     // lock and waits for this one to finish. Closed first, its socket refused connections, and a
