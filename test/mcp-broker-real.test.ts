@@ -251,3 +251,32 @@ describe.skipIf(skip)("4.3 a stopped (SIGSTOP) server", () => {
     expect(front.answers("s1").length).toBe(1); // the late answer is not sent twice
   }, 60_000);
 });
+
+describe.skipIf(skip)("4.2 a broker that goes idle before its server has answered initialize", () => {
+  test("its only session leaves while the server starts: an orderly exit, the status absent — never failed, never running after", async () => {
+    const results: string[] = [];
+    for (let trial = 0; trial < 3; trial++) {
+      const box = sandbox(`early-${trial}`);
+      const env = { ...box.env, ...PROBE_IDLE };
+      const watch = watchStatus(env);
+      const socketDir = path.join(box.stateDir, "mcp");
+      const front = client(env);
+      // Gone once its broker listens (it says hello at once), well before velesdb-memory answers initialize.
+      expect(
+        await until(
+          () => fs.existsSync(socketDir) && fs.readdirSync(socketDir).some((f) => f.endsWith(".sock")),
+          10_000,
+        ),
+      ).toBe(true);
+      await Bun.sleep(50);
+      front.proc.kill("SIGKILL");
+      expect(
+        await until(() => !fs.readdirSync(socketDir).some((f) => f.endsWith(".sock") || f.endsWith(".lock")), 15_000),
+      ).toBe(true);
+      await Bun.sleep(300);
+      const { causes } = watch.stop();
+      results.push(`${readMcpStatus(env).state}${causes.length > 0 ? ` (failed: ${causes[0]})` : ""}`);
+    }
+    expect(results).toEqual(["absent", "absent", "absent"]);
+  }, 90_000);
+});
