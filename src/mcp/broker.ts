@@ -435,6 +435,8 @@ class Broker {
       const what = [message.method, (message.params as { name?: unknown } | undefined)?.name]
         .filter((part) => typeof part === "string")
         .join(" ")
+        // A tool name is the client's text: it reaches the status file and the guard's words printable only.
+        .replace(/[^\x20-\x7e]/g, "?")
         .slice(0, 80);
       const timer = setTimeout(() => this.callTimedOut(brokerId), this.options.callMs);
       this.pending.set(brokerId, { connection, clientId, what, timer });
