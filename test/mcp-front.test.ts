@@ -5,9 +5,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { acquireStartLock, processStartTime } from "../src/mcp/channel.ts";
 import { LineSplitter, MAX_LINE_BYTES, withTopLevelId } from "../src/mcp/lines.ts";
 import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/mcp/runtime.ts";
-import { HOOKS_BINARY, mcpSandbox, startClient } from "./support/mcp-session.ts";
+import { brokersOf, HOOKS_BINARY, killTree, mcpSandbox, startClient } from "./support/mcp-session.ts";
+import { IS_ROOT, testIf } from "./support/requires.ts";
 
 let boxes: Array<ReturnType<typeof mcpSandbox>> = [];
 const sandbox = (name: string) => {
@@ -67,7 +69,7 @@ describe("the front's refusals", () => {
     const control = sandbox("link-control");
     const c = run(["--server", "/nonexistent/velesdb-memory"], { ...control.env, VELESDB_HOOKS_MCP_START_MS: "3000" });
     expect(c.exitCode).toBe(1);
-    expect(c.stderr).toContain("velesdb-memory cannot be started: ENOENT");
+    expect(c.stderr).toContain("velesdb-memory cannot be started: /nonexistent/velesdb-memory does not exist");
     expect(fs.statSync(path.join(control.stateDir, "mcp")).mode & 0o777).toBe(0o700);
   });
 
@@ -112,7 +114,9 @@ describe("a bounded start", () => {
     const box = sandbox("missing");
     const r = run(["--server", "/nonexistent/velesdb-memory"], box.env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe("velesdb-hooks mcp: velesdb-memory cannot be started: ENOENT\n");
+    expect(r.stderr).toBe(
+      "velesdb-hooks mcp: velesdb-memory cannot be started: /nonexistent/velesdb-memory does not exist\n",
+    );
     const status = readMcpStatus(box.env);
     expect(status.state).toBe("failed");
   });
@@ -143,13 +147,205 @@ describe("the store and its names", () => {
     expect(resolveStore({}, "/work").ok).toBe(false);
   });
 
-  test("two stores, two sockets; each socket path fits a Unix socket (≤ 104 bytes) under a usual state directory", () => {
-    const a = mcpRuntimePaths({ HOME: "/home/a", TMPDIR: "/tmp" });
-    const b = mcpRuntimePaths({ HOME: "/home/b", TMPDIR: "/tmp" });
+  test("two stores, two sockets in one directory; each socket path fits a Unix socket (≤ 104 bytes) under a usual home", () => {
+    const a = mcpRuntimePaths({ HOME: "/home/a", VELESDB_MEMORY_PATH: "/data/one" });
+    const b = mcpRuntimePaths({ HOME: "/home/a", VELESDB_MEMORY_PATH: "/data/two" });
     expect(a.socket).not.toBe(b.socket);
     expect(a.dir).toBe(b.dir);
     expect(Buffer.byteLength(a.socket)).toBeLessThan(104);
     expect(path.dirname(a.status)).toBe(a.dir);
+  });
+});
+
+describe("4.6 one store through a link is one store", () => {
+  test("a store named through a link, existing or not yet created, resolves to the real directory; its broker's files are the same", () => {
+    const box = sandbox("storelink");
+    const real = path.join(box.root, "real");
+    fs.mkdirSync(path.join(real, "store"), { recursive: true });
+    fs.symlinkSync(real, path.join(box.root, "via"));
+    fs.symlinkSync(path.join(real, "store"), path.join(box.env.HOME!, ".velesdb-memory"));
+    const direct = resolveStore({ VELESDB_MEMORY_PATH: path.join(real, "store") }, "/");
+    expect(direct).toEqual({ ok: true, store: path.join(fs.realpathSync(real), "store") });
+    expect(resolveStore({ VELESDB_MEMORY_PATH: path.join(box.root, "via", "store") }, "/")).toEqual(direct);
+    expect(resolveStore({ HOME: box.env.HOME }, "/")).toEqual(direct);
+    // Not created yet: the part that exists is resolved, the rest kept as named.
+    expect(resolveStore({ VELESDB_MEMORY_PATH: "via/new/store" }, box.root)).toEqual({
+      ok: true,
+      store: path.join(fs.realpathSync(real), "new", "store"),
+    });
+    const viaLink = mcpRuntimePaths({ ...box.env, VELESDB_MEMORY_PATH: path.join(box.root, "via", "store") });
+    expect(viaLink.socket).toBe(mcpRuntimePaths(box.env).socket);
+    expect(viaLink.store).toBe(direct.ok ? direct.store : "");
+    // Positive control: another directory is another store.
+    fs.mkdirSync(path.join(box.root, "other"));
+    expect(mcpRuntimePaths({ ...box.env, VELESDB_MEMORY_PATH: path.join(box.root, "other") }).socket).not.toBe(
+      viaLink.socket,
+    );
+  });
+});
+
+describe("4.8 the broker's files live in the home, not in a shared temp directory", () => {
+  /** A sandbox as a user has it: no VELESDB_HOOKS_STATE_DIR, a TMPDIR of the case's own. */
+  const userBox = (name: string) => {
+    const box = sandbox(name);
+    const env: Record<string, string> = { ...box.env, TMPDIR: path.join(box.root, "tmp") };
+    delete env.VELESDB_HOOKS_STATE_DIR;
+    fs.mkdirSync(env.TMPDIR!);
+    return { box, env, tmp: env.TMPDIR! };
+  };
+  const uid = process.getuid?.() ?? 0;
+
+  test("without VELESDB_HOOKS_STATE_DIR: ~/.velesdb-hooks/run (0700), where the guard reads the same status; nothing in TMPDIR", () => {
+    const { box, env, tmp } = userBox("homerun");
+    const paths = mcpRuntimePaths(env, env.HOME);
+    expect(paths.dir).toBe(path.join(fs.realpathSync(box.env.HOME!), ".velesdb-hooks", "run"));
+    const r = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("velesdb-memory cannot be started");
+    expect(fs.statSync(paths.dir).mode & 0o777).toBe(0o700);
+    expect(fs.existsSync(paths.status)).toBe(true);
+    expect(readMcpStatus(env, env.HOME).state).toBe("failed");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  testIf(IS_ROOT, "root (chown to another user)")(
+    "a squatted /tmp/velesdb-agent-hooks-<uid> (made by another user first) does not deny the front; control: with the state there, it is refused",
+    () => {
+      const { env, tmp } = userBox("squat");
+      const squatted = path.join(tmp, `velesdb-agent-hooks-${uid}`);
+      fs.mkdirSync(squatted, { mode: 0o777 });
+      fs.chownSync(squatted, 65534, 65534);
+      const r = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+      expect(r.stderr).not.toContain("owned by another user");
+      expect(r.stderr).toContain("velesdb-memory cannot be started");
+      expect(fs.readdirSync(squatted)).toEqual([]);
+      // Negative control: the same squatted directory named as the state directory is refused, as any state is.
+      const c = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_STATE_DIR: squatted });
+      expect(c.exitCode).toBe(1);
+      expect(c.stderr).toContain("is owned by another user");
+    },
+  );
+
+  test("a home too long for a socket path falls back to the state directory; a usual one does not", () => {
+    const long = `/${"h".repeat(80)}`;
+    const paths = mcpRuntimePaths({ HOME: long, TMPDIR: "/tmp" });
+    expect(paths.holder).toBe("state");
+    expect(paths.dir).toBe(path.join("/tmp", `velesdb-agent-hooks-${uid}`, "mcp"));
+    expect(mcpRuntimePaths({ HOME: "/home/someone", TMPDIR: "/tmp" }).holder).toBe("home");
+  });
+
+  test("a ~/.velesdb-hooks others can write to is refused with one line naming it; control: mode 755 (the installer's) is used", () => {
+    const { box, env } = userBox("groupw");
+    const hooksDir = path.join(box.env.HOME!, ".velesdb-hooks");
+    fs.mkdirSync(hooksDir);
+    fs.chmodSync(hooksDir, 0o777);
+    const r = run(["--server", "/nonexistent/velesdb-memory"], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe(
+      `velesdb-hooks mcp: ${fs.realpathSync(hooksDir)} can be written by other users (mode 777); chmod go-w it\n`,
+    );
+    expect(fs.readdirSync(hooksDir)).toEqual([]);
+    fs.chmodSync(hooksDir, 0o755);
+    const c = run(["--server", "/nonexistent/velesdb-memory"], { ...env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(c.stderr).toContain("velesdb-memory cannot be started");
+    expect(fs.statSync(path.join(hooksDir, "run")).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe("4.5 a stale start lock is taken over; a held one is named", () => {
+  const lockOf = (name: string) => {
+    const box = sandbox(name);
+    const paths = mcpRuntimePaths(box.env, box.env.HOME);
+    fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.dirname(paths.dir), 0o700);
+    return { box, paths };
+  };
+  const backdate = (file: string, seconds: number) => {
+    const then = new Date(Date.now() - seconds * 1000);
+    fs.utimesSync(file, then, then);
+  };
+  const self = processStartTime("self");
+  const pid1 = processStartTime(1);
+
+  test.each([
+    ["the test's own pid, with another start time (a reused pid)", `${process.pid} ${Number(self) + 1} x\n`, 0],
+    ["pid 1, with another start time (a reused pid)", `1 ${Number(pid1) + 1} x\n`, 0],
+    ["pid 1 in the older format (no start time), written 60 s ago", "1\n", 60],
+    ["an empty file, 5 s old", "", 5],
+    ["garbage, 5 s old", "not a lock at all", 5],
+    ["a pid that is gone", "2147483646 - x\n", 0],
+  ])("%s: taken over at once", async (_name, content, ageSeconds) => {
+    const { paths } = lockOf("stalelock");
+    fs.writeFileSync(paths.lock, content);
+    if (ageSeconds > 0) backdate(paths.lock, ageSeconds);
+    const lock = await acquireStartLock(paths.lock, 3000);
+    expect(lock).toMatchObject({ ok: true });
+    if (lock.ok) lock.release();
+    expect(fs.existsSync(paths.lock)).toBe(false);
+  });
+
+  test.each([
+    ["a live holder (this process, its own start time)", `${process.pid} ${self} x\n`, `pid ${process.pid}`],
+    ["pid 1 in the older format, fresh (it may be starting now)", "1\n", "pid 1"],
+    ["a file being written this instant", "", "a process still writing it"],
+  ])("control — %s: waited for, then refused naming the lock file", async (_name, content, holder) => {
+    const { paths } = lockOf("heldlock");
+    fs.writeFileSync(paths.lock, content);
+    const lock = await acquireStartLock(paths.lock, 300);
+    expect(lock).toEqual({ ok: false, problem: `the start lock ${paths.lock} is held by ${holder}` });
+    expect(fs.readFileSync(paths.lock, "utf8")).toBe(content);
+  });
+
+  test("something other than a file at the lock's name is refused at once, named, and left as it is", async () => {
+    const { paths } = lockOf("dirlock");
+    fs.mkdirSync(paths.lock);
+    const lock = await acquireStartLock(paths.lock, 3000);
+    expect(lock).toEqual({ ok: false, problem: `the start lock ${paths.lock} is not a regular file; remove it` });
+    expect(fs.statSync(paths.lock).isDirectory()).toBe(true);
+  });
+
+  test("six processes taking over one stale lock at once: never two holders at a time", async () => {
+    const { box, paths } = lockOf("lockrace");
+    fs.writeFileSync(paths.lock, "2147483646 - x\n");
+    const log = path.join(box.root, "holds.log");
+    const script = `
+      import * as fs from "node:fs";
+      import { acquireStartLock } from ${JSON.stringify(path.join(import.meta.dir, "..", "src", "mcp", "channel.ts"))};
+      const lock = await acquireStartLock(${JSON.stringify(paths.lock)}, 20000);
+      if (!lock.ok) { console.error(lock.problem); process.exit(1); }
+      const start = performance.timeOrigin + performance.now();
+      await Bun.sleep(150);
+      const end = performance.timeOrigin + performance.now();
+      fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify([start, end]) + "\\n");
+      lock.release();
+    `;
+    const racers = Array.from({ length: 6 }, () =>
+      Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" }),
+    );
+    expect(await Promise.all(racers.map((r) => r.exited))).toEqual([0, 0, 0, 0, 0, 0]);
+    const holds = fs
+      .readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as [number, number])
+      .sort((a, b) => a[0] - b[0]);
+    expect(holds.length).toBe(6);
+    for (let i = 1; i < holds.length; i++) expect(holds[i]![0]).toBeGreaterThanOrEqual(holds[i - 1]![1]);
+  }, 60_000);
+
+  test("the front: a reused pid's lock does not block it; a held lock is named in its one line, not the socket", () => {
+    const { box, paths } = lockOf("frontlock");
+    fs.writeFileSync(paths.lock, `1 ${Number(pid1) + 1} x\n`);
+    const r = run(["--server", "/nonexistent/velesdb-memory"], { ...box.env, VELESDB_HOOKS_MCP_START_MS: "3000" });
+    expect(r.stderr).toContain("velesdb-memory cannot be started");
+    for (const pid of brokersOf(box.stateDir)) killTree(pid);
+    // Control: a lock a live process holds (this test's, with its start time) keeps every broker out.
+    fs.writeFileSync(paths.lock, `${process.pid} ${self} x\n`);
+    const held = run(["--server", "/nonexistent/velesdb-memory"], { ...box.env, VELESDB_HOOKS_MCP_START_MS: "1500" });
+    expect(held.exitCode).toBe(1);
+    expect(held.stderr).toBe(
+      `velesdb-hooks mcp: velesdb-memory did not start within 2 s: the start lock ${paths.lock} is held by pid ${process.pid}; remove it if no velesdb-hooks mcp is starting\n`,
+    );
   });
 });
 

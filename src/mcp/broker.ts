@@ -21,6 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import { writePrivateFile } from "../core/state.ts";
+import { readerJson } from "../core/texts.ts";
 import {
   errorLine,
   idKey,
@@ -36,17 +37,22 @@ import {
   parseMessage,
   PARSE_ERROR,
   SERVER_STOPPED,
+  CALL_TIMED_OUT,
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./lines.ts";
 import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
-import { acquireStartLock, HELLO_KEY, openRuntimeDirectory, socketAnswers, type Hello } from "./channel.ts";
+import { acquireStartLock, brokerAt, HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
 
 /** The versions velesdb-memory 0.17.0 answers over `initialize` (rmcp 3.11 ProtocolVersion::KNOWN_VERSIONS with a handshake). */
 export const HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const;
 /** What the broker asks for itself: the newest one with a handshake (rmcp LATEST_WITH_INITIALIZE). */
 const BROKER_PROTOCOL_VERSION = "2025-11-25";
 const BROKER_INIT_ID = "velesdb-hooks-broker-initialize";
+/** The broker's own ping to its server, sent when a call ran past its deadline: is the server there at all? */
+const BROKER_PING_ID = "velesdb-hooks-broker-ping";
+/** How long the server has to answer that ping (at most; never longer than a call's own deadline). */
+const LIVENESS_MS = 10_000;
 /** A stderr line of the server longer than this says nothing a cause line could show (one line, 300 characters). */
 const STDERR_LINE_BYTES = 4096;
 /** How long a new broker waits for its first client before it counts as idle. */
@@ -61,6 +67,8 @@ export interface BrokerOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly idleMs: number;
   readonly startMs: number;
+  /** How long one request may wait for the server's answer (VELESDB_HOOKS_MCP_CALL_MS). */
+  readonly callMs: number;
 }
 
 interface Connection {
@@ -68,6 +76,8 @@ interface Connection {
   readonly lines: LineSplitter;
   /** The front's greeting arrived, naming this store. */
   hello: boolean;
+  /** The velesdb-memory the session would start itself (its hello), undefined for one that starts none. */
+  server: string | undefined;
   /** The broker answered it (ready or failed). */
   greeted: boolean;
   /** client id key → broker id, for the requests of this client in flight. */
@@ -77,35 +87,51 @@ interface Connection {
 interface Pending {
   readonly connection: Connection;
   readonly clientId: JsonRpcId;
+  /** What was asked ("tools/call remember"), for the deadline's message. */
+  readonly what: string;
+  /** The call's deadline (BrokerOptions.callMs). */
+  readonly timer: ReturnType<typeof setTimeout>;
 }
 
 /** runBroker(options) → its exit code, once it has stopped (idle, or its server gone). */
 export async function runBroker(options: BrokerOptions): Promise<number> {
   const { paths } = options;
-  const dir = openRuntimeDirectory(paths.dir);
+  const dir = openRuntimeDirectory(paths);
   if (!dir.ok) return fail(dir.problem);
   const refuse = (problem: string): number => failed(options, problem);
-  const lock = await acquireStartLock(paths.lock, options.startMs);
-  if (!lock.ok) return refuse(lock.problem);
-  // Under the start lock: a live broker keeps the socket (this one was started by a front that
-  // raced another); a dead one's socket is replaced; anything else at that name is refused.
-  if (await socketAnswers(paths.socket, 1000)) {
-    lock.release();
-    return 0;
-  }
-  const existing = fs.lstatSync(paths.socket, { throwIfNoEntry: false });
-  if (existing !== undefined) {
-    if (!isSocketOfOurs(paths.socket)) {
+  const deadline = Date.now() + options.startMs;
+  for (;;) {
+    const lock = await acquireStartLock(paths.lock, Math.max(0, deadline - Date.now()));
+    if (!lock.ok) return refuse(lock.problem);
+    // Under the start lock: a live broker keeps the socket (this one was started by a front that
+    // raced another); a stopping one is let finish — it needs this lock to let go of the store's
+    // server, so it is released meanwhile; a dead one's socket is replaced; anything else at
+    // that name is refused.
+    const presence = await brokerAt(paths.socket, 1000);
+    if (presence === "live") {
       lock.release();
-      return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
+      return 0;
     }
-    fs.unlinkSync(paths.socket);
+    if (presence === "stopping") {
+      lock.release();
+      if (Date.now() >= deadline) return refuse(`the broker at ${paths.socket} did not finish stopping`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    const existing = fs.lstatSync(paths.socket, { throwIfNoEntry: false });
+    if (existing !== undefined) {
+      if (!isSocketOfOurs(paths.socket)) {
+        lock.release();
+        return refuse(`${paths.socket} exists and is not a socket of ours; remove it`);
+      }
+      fs.unlinkSync(paths.socket);
+    }
+    const broker = new Broker(options);
+    const listening = await broker.listen();
+    lock.release();
+    if (!listening.ok) return refuse(listening.problem);
+    return broker.run();
   }
-  const broker = new Broker(options);
-  const listening = await broker.listen();
-  lock.release();
-  if (!listening.ok) return refuse(listening.problem);
-  return broker.run();
 }
 
 function fail(problem: string): number {
@@ -147,6 +173,8 @@ class Broker {
   private server: net.Server | undefined;
   private socketIno: number | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The deadline of the broker's own ping to a server that let a call run past its deadline. */
+  private livenessTimer: ReturnType<typeof setTimeout> | undefined;
   private finished: ((code: number) => void) | undefined;
 
   constructor(private readonly options: BrokerOptions) {}
@@ -188,6 +216,7 @@ class Broker {
       fs.mkdirSync(store, { recursive: true, mode: 0o700 });
     } catch (error) {
       this.childFailed(`the store ${store} cannot be created (${(error as NodeJS.ErrnoException).code})`);
+      void this.stop(1);
       return;
     }
     // cwd = the store: a repository's ./velesdb-memory.toml (src/config.rs resolve_path reads the
@@ -201,7 +230,8 @@ class Broker {
     this.child = child;
     child.on("error", (error) => {
       this.spawnFailed = true;
-      this.childFailed(`velesdb-memory cannot be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+      this.childFailed(`velesdb-memory cannot be started: ${spawnProblem(server, error)}`);
+      void this.stop(1);
     });
     child.stdout!.on("data", (chunk: Buffer) => {
       for (const event of this.childOut.push(chunk)) if (event.kind === "line") this.fromChild(event.text);
@@ -247,9 +277,12 @@ class Broker {
         this.initialized(message);
         return;
       }
-      const pending = typeof id === "number" ? this.pending.get(id) : undefined;
-      if (!pending) return; // cancelled, or its client is gone
-      this.pending.delete(id as number);
+      if (id === BROKER_PING_ID) {
+        this.answeredPing();
+        return;
+      }
+      const pending = typeof id === "number" ? this.forget(id) : undefined;
+      if (!pending) return; // cancelled, timed out, or its client is gone
       pending.connection.inFlight.delete(idKey(pending.clientId));
       sendLine(
         pending.connection,
@@ -274,6 +307,10 @@ class Broker {
   }
 
   private initialized(message: JsonRpcMessage): void {
+    // An answer that comes once the broker is stopping (idle before its server was up) changes
+    // nothing: it flipped "stopping" back to "ready", and the server's orderly exit that
+    // followed was then recorded as a failure (docs/hardening.md, 4.2).
+    if (this.state === "stopping") return;
     if (Object.hasOwn(message, "error") || typeof message.result !== "object" || message.result === null) {
       this.childFailed(
         `velesdb-memory refused initialize: ${oneLine(JSON.stringify(message.error ?? message.result))}`,
@@ -297,6 +334,7 @@ class Broker {
       socket,
       lines: new LineSplitter(),
       hello: false,
+      server: undefined,
       greeted: false,
       inFlight: new Map(),
     };
@@ -304,8 +342,8 @@ class Broker {
       socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
       return;
     }
+    // A connection counts as a client (it holds the broker up) only once it has said hello.
     this.connections.add(connection);
-    this.disarmIdle();
     socket.on("data", (chunk: Buffer) => {
       for (const event of connection.lines.push(chunk)) {
         if (event.kind === "oversized")
@@ -324,6 +362,13 @@ class Broker {
 
   private greet(connection: Connection): void {
     connection.greeted = true;
+    // A session whose own velesdb-memory is another one does not share this one's failure: it
+    // is told to start its own broker once this one has gone. One agent's entry naming a
+    // missing server made every other agent's sessions fail with its ENOENT (docs/hardening.md, 4.4).
+    if (this.failure !== undefined && connection.server !== undefined && connection.server !== this.options.server) {
+      connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
+      return;
+    }
     send(connection, {
       [HELLO_KEY]: this.failure === undefined ? "ready" : "failed",
       store: this.options.store,
@@ -334,14 +379,22 @@ class Broker {
   /** A client gone: its answers are dropped when they come (no cancellation: a save it sent still completes whole). */
   private drop(connection: Connection): void {
     this.connections.delete(connection);
-    for (const brokerId of connection.inFlight.values()) this.pending.delete(brokerId);
+    for (const brokerId of connection.inFlight.values()) this.forget(brokerId);
     connection.inFlight.clear();
-    this.armIdle();
+    if (connection.hello) this.armIdle();
   }
 
   private fromClient(connection: Connection, line: string): void {
     const message = parseMessage(line);
     if (!connection.hello) {
+      // A starting broker asking whether this one runs (channel.ts brokerAt): answered, not counted.
+      if (message?.[HELLO_KEY] === "probe") {
+        const answer = this.state === "stopping" ? "retry" : "alive";
+        connection.socket.end(
+          `${JSON.stringify({ [HELLO_KEY]: answer, store: this.options.store } satisfies Hello)}\n`,
+        );
+        return;
+      }
       // The front's greeting: the store it means (two stores can share a checksum).
       if (message?.[HELLO_KEY] !== "hello") return void connection.socket.destroy();
       if (message.store !== this.options.store) {
@@ -353,6 +406,8 @@ class Broker {
         return void connection.socket.end();
       }
       connection.hello = true;
+      connection.server = typeof message.server === "string" ? message.server : undefined;
+      this.disarmIdle();
       if (this.state === "ready" || this.failure !== undefined) this.greet(connection);
       return;
     }
@@ -377,7 +432,14 @@ class Broker {
         return;
       }
       const brokerId = this.nextId++;
-      this.pending.set(brokerId, { connection, clientId });
+      const what = [message.method, (message.params as { name?: unknown } | undefined)?.name]
+        .filter((part) => typeof part === "string")
+        .join(" ")
+        // A tool name is the client's text: it reaches the status file and the guard's words printable only.
+        .replace(/[^\x20-\x7e]/g, "?")
+        .slice(0, 80);
+      const timer = setTimeout(() => this.callTimedOut(brokerId), this.options.callMs);
+      this.pending.set(brokerId, { connection, clientId, what, timer });
       connection.inFlight.set(idKey(clientId), brokerId);
       this.toChildLine(withTopLevelId(line, brokerId) ?? JSON.stringify({ ...message, id: brokerId }));
       return;
@@ -394,7 +456,7 @@ class Broker {
         const brokerId = requestId === undefined ? undefined : connection.inFlight.get(idKey(requestId));
         if (brokerId === undefined) return;
         connection.inFlight.delete(idKey(requestId!));
-        this.pending.delete(brokerId);
+        this.forget(brokerId);
         this.toChild({ ...message, params: { ...params, requestId: brokerId } });
         return;
       }
@@ -430,8 +492,7 @@ class Broker {
 
   private childExited(code: number | null, signal: string | null): void {
     if (this.state === "stopping") return; // stop() ended it
-    // A server that never started: the "error" handler has decided, and the broker stays to tell
-    // the clients that reach it (it exits when idle, as always).
+    // A server that never started: the "error" handler has decided and stops the broker.
     if (this.spawnFailed) return;
     this.keepStderr(this.childErr.push(Buffer.from("\n"))); // the last line, when it had no newline
     const said =
@@ -441,8 +502,8 @@ class Broker {
     const how = signal ? `was killed (${signal})` : `exited (code ${code})`;
     this.childFailed(said ? oneLine(said) : `velesdb-memory ${how}`);
     // Every request in flight gets exactly one answer, never a re-send: a save must not apply twice.
-    for (const [brokerId, pending] of this.pending) {
-      this.pending.delete(brokerId);
+    for (const brokerId of [...this.pending.keys()]) {
+      const pending = this.forget(brokerId)!;
       pending.connection.inFlight.delete(idKey(pending.clientId));
       send(
         pending.connection,
@@ -452,9 +513,71 @@ class Broker {
     void this.stop(1);
   }
 
+  /** forget(brokerId) → the request it named, no longer in flight (its deadline cleared), or undefined. */
+  private forget(brokerId: number): Pending | undefined {
+    const pending = this.pending.get(brokerId);
+    if (pending === undefined) return undefined;
+    clearTimeout(pending.timer);
+    this.pending.delete(brokerId);
+    return pending;
+  }
+
+  /**
+   * A request had no answer within its deadline: its session gets one error now (a stopped
+   * server used to hang every session forever, its initialize answered from the broker's
+   * cache), and the server is asked a ping. A server that answers it is alive, only slow on that
+   * call, and stays; one that does not is hung (stopped, deadlocked): callTimedOut → hung.
+   */
+  private callTimedOut(brokerId: number): void {
+    const pending = this.forget(brokerId);
+    if (pending === undefined) return;
+    pending.connection.inFlight.delete(idKey(pending.clientId));
+    const seconds = Math.round(this.options.callMs / 1000);
+    send(
+      pending.connection,
+      JSON.parse(
+        errorLine(
+          pending.clientId,
+          CALL_TIMED_OUT,
+          `velesdb-memory did not answer ${pending.what} within ${seconds} s (VELESDB_HOOKS_MCP_CALL_MS); it may still complete, so check before repeating a save`,
+        ),
+      ),
+    );
+    if (this.livenessTimer !== undefined || this.state !== "ready") return;
+    const pingMs = Math.min(LIVENESS_MS, this.options.callMs);
+    this.toChild({ jsonrpc: "2.0", id: BROKER_PING_ID, method: "ping" });
+    this.livenessTimer = setTimeout(
+      () =>
+        this.hung(
+          `velesdb-memory stopped answering: ${pending.what} had no answer within ${seconds} s, nor a ping within ${Math.round(pingMs / 1000)} s; it was stopped, and the next call starts it again`,
+        ),
+      pingMs,
+    );
+  }
+
+  private answeredPing(): void {
+    if (this.livenessTimer !== undefined) clearTimeout(this.livenessTimer);
+    this.livenessTimer = undefined;
+  }
+
+  /**
+   * hung(cause): the server is there but answers nothing. It is killed (SIGKILL reaches a stopped
+   * process too) and the broker stops as for any server that died: every other request in flight
+   * gets its one error, the status says "failed" with the cause, and the next call starts a fresh
+   * broker and server. Kept instead, a server that never comes back would cost every call its
+   * deadline; and one that does come back (SIGCONT) before the ping's deadline is kept.
+   */
+  private hung(cause: string): void {
+    this.livenessTimer = undefined;
+    if (this.state !== "ready") return;
+    this.childFailed(cause);
+    this.child?.kill("SIGKILL");
+  }
+
   private armIdle(graceMs: number = this.options.idleMs): void {
     this.disarmIdle();
-    if (this.connections.size > 0 || this.state === "stopping") return;
+    if (this.state === "stopping") return;
+    for (const connection of this.connections) if (connection.hello) return;
     this.idleTimer = setTimeout(() => void this.stop(0), graceMs);
   }
 
@@ -468,8 +591,13 @@ class Broker {
     if (this.state === "stopping") return;
     this.state = "stopping";
     this.disarmIdle();
-    this.server?.close();
+    this.answeredPing();
+    // The lock first, the socket after: while this broker waits for the lock it still answers,
+    // "retry" to a session and "stopping" to a starting broker's probe, which then lets go of the
+    // lock and waits for this one to finish. Closed first, its socket refused connections, and a
+    // broker starting meanwhile took it for stale and started a second server on the store.
     const lock = await acquireStartLock(this.options.paths.lock, 10_000);
+    this.server?.close();
     const st = fs.lstatSync(this.options.paths.socket, { throwIfNoEntry: false });
     if (st !== undefined && st.ino === this.socketIno) fs.unlinkSync(this.options.paths.socket);
     // Each front is told to take what it still has in flight to the next broker: this one
@@ -477,7 +605,8 @@ class Broker {
     for (const connection of this.connections)
       connection.socket.end(`${JSON.stringify({ [HELLO_KEY]: "retry", store: this.options.store } satisfies Hello)}\n`);
     const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
+    // A server that could not be spawned has no pid and never sends "exit": nothing to wait for.
+    if (child && child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       const timer = setTimeout(() => child.kill("SIGTERM"), 3000);
@@ -495,6 +624,22 @@ class Broker {
   private writeStatus(state: McpStatusRecord["state"], cause: string): void {
     writeStatus(this.options, state, cause);
   }
+}
+
+/**
+ * spawnProblem("/opt/vm", ENOENT) → "/opt/vm does not exist": the path is named, since the
+ * agent's entry holds it and each entry may name another (printable: a path can hold controls).
+ */
+function spawnProblem(server: string, error: NodeJS.ErrnoException): string {
+  const shown = readerJsonIfNeeded(server);
+  if (error.code === "ENOENT" && !fs.existsSync(server)) return `${shown} does not exist`;
+  if (error.code === "EACCES") return `${shown} cannot be run (EACCES: not executable, or a directory)`;
+  return `${shown}: ${error.code ?? error.message}`;
+}
+
+/** The path as it is when every character is printable, else as a JSON string (texts.ts readerJson). */
+function readerJsonIfNeeded(value: string): string {
+  return /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029"]*$/.test(value) ? value : readerJson(value);
 }
 
 function send(connection: Connection, message: JsonRpcMessage): void {

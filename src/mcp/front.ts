@@ -27,6 +27,14 @@ const EXIT_FAILED = 1;
 const EXIT_USAGE = 64;
 const DEFAULT_START_MS = 15_000;
 const DEFAULT_IDLE_MS = 30_000;
+/**
+ * How long one request may wait for velesdb-memory's answer before its session gets an error
+ * (docs/shared-memory.md "A hung server"). Measured with velesdb-memory 0.17.0 and its default
+ * hash embedder on a loaded 2-core machine, the slowest call was ~1.1 s (compile_transcript on
+ * 7.5 MiB); with a remote embedder the server itself waits up to 60 s per embedding request
+ * (src/embedder.rs EMBED_TIMEOUT_SECS): twice that is left to it.
+ */
+const DEFAULT_CALL_MS = 120_000;
 
 interface FrontOptions {
   readonly server: string;
@@ -65,9 +73,11 @@ export async function runMcpCommand(args: readonly string[]): Promise<number> {
       env: { ...process.env, VELESDB_MEMORY_PATH: store.store },
       idleMs: boundFromEnv("VELESDB_HOOKS_MCP_IDLE_MS", DEFAULT_IDLE_MS),
       startMs: startMs + 5000,
+      // 0 would fail every call at once: a deadline is at least 100 ms.
+      callMs: Math.max(100, boundFromEnv("VELESDB_HOOKS_MCP_CALL_MS", DEFAULT_CALL_MS)),
     });
   }
-  const dir = openRuntimeDirectory(paths.dir);
+  const dir = openRuntimeDirectory(paths);
   if (!dir.ok) return failLine(dir.problem);
   recordFront(paths, server, process.env);
   return new Front({ server, store: store.store, paths, startMs }).run();

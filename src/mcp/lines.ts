@@ -133,6 +133,8 @@ function scalarEnd(text: string, at: number): number {
 
 /** JSON-RPC 2.0, section 5.1: -32000..-32099 are the implementation's own server errors. */
 export const SERVER_STOPPED = -32000;
+/** A request the server did not answer within the broker's deadline (VELESDB_HOOKS_MCP_CALL_MS). */
+export const CALL_TIMED_OUT = -32001;
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;

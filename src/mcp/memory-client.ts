@@ -49,7 +49,7 @@ export const openMemory: OpenMemory = async (env, cwd, deadline) => {
   if (!store.ok) return { ok: false, cause: store.problem };
   const storeEnv = { ...env, VELESDB_MEMORY_PATH: store.store };
   const paths = mcpRuntimePaths(storeEnv, cwd);
-  const dir = openRuntimeDirectory(paths.dir);
+  const dir = openRuntimeDirectory(paths);
   if (!dir.ok) return { ok: false, cause: dir.problem };
   const start = startableServer(paths, env);
   const pending = new Map<number, (message: JsonRpcMessage | undefined) => void>();

@@ -9,7 +9,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { LineSplitter, parseMessage } from "./lines.ts";
 import { readMcpStatus, type McpRuntimePaths } from "./runtime.ts";
-import { HELLO_KEY, type Hello } from "./channel.ts";
+import { describeStartLock, HELLO_KEY, type Hello } from "./channel.ts";
 
 /** The broker a client means: its store, the files of that store's broker, and the server it starts when none runs. */
 export interface BrokerTarget {
@@ -33,38 +33,55 @@ export type Reached =
 
 type Attempt = { kind: "linked"; socket: net.Socket } | { kind: "absent" | "retry" | "failed"; cause: string };
 
+/** At most this many brokers are started by one reach: each one that finds another running exits at once. */
+const MAX_STARTS = 5;
+
 /**
  * reachBroker(target, budgetMs, handlers) → a greeted connection to the store's broker, starting
- * one (once) when nothing answers and target.server is known, within budgetMs. After the link is
+ * one when nothing answers and target.server is known, within budgetMs. After the link is
  * made, every line of the broker goes to handlers.onLine and its close to handlers.onClose.
+ * A broker this reach started that has exited while nothing answers (it found another broker,
+ * which then stopped — a probe's broker idles out at once) is replaced by a new start: started
+ * once only, a session left waiting for a broker that would never come and failed at its bound
+ * (docs/hardening.md, 4.2).
  */
 export async function reachBroker(target: BrokerTarget, budgetMs: number, handlers: LinkHandlers): Promise<Reached> {
   const deadline = Date.now() + budgetMs;
   const seconds = Math.max(1, Math.round(budgetMs / 1000));
   let spawnedAt = Number.POSITIVE_INFINITY;
+  let starts = 0;
+  let running: { exited: boolean } | undefined;
   let last = "no broker answered";
   while (Date.now() < deadline) {
     const attempt = await attemptLink(target, deadline, seconds, handlers);
     if (attempt.kind === "linked") return { ok: true, socket: attempt.socket };
     if (attempt.kind === "failed") return { ok: false, cause: attempt.cause };
     last = attempt.cause;
-    if (attempt.kind === "absent" && spawnedAt === Number.POSITIVE_INFINITY) {
-      if (target.server === undefined) return { ok: false, cause: `no broker is running (${last})` };
-      spawnedAt = Date.now();
-      const spawned = startBroker(target, target.server);
-      if (spawned !== undefined) return { ok: false, cause: spawned };
+    // A broker that failed before it could greet says why in the status file only. Only a failure
+    // of this session's own server counts: another entry's (a velesdb-memory that is not there)
+    // is that entry's alone, and this session starts its own broker (docs/hardening.md, 4.4).
+    if (starts > 0) {
+      const status = readMcpStatus({ ...target.env, VELESDB_MEMORY_PATH: target.store });
+      if (status.state === "failed" && status.server === target.server && Date.parse(status.at) >= spawnedAt)
+        return { ok: false, cause: status.cause };
     }
-    // A broker that failed before it could listen says why in the status file only.
-    const status =
-      spawnedAt < Number.POSITIVE_INFINITY
-        ? readMcpStatus({ ...target.env, VELESDB_MEMORY_PATH: target.store })
-        : undefined;
-    if (status?.state === "failed" && Date.parse(status.at) >= spawnedAt) return { ok: false, cause: status.cause };
+    if (attempt.kind === "absent" && (running === undefined || running.exited) && starts < MAX_STARTS) {
+      if (target.server === undefined) return { ok: false, cause: `no broker is running (${last})` };
+      if (starts === 0) spawnedAt = Date.now();
+      starts++;
+      const spawned = startBroker(target, target.server);
+      if (typeof spawned === "string") return { ok: false, cause: spawned };
+      running = spawned;
+    }
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
+  // A start lock held all along is what kept every broker from starting: say so, naming the file.
+  const lock = describeStartLock(target.paths.lock);
   return {
     ok: false,
-    cause: `velesdb-memory did not start within ${seconds} s (${last}); its log: ${target.paths.log}`,
+    cause: lock
+      ? `velesdb-memory did not start within ${seconds} s: ${lock}; remove it if no velesdb-hooks mcp is starting`
+      : `velesdb-memory did not start within ${seconds} s (${last}); its log: ${target.paths.log}`,
   };
 }
 
@@ -96,7 +113,9 @@ function attemptLink(
       Math.max(0, deadline - Date.now()),
     );
     socket.once("connect", () =>
-      socket.write(`${JSON.stringify({ [HELLO_KEY]: "hello", store: target.store } satisfies Hello)}\n`),
+      socket.write(
+        `${JSON.stringify({ [HELLO_KEY]: "hello", store: target.store, server: target.server } satisfies Hello)}\n`,
+      ),
     );
     socket.on("error", (error: NodeJS.ErrnoException) => {
       // A reset or a broken pipe is a broker closing while we connect (it was stopping): the
@@ -132,8 +151,8 @@ function attemptLink(
   });
 }
 
-/** startBroker(target, server) → undefined once spawned (detached, its own session), else why not. */
-function startBroker(target: BrokerTarget, server: string): string | undefined {
+/** startBroker(target, server) → the broker spawned (detached, its own session), which says when it has exited; else why not. */
+function startBroker(target: BrokerTarget, server: string): { exited: boolean } | string {
   const compiled =
     typeof Bun !== "undefined" && (Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main));
   const self = compiled ? [] : [Bun.main];
@@ -154,9 +173,15 @@ function startBroker(target: BrokerTarget, server: string): string | undefined {
       cwd: path.dirname(target.paths.dir),
       env: { ...target.env, VELESDB_MEMORY_PATH: target.store },
     });
-    child.on("error", () => {});
+    const started = { exited: false };
+    child.on("error", () => {
+      started.exited = true;
+    });
+    child.on("exit", () => {
+      started.exited = true;
+    });
     child.unref();
-    return undefined;
+    return started;
   } catch (error) {
     return `the broker cannot be started (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   } finally {

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { posixCksum } from "../core/cksum.ts";
 import { defaultStateDirectory, readPrivateFile, writePrivateFile } from "../core/state.ts";
 
-/** The private directory (0700) below the hooks' state directory that holds every broker's files. */
+/** The private directory (0700) below the hooks' state directory that holds every broker's files when the home cannot (mcpRuntimeDirectory). */
 export const MCP_RUNTIME_SUBDIRECTORY = "mcp";
 /** velesdb-memory 0.17.0 src/daemon_startup.rs default_store_path(): `~/.velesdb-memory`. */
 const DEFAULT_STORE_NAME = ".velesdb-memory";
@@ -24,23 +24,64 @@ export type StoreResolution =
  * (relative to cwd, as the server resolves it from its working directory), else `$HOME/.velesdb-memory`
  * (HOME, then USERPROFILE: default_store_path()). The server's last resort, `./velesdb-memory-store`
  * with no home, would be a different store per working directory: refused, as is an empty variable.
+ * The path is the real one (realStorePath): one store reached through a link is still one store,
+ * with one broker and one server (velesdb-memory locks the directory it opens, whatever its name).
  */
 export function resolveStore(env: NodeJS.ProcessEnv, cwd: string): StoreResolution {
   const given = env.VELESDB_MEMORY_PATH;
   if (given !== undefined) {
     if (given.trim() === "")
       return { ok: false, problem: "VELESDB_MEMORY_PATH is set but empty; set it to the store directory or unset it" };
-    return { ok: true, store: path.resolve(cwd, given) };
+    return { ok: true, store: realStorePath(path.resolve(cwd, given)) };
   }
   const home = env.HOME || env.USERPROFILE;
   if (!home)
     return { ok: false, problem: "neither HOME nor VELESDB_MEMORY_PATH is set, so the store cannot be located" };
-  return { ok: true, store: path.join(path.resolve(home), DEFAULT_STORE_NAME) };
+  return { ok: true, store: realStorePath(path.join(path.resolve(home), DEFAULT_STORE_NAME)) };
+}
+
+/**
+ * realStorePath("/home/u/link-to-store") → "/data/store": the deepest part of the path that
+ * exists, resolved with realpath, and the rest (a store not created yet) appended as given, so a
+ * store reached through a link and the same store named directly get one name — and one broker
+ * — before and after the server first creates it. Nothing is created. A path that cannot be
+ * resolved at all (a loop, no permission) is kept as given: the server then says what is wrong.
+ */
+export function realStorePath(absolute: string): string {
+  const rest: string[] = [];
+  let existing = absolute;
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(existing), ...rest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = path.dirname(existing);
+      // Only a missing part is walked past; a dangling link or a loop stays as it is named.
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === existing || isLink(existing)) return absolute;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 export interface McpRuntimePaths {
   /** The private directory of every broker of this user. */
   readonly dir: string;
+  /**
+   * What holds dir, and so how dir is checked before use (channel.ts openRuntimeDirectory):
+   * "home", a directory of the user's own home (`~/.velesdb-hooks`), where no other user can
+   * create anything; "state", the hooks' state directory, which may sit in a shared temp
+   * directory and must itself be a private directory of ours (state.ts openStateStore).
+   */
+  readonly holder: "home" | "state";
   /** The broker's Unix socket (mode 0600). */
   readonly socket: string;
   /** `<hash>.status.json`, written atomically by the broker. */
@@ -55,17 +96,62 @@ export interface McpRuntimePaths {
   readonly store: string | undefined;
 }
 
+/** `~/.velesdb-hooks/run`: beside the installed binary (docs/shared-memory.md "The channel"). */
+const HOME_RUNTIME = [".velesdb-hooks", "run"] as const;
+/**
+ * The longest socket path every Unix takes: sun_path is 104 bytes on macOS and the BSDs (108 on
+ * Linux), NUL included. A longer home gets the state directory instead (see mcpRuntimeDirectory).
+ */
+export const MAX_SOCKET_PATH_BYTES = 103;
+/** m<crc>-<length>.sock at its longest: a 10-digit CRC, a store path of up to 99 999 bytes. */
+const LONGEST_SOCKET_NAME = "m4294967295-99999.sock";
+
+/**
+ * mcpRuntimeDirectory(env) → where the broker's files live, and what holds that place:
+ * - `$VELESDB_HOOKS_STATE_DIR/mcp` when that variable is set (tests, a user who moved the state);
+ * - else `<real $HOME>/.velesdb-hooks/run`: in the user's own home, so no other user can take
+ *   the name first. The shared temp directory could be squatted: another local user who made
+ *   `/tmp/velesdb-agent-hooks-<uid>` before us denied every session its memory (the checks
+ *   refuse a directory that is not ours, rightly, and then nothing works). HOME, not
+ *   XDG_RUNTIME_DIR: the store is found through HOME too, and every host hands HOME to its MCP
+ *   servers, while Codex (0.169.0) passes them an allow-list of variables (its binary names
+ *   XDG_RUNTIME_DIR only in its D-Bus library) —
+ *   a front started by Codex and one started by Claude Code would have had two brokers for one
+ *   store, the second server locked out. HOME is resolved (realpath), so one home reached
+ *   through a link is one place;
+ * - else, or when a socket there would be longer than MAX_SOCKET_PATH_BYTES, the state
+ *   directory's `mcp/` (`${TMPDIR:-/tmp}/velesdb-agent-hooks-<uid>`), checked as before.
+ */
+export function mcpRuntimeDirectory(env: NodeJS.ProcessEnv): Pick<McpRuntimePaths, "dir" | "holder"> {
+  const inState = { dir: path.join(defaultStateDirectory(env), MCP_RUNTIME_SUBDIRECTORY), holder: "state" as const };
+  // Windows has no front (front.ts refuses there): its paths stay where they were.
+  if (env.VELESDB_HOOKS_STATE_DIR || process.platform === "win32") return inState;
+  const home = env.HOME || env.USERPROFILE;
+  if (!home || !path.isAbsolute(home)) return inState;
+  let realHome = home;
+  try {
+    realHome = fs.realpathSync.native(home);
+  } catch {
+    // A home that does not exist yet is used as named; the directory check says what is wrong.
+  }
+  const dir = path.join(realHome, ...HOME_RUNTIME);
+  // The longest name a checksum gives, so where the files live does not depend on the store.
+  if (new TextEncoder().encode(path.join(dir, LONGEST_SOCKET_NAME)).length > MAX_SOCKET_PATH_BYTES) return inState;
+  return { dir, holder: "home" };
+}
+
 /**
  * mcpRuntimePaths(env) → the files of the broker for env's store (no file is touched). The name
  * is the store's POSIX cksum, short because a Unix socket path is limited to ~104 bytes; two
  * stores with one checksum are told apart by the broker's greeting, which names its store.
  */
 export function mcpRuntimePaths(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): McpRuntimePaths {
-  const dir = path.join(defaultStateDirectory(env), MCP_RUNTIME_SUBDIRECTORY);
   const resolved = resolveStore(env, cwd);
+  const { dir, holder } = mcpRuntimeDirectory(env);
   const base = path.join(dir, `m${resolved.ok ? posixCksum(resolved.store) : "none"}`);
   return {
     dir,
+    holder,
     socket: `${base}.sock`,
     status: `${base}.status.json`,
     lock: `${base}.lock`,

@@ -228,8 +228,9 @@ export function mcpSandbox(
     env,
     stateDir,
     cleanup: () => {
-      // Every broker of this sandbox and its server go with it.
-      for (const pid of brokersOf(stateDir)) killTree(pid);
+      // Every broker of this sandbox and its server go with it (a case that unsets
+      // VELESDB_HOOKS_STATE_DIR has its brokers in the home: src/mcp/runtime.ts mcpRuntimeDirectory).
+      for (const pid of [...brokersOf(stateDir), ...brokersIn(path.join(home, ".velesdb-hooks", "run"))]) killTree(pid);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
@@ -237,7 +238,11 @@ export function mcpSandbox(
 
 /** brokersOf(stateDir) → pids of live brokers whose status file lies in that state directory. */
 export function brokersOf(stateDir: string): number[] {
-  const dir = path.join(stateDir, "mcp");
+  return brokersIn(path.join(stateDir, "mcp"));
+}
+
+/** brokersIn(dir) → pids of live brokers whose status file lies in dir (the broker's runtime directory). */
+export function brokersIn(dir: string): number[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)
