@@ -122,8 +122,6 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   try {
     console.log("The three programs as written (floors compiled, the hook copied, just now; written back to disk):");
     let ok = measureTable(programs, cases, ws);
-    const stopCase = cases.find((c) => c.label === STRAIGHT_LINE_STOP_CASE);
-    if (stopCase) measureStraightLineStop(programs, stopCase, ws);
     const dropped = [programs.empty, programs.io, programs.hook].every(dropPageCache);
     console.log(
       `\nThe same three ${dropped ? "dropped from the page cache and read back" : "again (not dropped: no GNU dd)"}:`,
@@ -133,42 +131,6 @@ export function runBench(cases: readonly BenchCase[]): boolean {
   } finally {
     fs.rmSync(ws.root, { recursive: true, force: true });
   }
-}
-
-/** The bench case scripts/bench/stop-syscalls.ts reproduces the system calls of. */
-const STRAIGHT_LINE_STOP_CASE = "claude stop (first: continue)";
-
-/**
- * measureStraightLineStop(…): the first Stop against the I/O floor and against
- * scripts/bench/stop-syscalls.ts, a program making the same system calls in straight-line code
- * (no target: it tells how much of the hook's cost over the floor its system calls explain).
- * Run as the table runs them (the case's `before`, then the floor, which leaves the state
- * directory in place, then the others), all three as written.
- */
-function measureStraightLineStop(programs: Programs, c: BenchCase, ws: BenchWorkspace): void {
-  const straight = path.join(ROOT, ".bench", "stop-syscalls");
-  compileBinary(path.join(ROOT, "scripts", "bench", "stop-syscalls.ts"), straight);
-  const env = { ...ws.env, ...(c.env?.(ws) ?? {}) };
-  const times = { io: [] as number[], straight: [] as number[], hook: [] as number[] };
-  for (let i = 0; i < RUNS; i++) {
-    c.before?.(ws);
-    for (const [name, binary, args] of [
-      ["io", programs.io, []],
-      ["straight", straight, []],
-      ["hook", programs.hook, c.args],
-    ] as const) {
-      times[name].push(runOnce(binary, args, c.payload(ws), env, ws.repo, false).cpuMs);
-    }
-  }
-  console.log(
-    `\n${c.label}, against a program making the same system calls in straight-line code (scripts/bench/stop-syscalls.ts, same flags):`,
-  );
-  printTable([
-    ["program", "CPU ms", "×I/O floor (IQR)"],
-    ["I/O floor", median(times.io).toFixed(2), "1"],
-    ["same system calls, straight-line", median(times.straight).toFixed(2), ratioCell(times.straight, times.io)],
-    ["velesdb-hooks claude stop", median(times.hook).toFixed(2), ratioCell(times.hook, times.io)],
-  ]);
 }
 
 function measureTable(programs: Programs, cases: readonly BenchCase[], ws: BenchWorkspace): boolean {

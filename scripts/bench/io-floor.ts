@@ -8,7 +8,25 @@
 // It imports nothing from src/: a floor measured through our own code would hide our own cost.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readStdin } from "./stdin.ts";
+
+/** readStdin() → all of stdin as text, by synchronous reads: the way a careful hook reads its payload. */
+function readStdin(): string {
+  const chunks: Buffer[] = [];
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      if ((error as NodeJS.ErrnoException).code === "EOF") break;
+      throw error;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 const CONFIG_FILE_NAME = ".velesdb-hooks.json";
 const MAX_DIRECTORIES_WALKED = 20;

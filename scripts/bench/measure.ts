@@ -1,7 +1,7 @@
-// What the benches share (scripts/bench.ts, scripts/bench-compress.ts, scripts/bench/stats-ab.ts):
-// the statistics their tables print and the page-cache state each program is measured in. Kept
-// apart so that the compression bench, which bench.ts loads after its own table, needs nothing
-// back from bench.ts.
+// What the benches share (scripts/bench.ts, scripts/bench-compress.ts, and the guard's verdict in
+// scripts/bench/hook-cases.ts): the statistics their tables print and the page-cache state each
+// program is measured in. Kept apart so that the compression bench, which bench.ts loads after
+// its own table, needs nothing back from bench.ts.
 import * as fs from "node:fs";
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
@@ -21,10 +21,10 @@ export function pairedRatios(a: readonly number[], b: readonly number[]): number
   return a.map((t, i) => t / b[i]!);
 }
 
-/** ratioCell(a, b) → "1.07 (1.02–1.12)": the median of the paired ratios (to `digits`) and their interquartile range. */
-export function ratioCell(a: readonly number[], b: readonly number[], digits = 2): string {
+/** ratioCell(a, b) → "1.07 (1.02–1.12)": the median of the paired ratios and their interquartile range. */
+export function ratioCell(a: readonly number[], b: readonly number[]): string {
   const ratios = pairedRatios(a, b);
-  return `${median(ratios).toFixed(digits)} (${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
+  return `${median(ratios).toFixed(2)} (${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)})`;
 }
 
 /**
