@@ -84,8 +84,11 @@ const DOCS_REFERENCE =
   /docs\/[\w./-]*\.md(#[\p{L}\p{N}_-]+)?((?:(?:\s*(?:,|\+|and|or|–|-|\/)\s*|\s+)§\d+(?:\.\d+)*)*)/gu;
 const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
   [/\bSPEC\b/, "cites SPEC, which is not in the repository (use docs/contract.md §N)"],
+  // "issue 12", "Issue #12", and the same broken over a line: a comment's leader (`//`, ` *`, `#`,
+  // `--`) or a Markdown line break between the word and the number hid two citations from a
+  // pattern that wanted one space.
   [
-    /\bissues? #?\d+/i,
+    /\bissues?[ \t]*(?:\r?\n[ \t]*(?:\/\/+|\*|#|--)?[ \t]*)?#?\d+/i,
     "cites an issue number, which is not in the repository (point at the docs/ page that explains it)",
   ],
   [/\bSTYLE (§|point)/, "cites STYLE, which is not in the repository"],
@@ -100,7 +103,8 @@ export function referenceProblems(text: string, markdownDir?: string): string[] 
   const problems: string[] = [];
   for (const [pattern, why] of FORBIDDEN) {
     const hit = pattern.exec(text);
-    if (hit) problems.push(`"${hit[0]}" ${why}`);
+    // JSON-quoted: a citation broken over a line is reported on one line.
+    if (hit) problems.push(`${JSON.stringify(hit[0])} ${why}`);
   }
   let covered = text;
   for (const match of text.matchAll(DOCS_REFERENCE)) {
@@ -241,6 +245,11 @@ describe("the checker fails on what it must catch (controls)", () => {
   const cases: ReadonlyArray<[string, string, RegExp]> = [
     ["a SPEC citation", "// the guard (SPEC §6.1)", /cites SPEC/],
     ["an issue number", "// fixed in issue 19, item 2", /issue number/],
+    ["an issue number with #", "// see Issue #19", /issue number/],
+    ["an issue number after a line comment's break", "// measured in issue\n// 34, then", /issue number/],
+    ["an issue number after a block comment's break", " * before rc.9, issue\n * 12). Bun", /issue number/],
+    ["an issue number after a shell comment's break", "# as issue\n# #40 found", /issue number/],
+    ["an issue number after a Markdown line break", "as issue\n40 showed", /issue number/],
     ["a STYLE citation", "// STYLE §6", /STYLE/],
     ["a path outside the repository", "// see ../shared/research/x.md", /outside the repository/],
     ["a missing page", "// see docs/no-such-page.md", /does not exist/],
@@ -251,6 +260,12 @@ describe("the checker fails on what it must catch (controls)", () => {
   ];
   test.each(cases)("%s is reported", (_name, text, why) => {
     expect(referenceProblems(text).join("\n")).toMatch(why);
+  });
+
+  test("text that only looks like an issue citation passes (positive control)", () => {
+    expect(referenceProblems("// the issue is the lock\n// 2 workers hold it")).toEqual([]);
+    expect(referenceProblems("Known issues:\n\n1. none")).toEqual([]);
+    expect(referenceProblems("tissue 12")).toEqual([]);
   });
 
   test("good references pass (positive control)", () => {

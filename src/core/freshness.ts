@@ -267,9 +267,10 @@ async function lookUpLatest(url: string, timeoutMs: number): Promise<string | un
 
 /**
  * compareVersions("1.0.0-rc.10", "1.0.0-rc.9") → positive: full semver precedence, numeric
- * pre-release identifiers compared as numbers (a string compare put rc.10 before rc.9, issue
- * 12). Bun.semver is built in, so this costs no start-up; it throws on text that is not a
- * version, which the pattern rules out first (0: "cannot tell" never claims an upgrade).
+ * pre-release identifiers compared as numbers (a string compare put rc.10 before rc.9:
+ * test/freshness.test.ts). Bun.semver is built in, so this costs no start-up; it throws on text
+ * that is not a version, which the pattern rules out first (0: "cannot tell" never claims an
+ * upgrade).
  */
 export function compareVersions(a: string, b: string): number {
   if (!VERSION_PATTERN.test(a) || !VERSION_PATTERN.test(b)) return 0;

@@ -5,8 +5,9 @@
 //   start of the store's server ended with, and it stays until a start succeeds;
 // - a recall of this session whose tool result is a transport failure, as the host hands it
 //   over to PostToolUse: the front's own errors ("velesdb-memory stopped: …", "velesdb-memory
-//   is not running: …", src/mcp/front.ts and broker.ts), and the hosts' words measured in issue
-//   34 — Claude's `CONNECTION_CLOSED` / "Connection closed", Codex's `unsupported call`.
+//   is not running: …", src/mcp/front.ts and broker.ts), and the hosts' words, measured when the
+//   server died under them — Claude's `CONNECTION_CLOSED` / "Connection closed", Codex's
+//   `unsupported call`.
 // A recall that answered with an error of the server's own (a bad filter) is no such proof.
 import { readMcpStatus } from "../mcp/runtime.ts";
 import type { HookInput } from "./hook-input.ts";

@@ -1,7 +1,7 @@
 // The host table as the entry point uses it: `velesdb-hooks <host> <event>` loads only that
 // host's module (a chunk of its own in the release build). src/hosts/index.ts is the same
 // table loaded whole, for --help and the tests; test/hot-path.test.ts checks they agree.
-// Evaluating all twelve hosts (their functions, tables and patterns) in every hook would cost
+// Evaluating every host (their functions, tables and patterns) in every hook would cost
 // every hook their code (docs/performance/2026-12-02-io-floor.md).
 //
 // What every host module is built on is imported here, so the release build puts it in the

@@ -1,5 +1,5 @@
 // What the installer accepts as `--mcp-url`, and how it shows any argument it refuses (docs/hardening.md §9).
-// The URL is written verbatim into up to seven agents' files, so it is checked on its own text,
+// The URL is written verbatim into every agent's MCP file, so it is checked on its own text,
 // not on what the WHATWG parser makes of it: the parser drops tabs and line breaks and trims
 // control characters, so a newline passed the check and still went into the files (Codex then
 // listed the server broken across two lines), and a DEL made the Codex step fail with a
