@@ -1,5 +1,5 @@
-// A scripted model that never calls a memory tool, for memory-without-model.e2e.test.ts (issue
-// 40, "memory that comes back without the model's help"): it does the task it was given and
+// A scripted model that never calls a memory tool, for memory-without-model.e2e.test.ts
+// (docs/working-context.md#loaded-by-the-hook): it does the task it was given and
 // ignores every hook text — the load SessionStart names, the save the Stop continuation asks
 // for. What comes back to a later session then comes back through the hooks alone (SessionStart
 // loading the state, Stop saving the compiled transcript), never through a call of this model.
