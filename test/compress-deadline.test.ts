@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compressionDeadlineMs } from "../src/core/host-timeouts.ts";
-import { POST_TOOL_USE_TIMEOUT_S } from "../src/hosts/descriptors/index.ts";
+import { POST_TOOL_USE_TIMEOUT_S } from "./support/host-descriptors.ts";
 import { fake, isAlive, killQuietly, pidsFrom, waitUntilGone } from "./support/compress-fixtures.ts";
 import { BINARY, makeSandbox, type Sandbox } from "./support/hook-runner.ts";
 import { realOutput } from "./support/real-outputs.ts";

@@ -5,7 +5,7 @@
 // src/hosts/index.ts does. The npm packages are packed for real (scripts/npm-packages.ts) and
 // read back from their tarballs.
 //
-// The docs follow the descriptor table (src/hosts/descriptors/index.ts) too. Three hosts after
+// The docs follow the descriptor table (test/support/host-descriptors.ts) too. Three hosts after
 // Kilo Code, CodeBuddy Code and Pi landed, docs/contract.md still said "nine hosts" and had no
 // section for them, and their pages had an outline of their own. So this file also fails unless
 // docs/contract.md §4 holds one numbered section per host and no other, each docs/hosts/ page
@@ -15,7 +15,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DESCRIPTORS } from "../src/hosts/descriptors/index.ts";
+import { DESCRIPTORS } from "./support/host-descriptors.ts";
 import { HOSTS, type HostName } from "../src/hosts/index.ts";
 import { CLIENT_NAMES } from "../src/install/clients/index.ts";
 import { HOST_PRODUCTS, hostProducts, PACKAGE_JSON, packageDescription } from "../scripts/host-names.ts";
@@ -99,7 +99,7 @@ describe("the metadata says what the table says", () => {
   });
 });
 
-/** The descriptor table's hosts, in its order (src/hosts/descriptors/index.ts). */
+/** The descriptor table's hosts, in its order (test/support/host-descriptors.ts). */
 const DESCRIBED = DESCRIPTORS.map((d) => d.name as HostName);
 /** shortProduct("claude") → "Claude Code": the product name as a heading or a table cell writes it, without "the ". */
 const shortProduct = (host: HostName): string => HOST_PRODUCTS[host].replace(/^the /, "");

@@ -178,7 +178,7 @@ function chunkHolding(source: string): string[] {
 test("the entry holds the shared hook runtime, and each host's descriptor shares its hook module's chunk", () => {
   const eager = eagerSourcesOf("src/cli.ts");
   expect(SHARED_RUNTIME.filter((source) => !eager.includes(source))).toEqual([]);
-  // The installer takes each descriptor through its host module (src/hosts/descriptors/index.ts):
+  // The installer takes each descriptor through its host module (docs/development/architecture.md, "One descriptor per host"):
   // imported directly, a descriptor became a chunk of its own, one more for every hook to load.
   for (const name of Object.keys(HOSTS))
     expect(`${name}: ${chunkHolding(`src/hosts/${name}.ts`).includes(`src/hosts/descriptors/${name}.ts`)}`).toBe(
@@ -237,20 +237,20 @@ test("each event evaluates its own rules only", () => {
   // Positive control of the detection: the compressor's chunk does evaluate the watchdog.
   expect(eagerSourcesOf("src/core/compress.ts")).toContain("src/core/watchdog.ts");
   // The shared-memory front and broker (docs/shared-memory.md) run only as `velesdb-hooks mcp`:
-  // no hook evaluates them; the guard reads the broker's status through src/mcp/runtime.ts alone.
+  // no hook evaluates them; the guard reads the broker's status through src/core/mcp-runtime.ts alone.
   const shared = ["src/mcp/front.ts", "src/mcp/broker.ts", "src/mcp/channel.ts", "src/mcp/lines.ts"];
   for (const rule of ["src/core/guard-verdict.ts", "src/core/evidence.ts", "src/hosts/claude.ts", "src/hosts/codex.ts"])
     expect(notFor(rule, shared)).toEqual([]);
   expect(
-    eagerSourcesOf("src/cli.ts").filter((source) => shared.includes(source) || source === "src/mcp/runtime.ts"),
+    eagerSourcesOf("src/cli.ts").filter((source) => shared.includes(source) || source === "src/core/mcp-runtime.ts"),
   ).toEqual([]);
   // Positive control: the front's own chunk evaluates the channel and the framing.
   expect(eagerSourcesOf("src/mcp/front.ts")).toEqual(
-    expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/mcp/runtime.ts"]),
+    expect.arrayContaining(["src/mcp/channel.ts", "src/mcp/lines.ts", "src/core/mcp-runtime.ts"]),
   );
   // An edit outside an opted-in repository (what a user-wide install mostly sees) stops in
   // guard.ts: the verdict's texts, records and memory-down rule come only for a guarded one.
-  const verdict = ["src/core/texts.ts", "src/core/records.ts", "src/core/memory-down.ts", "src/mcp/runtime.ts"];
+  const verdict = ["src/core/texts.ts", "src/core/records.ts", "src/core/memory-down.ts", "src/core/mcp-runtime.ts"];
   expect(eagerSourcesOf("src/cli.ts").filter((source) => verdict.includes(source))).toEqual([]);
   // Positive control: the verdict's chunk evaluates them.
   expect(eagerSourcesOf("src/core/guard-verdict.ts")).toEqual(expect.arrayContaining(verdict));

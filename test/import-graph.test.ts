@@ -111,6 +111,71 @@ function roundTrip(graph: Map<string, string[]>, set: readonly string[]): string
   return [start, start];
 }
 
+/**
+ * Which room of src/ may import which (docs/development/architecture.md, "Rooms"): core holds the
+ * rules, state and texts and imports no other room; mcp (the shared front, broker and the hooks'
+ * client of it) builds on core; hosts on both; stats reads core's records; install, loaded only by
+ * its commands, builds on hosts (their descriptors) and stats; cli (src/cli.ts) may import any;
+ * src/version.ts imports nothing and any room may import it. Its own room is always allowed.
+ */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  core: [],
+  mcp: ["core"],
+  hosts: ["core", "mcp"],
+  stats: ["core"],
+  install: ["core", "hosts", "stats"],
+  cli: ["core", "mcp", "hosts", "stats", "install"],
+};
+
+/** roomOf("src/core/state.ts") → "core"; "src/cli.ts" → "cli"; "src/version.ts" → "version"; outside src/: undefined. */
+function roomOf(file: string): string | undefined {
+  const parts = file.split("/");
+  if (parts[0] !== "src") return undefined;
+  return parts.length === 2 ? parts[1]!.replace(/\.ts$/, "") : parts[1];
+}
+
+/** upwardImports(graph) → each import of src/ that goes to a room its room may not import, as "from → to". */
+function upwardImports(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    const room = roomOf(from);
+    if (room === undefined) continue;
+    for (const target of targets) {
+      const to = roomOf(target);
+      if (to === undefined || to === room || to === "version") continue;
+      if (room === "version" || !(MAY_IMPORT[room] ?? []).includes(to)) found.push(`${from} → ${target}`);
+    }
+  }
+  return found.sort();
+}
+
+describe("the rooms of src/", () => {
+  test("every import of src/ goes to a room its own room may import", () => {
+    const graph = importGraph(ROOT, moduleFiles(ROOT, ["src"]));
+    // Positive control: the rooms are all there, with edges between them.
+    expect(new Set([...graph.keys()].map(roomOf))).toEqual(new Set([...Object.keys(MAY_IMPORT), "version"]));
+    expect(graph.get("src/mcp/front.ts")).toContain("src/core/mcp-runtime.ts");
+    expect(upwardImports(graph)).toEqual([]);
+  });
+
+  test("catches planted upward imports (core → hosts, mcp → hosts, stats → install, from version.ts) and lets the allowed ones through", () => {
+    const graph = new Map<string, string[]>([
+      ["src/core/recall.ts", ["src/hosts/descriptors/claude.ts", "src/core/state.ts", "src/version.ts"]],
+      ["src/mcp/front.ts", ["src/hosts/host.ts"]],
+      ["src/stats/aggregate.ts", ["src/install/index.ts"]],
+      ["src/version.ts", ["src/core/state.ts"]],
+      ["src/hosts/host.ts", ["src/mcp/memory-client.ts", "src/core/decision.ts"]],
+      ["src/cli.ts", ["src/install/index.ts"]],
+    ]);
+    expect(upwardImports(graph)).toEqual([
+      "src/core/recall.ts → src/hosts/descriptors/claude.ts",
+      "src/mcp/front.ts → src/hosts/host.ts",
+      "src/stats/aggregate.ts → src/install/index.ts",
+      "src/version.ts → src/core/state.ts",
+    ]);
+  });
+});
+
 describe("the import graph", () => {
   test("has no circle among the modules of src/, scripts/ and test/", { timeout: 30_000 }, () => {
     const files = moduleFiles(ROOT, ROOTS);

@@ -2,7 +2,7 @@
 // files and permissions. What users complain about in hook installers — other hooks clobbered
 // or duplicated, hooks that silently never fire, drift nobody notices — each has a row here,
 // and each negative sits next to the positive control that proves the same setup works.
-import { POST_TOOL_USE_TIMEOUT_S } from "../src/hosts/descriptors/index.ts";
+import { POST_TOOL_USE_TIMEOUT_S } from "./support/host-descriptors.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readMcpStatus } from "../src/mcp/runtime.ts";
+import { readMcpStatus } from "../src/core/mcp-runtime.ts";
 import {
   alive,
   brokersOf,

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { acquireStartLock, processStartTime } from "../src/mcp/channel.ts";
 import { LineSplitter, MAX_LINE_BYTES, withTopLevelId } from "../src/mcp/lines.ts";
-import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/mcp/runtime.ts";
+import { mcpRuntimePaths, readMcpStatus, resolveStore } from "../src/core/mcp-runtime.ts";
 import { brokersOf, HOOKS_BINARY, killTree, mcpSandbox, startClient } from "./support/mcp-session.ts";
 import { IS_ROOT, testIf } from "./support/requires.ts";
 

@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readMcpStatus } from "../src/mcp/runtime.ts";
+import { readMcpStatus } from "../src/core/mcp-runtime.ts";
 import { makeSandbox, writeConfig, type Sandbox } from "./support/hook-runner.ts";
 import { denyReason, editPayload, hook, isDeny, recallPayload, type Host } from "./support/learning.ts";
 import { brokersOf, initialize, killTree, REAL_SERVER, startClient, until } from "./support/mcp-session.ts";

@@ -1,7 +1,7 @@
 // "velesdb-memory is not answering" as the guard may believe it (docs/contract.md §6.1,
 // docs/shared-memory.md#a-dead-server-in-an-opted-in-repository). Two sources, both about this user's memory, never
 // about one recall's content:
-// - the broker's status file (src/mcp/runtime.ts readMcpStatus): "failed" is what the last
+// - the broker's status file (src/core/mcp-runtime.ts readMcpStatus): "failed" is what the last
 //   start of the store's server ended with, and it stays until a start succeeds;
 // - a recall of this session whose tool result is a transport failure, as the host hands it
 //   over to PostToolUse: the front's own errors ("velesdb-memory stopped: …", "velesdb-memory
@@ -9,7 +9,7 @@
 //   server died under them — Claude's `CONNECTION_CLOSED` / "Connection closed", Codex's
 //   `unsupported call`.
 // A recall that answered with an error of the server's own (a bad filter) is no such proof.
-import { readMcpStatus } from "../mcp/runtime.ts";
+import { readMcpStatus } from "./mcp-runtime.ts";
 import type { HookInput } from "./hook-input.ts";
 import { markerPath, readPrivateFile, repositoryIdentity, writePrivateFile, type StateStore } from "./state.ts";
 

@@ -3,7 +3,7 @@
 // doubt reads as "no": an unknown name, an odd shape, an error flag, an empty answer. A false
 // "no" costs one more recall; a false "yes" lets an edit through unchecked. Nothing here throws,
 // whatever the payload holds: a crash would turn every odd recall into a hook error line.
-import { RECALL_TOOL_NAMES, SCOPED_RECALL_TOOL } from "../hosts/descriptors/velesdb-memory.ts";
+import { RECALL_TOOL_NAMES, SCOPED_RECALL_TOOL } from "./velesdb-tools.ts";
 import { isPlainObject } from "./payload.ts";
 
 /** The project a recall was scoped to. `project` is undefined when the scope names no valid project. */
@@ -22,7 +22,7 @@ export interface RecallVerdict {
 export type RecallResponseForm = "structured" | "text";
 
 // The tools whose successful answer proves the agent looked at memory: the list the installer's
-// matchers let through (src/hosts/descriptors/velesdb-memory.ts). compile_context is one only with
+// matchers let through (src/core/velesdb-tools.ts). compile_context is one only with
 // a memory_scope (it compiles the given text otherwise, without reading memory).
 const RECALL_TOOLS: ReadonlySet<string> = recallTools();
 

@@ -32,7 +32,7 @@ import {
 } from "./host.ts";
 import { evidenceOnlyPostToolUse } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { CODEX };
 
 export const CODEX_CONTEXT_LIMIT = 9000;

@@ -52,7 +52,7 @@ import { pathFieldsOf } from "./descriptors/descriptor.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile, type HostModule } from "./host.ts";
 import { recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { COPILOT };
 
 /** The tools that name their one target in a field of `toolArgs` (the descriptor's: `path`). */

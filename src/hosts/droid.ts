@@ -41,7 +41,7 @@ import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile,
 import { silentPassEncoder } from "./silent-pass.ts";
 import { evidenceFromSpelledMcpTool, guardNamedEditTool } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { DROID };
 
 const DROID_EDIT_TARGET_FIELD = pathFieldsOf(DROID);

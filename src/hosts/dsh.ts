@@ -24,7 +24,7 @@ import { DSH } from "./descriptors/dsh.ts";
 import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, type HostModule } from "./host.ts";
 import { recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { DSH };
 
 const WORKSPACE_STATE_DIR = ".velesdb-hooks";

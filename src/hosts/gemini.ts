@@ -63,7 +63,7 @@ import {
 } from "./host.ts";
 import { mcpResultOfLlmContent, recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { GEMINI };
 
 /** The tools Gemini CLI edits files with (its EDIT_TOOL_NAMES; the descriptor's), and their target field. */

@@ -100,7 +100,7 @@ export const PRE_COMPACT_EVENT: EventRule = {
 async function memoryOpener(input: HookInput): Promise<OpenMemory> {
   // Loaded here, not with this module: host.ts is in every hook's first chunk, and each chunk a
   // hook evaluates costs it heap blocks (src/hosts/loaders.ts, test/hot-path.test.ts).
-  const { sharedMemoryAbsent } = await import("../mcp/runtime.ts");
+  const { sharedMemoryAbsent } = await import("../core/mcp-runtime.ts");
   const absent = sharedMemoryAbsent(input.env, input.cwd);
   if (absent !== undefined) return async () => ({ ok: false, cause: absent.why, unconfigured: absent.unset });
   return (await import("../mcp/memory-client.ts")).openMemory;

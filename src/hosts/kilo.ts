@@ -21,7 +21,7 @@ import type { HostModule } from "./host.ts";
 import { mcpToolOf, tempStateProfile } from "./host.ts";
 import { opencode, opencodePostToolUse } from "./opencode.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { KILO };
 
 export const kilo: HostModule = {

@@ -58,7 +58,7 @@ import {
 } from "./host.ts";
 import { evidenceFromSpelledMcpTool, guardNamedEditTool } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { OPENCODE };
 
 const OPENCODE_EDIT_TARGET_FIELD = pathFieldsOf(OPENCODE);

@@ -38,7 +38,7 @@ import { eventsOf, mcpToolOf, SESSION_START_EVENT, STOP_EVENT, tempStateProfile,
 import { opencode } from "./opencode.ts";
 import { guardNamedEditTool, recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { PI };
 
 // How the model names a velesdb-memory tool (the descriptor's `velesdb_memory_<tool>`):

@@ -44,7 +44,7 @@ import {
 } from "./host.ts";
 import { guardNamedEditTool, mcpResultOfLlmContent, recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { QWEN };
 
 const QWEN_EDIT_TARGET_FIELD = pathFieldsOf(QWEN);

@@ -21,7 +21,7 @@ import { WINDSURF } from "./descriptors/windsurf.ts";
 import { eventsOf, mcpToolOf, type HostModule } from "./host.ts";
 import { recordEvidenceAndPass } from "./tool-events.ts";
 
-// The installer reads this host's descriptor through this module (src/hosts/descriptors/index.ts says why).
+// The installer reads this host's descriptor through this module (docs/development/architecture.md, "One descriptor per host", says why).
 export { WINDSURF };
 
 function encodeWindsurfAnswer(_wireName: string, decision: Decision): HookAnswer {

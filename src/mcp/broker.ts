@@ -41,7 +41,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./lines.ts";
-import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "./runtime.ts";
+import { isSocketOfOurs, type McpRuntimePaths, type McpStatusRecord } from "../core/mcp-runtime.ts";
 import { acquireStartLock, brokerAt, HELLO_KEY, openRuntimeDirectory, type Hello } from "./channel.ts";
 
 /** The versions velesdb-memory 0.17.0 answers over `initialize` (rmcp 3.11 ProtocolVersion::KNOWN_VERSIONS with a handshake). */

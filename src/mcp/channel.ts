@@ -11,7 +11,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { ensurePrivateSubdirectory, errorCode, openStateStore } from "../core/state.ts";
 import { LineSplitter, parseMessage } from "./lines.ts";
-import { processAlive, type McpRuntimePaths } from "./runtime.ts";
+import { processAlive, type McpRuntimePaths } from "../core/mcp-runtime.ts";
 
 /** The key of the first line each way: the front's greeting and the broker's answer. */
 export const HELLO_KEY = "velesdbHooksBroker";

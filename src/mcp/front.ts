@@ -19,7 +19,7 @@ import {
   SERVER_STOPPED,
   type JsonRpcId,
 } from "./lines.ts";
-import { mcpRuntimePaths, recordFront, resolveStore, type McpRuntimePaths } from "./runtime.ts";
+import { mcpRuntimePaths, recordFront, resolveStore, type McpRuntimePaths } from "../core/mcp-runtime.ts";
 import { HELLO_KEY, openRuntimeDirectory } from "./channel.ts";
 import { reachBroker } from "./reach.ts";
 

@@ -23,7 +23,7 @@ import {
   resolveStore,
   serverSettingsDigest,
   type McpRuntimePaths,
-} from "./runtime.ts";
+} from "../core/mcp-runtime.ts";
 
 /** startableServer(paths, env) → the server a hook may start a broker with, or why it only connects. */
 function startableServer(

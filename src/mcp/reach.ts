@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { LineSplitter, parseMessage } from "./lines.ts";
-import { readMcpStatus, type McpRuntimePaths } from "./runtime.ts";
+import { readMcpStatus, type McpRuntimePaths } from "../core/mcp-runtime.ts";
 import { describeStartLock, HELLO_KEY, type Hello } from "./channel.ts";
 
 /** The broker a client means: its store, the files of that store's broker, and the server it starts when none runs. */

@@ -229,7 +229,7 @@ export function mcpSandbox(
     stateDir,
     cleanup: () => {
       // Every broker of this sandbox and its server go with it (a case that unsets
-      // VELESDB_HOOKS_STATE_DIR has its brokers in the home: src/mcp/runtime.ts mcpRuntimeDirectory).
+      // VELESDB_HOOKS_STATE_DIR has its brokers in the home: src/core/mcp-runtime.ts mcpRuntimeDirectory).
       for (const pid of [...brokersOf(stateDir), ...brokersIn(path.join(home, ".velesdb-hooks", "run"))]) killTree(pid);
       fs.rmSync(root, { recursive: true, force: true });
     },

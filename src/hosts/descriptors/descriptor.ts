@@ -1,12 +1,13 @@
 // What one host is, as plain data: the single source the hook side (src/hosts/<host>.ts) and the
 // installer side (src/install/clients/<host>.ts) both read, so the two cannot drift apart
 // (test/host-descriptors.test.ts fails when they do). A descriptor imports nothing but this file
-// and velesdb-memory.ts (Kilo Code's also OpenCode's, whose fork it is): the installer loads no
-// hook rule through it, a hook no installer code.
-// Adding a host is its descriptor here (one file and one row in ./index.ts), its encoder in
+// and core's plain list of velesdb-memory's tools, src/core/velesdb-tools.ts (Kilo Code's also
+// OpenCode's, whose fork it is): the installer loads no hook rule through it, a hook no installer
+// code. Adding a host is its descriptor here (one file, and one row in the tests' table,
+// test/support/host-descriptors.ts), its encoder in
 // src/hosts/, its client module for what only the installer knows (home, settings file, handler
 // spelling, MCP files), and its tests (docs/development/architecture.md).
-import { RECALL_TOOL_NAMES } from "./velesdb-memory.ts";
+import { RECALL_TOOL_NAMES } from "../../core/velesdb-tools.ts";
 
 /** One event of ours: how the host's settings name it, and what the installer registers with it. */
 export interface EventDescriptor {

@@ -7,8 +7,8 @@
 // stays small: only fs and path, already on every hook's path (test/hot-path.test.ts).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { posixCksum } from "../core/cksum.ts";
-import { defaultStateDirectory, readPrivateFile, writePrivateFile } from "../core/state.ts";
+import { posixCksum } from "./cksum.ts";
+import { defaultStateDirectory, readPrivateFile, writePrivateFile } from "./state.ts";
 
 /** The private directory (0700) below the hooks' state directory that holds every broker's files when the home cannot (mcpRuntimeDirectory). */
 export const MCP_RUNTIME_SUBDIRECTORY = "mcp";
