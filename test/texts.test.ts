@@ -265,3 +265,21 @@ describe("state failure texts (docs/decisions.md#the-learning-loop)", () => {
     expect(line).toContain('state directory "/s" is repaired');
   });
 });
+
+describe("our Stop continuations as hosts record them (isOurContinuation)", () => {
+  const slot = { project: "p", session: "rolling/s" };
+  test("each continuation is recognised bare and behind a host's own words", () => {
+    for (const text of [
+      texts.saveGuidance(slot),
+      texts.learningCheckpoint([{ project: "p", session: "rolling/s", root: "/r" }]),
+    ]) {
+      expect(texts.isOurContinuation(text)).toBe(true);
+      // CodeBuddy Code 2.117.0 writes "<user_query>Stop hook: " before it.
+      expect(texts.isOurContinuation(`<user_query>Stop hook: ${text}</user_query>`)).toBe(true);
+    }
+  });
+  test("positive control: a user's own request is not one, nor a quote far into it", () => {
+    expect(texts.isOurContinuation("continue the grammar work")).toBe(false);
+    expect(texts.isOurContinuation(`${"x".repeat(300)} Before this session ends, save`)).toBe(false);
+  });
+});

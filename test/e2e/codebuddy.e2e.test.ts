@@ -226,7 +226,7 @@ const recallTurn: ChatTurn = {
 };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = {
-  matchLast: /save_working_context\(|Learning checkpoint/,
+  matchLast: /Before this session ends, |Learning checkpoint/,
   reply: chatText("AFTER CONTINUATION"),
 };
 

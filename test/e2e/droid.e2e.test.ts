@@ -129,7 +129,7 @@ const createTurn = (c: E2ECase): ChatTurn => ({
 const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory___recall_fused", { query: "guarded.txt" }) };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = {
-  matchLast: /save_working_context\(|Learning checkpoint/,
+  matchLast: /Before this session ends, |Learning checkpoint/,
   reply: chatText("AFTER CONTINUATION"),
 };
 

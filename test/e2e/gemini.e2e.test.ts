@@ -116,7 +116,7 @@ interface InstallSteps {
 let installSteps: InstallSteps | undefined;
 const plainSession = session(
   "gemini-plain",
-  [{ match: /save_working_context\(project=/, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }],
+  [{ match: /Before this session ends, /, reply: geminiText("SAVED") }, { reply: geminiText("DONE") }],
   {
     install: (c) => {
       const original = fs.readFileSync(c.settings, "utf8");

@@ -24,8 +24,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { mcpRuntimeDirectory } from "../../src/core/mcp-runtime.ts";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
-import { brokersOf, killTree, serversOn, until } from "../support/mcp-session.ts";
+import { brokersIn, killTree, serversOn, until } from "../support/mcp-session.ts";
 import { assertOffline, exitedCleanly, once, toolAnswerTexts } from "./checks.ts";
 import { claudeDisobedient, codexDisobedient, type Chore } from "./disobedient-model.ts";
 import {
@@ -60,17 +61,15 @@ afterAll(() => {
   llm?.stop();
   // The brokers our sessions started outlive them by an idle grace (docs/shared-memory.md "Idle
   // exit"); they and their servers go with the case, by pid.
-  for (const c of cases) for (const pid of brokersOf(stateDirOf(c))) killTree(pid);
+  for (const c of cases) for (const pid of brokersIn(runtimeDirOf(c))) killTree(pid);
   cases.forEach(removeCase);
 });
 
 /** Every host run: bounded, and the sessions run one after the other (one velesdb-memory holds ~465 MB). */
 const RUN = { timeoutMs: 120_000 };
 
-/** The hooks' state directory of a case (docs/shared-memory.md "The channel"): its mcp/ holds the brokers' files. */
-const stateDirOf = (c: E2ECase): string =>
-  path.join(c.tmp, `velesdb-agent-hooks-${typeof process.getuid === "function" ? process.getuid() : 0}`);
-const runtimeDirOf = (c: E2ECase): string => path.join(stateDirOf(c), "mcp");
+/** The broker's runtime directory of the case's HOME, as the hooks and the front name it (src/core/mcp-runtime.ts). */
+const runtimeDirOf = (c: E2ECase): string => mcpRuntimeDirectory({ HOME: c.home }).dir;
 /** The store: velesdb-memory 0.17.0's default, $HOME/.velesdb-memory (no VELESDB_MEMORY_PATH here). */
 const storeOf = (c: E2ECase): string => path.join(c.home, ".velesdb-memory");
 
@@ -276,7 +275,7 @@ interface FailOpen {
 }
 
 const stopBrokers = (c: E2ECase): void => {
-  for (const pid of brokersOf(stateDirOf(c))) killTree(pid);
+  for (const pid of brokersIn(runtimeDirOf(c))) killTree(pid);
 };
 
 async function failOpen(chain: Chain): Promise<FailOpen> {

@@ -154,7 +154,7 @@ const recallTurn: ChatTurn = {
 };
 const done: ChatTurn = { reply: chatText("DONE answer") };
 const afterContinuation: ChatTurn = {
-  matchLast: /save_working_context\(|Learning checkpoint/,
+  matchLast: /Before this session ends, |Learning checkpoint/,
   reply: chatText("AFTER CONTINUATION"),
 };
 // Two bash outputs over our threshold, made by real tools in the workspace

@@ -276,7 +276,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   const recallTurn: ChatTurn = { reply: chatTool("velesdb-memory_recall_fused", { query: "guarded.txt" }) };
   const done: ChatTurn = { reply: chatText("DONE answer") };
   const afterContinuation: ChatTurn = {
-    matchLast: /save_working_context\(|Learning checkpoint/,
+    matchLast: /Before this session ends, |Learning checkpoint/,
     reply: chatText("AFTER CONTINUATION"),
   };
   // Two bash outputs over our threshold, made by real tools in the workspace
