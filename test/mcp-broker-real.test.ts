@@ -22,10 +22,10 @@ import {
   until,
   type McpClient,
 } from "./support/mcp-session.ts";
+import { requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
 const skip = REAL_SERVER === undefined;
-if (skip && process.env.CI === "true")
-  throw new Error("VELESDB_MEMORY_BIN_REAL is unset under CI=true: the broker's round-4 cases need the real server");
+requireRealServerUnderCi(test, "the broker's round-4 cases");
 const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
 
 let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];

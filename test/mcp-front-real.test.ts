@@ -22,13 +22,11 @@ import {
   until,
   type McpClient,
 } from "./support/mcp-session.ts";
+import { requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";
 const skip = REAL_SERVER === undefined;
-if (skip && process.env.CI === "true")
-  throw new Error(
-    "VELESDB_MEMORY_BIN_REAL is unset under CI=true: the shared-memory cases need the real velesdb-memory 0.17.0",
-  );
+requireRealServerUnderCi(test, "the shared-memory cases");
 const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
 
 let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];
