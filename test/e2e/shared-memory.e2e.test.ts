@@ -8,17 +8,16 @@
 // process per store, so one of the two has no memory tools — its recall fails, our guard keeps
 // its edit refused. The model is obedient-model.ts (it loads, edits, recalls only when our
 // guard's refusal names the recall, saves when the Stop text asks).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { assertOffline, check, claudeHookContexts, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
 import {
   createCase,
+  e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
   runInstaller,
@@ -26,21 +25,11 @@ import {
   type E2ECase,
   type RunResult,
 } from "./harness.ts";
-import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, type Work } from "./obedient-model.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
-let llm: MockLlm;
-const cases: E2ECase[] = [];
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  llm = await startMockLlm();
-});
-afterAll(() => {
-  llm?.stop();
-  cases.forEach(removeCase);
-});
+const suite = e2eSuite();
 
 const workOf = (host: string, marker: string): Work => ({
   goal: `notes for the ${host} half of the change`,
@@ -123,15 +112,15 @@ function wire(c: E2ECase, wiring: Wiring): void {
 
 /** runPair(wiring) → Claude and Codex at once in one opted-in repository, then the next Claude session. */
 async function runPair(wiring: Wiring): Promise<PairRun> {
-  const c = createCase(llm, `shared-${wiring}`, { projectConfig: OPT_IN });
-  cases.push(c);
+  const c = createCase(suite.mock, `shared-${wiring}`, { projectConfig: OPT_IN });
+  suite.cases.push(c);
   wire(c, wiring);
   const tag = `${wiring}-${process.pid}-${Date.now().toString(36)}`;
   const markers = { claude: `SHARED-CLAUDE-${tag}`, codex: `SHARED-CODEX-${tag}` };
   const claudeCase = { ...c, scenario: `${c.scenario}-claude` };
   const nextCase = { ...c, scenario: `${c.scenario}-next` };
   const meet = rendezvous(2);
-  llm.script(claudeCase.scenario, {
+  suite.mock.script(claudeCase.scenario, {
     claude: [
       {
         reply: meet(
@@ -144,7 +133,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
       },
     ],
   });
-  llm.script(c.scenario, {
+  suite.mock.script(c.scenario, {
     codex: [
       {
         reply: meet(
@@ -157,7 +146,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
       },
     ],
   });
-  llm.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
   // The broker the front starts outlives its sessions by an idle grace (VELESDB_HOOKS_MCP_IDLE_MS, branch mcp): short here, so none outlives the case.
   const env = { VELESDB_HOOKS_MCP_IDLE_MS: "2000" };
   const [claude, codex] = await Promise.all([
@@ -169,7 +158,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
   if (process.env.VH_E2E_KEEP)
     for (const [name, r] of Object.entries({ claude, codex, next }))
       fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
-  for (const r of [claude, codex, next]) assertOffline(r, llm.escaped());
+  for (const r of [claude, codex, next]) assertOffline(r, suite.mock.escaped());
   return { wiring, markers, claude, codex, next, workspace: c.workspace };
 }
 
