@@ -394,6 +394,30 @@ export function runInstaller(
   return run.stdout.toString();
 }
 
+/** installWithMcp(c, clients, server) → `install --client <client> --mcp` for each client, VELESDB_MEMORY_BIN = server. */
+export function installWithMcp(c: E2ECase, clients: readonly string[], server: string): void {
+  for (const client of clients)
+    runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+}
+
+/** writeClaudeServer(c, command) → ~/.claude.json naming `command` as the user-scope stdio velesdb-memory server. */
+export function writeClaudeServer(c: E2ECase, command: string): void {
+  fs.writeFileSync(
+    path.join(c.home, ".claude.json"),
+    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command, args: [], env: {} } } }, null, 2)}\n`,
+  );
+}
+
+/**
+ * wireServerDirectly(c, server) → velesdb-memory as Claude Code's and Codex's own stdio server,
+ * in the shapes install --mcp writes, with no front: the memory proofs' "server wired" control.
+ */
+export function wireServerDirectly(c: E2ECase, server: string): void {
+  writeClaudeServer(c, server);
+  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
+  writeCodexConfig(c);
+}
+
 export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
   runInstaller(c, host, "install", { CODEX_HOME: c.codexHome });
   const registry =

@@ -22,11 +22,11 @@ import {
   createCase,
   e2eSuite,
   E2E_PROJECT,
+  installWithMcp,
+  wireServerDirectly,
   registerHooks,
   runClaude,
   runCodex,
-  runInstaller,
-  writeCodexConfig,
   type E2ECase,
   type Mode,
   type RunResult,
@@ -81,16 +81,10 @@ function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
     fs.writeFileSync(gem.settings, `${JSON.stringify(settings, null, 2)}\n`);
     // Codex: hooks and the trust state a user's /hooks approval writes, then --mcp appends its table.
     registerHooks(c, "codex");
-    for (const client of ["claude", "codex", "gemini"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex", "gemini"], server);
     return;
   }
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
   fs.writeFileSync(
     gem.settings,
     `${JSON.stringify({ ...settings, mcpServers: { "velesdb-memory": { command: server, args: [] } } }, null, 2)}\n`,

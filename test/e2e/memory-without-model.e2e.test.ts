@@ -33,15 +33,16 @@ import {
   createCase,
   e2eSuite,
   E2E_PROJECT,
+  installWithMcp,
+  wireServerDirectly,
+  writeClaudeServer,
   installedHooksBin,
   registerHooks,
   runClaude,
   runCodex,
-  runInstaller,
   shellQuote,
   spiedRuns,
   spyOnInstalledHooks,
-  writeCodexConfig,
   type E2ECase,
   type Mode,
   type RunResult,
@@ -82,16 +83,10 @@ function tappedServer(c: E2ECase): { bin: string; log: string } {
 function wire(c: E2ECase, mode: Mode, server: string): void {
   if (mode === "hooks") {
     registerHooks(c, "codex"); // hooks and the trust state a user's /hooks approval writes; --mcp appends its table
-    for (const client of ["claude", "codex"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex"], server);
     return;
   }
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
 }
 
 // ---- What the sessions do ----------------------------------------------------------------------
@@ -350,10 +345,7 @@ async function directlyWired(): Promise<{ session: Session; c: E2ECase; spy: str
   suite.cases.push(c);
   const { bin, log } = tappedServer(c);
   registerHooks(c, "claude");
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: bin, args: [], env: {} } } }, null, 2)}\n`,
-  );
+  writeClaudeServer(c, bin);
   const spy = spyOnInstalledHooks(c.home, { stderr: true });
   suite.mock.script(c.scenario, { claude: [{ reply: claudeDisobedient(workChore("MWM-hooks-0-direct")) }] });
   const session = await measured(log, () => runClaude(c, ["-p", "find out what generates guarded.txt"], RUN));

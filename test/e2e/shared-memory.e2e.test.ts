@@ -17,11 +17,11 @@ import {
   createCase,
   e2eSuite,
   E2E_PROJECT,
+  installWithMcp,
+  wireServerDirectly,
   registerHooks,
   runClaude,
   runCodex,
-  runInstaller,
-  writeCodexConfig,
   type E2ECase,
   type RunResult,
 } from "./harness.ts";
@@ -90,8 +90,7 @@ function wire(c: E2ECase, wiring: Wiring): void {
   const server = realBinary();
   registerHooks(c, "codex"); // hooks + the trust state; --mcp appends its table after it
   if (wiring === "front") {
-    for (const client of ["claude", "codex"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex"], server);
     const entry = claudeEntry(c);
     // The shared front's design (branch mcp): every client starts `velesdb-hooks mcp --server <abs velesdb-memory>`.
     if (entry?.args?.[0] !== "mcp" || !entry.args.includes(server)) {
@@ -102,12 +101,7 @@ function wire(c: E2ECase, wiring: Wiring): void {
     return;
   }
   registerHooks(c, "claude");
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
 }
 
 /** runPair(wiring) → Claude and Codex at once in one opted-in repository, then the next Claude session. */
