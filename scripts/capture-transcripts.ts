@@ -250,6 +250,25 @@ function ended(host: CaptureHost, r: Pick<RunResult, "exitCode" | "timedOut" | "
     );
 }
 
+/**
+ * copyAtLast(host, c, run) → the copy taken at the last `event` (default stop) hook run of one
+ * session `run` starts in the case, its hooks wrapped first; the case is removed after. A session
+ * that failed stops the capture, unless `mayFail` (CodeBuddy's live run ends by being killed).
+ */
+async function copyAtLast(
+  host: CaptureHost,
+  c: { readonly home: string; readonly root: string },
+  run: () => Promise<Pick<RunResult, "exitCode" | "timedOut" | "stdout" | "stderr">>,
+  options: { event?: string; mayFail?: boolean } = {},
+): Promise<Buffer> {
+  const dir = wrapInstalledHooks(c);
+  const r = await run();
+  if (!options.mayFail) ended(host, r);
+  const copy = lastCopy(host, dir, options.event ?? "stop", r.stdout + r.stderr);
+  removeCaptureCase(c);
+  return copy;
+}
+
 // ---- One runner per host ----------------------------------------------------------------------
 
 const claudeFirst: ClaudeReply = {
@@ -345,12 +364,7 @@ async function codexStopCopy(
   llm.script(c.scenario, { codex: replies });
   notesFile(c.workspace);
   registerHooks(c, "codex");
-  const dir = wrapInstalledHooks(c);
-  const r = await runCodex(c, PROMPT);
-  ended("codex", r);
-  const stop = lastCopy("codex", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
-  return { c, stop };
+  return { c, stop: await copyAtLast("codex", c, () => runCodex(c, PROMPT)) };
 }
 
 /** Codex: the session (stop); then the same session with auto-compaction after the tool call (after-compact). */
@@ -404,12 +418,16 @@ async function captureGemini(): Promise<Fixture[]> {
     ];
     const c = createGeminiCase(mock, "capture-gemini", "hooks", turns);
     notesFile(c.workspace);
-    const dir = wrapInstalledHooks(c);
-    const r = await runGemini(c, PROMPT);
-    ended("gemini", r);
-    const stop = lastCopy("gemini", dir, "after-agent", r.stdout + r.stderr);
-    if (mock.escaped().length > 0) fail(`gemini: requests left 127.0.0.1: ${mock.escaped().join(", ")}`);
-    removeCaptureCase(c);
+    const stop = await copyAtLast(
+      "gemini",
+      c,
+      async () => {
+        const r = await runGemini(c, PROMPT);
+        if (mock.escaped().length > 0) fail(`gemini: requests left 127.0.0.1: ${mock.escaped().join(", ")}`);
+        return r;
+      },
+      { event: "after-agent" },
+    );
     return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last AfterAgent of `gemini -p`" }];
   } finally {
     mock.stop();
@@ -438,11 +456,7 @@ async function captureQwen(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture[
   chat.script(c.scenario, chatTurns("run_shell_command", { command: TOOL_COMMAND }));
   notesFile(c.workspace);
   runInstaller(c, "qwen", "install");
-  const dir = wrapInstalledHooks(c);
-  const r = await runQwen(c, chat, PROMPT);
-  ended("qwen", r);
-  const stop = lastCopy("qwen", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("qwen", c, () => runQwen(c, chat, PROMPT));
   return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `qwen -p`" }];
 }
 
@@ -459,11 +473,7 @@ async function captureDroid(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture
     `${JSON.stringify({ customModels: [droidCustomModel(c, chat)] }, null, 2)}\n`,
   );
   runInstaller(c, "droid", "install");
-  const dir = wrapInstalledHooks(c);
-  const r = await runDroidExec(c, PROMPT);
-  ended("droid", r);
-  const stop = lastCopy("droid", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("droid", c, () => runDroidExec(c, PROMPT));
   return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `droid exec`" }];
 }
 
@@ -474,10 +484,7 @@ async function captureCodebuddy(llm: MockLlm, chat: MockOpenAiChat): Promise<Fix
   notesFile(c.workspace);
   writeCodebuddyModel(c, chat);
   runInstaller(c, "codebuddy", "install");
-  const dir = wrapInstalledHooks(c);
-  const r = await runCodebuddyLive(c, chat, PROMPT);
-  const stop = lastCopy("codebuddy", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("codebuddy", c, () => runCodebuddyLive(c, chat, PROMPT), { mayFail: true });
   return [
     {
       file: "stop.jsonl",
