@@ -11,7 +11,7 @@
 // continuation, answered CONTINUATION. Turns are picked by position (mock-llm.ts), so a change of
 // our hook texts changes nothing here.
 //
-// The installed binary is wrapped (as harness.ts spyOnInstalledHooks does) so that every hook run
+// The installed binary is wrapped (harness.ts spyOnInstalledHooks) so that every hook run
 // also leaves a copy of the file its payload names (`transcript_path`, Copilot's `transcriptPath`)
 // as it was when the hook ran, before our hook itself runs. `<host>/stop.<ext>` is the copy taken
 // at the session's LAST Stop (Gemini: AfterAgent, Copilot: agentStop): exactly what a Stop hook
@@ -21,7 +21,6 @@
 // prose (system prompts, tool descriptions) becomes a placeholder (withoutHostProse); no other
 // byte changes.
 // A capture whose hook received no readable file stops with what the payload said.
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -36,12 +35,20 @@ import {
   runInstaller,
   runProcess,
   shellQuote,
+  spiedRuns,
+  spyOnInstalledHooks,
   writeFileMaking,
+  type CaseOptions,
+  type E2ECase,
   type RunResult,
+  type SpiedRun,
 } from "../test/e2e/harness.ts";
+import { runCodebuddyLive, writeCodebuddyModel } from "../test/e2e/codebuddy-harness.ts";
+import { copilotOfflineEnv } from "../test/e2e/copilot-harness.ts";
+import { droidCustomModel, runDroidExec } from "../test/e2e/droid-harness.ts";
 import { HOST_BINS } from "../test/e2e/host-bins.ts";
 import { startMockGemini, type GeminiTurn } from "../test/e2e/mock-gemini.ts";
-import { startMockLlm, type ClaudeReply, type CodexReply, type MockLlm } from "../test/e2e/mock-llm.ts";
+import { startMockLlm, type ClaudeReply, type CodexReply, type MockLlm, type Scenario } from "../test/e2e/mock-llm.ts";
 import { chatText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "../test/e2e/mock-openai-chat.ts";
 import { createGeminiCase, runGemini } from "../test/e2e/gemini-harness.ts";
 import { runQwen, settingsPath, userSettings as qwenUserSettings } from "../test/e2e/qwen-harness.ts";
@@ -83,16 +90,12 @@ function fail(message: string): never {
 /**
  * wrapInstalledHooks(c) → the directory where each hook run of the installed binary leaves
  * `<n>.argv`, `<n>.stdin` and, when its payload names a transcript, `<n>.transcript` (copied
- * before the real hook runs) or `<n>.transcript-error`. The host keeps the command it was given.
- * A run whose second argument is `probe-only` is recorded and answers nothing (an event we do not
- * install, registered only to see what the host hands it).
+ * before the real hook runs) or `<n>.transcript-error`: harness.ts spyOnInstalledHooks with the
+ * copy added. The host keeps the command it was given. A run whose second argument is
+ * `probe-only` is recorded and answers nothing (an event we do not install, registered only to
+ * see what the host hands it).
  */
 function wrapInstalledHooks(c: { readonly home: string; readonly root: string }): string {
-  const installed = path.join(c.home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
-  const real = `${installed}.captured`;
-  const dir = path.join(c.root, "hook-runs");
-  fs.mkdirSync(dir, { recursive: true });
-  fs.renameSync(installed, real);
   const copier = path.join(c.root, "copy-transcript.mjs");
   fs.writeFileSync(
     copier,
@@ -110,54 +113,29 @@ function wrapInstalledHooks(c: { readonly home: string; readonly root: string })
     ].join("\n"),
   );
   const copilotEvents = path.join(c.home, ".copilot", "session-state", "{sessionId}", "events.jsonl");
-  fs.writeFileSync(
-    installed,
-    [
-      "#!/bin/sh",
-      `if [ "$1" = mcp ]; then exec ${shellQuote(real)} "$@"; fi`,
-      `n="${dir}/$(date +%s%N)-$$"`,
-      `printf '%s\\n' "$@" > "$n.argv"`,
-      `cat > "$n.stdin"`,
+  return spyOnInstalledHooks(c.home, {
+    dir: path.join(c.root, "hook-runs"),
+    beforeHook: [
       `node ${shellQuote(copier)} "$n" ${shellQuote(copilotEvents)}`,
       `if [ "$2" = probe-only ]; then exit 0; fi`,
-      `exec ${shellQuote(real)} "$@" < "$n.stdin"`,
-      "",
-    ].join("\n"),
-    { mode: 0o755 },
-  );
-  return dir;
+    ],
+  });
 }
 
-interface HookRun {
-  readonly argv: string[];
-  readonly payload: Record<string, unknown> | undefined;
+interface HookRun extends SpiedRun {
   readonly transcript: Buffer | undefined;
   readonly copyError: string | undefined;
 }
 
+/** hookRuns(dir) → the runs wrapInstalledHooks recorded, oldest first, with the transcript copied at each. */
 function hookRuns(dir: string): HookRun[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(".argv"))
-    .sort()
-    .map((f) => {
-      const base = path.join(dir, f.slice(0, -".argv".length));
-      const read = (suffix: string): Buffer | undefined =>
-        fs.existsSync(base + suffix) ? fs.readFileSync(base + suffix) : undefined;
-      let payload: Record<string, unknown> | undefined;
-      try {
-        payload = JSON.parse(read(".stdin")?.toString("utf8") ?? "");
-      } catch {
-        payload = undefined;
-      }
-      return {
-        argv: (read(".argv")?.toString("utf8") ?? "").split("\n").filter((a) => a !== ""),
-        payload,
-        transcript: read(".transcript"),
-        copyError: read(".transcript-error")?.toString("utf8"),
-      };
-    });
+  return spiedRuns(dir).map((run) => ({
+    ...run,
+    transcript: fs.existsSync(`${run.base}.transcript`) ? fs.readFileSync(`${run.base}.transcript`) : undefined,
+    copyError: fs.existsSync(`${run.base}.transcript-error`)
+      ? fs.readFileSync(`${run.base}.transcript-error`, "utf8")
+      : undefined,
+  }));
 }
 
 /** lastCopy(dir, event, from) → the copy taken at the last run of `event` (after the first `from` runs), or why none. */
@@ -272,6 +250,25 @@ function ended(host: CaptureHost, r: Pick<RunResult, "exitCode" | "timedOut" | "
     );
 }
 
+/**
+ * copyAtLast(host, c, run) → the copy taken at the last `event` (default stop) hook run of one
+ * session `run` starts in the case, its hooks wrapped first; the case is removed after. A session
+ * that failed stops the capture, unless `mayFail` (CodeBuddy's live run ends by being killed).
+ */
+async function copyAtLast(
+  host: CaptureHost,
+  c: { readonly home: string; readonly root: string },
+  run: () => Promise<Pick<RunResult, "exitCode" | "timedOut" | "stdout" | "stderr">>,
+  options: { event?: string; mayFail?: boolean } = {},
+): Promise<Buffer> {
+  const dir = wrapInstalledHooks(c);
+  const r = await run();
+  if (!options.mayFail) ended(host, r);
+  const copy = lastCopy(host, dir, options.event ?? "stop", r.stdout + r.stderr);
+  removeCaptureCase(c);
+  return copy;
+}
+
 // ---- One runner per host ----------------------------------------------------------------------
 
 const claudeFirst: ClaudeReply = {
@@ -354,53 +351,50 @@ const codexFirst = (totalTokens?: number): CodexReply => ({
   totalTokens,
 });
 
-/** Codex: the session (stop); then the same session with auto-compaction after the tool call (after-compact). */
-async function captureCodex(llm: MockLlm): Promise<Fixture[]> {
-  const c = createCase(llm, "capture-codex");
-  llm.script(c.scenario, {
-    codex: [
-      // Codex counts a reply's message and its function_call as two turns: the continuation is
-      // recognised by the host's own wrapper of a Stop reason instead.
-      { matchLast: /<hook_prompt/, reply: { items: [codexMessage(CONTINUATION)] } },
-      { reply: codexFirst() },
-      { reply: { items: [codexMessage(ASSISTANT_FINAL)] } },
-    ],
-  });
+const codexSays = (text: string): CodexReply => ({ items: [codexMessage(text)] });
+
+/** codexStopCopy(llm, name, replies, options) → the copy at the last Stop of `codex exec PROMPT` in a fresh case scripted with `replies`, and that case. */
+async function codexStopCopy(
+  llm: MockLlm,
+  name: string,
+  replies: NonNullable<Scenario["codex"]>,
+  options: CaseOptions = {},
+): Promise<{ c: E2ECase; stop: Buffer }> {
+  const c = createCase(llm, name, options);
+  llm.script(c.scenario, { codex: replies });
   notesFile(c.workspace);
   registerHooks(c, "codex");
-  const dir = wrapInstalledHooks(c);
-  const r = await runCodex(c, PROMPT);
-  ended("codex", r);
-  const stop = lastCopy("codex", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  return { c, stop: await copyAtLast("codex", c, () => runCodex(c, PROMPT)) };
+}
 
+/** Codex: the session (stop); then the same session with auto-compaction after the tool call (after-compact). */
+async function captureCodex(llm: MockLlm): Promise<Fixture[]> {
+  const plain = await codexStopCopy(llm, "capture-codex", [
+    // Codex counts a reply's message and its function_call as two turns: the continuation is
+    // recognised by the host's own wrapper of a Stop reason instead.
+    { matchLast: /<hook_prompt/, reply: codexSays(CONTINUATION) },
+    { reply: codexFirst() },
+    { reply: codexSays(ASSISTANT_FINAL) },
+  ]);
   // Auto-compaction as test/e2e/lifecycle.e2e.test.ts provokes it: a reply reporting 50 000 tokens
   // against model_auto_compact_token_limit = 2000.
-  const k = createCase(llm, "capture-codex-compact", { codex: { autoCompactTokenLimit: 2000 } });
-  llm.script(k.scenario, {
-    codex: [
-      { matchLast: /<hook_prompt/, reply: { items: [codexMessage(CONTINUATION)] } },
-      { matchLast: /CONTEXT CHECKPOINT COMPACTION/, reply: { items: [codexMessage(SUMMARY)] } },
-      {
-        match: /Another language model started to solve this problem/,
-        reply: { items: [codexMessage(ASSISTANT_FINAL)] },
-      },
+  const compacted = await codexStopCopy(
+    llm,
+    "capture-codex-compact",
+    [
+      { matchLast: /<hook_prompt/, reply: codexSays(CONTINUATION) },
+      { matchLast: /CONTEXT CHECKPOINT COMPACTION/, reply: codexSays(SUMMARY) },
+      { match: /Another language model started to solve this problem/, reply: codexSays(ASSISTANT_FINAL) },
       { reply: codexFirst(50_000) },
-      { reply: { items: [codexMessage(ASSISTANT_FINAL)] } },
+      { reply: codexSays(ASSISTANT_FINAL) },
     ],
-  });
-  notesFile(k.workspace);
-  registerHooks(k, "codex");
-  const kdir = wrapInstalledHooks(k);
-  const kr = await runCodex(k, PROMPT);
-  ended("codex", kr);
-  const afterCompact = lastCopy("codex", kdir, "stop", kr.stdout + kr.stderr);
-  removeCaptureCase(k);
+    { codex: { autoCompactTokenLimit: 2000 } },
+  );
   return [
-    { file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `codex exec`" },
+    { file: "stop.jsonl", bytes: placeholders(plain.c, plain.stop), how: "at the last Stop of `codex exec`" },
     {
       file: "after-compact.jsonl",
-      bytes: placeholders(k, afterCompact),
+      bytes: placeholders(compacted.c, compacted.stop),
       how: "at the last Stop of `codex exec` with auto-compaction after the tool call",
     },
   ];
@@ -424,12 +418,16 @@ async function captureGemini(): Promise<Fixture[]> {
     ];
     const c = createGeminiCase(mock, "capture-gemini", "hooks", turns);
     notesFile(c.workspace);
-    const dir = wrapInstalledHooks(c);
-    const r = await runGemini(c, PROMPT);
-    ended("gemini", r);
-    const stop = lastCopy("gemini", dir, "after-agent", r.stdout + r.stderr);
-    if (mock.escaped().length > 0) fail(`gemini: requests left 127.0.0.1: ${mock.escaped().join(", ")}`);
-    removeCaptureCase(c);
+    const stop = await copyAtLast(
+      "gemini",
+      c,
+      async () => {
+        const r = await runGemini(c, PROMPT);
+        if (mock.escaped().length > 0) fail(`gemini: requests left 127.0.0.1: ${mock.escaped().join(", ")}`);
+        return r;
+      },
+      { event: "after-agent" },
+    );
     return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last AfterAgent of `gemini -p`" }];
   } finally {
     mock.stop();
@@ -458,11 +456,7 @@ async function captureQwen(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture[
   chat.script(c.scenario, chatTurns("run_shell_command", { command: TOOL_COMMAND }));
   notesFile(c.workspace);
   runInstaller(c, "qwen", "install");
-  const dir = wrapInstalledHooks(c);
-  const r = await runQwen(c, chat, PROMPT);
-  ended("qwen", r);
-  const stop = lastCopy("qwen", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("qwen", c, () => runQwen(c, chat, PROMPT));
   return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `qwen -p`" }];
 }
 
@@ -474,106 +468,23 @@ async function captureDroid(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture
     chatTurns("Execute", { command: TOOL_COMMAND, riskLevelReason: "It only reads one file.", riskLevel: "low" }),
   );
   notesFile(c.workspace);
-  const model = {
-    model: "mock-model",
-    baseUrl: chat.baseUrl(c.scenario),
-    apiKey: "dummy",
-    provider: "generic-chat-completion-api",
-    maxOutputTokens: 4000,
-  };
   writeFileMaking(
     path.join(c.home, ".factory", "settings.json"),
-    `${JSON.stringify({ customModels: [model] }, null, 2)}\n`,
+    `${JSON.stringify({ customModels: [droidCustomModel(c, chat)] }, null, 2)}\n`,
   );
   runInstaller(c, "droid", "install");
-  const dir = wrapInstalledHooks(c);
-  const r = await runProcess(
-    [HOST_BINS.droid, "exec", "-m", "custom:mock-model-0", "--auto", "high", PROMPT],
-    baseEnv(c),
-    c.workspace,
-    120_000,
-  );
-  ended("droid", r);
-  const stop = lastCopy("droid", dir, "stop", r.stdout + r.stderr);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("droid", c, () => runDroidExec(c, PROMPT));
   return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `droid exec`" }];
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CodeBuddy runs live, as test/e2e/codebuddy.e2e.test.ts runs it: `-p "PROMPT"` exits before the Stop continuation. */
 async function captureCodebuddy(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture[]> {
   const c = createCase(llm, "capture-codebuddy");
   chat.script(c.scenario, chatTurns("Bash", { command: TOOL_COMMAND, description: "Read the notes" }));
   notesFile(c.workspace);
-  const model = {
-    id: "mock-model",
-    name: "mock-model",
-    vendor: "OpenAI",
-    apiKey: "dummy",
-    url: `${chat.baseUrl(c.scenario)}/chat/completions`,
-    maxInputTokens: 100000,
-    maxOutputTokens: 4000,
-    supportsToolCall: true,
-    supportsImages: false,
-  };
-  writeFileMaking(path.join(c.home, ".codebuddy", "models.json"), JSON.stringify({ models: [model] }));
+  writeCodebuddyModel(c, chat);
   runInstaller(c, "codebuddy", "install");
-  const dir = wrapInstalledHooks(c);
-  const env = {
-    ...baseEnv(c),
-    CODEBUDDY_API_KEY: "dummy",
-    CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1",
-    DISABLE_TELEMETRY: "1",
-    CODEBUDDY_REMOTE_CONFIG_DISABLED: "1",
-  };
-  const argv = [
-    "-p",
-    "-y",
-    "--model",
-    "mock-model",
-    "--input-format",
-    "stream-json",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-  ];
-  const child = spawn("node", [HOST_BINS.codebuddy, ...argv], {
-    cwd: c.workspace,
-    env,
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (d: string) => (output += d));
-  child.stderr!.setEncoding("utf8").on("data", (d: string) => (output += d));
-  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  child.stdin!.write(
-    `${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: PROMPT }] } })}\n`,
-  );
-  try {
-    const started = Date.now();
-    let count = 0;
-    let stableSince = Date.now();
-    while (Date.now() - started < 150_000) {
-      const now = chat.requests(c.scenario).length;
-      if (now !== count) {
-        count = now;
-        stableSince = Date.now();
-      } else if (count > 0 && Date.now() - stableSince >= 8000) break;
-      await sleep(250);
-    }
-    child.stdin!.end();
-    await Promise.race([exited, sleep(20_000)]);
-  } finally {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  }
-  const stop = lastCopy("codebuddy", dir, "stop", output);
-  removeCaptureCase(c);
+  const stop = await copyAtLast("codebuddy", c, () => runCodebuddyLive(c, chat, PROMPT), { mayFail: true });
   return [
     {
       file: "stop.jsonl",
@@ -611,13 +522,7 @@ async function captureCopilot(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixtu
   fs.writeFileSync(hooksFile, JSON.stringify(hooks, null, 2));
   const env = {
     ...baseEnv(c),
-    XDG_CACHE_HOME: path.join(c.root, "cache"),
-    COPILOT_AUTO_UPDATE: "false",
-    COPILOT_OFFLINE: "true",
-    COPILOT_PROVIDER_TYPE: "openai",
-    COPILOT_PROVIDER_BASE_URL: chat.baseUrl(c.scenario),
-    COPILOT_PROVIDER_API_KEY: "dummy",
-    COPILOT_PROVIDER_MODEL_ID: "gpt-4.1",
+    ...copilotOfflineEnv(path.join(c.root, "cache"), chat.baseUrl(c.scenario), "gpt-4.1"),
   };
   const run = (args: string[]) =>
     runProcess(["node", HOST_BINS.copilot, ...args, "--allow-all-tools"], env, c.workspace, 180_000);

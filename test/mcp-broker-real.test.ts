@@ -3,7 +3,7 @@
 // CI=true) behind the compiled `velesdb-hooks mcp`: sessions and check's probes starting at the
 // same moment on a cold store, a stopped (SIGSTOP) server, one entry naming a missing server
 // beside good ones, and one store reached through a link. Each case is in a private home.
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readMcpStatus } from "../src/core/mcp-runtime.ts";
@@ -14,42 +14,13 @@ import {
   childrenOf,
   HOOKS_BINARY,
   initialize,
-  mcpSandbox,
-  REAL_SERVER,
+  realServerCases,
   serversOn,
-  startClient,
   toolJson,
   until,
-  type McpClient,
 } from "./support/mcp-session.ts";
 
-const skip = REAL_SERVER === undefined;
-if (skip && process.env.CI === "true")
-  throw new Error("VELESDB_MEMORY_BIN_REAL is unset under CI=true: the broker's round-4 cases need the real server");
-const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
-
-let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];
-let clients: McpClient[] = [];
-const sandbox = (name: string, idleMs?: number) => {
-  const box = mcpSandbox(name, idleMs);
-  sandboxes.push(box);
-  return box;
-};
-const client = (env: Record<string, string>, program: string = server) => {
-  const c = startClient(program, env);
-  clients.push(c);
-  return c;
-};
-afterEach(() => {
-  for (const c of clients) c.proc.kill("SIGKILL");
-  clients = [];
-  for (const box of sandboxes) box.cleanup();
-  sandboxes = [];
-});
-
-beforeAll(() => {
-  if (!skip) expect(fs.existsSync(path.join(import.meta.dir, "..", "dist", "velesdb-hooks"))).toBe(true);
-});
+const { skip, server, sandbox, client } = realServerCases("the broker's round-4 cases");
 
 const storeOf = (env: Record<string, string>) => path.join(env.HOME!, ".velesdb-memory");
 

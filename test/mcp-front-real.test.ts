@@ -3,7 +3,7 @@
 // `velesdb-hooks mcp` fronts at once share one server; the negative control shows two plain
 // servers cannot; a broker or server that dies mid-request costs one error and no re-send; the
 // broker exits when idle; a locked store is one stderr line, exit 1, and a "failed" status.
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readMcpStatus } from "../src/core/mcp-runtime.ts";
@@ -14,45 +14,14 @@ import {
   childrenOf,
   initialize,
   killTree,
-  mcpSandbox,
-  REAL_SERVER,
+  realServerCases,
   serversOn,
-  startClient,
   toolJson,
   until,
-  type McpClient,
 } from "./support/mcp-session.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";
-const skip = REAL_SERVER === undefined;
-if (skip && process.env.CI === "true")
-  throw new Error(
-    "VELESDB_MEMORY_BIN_REAL is unset under CI=true: the shared-memory cases need the real velesdb-memory 0.17.0",
-  );
-const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
-
-let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];
-let clients: McpClient[] = [];
-const sandbox = (name: string, idleMs?: number) => {
-  const box = mcpSandbox(name, idleMs);
-  sandboxes.push(box);
-  return box;
-};
-const client = (env: Record<string, string>) => {
-  const c = startClient(server, env);
-  clients.push(c);
-  return c;
-};
-afterEach(async () => {
-  for (const c of clients) c.proc.kill("SIGKILL");
-  clients = [];
-  for (const box of sandboxes) box.cleanup();
-  sandboxes = [];
-});
-
-beforeAll(() => {
-  if (!skip) expect(fs.existsSync(path.join(import.meta.dir, "..", "dist", "velesdb-hooks"))).toBe(true);
-});
+const { skip, server, sandbox, client } = realServerCases("the shared-memory cases");
 
 const working = (goal: string) => ({ goal });
 const storeOf = (env: Record<string, string>) => path.join(env.HOME!, ".velesdb-memory");

@@ -23,11 +23,9 @@ import {
   toolJson,
   until,
 } from "./support/mcp-session.ts";
+import { requireRealServerUnderCi } from "./support/real-velesdb-memory.ts";
 
-if (REAL_SERVER === undefined && process.env.CI === "true")
-  throw new Error(
-    "VELESDB_MEMORY_BIN_REAL is unset under CI=true: the hook's own load needs the real velesdb-memory 0.17.0",
-  );
+requireRealServerUnderCi(test, "the hook's own load");
 
 let box: ReturnType<typeof mcpSandbox>;
 let repo: string;

@@ -9,7 +9,6 @@
 // on) and the same check must then fail; every run proves nothing left 127.0.0.1. A spy on the
 // installed binary records what CodeBuddy handed each hook (a failed recall's payload included).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -26,7 +25,6 @@ import {
 import {
   doubleArgs,
   doubleLauncher,
-  baseEnv,
   createCase,
   HOOKS_BIN,
   removeCase,
@@ -42,11 +40,10 @@ import {
   writeFileMaking,
   chatRequests,
 } from "./harness.ts";
-import { HOST_BINS } from "./host-bins.ts";
+import { CODEBUDDY_BIN, runCodebuddyLive, writeCodebuddyModel } from "./codebuddy-harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "./mock-openai-chat.ts";
 
-const CODEBUDDY_BIN = HOST_BINS.codebuddy;
 /** The user's own settings, kept byte for byte through install and uninstall. */
 const USER_SETTINGS = '{\n  // mine\n  "language": "English"\n}\n';
 
@@ -80,18 +77,7 @@ function setup(
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const dir = path.join(c.home, ".codebuddy");
-  const model = {
-    id: "mock-model",
-    name: "mock-model",
-    vendor: "OpenAI",
-    apiKey: "dummy",
-    url: `${chat.baseUrl(c.scenario)}/chat/completions`,
-    maxInputTokens: 100000,
-    maxOutputTokens: 4000,
-    supportsToolCall: true,
-    supportsImages: false,
-  };
-  writeFileMaking(path.join(dir, "models.json"), JSON.stringify({ models: [model] }));
+  writeCodebuddyModel(c, chat);
   writeFileMaking(path.join(dir, "settings.json"), USER_SETTINGS);
   const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
@@ -110,102 +96,11 @@ function setup(
   return c;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The environment of a run: the case's, no login, no marketplace clone, no telemetry (measured:
- * reports to www.codebuddy.ai/v2/report without DISABLE_TELEMETRY), and no remote product
- * config (the bundle's CloudProductProvider fetches <endpoint>/v3/config unless
- * CODEBUDDY_REMOTE_CONFIG_DISABLED is set; a slow run once reached for www.codebuddy.ai).
- */
-function codebuddyEnv(c: E2ECase): Record<string, string> {
-  return {
-    ...baseEnv(c),
-    CODEBUDDY_API_KEY: "dummy",
-    CODEBUDDY_SKIP_BUILTIN_MARKETPLACE: "1",
-    DISABLE_TELEMETRY: "1",
-    CODEBUDDY_REMOTE_CONFIG_DISABLED: "1",
-  };
-}
-
-/**
- * runCodebuddy(c, prompt) → a live session: `codebuddy -p -y --input-format stream-json`, the
- * prompt as one stream-json user message, stdin held open until the mock has seen no request
- * for `quietMs` (so a Stop continuation can run), then closed; the process is killed if it
- * outlives the bound.
- */
+/** runCodebuddy(c, prompt) → a live session (codebuddy-harness.ts runCodebuddyLive) and the scenario's requests. */
 async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise<RunResult> {
-  const started = Date.now();
-  const child = spawn(
-    "node",
-    [
-      CODEBUDDY_BIN,
-      "-p",
-      "-y",
-      "--model",
-      "mock-model",
-      "--input-format",
-      "stream-json",
-      "--output-format",
-      "stream-json",
-      "--verbose",
-    ],
-    {
-      cwd: c.workspace,
-      env: codebuddyEnv(c),
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
-  child.stdin!.write(
-    `${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: prompt }] } })}\n`,
-  );
-  const killGroup = (): void => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  };
-  let timedOut = false;
-  try {
-    // Wait for the first request, then for quiet.
-    let count = 0;
-    let stableSince = Date.now();
-    while (Date.now() - started < 150_000) {
-      const now = chat.requests(c.scenario).length;
-      if (now !== count) {
-        count = now;
-        stableSince = Date.now();
-      } else if (count > 0 && Date.now() - stableSince >= quietMs) break;
-      await sleep(250);
-    }
-    child.stdin!.end();
-    const bound = sleep(20_000).then(() => "bound" as const);
-    if ((await Promise.race([exited, bound])) === "bound") timedOut = true;
-  } finally {
-    killGroup();
-  }
-  const { code, signal } = await exited;
+  const result = await runCodebuddyLive(c, chat, prompt, quietMs);
   const { requests, allRequests } = chatRequests(llm, chat, c);
-  return {
-    exitCode: code,
-    signal,
-    timedOut,
-    stdout,
-    stderr,
-    durationMs: Date.now() - started,
-    requests,
-    allRequests,
-    case: c,
-  };
+  return { ...result, requests, allRequests, case: c };
 }
 
 // Each run costs a Node start of a 16 MB bundle; CI has 2 cores.

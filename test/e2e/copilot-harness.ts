@@ -55,6 +55,26 @@ export interface CopilotSuite {
   ): Promise<RunResult>;
 }
 
+/**
+ * copilotOfflineEnv(cacheHome, providerUrl, model) → what runs Copilot with no login and no
+ * update check: its unpacked cache, COPILOT_OFFLINE, and a BYOK OpenAI provider at `providerUrl`.
+ */
+export function copilotOfflineEnv(
+  cacheHome: string,
+  providerUrl: string,
+  model: string = MODEL_WITH_EDIT_TOOLS,
+): Record<string, string> {
+  return {
+    XDG_CACHE_HOME: cacheHome,
+    COPILOT_AUTO_UPDATE: "false",
+    COPILOT_OFFLINE: "true",
+    COPILOT_PROVIDER_TYPE: "openai",
+    COPILOT_PROVIDER_BASE_URL: providerUrl,
+    COPILOT_PROVIDER_API_KEY: "dummy",
+    COPILOT_PROVIDER_MODEL_ID: model,
+  };
+}
+
 export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = "install"): string =>
   runInstaller(c, "copilot", command);
 
@@ -130,13 +150,7 @@ export function copilotSuite(): CopilotSuite {
         // Our postToolUse compiles an oversized bash output with this (the double's compile-stdin).
         VELESDB_MEMORY_BIN: FAKE_MCP,
         ...extraEnv,
-        XDG_CACHE_HOME: cacheHome,
-        COPILOT_AUTO_UPDATE: "false",
-        COPILOT_OFFLINE: "true",
-        COPILOT_PROVIDER_TYPE: "openai",
-        COPILOT_PROVIDER_BASE_URL: providerUrl ?? chat.baseUrl(c.scenario),
-        COPILOT_PROVIDER_API_KEY: "dummy",
-        COPILOT_PROVIDER_MODEL_ID: model,
+        ...copilotOfflineEnv(cacheHome, providerUrl ?? chat.baseUrl(c.scenario), model),
       };
       const result = await runProcess(
         ["node", COPILOT_BIN, "-p", prompt, "--allow-all-tools"],

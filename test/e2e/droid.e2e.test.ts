@@ -15,12 +15,10 @@ import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "./checks.ts";
 import {
   doubleArgs,
-  baseEnv,
   createCase,
   HOOKS_BIN,
   removeCase,
   runInstaller,
-  runProcess,
   type E2ECase,
   type Mode,
   type RunResult,
@@ -30,7 +28,7 @@ import {
   writeFileMaking,
   chatRequests,
 } from "./harness.ts";
-import { HOST_BINS } from "./host-bins.ts";
+import { DROID_BIN, droidCustomModel, runDroidExec } from "./droid-harness.ts";
 import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import {
   chatText,
@@ -42,10 +40,6 @@ import {
   type ChatTurn,
   type MockOpenAiChat,
 } from "./mock-openai-chat.ts";
-
-const DROID_BIN = HOST_BINS.droid;
-/** Droid names a custom model `custom:<model>-<index>`. */
-const MODEL = "custom:mock-model-0";
 
 let llm: MockLlm;
 let chat: MockOpenAiChat;
@@ -77,16 +71,9 @@ function setup(
   cases.push(c);
   chat.script(c.scenario, options.turns(c));
   const factory = path.join(c.home, ".factory");
-  const model = {
-    model: "mock-model",
-    baseUrl: chat.baseUrl(c.scenario),
-    apiKey: "dummy",
-    provider: "generic-chat-completion-api",
-    maxOutputTokens: 4000,
-  };
   writeFileMaking(
     path.join(factory, "settings.json"),
-    `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(model)}]\n}\n`,
+    `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(droidCustomModel(c, chat))}]\n}\n`,
   );
   const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
   writeFileMaking(
@@ -98,12 +85,7 @@ function setup(
 }
 
 async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
-  const result = await runProcess(
-    [DROID_BIN, "exec", "-m", MODEL, "--auto", "high", prompt],
-    baseEnv(c),
-    c.workspace,
-    120_000,
-  );
+  const result = await runDroidExec(c, prompt);
   const { requests, allRequests } = chatRequests(llm, chat, c);
   return { ...result, requests, allRequests, case: c };
 }

@@ -320,10 +320,10 @@ export interface E2ESuite {
 
 /**
  * e2eSuite() → for one test file: the mock model APIs, started before its tests (and only when
- * the binary under test exists), its cases (removed after them), and the two steps every
- * scenario shares.
+ * the binary under test exists), its cases (removed after them, each first handed to
+ * `beforeRemove`), and the two steps every scenario shares.
  */
-export function e2eSuite(): E2ESuite {
+export function e2eSuite(options: { beforeRemove?: (c: E2ECase) => void } = {}): E2ESuite {
   let mock: MockLlm | undefined;
   const cases: E2ECase[] = [];
   beforeAll(async () => {
@@ -332,6 +332,7 @@ export function e2eSuite(): E2ESuite {
   });
   afterAll(() => {
     mock?.stop();
+    if (options.beforeRemove) cases.forEach(options.beforeRemove);
     cases.forEach(removeCase);
   });
   const suite: E2ESuite = {
@@ -391,6 +392,30 @@ export function runInstaller(
       `velesdb-hooks ${command} --client ${client} exited ${run.exitCode}: ${run.stderr.toString()}${run.stdout.toString()}`,
     );
   return run.stdout.toString();
+}
+
+/** installWithMcp(c, clients, server) → `install --client <client> --mcp` for each client, VELESDB_MEMORY_BIN = server. */
+export function installWithMcp(c: E2ECase, clients: readonly string[], server: string): void {
+  for (const client of clients)
+    runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+}
+
+/** writeClaudeServer(c, command) → ~/.claude.json naming `command` as the user-scope stdio velesdb-memory server. */
+export function writeClaudeServer(c: E2ECase, command: string): void {
+  fs.writeFileSync(
+    path.join(c.home, ".claude.json"),
+    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command, args: [], env: {} } } }, null, 2)}\n`,
+  );
+}
+
+/**
+ * wireServerDirectly(c, server) → velesdb-memory as Claude Code's and Codex's own stdio server,
+ * in the shapes install --mcp writes, with no front: the memory proofs' "server wired" control.
+ */
+export function wireServerDirectly(c: E2ECase, server: string): void {
+  writeClaudeServer(c, server);
+  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
+  writeCodexConfig(c);
 }
 
 export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {
@@ -680,12 +705,17 @@ export async function codexHooksList(c: E2ECase, timeoutMs = 30_000): Promise<Co
  * given, so what they hand a hook can be read as it arrived (e.g. a recall's tool_response).
  * With `{stderr: true}` the hook's stderr is kept too (`<n>.stderr`) and then handed to the host
  * as it was, with the hook's exit code: the hosts do not show a hook's stderr to the model, and
- * the fail-open cases check that line (memory-without-model.e2e.test.ts).
+ * the fail-open cases check that line (memory-without-model.e2e.test.ts). `dir` puts the records
+ * elsewhere, and `beforeHook` adds sh lines run after the recording and before the real hook,
+ * with `$n` the run's path prefix (scripts/capture-transcripts.ts copies the transcript there).
  */
-export function spyOnInstalledHooks(home: string, options: { stderr?: boolean } = {}): string {
+export function spyOnInstalledHooks(
+  home: string,
+  options: { stderr?: boolean; dir?: string; beforeHook?: readonly string[] } = {},
+): string {
   const installed = path.join(home, ".velesdb-hooks", "bin", path.basename(HOOKS_BIN));
   const real = `${installed}.spied`;
-  const dir = path.join(home, ".velesdb-hooks", "spy");
+  const dir = options.dir ?? path.join(home, ".velesdb-hooks", "spy");
   fs.mkdirSync(dir, { recursive: true });
   fs.renameSync(installed, real);
   const script = [
@@ -696,6 +726,7 @@ export function spyOnInstalledHooks(home: string, options: { stderr?: boolean } 
     `n="${dir}/$(date +%s%N)-$$"`,
     `printf '%s\\n' "$@" > "$n.argv"`,
     `cat > "$n.stdin"`,
+    ...(options.beforeHook ?? []),
     ...(options.stderr
       ? [`${shellQuote(real)} "$@" < "$n.stdin" 2> "$n.stderr"`, "code=$?", `cat "$n.stderr" >&2`, 'exit "$code"']
       : [`exec ${shellQuote(real)} "$@" < "$n.stdin"`]),
@@ -706,6 +737,8 @@ export function spyOnInstalledHooks(home: string, options: { stderr?: boolean } 
 }
 
 export interface SpiedRun {
+  /** The path prefix of the run's files (`<base>.argv`, `<base>.stdin`, …). */
+  readonly base: string;
   readonly argv: string[];
   readonly payload: any;
   /** What the hook wrote on stderr, when the spy keeps it ({stderr: true}). */
@@ -732,6 +765,6 @@ export function spiedRuns(dir: string): SpiedRun[] {
         payload = undefined;
       }
       const stderr = fs.existsSync(`${base}.stderr`) ? fs.readFileSync(`${base}.stderr`, "utf8") : undefined;
-      return { argv, payload, stderr };
+      return { base, argv, payload, stderr };
     });
 }

@@ -18,6 +18,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, hostSlots } from "./checks.ts";
+import { copilotOfflineEnv } from "./copilot-harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import {
   createGeminiCase,
@@ -446,13 +447,7 @@ describe("install --mcp on the real hosts", () => {
         installer(c, ["install", "--client", "copilot"]);
         const env = {
           ...baseEnv(c),
-          XDG_CACHE_HOME: copilotCache,
-          COPILOT_AUTO_UPDATE: "false",
-          COPILOT_OFFLINE: "true",
-          COPILOT_PROVIDER_TYPE: "openai",
-          COPILOT_PROVIDER_BASE_URL: chat.baseUrl(c.scenario),
-          COPILOT_PROVIDER_API_KEY: "dummy",
-          COPILOT_PROVIDER_MODEL_ID: "gpt-4.1",
+          ...copilotOfflineEnv(copilotCache, chat.baseUrl(c.scenario), "gpt-4.1"),
         };
         return {
           dirs: c,

@@ -20,43 +20,39 @@ import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type
 import { runGemini, type GeminiCase, type GeminiRun } from "./gemini-harness.ts";
 import {
   createCase,
+  e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
+  installWithMcp,
+  wireServerDirectly,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
-  runInstaller,
-  writeCodexConfig,
   type E2ECase,
   type Mode,
   type RunResult,
 } from "./harness.ts";
 import { startMockGemini, type MockGemini } from "./mock-gemini.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { claudeModel, claudeView, codexModel, codexView, geminiModel, type Work } from "./obedient-model.ts";
+import type { LoggedRequest } from "./mock-llm.ts";
+import {
+  claudeModel,
+  claudeView,
+  codexModel,
+  codexView,
+  geminiModel,
+  grammarWork,
+  type Work,
+} from "./obedient-model.ts";
 
-let llm: MockLlm;
+const suite = e2eSuite();
 let gemini: MockGemini;
-const cases: E2ECase[] = [];
-
 beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  llm = await startMockLlm();
   gemini = await startMockGemini();
 });
-afterAll(() => {
-  llm?.stop();
-  gemini?.stop();
-  cases.forEach(removeCase);
-});
+afterAll(() => gemini?.stop());
 
 /** What the first Claude session worked out; the marker is what must come back, and only with our hooks. */
-const workOf = (marker: string): Work => ({
-  goal: "move the grammar rules out of the generated guarded.txt",
-  verifiedFacts: [`guarded.txt is generated from parser.txt by the build (${marker})`],
-  pendingActions: ["edit parser.txt, then regenerate guarded.txt"],
-});
+const workOf = (marker: string): Work =>
+  grammarWork(`guarded.txt is generated from parser.txt by the build (${marker})`);
 
 interface Chain {
   readonly mode: Mode;
@@ -85,16 +81,10 @@ function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
     fs.writeFileSync(gem.settings, `${JSON.stringify(settings, null, 2)}\n`);
     // Codex: hooks and the trust state a user's /hooks approval writes, then --mcp appends its table.
     registerHooks(c, "codex");
-    for (const client of ["claude", "codex", "gemini"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex", "gemini"], server);
     return;
   }
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
   fs.writeFileSync(
     gem.settings,
     `${JSON.stringify({ ...settings, mcpServers: { "velesdb-memory": { command: server, args: [] } } }, null, 2)}\n`,
@@ -104,8 +94,8 @@ function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
 /** runChain(mode) → the four sessions of one repository, in turn: Claude saves, then Claude, Codex and Gemini load. */
 async function runChain(mode: Mode): Promise<Chain> {
   const marker = `HANDOFF-${mode}-${process.pid}-${Date.now().toString(36)}`;
-  const c = createCase(llm, `handoff-${mode}`);
-  cases.push(c);
+  const c = createCase(suite.mock, `handoff-${mode}`);
+  suite.cases.push(c);
   const gem: GeminiCase = {
     name: c.name,
     scenario: `${c.scenario}-gemini`,
@@ -121,9 +111,9 @@ async function runChain(mode: Mode): Promise<Chain> {
   // Each Claude session its own scenario (its own request log); Codex keeps the case's, written into config.toml.
   const claudeA = { ...c, scenario: `${c.scenario}-claude-save` };
   const claudeB = { ...c, scenario: `${c.scenario}-claude-load` };
-  llm.script(claudeA.scenario, { claude: [{ reply: claudeModel({ work: workOf(marker) }) }] });
-  llm.script(claudeB.scenario, { claude: [{ reply: claudeModel() }] });
-  llm.script(c.scenario, { codex: [{ reply: codexModel() }] });
+  suite.mock.script(claudeA.scenario, { claude: [{ reply: claudeModel({ work: workOf(marker) }) }] });
+  suite.mock.script(claudeB.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(c.scenario, { codex: [{ reply: codexModel() }] });
   gemini.script(gem.scenario, [{ reply: geminiModel() }]);
 
   const claudeSave = await runClaude(claudeA, ["-p", "find where the grammar lives"]);
@@ -141,7 +131,7 @@ async function runChain(mode: Mode): Promise<Chain> {
     for (const [name, r] of Object.entries(sessions))
       fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
   }
-  for (const r of [claudeSave, claudeLoad, codexLoad]) assertOffline(r, llm.escaped());
+  for (const r of [claudeSave, claudeLoad, codexLoad]) assertOffline(r, suite.mock.escaped());
   expect(gemini.escaped()).toEqual([]);
   return { mode, marker, claudeSave, claudeLoad, codexLoad, geminiLoad };
 }

@@ -21,7 +21,7 @@
 //   line naming why (none for the store never set up).
 // - The cost (item 4, "the loop stays cheap"): model requests and memory tool calls per session,
 //   with our hooks and without, printed as a table; a resumed session needs no tool call.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { mcpRuntimeDirectory } from "../../src/core/mcp-runtime.ts";
@@ -32,38 +32,28 @@ import { claudeDisobedient, codexDisobedient, type Chore } from "./disobedient-m
 import {
   claudeSessionId,
   createCase,
+  e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
+  installWithMcp,
+  wireServerDirectly,
+  writeClaudeServer,
   installedHooksBin,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
-  runInstaller,
   shellQuote,
   spiedRuns,
   spyOnInstalledHooks,
-  writeCodexConfig,
   type E2ECase,
   type Mode,
   type RunResult,
 } from "./harness.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import { claudeModel, claudeView, codexView, type Work } from "./obedient-model.ts";
+import type { LoggedRequest } from "./mock-llm.ts";
+import { claudeModel, claudeView, codexView, grammarWork, type Work } from "./obedient-model.ts";
 
-let llm: MockLlm;
-const cases: E2ECase[] = [];
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  llm = await startMockLlm();
-});
-afterAll(() => {
-  llm?.stop();
-  // The brokers our sessions started outlive them by an idle grace (docs/shared-memory.md "Idle
-  // exit"); they and their servers go with the case, by pid.
-  for (const c of cases) for (const pid of brokersIn(runtimeDirOf(c))) killTree(pid);
-  cases.forEach(removeCase);
-});
+// The brokers our sessions started outlive them by an idle grace (docs/shared-memory.md "Idle
+// exit"); they and their servers go with the case, by pid.
+const suite = e2eSuite({ beforeRemove: (c) => brokersIn(runtimeDirOf(c)).forEach(killTree) });
 
 /** Every host run: bounded, and the sessions run one after the other (one velesdb-memory holds ~465 MB). */
 const RUN = { timeoutMs: 120_000 };
@@ -92,16 +82,10 @@ function tappedServer(c: E2ECase): { bin: string; log: string } {
 function wire(c: E2ECase, mode: Mode, server: string): void {
   if (mode === "hooks") {
     registerHooks(c, "codex"); // hooks and the trust state a user's /hooks approval writes; --mcp appends its table
-    for (const client of ["claude", "codex"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex"], server);
     return;
   }
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
 }
 
 // ---- What the sessions do ----------------------------------------------------------------------
@@ -117,11 +101,7 @@ const workChore = (marker: string): Chore => ({
 const otherChore: Chore = { command: "ls -a", answer: "Listed the repository; nothing to change." };
 
 /** The obedient model's work for the cost rows (what it saves when the Stop text asks). */
-const obedientWork = (marker: string): Work => ({
-  goal: "move the grammar rules out of the generated guarded.txt",
-  verifiedFacts: [findingOf(marker)],
-  pendingActions: ["edit parser.txt, then regenerate guarded.txt"],
-});
+const obedientWork = (marker: string): Work => grammarWork(findingOf(marker));
 
 // ---- Reading a session ---------------------------------------------------------------------------
 
@@ -164,7 +144,7 @@ interface Session {
 async function measured(log: string, run: () => Promise<RunResult>): Promise<Session> {
   const from = logSize(log);
   const r = await run();
-  assertOffline(r, llm.escaped());
+  assertOffline(r, suite.mock.escaped());
   // A hook still answering when the host exits (none should) would add its calls later: wait for the log to settle briefly.
   await Bun.sleep(200);
   return { run: r, serverCalls: serverCalls(log, from, logSize(log)) };
@@ -193,17 +173,17 @@ interface Chain {
 /** runChain(mode) → sessions one (Claude, works and stops), two (Claude) and three (Codex) of one repository, in turn. */
 async function runChain(mode: Mode): Promise<Chain> {
   const marker = `MWM-${mode}-${process.pid}-${Date.now().toString(36)}`;
-  const c = createCase(llm, `no-model-${mode}`);
-  cases.push(c);
+  const c = createCase(suite.mock, `no-model-${mode}`);
+  suite.cases.push(c);
   const { bin, log } = tappedServer(c);
   wire(c, mode, bin);
   const spy = mode === "hooks" ? spyOnInstalledHooks(c.home, { stderr: true }) : undefined;
   // Each Claude session its own scenario (its own request log); Codex keeps the case's, written into config.toml.
   const one = { ...c, scenario: `${c.scenario}-one` };
   const two = { ...c, scenario: `${c.scenario}-two` };
-  llm.script(one.scenario, { claude: [{ reply: claudeDisobedient(workChore(marker)) }] });
-  llm.script(two.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
-  llm.script(c.scenario, { codex: [{ reply: codexDisobedient(otherChore) }] });
+  suite.mock.script(one.scenario, { claude: [{ reply: claudeDisobedient(workChore(marker)) }] });
+  suite.mock.script(two.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
+  suite.mock.script(c.scenario, { codex: [{ reply: codexDisobedient(otherChore) }] });
   const sessionOne = await measured(log, () => runClaude(one, ["-p", "find out what generates guarded.txt"], RUN));
   const sessionTwo = await measured(log, () => runClaude(two, ["-p", "list the repository"], RUN));
   const sessionThree = await measured(log, () => runCodex(c, "list the repository", RUN));
@@ -219,7 +199,7 @@ async function otherRepository(chain: Chain): Promise<Session> {
     `${JSON.stringify({ project: "e2e-elsewhere", session: E2E_PROJECT.session })}\n`,
   );
   const other = { ...chain.c, scenario: `${chain.c.scenario}-elsewhere` };
-  llm.script(other.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
+  suite.mock.script(other.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
   return measured(chain.log, () => runClaude(other, ["-p", "list the repository"], { ...RUN, cwd: elsewhere }));
 }
 
@@ -254,9 +234,9 @@ async function costSessions(chain: Chain): Promise<CostSessions> {
   const works = { ...c, scenario: `${c.scenario}-cost-works` };
   const before = { ...c, scenario: `${c.scenario}-cost-before` };
   const resume = { ...c, scenario: `${c.scenario}-cost-resume` };
-  llm.script(works.scenario, { claude: [{ reply: claudeModel({ work: obedientWork(marker) }) }] });
-  llm.script(before.scenario, { claude: [{ reply: claudeModel() }] });
-  llm.script(resume.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(works.scenario, { claude: [{ reply: claudeModel({ work: obedientWork(marker) }) }] });
+  suite.mock.script(before.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(resume.scenario, { claude: [{ reply: claudeModel() }] });
   const off = { VELESDB_HOOKS_LOAD_MS: "0", VELESDB_HOOKS_SAVE_MS: "0" };
   return {
     marker,
@@ -282,7 +262,7 @@ async function failOpen(chain: Chain): Promise<FailOpen> {
   const { c, log } = chain;
   const session = (name: string) => {
     const s = { ...c, scenario: `${c.scenario}-fail-${name}` };
-    llm.script(s.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
+    suite.mock.script(s.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
     return s;
   };
 
@@ -360,16 +340,13 @@ async function failOpen(chain: Chain): Promise<FailOpen> {
 
 /** A store no front was ever set up for: our hooks (no --mcp), velesdb-memory wired directly, as a user may have it. */
 async function directlyWired(): Promise<{ session: Session; c: E2ECase; spy: string }> {
-  const c = createCase(llm, "no-model-direct");
-  cases.push(c);
+  const c = createCase(suite.mock, "no-model-direct");
+  suite.cases.push(c);
   const { bin, log } = tappedServer(c);
   registerHooks(c, "claude");
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: bin, args: [], env: {} } } }, null, 2)}\n`,
-  );
+  writeClaudeServer(c, bin);
   const spy = spyOnInstalledHooks(c.home, { stderr: true });
-  llm.script(c.scenario, { claude: [{ reply: claudeDisobedient(workChore("MWM-hooks-0-direct")) }] });
+  suite.mock.script(c.scenario, { claude: [{ reply: claudeDisobedient(workChore("MWM-hooks-0-direct")) }] });
   const session = await measured(log, () => runClaude(c, ["-p", "find out what generates guarded.txt"], RUN));
   return { session, c, spy };
 }
@@ -381,7 +358,7 @@ const everything = once(async () => {
   const broken = await failOpen(on);
   const off = await runChain("none");
   const resumeOff = { ...off.c, scenario: `${off.c.scenario}-cost-resume` };
-  llm.script(resumeOff.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(resumeOff.scenario, { claude: [{ reply: claudeModel() }] });
   const costOff = await measured(off.log, () => runClaude(resumeOff, ["-p", "continue the grammar work"], RUN));
   const direct = await directlyWired();
   // VH_E2E_KEEP=1: each session's model requests beside its case.

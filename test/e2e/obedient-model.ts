@@ -39,6 +39,17 @@ export interface Work {
   readonly pendingActions: readonly string[];
 }
 
+/**
+ * grammarWork(finding) → the memory proofs' first session's work (memory-handoff and
+ * memory-without-model): moving the grammar rules out of the generated guarded.txt, with
+ * `finding` (which carries the marker that must come back) as its one verified fact.
+ */
+export const grammarWork = (finding: string): Work => ({
+  goal: "move the grammar rules out of the generated guarded.txt",
+  verifiedFacts: [finding],
+  pendingActions: ["edit parser.txt, then regenerate guarded.txt"],
+});
+
 const QUOTED = String.raw`"(?:[^"\\]|\\.)*"`;
 /** callIn(text, "load_working_context") → the slot the text names for that call, or undefined. */
 export function callIn(text: string, tool: "load_working_context" | "save_working_context"): Slot | undefined {

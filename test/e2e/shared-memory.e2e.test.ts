@@ -8,39 +8,28 @@
 // process per store, so one of the two has no memory tools — its recall fails, our guard keeps
 // its edit refused. The model is obedient-model.ts (it loads, edits, recalls only when our
 // guard's refusal names the recall, saves when the Stop text asks).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { assertOffline, check, claudeHookContexts, exitedCleanly, toolAnswerTexts, type Check } from "./checks.ts";
 import {
   createCase,
+  e2eSuite,
   E2E_PROJECT,
-  HOOKS_BIN,
+  installWithMcp,
+  wireServerDirectly,
   registerHooks,
-  removeCase,
   runClaude,
   runCodex,
-  runInstaller,
-  writeCodexConfig,
   type E2ECase,
   type RunResult,
 } from "./harness.ts";
-import { startMockLlm, type MockLlm } from "./mock-llm.ts";
 import { claudeModel, codexModel, type Work } from "./obedient-model.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 
-let llm: MockLlm;
-const cases: E2ECase[] = [];
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  llm = await startMockLlm();
-});
-afterAll(() => {
-  llm?.stop();
-  cases.forEach(removeCase);
-});
+const suite = e2eSuite();
 
 const workOf = (host: string, marker: string): Work => ({
   goal: `notes for the ${host} half of the change`,
@@ -101,8 +90,7 @@ function wire(c: E2ECase, wiring: Wiring): void {
   const server = realBinary();
   registerHooks(c, "codex"); // hooks + the trust state; --mcp appends its table after it
   if (wiring === "front") {
-    for (const client of ["claude", "codex"])
-      runInstaller(c, client, "install", { CODEX_HOME: c.codexHome, VELESDB_MEMORY_BIN: server }, ["--mcp"]);
+    installWithMcp(c, ["claude", "codex"], server);
     const entry = claudeEntry(c);
     // The shared front's design (branch mcp): every client starts `velesdb-hooks mcp --server <abs velesdb-memory>`.
     if (entry?.args?.[0] !== "mcp" || !entry.args.includes(server)) {
@@ -113,25 +101,20 @@ function wire(c: E2ECase, wiring: Wiring): void {
     return;
   }
   registerHooks(c, "claude");
-  fs.writeFileSync(
-    path.join(c.home, ".claude.json"),
-    `${JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: server, args: [], env: {} } } }, null, 2)}\n`,
-  );
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
-  writeCodexConfig(c);
+  wireServerDirectly(c, server);
 }
 
 /** runPair(wiring) → Claude and Codex at once in one opted-in repository, then the next Claude session. */
 async function runPair(wiring: Wiring): Promise<PairRun> {
-  const c = createCase(llm, `shared-${wiring}`, { projectConfig: OPT_IN });
-  cases.push(c);
+  const c = createCase(suite.mock, `shared-${wiring}`, { projectConfig: OPT_IN });
+  suite.cases.push(c);
   wire(c, wiring);
   const tag = `${wiring}-${process.pid}-${Date.now().toString(36)}`;
   const markers = { claude: `SHARED-CLAUDE-${tag}`, codex: `SHARED-CODEX-${tag}` };
   const claudeCase = { ...c, scenario: `${c.scenario}-claude` };
   const nextCase = { ...c, scenario: `${c.scenario}-next` };
   const meet = rendezvous(2);
-  llm.script(claudeCase.scenario, {
+  suite.mock.script(claudeCase.scenario, {
     claude: [
       {
         reply: meet(
@@ -144,7 +127,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
       },
     ],
   });
-  llm.script(c.scenario, {
+  suite.mock.script(c.scenario, {
     codex: [
       {
         reply: meet(
@@ -157,7 +140,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
       },
     ],
   });
-  llm.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
+  suite.mock.script(nextCase.scenario, { claude: [{ reply: claudeModel() }] });
   // The broker the front starts outlives its sessions by an idle grace (VELESDB_HOOKS_MCP_IDLE_MS, branch mcp): short here, so none outlives the case.
   const env = { VELESDB_HOOKS_MCP_IDLE_MS: "2000" };
   const [claude, codex] = await Promise.all([
@@ -169,7 +152,7 @@ async function runPair(wiring: Wiring): Promise<PairRun> {
   if (process.env.VH_E2E_KEEP)
     for (const [name, r] of Object.entries({ claude, codex, next }))
       fs.writeFileSync(path.join(c.root, `${name}.requests.json`), JSON.stringify(r.requests, null, 2));
-  for (const r of [claude, codex, next]) assertOffline(r, llm.escaped());
+  for (const r of [claude, codex, next]) assertOffline(r, suite.mock.escaped());
   return { wiring, markers, claude, codex, next, workspace: c.workspace };
 }
 

@@ -2,14 +2,53 @@
 // compiled binary started as a host starts it (stdio, newline-delimited JSON-RPC), requests
 // matched to answers by id, every wait bounded. Also the process facts the tests assert on
 // (which pids run velesdb-memory, a broker's children), read from /proc like `ps` does.
+import { afterEach, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "./hook-runner.ts";
+import { requireRealServerUnderCi } from "./real-velesdb-memory.ts";
 
 export const HOOKS_BINARY = path.join(REPO_ROOT, "dist", "velesdb-hooks");
 /** The real velesdb-memory 0.17.0 (docs/real-server.md); unset: the real-server cases skip, and fail under CI=true. */
 export const REAL_SERVER = process.env.VELESDB_MEMORY_BIN_REAL;
+
+/**
+ * realServerCases(what) → for a file of cases on the real server behind the front: `skip` (no
+ * VELESDB_MEMORY_BIN_REAL; under CI=true one failing test naming `what` instead), the server to
+ * run, and sandbox/client makers whose sandboxes and clients are gone after each test. The
+ * compiled binary must exist before any case runs.
+ */
+export function realServerCases(what: string) {
+  const skip = REAL_SERVER === undefined;
+  requireRealServerUnderCi(test, what);
+  const server = REAL_SERVER ?? "/nonexistent/velesdb-memory";
+  let sandboxes: Array<ReturnType<typeof mcpSandbox>> = [];
+  let clients: McpClient[] = [];
+  afterEach(() => {
+    for (const c of clients) c.proc.kill("SIGKILL");
+    clients = [];
+    for (const box of sandboxes) box.cleanup();
+    sandboxes = [];
+  });
+  beforeAll(() => {
+    if (!skip) expect(fs.existsSync(HOOKS_BINARY)).toBe(true);
+  });
+  return {
+    skip,
+    server,
+    sandbox(name: string, idleMs?: number) {
+      const box = mcpSandbox(name, idleMs);
+      sandboxes.push(box);
+      return box;
+    },
+    client(env: Record<string, string>, program: string = server) {
+      const c = startClient(program, env);
+      clients.push(c);
+      return c;
+    },
+  };
+}
 
 export type Message = Record<string, unknown> & { id?: unknown; result?: any; error?: any; method?: string };
 
