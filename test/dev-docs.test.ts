@@ -49,7 +49,8 @@ function moduleListProblems(page: string, entries: readonly string[]): string[] 
   const names = block
     .split("\n")
     .filter((line) => line.trim() !== "")
-    .flatMap((line) => line.split(/\s{2,}/)[0]!.split(", "));
+    .flatMap((line) => line.split(/\s{2,}/)[0]!.split(", "))
+    .filter((name) => name !== ""); // a description's continuation line
   const matches = (name: string, entry: string) =>
     new RegExp(`^${name.replace(/[.]/g, "\\.").replace(/\*/g, "[\\w-]*")}$`).test(entry);
   return [
@@ -58,12 +59,21 @@ function moduleListProblems(page: string, entries: readonly string[]): string[] 
   ];
 }
 
-/** installEntries() → src/install/'s modules and its clients/ folder, as the list names them. */
+/**
+ * installEntries() → src/install/'s modules as the list names them: a top-level module by its name,
+ * one in a folder as `<folder>/<name>`, and the clients/ folder as itself (one module per client).
+ */
 function installEntries(): string[] {
-  return fs
-    .readdirSync(path.join(ROOT, "src", "install"), { withFileTypes: true })
-    .filter((e) => (e.isFile() ? e.name.endsWith(".ts") : e.isDirectory()))
-    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+  const entries = (rel: string) => fs.readdirSync(path.join(ROOT, "src", "install", rel), { withFileTypes: true });
+  return entries("")
+    .flatMap((e) => {
+      if (e.isFile()) return e.name.endsWith(".ts") ? [e.name] : [];
+      if (!e.isDirectory()) return [];
+      if (e.name === "clients") return ["clients/"];
+      return entries(e.name)
+        .filter((m) => m.isFile() && m.name.endsWith(".ts"))
+        .map((m) => `${e.name}/${m.name}`);
+    })
     .sort();
 }
 
@@ -146,12 +156,14 @@ describe("the development pages state what the tree holds", () => {
       expect(
         moduleListProblems(
           architecture,
-          installEntries().filter((e) => e !== "lock.ts"),
+          installEntries().filter((e) => e !== "files/lock.ts"),
         ),
-      ).toEqual(["lock.ts is listed but is no module"]);
+      ).toEqual(["files/lock.ts is listed but is no module"]);
       // A glob stands for its modules; with none of them left it is stale too.
-      const withoutProbes = installEntries().filter((e) => !e.startsWith("server-probe"));
-      expect(moduleListProblems(architecture, withoutProbes)).toEqual(["server-probe*.ts is listed but is no module"]);
+      const withoutProbes = installEntries().filter((e) => !e.startsWith("server/server-probe"));
+      expect(moduleListProblems(architecture, withoutProbes)).toEqual([
+        "server/server-probe*.ts is listed but is no module",
+      ]);
     });
 
     test("a package without a row, and a pin the table does not state", () => {

@@ -2,9 +2,9 @@
 // `codex app-server` → hooks/list (currentHash) for these exact entries. If Codex changes how
 // it hashes, these rows fail before doctor starts telling users the wrong thing.
 import { describe, expect, test } from "bun:test";
-import { groupFor } from "../src/install/clients/client.ts";
+import { groupFor } from "../src/install/client.ts";
 import { codex } from "../src/install/clients/codex.ts";
-import { eventLabel, trustHash, trustKey } from "../src/install/codex-trust.ts";
+import { eventLabel, trustHash, trustKey } from "../src/install/clients/codex-trust.ts";
 
 const PLAIN = "/home/user/.velesdb-hooks/bin/velesdb-hooks";
 const AWKWARD = `/home/o'brien $HOME "q"/.velesdb-hooks/bin/velesdb-hooks`;

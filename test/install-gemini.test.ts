@@ -8,8 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
 import { gemini } from "../src/install/clients/gemini.ts";
-import { ownershipOf } from "../src/install/entries.ts";
-import { powershellCallProgram } from "../src/install/shell-words.ts";
+import { ownershipOf } from "../src/install/entries/entries.ts";
+import { powershellCallProgram } from "../src/install/entries/shell-words.ts";
 import {
   makeInstallSandbox,
   modeOf,

@@ -1,4 +1,4 @@
-// The velesdb-memory MCP server of every client (docs/mcp-server.md, src/install/mcp*.ts), through the
+// The velesdb-memory MCP server of every client (docs/mcp-server.md, src/install/server/), through the
 // compiled binary in a fake home: check fails on hooks without a server, install --mcp /
 // --mcp-url add one where each agent reads it, a second install changes nothing, uninstall
 // takes out only ours (the user's other servers byte for byte), a user's own entry is never

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
-import { makeDirectories, RACE_TEST_HOOKS } from "../src/install/atomic-write.ts";
+import { makeDirectories, RACE_TEST_HOOKS } from "../src/install/files/atomic-write.ts";
 import { makeInstallSandbox, read, treeDigest, write, type InstallSandbox } from "./support/install-sandbox.ts";
 import { IS_ROOT, testIf } from "./support/requires.ts";
 

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parse } from "jsonc-parser";
-import { ownershipOf } from "../src/install/entries.ts";
+import { ownershipOf } from "../src/install/entries/entries.ts";
 import {
   addProperty,
   appendToArray,
@@ -11,8 +11,8 @@ import {
   insertIntoArray,
   removeAt,
   replaceAt,
-} from "../src/install/jsonc-edit.ts";
-import { firstShellWord, posixQuote } from "../src/install/shell-words.ts";
+} from "../src/install/files/jsonc-edit.ts";
+import { firstShellWord, posixQuote } from "../src/install/entries/shell-words.ts";
 
 const BINARY = "/home/u/.velesdb-hooks/bin/velesdb-hooks";
 

@@ -1,4 +1,4 @@
-// The stand-in edit of a large JSON file (src/install/json-narrow.ts, docs/hardening.md §8) against
+// The stand-in edit of a large JSON file (src/install/files/json-narrow.ts, docs/hardening.md §8) against
 // the edit it replaces: the same minimal edit made on the whole file's syntax tree. For every
 // file below — JSONC comments and trailing commas, a BOM, CRLF, strings holding braces, quotes
 // and escapes, the servers table at the top and under projects.<cwd> — the two must give the
@@ -6,9 +6,9 @@
 // indentation unit of an inserted entry is judged from the stand-in's lines, so a file whose
 // smallest indentation occurs only inside a stood-in value gets its dominant unit instead.)
 import { describe, expect, test } from "bun:test";
-import { narrowJsonc, widen } from "../src/install/json-narrow.ts";
-import { addProperty, detectStyle, removeAt } from "../src/install/jsonc-edit.ts";
-import { parseJsonc } from "../src/install/jsonc-parse.ts";
+import { narrowJsonc, widen } from "../src/install/files/json-narrow.ts";
+import { addProperty, detectStyle, removeAt } from "../src/install/files/jsonc-edit.ts";
+import { parseJsonc } from "../src/install/files/jsonc-parse.ts";
 
 const ENTRY = { type: "stdio", command: "/home/u/bin/velesdb-memory", args: [], env: {} };
 const CWD = "/home/u/src/app";

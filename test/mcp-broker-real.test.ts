@@ -24,7 +24,7 @@ const { skip, server, sandbox, client } = realServerCases("the broker's round-4 
 
 const storeOf = (env: Record<string, string>) => path.join(env.HOME!, ".velesdb-memory");
 
-/** What check's and doctor's probe is to the front (src/install/server-probe.ts): no idle time at all. */
+/** What check's and doctor's probe is to the front (src/install/server/server-probe.ts): no idle time at all. */
 const PROBE_IDLE = { VELESDB_HOOKS_MCP_IDLE_MS: "0" };
 
 /** watchStatus(env) → polls the status file every 10 ms; stop() gives every state it showed and each failed cause. */

@@ -1,5 +1,5 @@
-// Planning a registry's edit is a pure function of its bytes (src/install/plan-entries.ts), and so
-// is each file's whole change as install and uninstall report it (src/install/plan-changes.ts):
+// Planning a registry's edit is a pure function of its bytes (src/install/steps/plan-entries.ts), and so
+// is each file's whole change as install and uninstall report it (src/install/steps/plan-changes.ts):
 // these cases plan install and uninstall for the clients' real specs from text alone, with
 // every file-system call of the process made to throw while they run — a plan that reached for
 // the disk would fail here. The control proves the trap works: reading a file under it throws.
@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import { parse } from "jsonc-parser";
 import { clientNamed } from "../src/install/clients/index.ts";
-import type { RegistryClient } from "../src/install/clients/client.ts";
-import { planEntries, type EntriesWanted } from "../src/install/plan-entries.ts";
-import { planRegistryChange, planSectionChange } from "../src/install/plan-changes.ts";
-import type { Manifest, ManifestRecord } from "../src/install/manifest.ts";
+import type { RegistryClient } from "../src/install/client.ts";
+import { planEntries, type EntriesWanted } from "../src/install/steps/plan-entries.ts";
+import { planRegistryChange, planSectionChange } from "../src/install/steps/plan-changes.ts";
+import type { Manifest, ManifestRecord } from "../src/install/steps/manifest.ts";
 import type { InstallerContext } from "../src/install/paths.ts";
 
 const BINARY = "/home/u/.velesdb-hooks/bin/velesdb-hooks";

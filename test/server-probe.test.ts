@@ -1,5 +1,5 @@
 // check and doctor start the server each client is configured with (docs/doctor.md,
-// src/install/server-probe.ts), shown with the REAL velesdb-memory 0.17.0 (crates.io, built
+// src/install/server/server-probe.ts), shown with the REAL velesdb-memory 0.17.0 (crates.io, built
 // with --features http) named by VELESDB_MEMORY_BIN_REAL: skipped without it, failed under
 // CI=true. Every cause has its positive control: the same setup without the fault answers.
 // The one stand-in (a binary built without http) prints velesdb-memory 0.17.0's own refusal,

@@ -1,5 +1,5 @@
 // An exclusive claim on one name, for processes that cannot flock (Bun and Node have none):
-// the installer's lock (src/install/lock.ts) and the hand-off of a Stop's checkpoint batch
+// the installer's lock (src/install/files/lock.ts) and the hand-off of a Stop's checkpoint batch
 // (checkpoint.ts). The claim file appears whole or not at all — the owner's pid and process
 // start time are written to a private temp file, which is then hard-linked to the name (link
 // fails when the name exists), so taking it is one atomic step. A claim whose process is gone,

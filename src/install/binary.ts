@@ -5,8 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { errorCode } from "../core/state.ts";
-import { copyAtomically, makeDirectories } from "./atomic-write.ts";
-import { ownerOfNearest } from "./file-owner.ts";
+import { copyAtomically, makeDirectories } from "./files/atomic-write.ts";
+import { ownerOfNearest } from "./files/file-owner.ts";
 
 export type RunningBinary =
   | { readonly ok: true; readonly path: string }

@@ -16,16 +16,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { inspectBinary, placeBinary, removeBinary, runningBinary, type BinaryState } from "./binary.ts";
-import { stillNamedBy } from "./binary-users.ts";
-import { report } from "./change-report.ts";
-import type { InstallerClient } from "./clients/client.ts";
+import { stillNamedBy } from "./steps/binary-users.ts";
+import { report } from "./steps/change-report.ts";
+import type { InstallerClient } from "./client.ts";
 import { CLIENTS } from "./clients/index.ts";
 import { errorCode } from "../core/state.ts";
-import type { McpSource } from "./mcp.ts";
+import type { McpSource } from "./server/mcp-server.ts";
 import { shown, type InstallerContext } from "./paths.ts";
-import { plan } from "./plan-run.ts";
-import type { Output } from "./report.ts";
-import { remainingRecords, writeAll, writesOf } from "./write-plan.ts";
+import { plan } from "./steps/plan-run.ts";
+import type { Output } from "./check/report.ts";
+import { remainingRecords, writeAll, writesOf } from "./steps/write-plan.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_PROBLEM = 1;

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import { CLAUDE } from "../../hosts/claude.ts";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "../client.ts";
 
 // Events, matchers and timeouts: the descriptor (src/hosts/descriptors/claude.ts).
 const ROWS = rowsOf(CLAUDE);

@@ -16,8 +16,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { CODEBUDDY } from "../../hosts/codebuddy.ts";
 import { absoluteOverride, type InstallerContext, type Resolved } from "../paths.ts";
-import { posixQuote } from "../shell-words.ts";
-import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
+import { posixQuote } from "../entries/shell-words.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "../client.ts";
 
 // Events, matchers and timeouts (seconds): the descriptor (src/hosts/descriptors/codebuddy.ts).
 const ROWS = rowsOf(CODEBUDDY);

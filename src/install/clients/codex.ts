@@ -6,11 +6,11 @@
 // check, doctor and install all say where trust is missing.
 import * as path from "node:path";
 import { CODEX } from "../../hosts/codex.ts";
-import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "../codex-trust.ts";
+import { codexConfigPath, configTomlEntries, readCodexConfig, trustOf, type EntryTrust } from "./codex-trust.ts";
 import { absoluteOverride, printable, shown } from "../paths.ts";
-import { ownedEntries } from "../owned-entries.ts";
-import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, rowsOf, type ClientExtraReport, type InstallerClient, type RegistryClient } from "./client.ts";
+import { ownedEntries } from "../entries/owned-entries.ts";
+import { posixQuote, powershellQuote } from "../entries/shell-words.ts";
+import { fileInHome, rowsOf, type ClientExtraReport, type InstallerClient, type RegistryClient } from "../client.ts";
 
 // Events, matchers, timeouts and status messages (part of the trusted bytes): the descriptor
 // (src/hosts/descriptors/codex.ts).

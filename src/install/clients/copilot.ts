@@ -13,9 +13,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { COPILOT } from "../../hosts/copilot.ts";
 import { absoluteOverride, shown } from "../paths.ts";
-import { installCommand } from "../report.ts";
-import { posixQuote, powershellQuote } from "../shell-words.ts";
-import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "./client.ts";
+import { installCommand } from "../check/report.ts";
+import { posixQuote, powershellQuote } from "../entries/shell-words.ts";
+import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "../client.ts";
 
 // Events, matchers and timeouts: the descriptor (src/hosts/descriptors/copilot.ts).
 const ROWS = rowsOf(COPILOT);

@@ -8,9 +8,9 @@
 // ~/.factory/mcp.json (listed as [user]) and in the project's .factory/mcp.json ([project]);
 // install writes the user file, in the shapes `droid mcp add` writes.
 import * as path from "node:path";
-import { posixQuote } from "../shell-words.ts";
+import { posixQuote } from "../entries/shell-words.ts";
 import { DROID } from "../../hosts/droid.ts";
-import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type McpFile, type RegistryClient } from "../client.ts";
 
 // Events, matchers and timeouts: the descriptor (src/hosts/descriptors/droid.ts).
 const ROWS = rowsOf(DROID);

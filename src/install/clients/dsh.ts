@@ -5,9 +5,9 @@
 // prints the plugin row to paste there.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { posixQuote } from "../shell-words.ts";
+import { posixQuote } from "../entries/shell-words.ts";
 import { DSH } from "../../hosts/dsh.ts";
-import { rowsOf, type RegistryClient } from "./client.ts";
+import { rowsOf, type RegistryClient } from "../client.ts";
 import { codex } from "./codex.ts";
 
 // Events, matchers (anchored: the bridge matches unanchored regexes) and timeouts in seconds: the

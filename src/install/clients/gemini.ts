@@ -17,11 +17,11 @@
 import * as path from "node:path";
 import { getNodeValue } from "jsonc-parser";
 import { isExecutableFile } from "../../core/compiler.ts";
-import { isJsonObject } from "../entries.ts";
-import { nodeAt } from "../jsonc-edit.ts";
+import { isJsonObject } from "../entries/entries.ts";
+import { nodeAt } from "../files/jsonc-edit.ts";
 import { absoluteOverride, ourTree, shown } from "../paths.ts";
-import { readUserFile } from "../safe-read.ts";
-import { posixQuote, powershellCall } from "../shell-words.ts";
+import { readUserFile } from "../files/safe-read.ts";
+import { posixQuote, powershellCall } from "../entries/shell-words.ts";
 import { GEMINI } from "../../hosts/gemini.ts";
 import {
   fileInHome,
@@ -30,7 +30,7 @@ import {
   type InstallerClient,
   type RegistryClient,
   type Registration,
-} from "./client.ts";
+} from "../client.ts";
 
 // Events, matchers (anchored: Gemini's are unanchored regexes) and timeouts: the descriptor
 // (src/hosts/descriptors/gemini.ts).

@@ -2,7 +2,7 @@
 // this directory (see client.ts for what it declares) and one row here; `--client all`, the
 // detection of `install`, check, doctor and usage messages all read this table.
 import { claude } from "./claude.ts";
-import type { InstallerClient } from "./client.ts";
+import type { InstallerClient } from "../client.ts";
 import { codebuddy } from "./codebuddy.ts";
 import { codex } from "./codex.ts";
 import { copilot } from "./copilot.ts";
@@ -41,4 +41,4 @@ export function clientNamed(name: ClientName): InstallerClient {
   return client;
 }
 
-export type { InstallerClient } from "./client.ts";
+export type { InstallerClient } from "../client.ts";

@@ -11,7 +11,7 @@
 // model as `velesdb-memory_<tool>`. install writes kilo.json, the file Kilo's docs name.
 import * as path from "node:path";
 import { KILO } from "../../hosts/kilo.ts";
-import type { McpFile } from "./client.ts";
+import type { McpFile } from "../client.ts";
 import { opencodePluginBody } from "./opencode-plugin.ts";
 import { configMcpFile, pluginClient, projectMcpFile, xdgConfigHome } from "./plugin-client.ts";
 

@@ -12,7 +12,7 @@
 import * as path from "node:path";
 import { PI } from "../../hosts/pi.ts";
 import { absoluteOverride } from "../paths.ts";
-import { fileInHome, type InstallerClient, type McpFile } from "./client.ts";
+import { fileInHome, type InstallerClient, type McpFile } from "../client.ts";
 import { piExtensionBody } from "./pi-extension.ts";
 import { pluginClient } from "./plugin-client.ts";
 

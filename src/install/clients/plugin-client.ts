@@ -12,8 +12,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { HostDescriptor } from "../../hosts/descriptors/descriptor.ts";
 import { absoluteOverride, shown, type InstallerContext } from "../paths.ts";
-import { installCommand } from "../report.ts";
-import { fileInHome, type InstallerClient, type McpFile, type McpSpec } from "./client.ts";
+import { installCommand } from "../check/report.ts";
+import { fileInHome, type InstallerClient, type McpFile, type McpSpec } from "../client.ts";
 
 export interface PluginAgent {
   /** The host as data (src/hosts/descriptors/): its name is `--client <name>` and the first argument the plugin passes to the binary. */

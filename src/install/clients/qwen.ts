@@ -15,9 +15,9 @@
 //   A failed MCP call fires PostToolUseFailure (not registered): only successes count.
 import * as path from "node:path";
 import { absoluteOverride } from "../paths.ts";
-import { posixQuote, powershellQuote } from "../shell-words.ts";
+import { posixQuote, powershellQuote } from "../entries/shell-words.ts";
 import { QWEN } from "../../hosts/qwen.ts";
-import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "./client.ts";
+import { fileInHome, rowsOf, type InstallerClient, type RegistryClient } from "../client.ts";
 
 // Events, matchers and timeouts (seconds; written as milliseconds below): the descriptor
 // (src/hosts/descriptors/qwen.ts).

@@ -7,9 +7,9 @@
 // the hooks' stdout is for parity only and the guard's refusal reaches the agent through exit 2.
 import * as path from "node:path";
 import { windsurfRulesGuidance, windsurfRulesMarkerNote } from "../../core/texts.ts";
-import { posixQuote } from "../shell-words.ts";
+import { posixQuote } from "../entries/shell-words.ts";
 import { WINDSURF } from "../../hosts/windsurf.ts";
-import { rowsOf, type RegistryClient } from "./client.ts";
+import { rowsOf, type RegistryClient } from "../client.ts";
 
 // No matchers and no timeout field (src/hosts/descriptors/windsurf.ts); the hooks themselves filter.
 const ROWS = rowsOf(WINDSURF);

@@ -6,10 +6,10 @@
 // tokens). The write side is user-file-write.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readBoundedFile } from "../core/bounded-read.ts";
-import { errorCode } from "../core/state.ts";
+import { readBoundedFile } from "../../core/bounded-read.ts";
+import { errorCode } from "../../core/state.ts";
 import { ownerOfNearest, processIds, type Owner } from "./file-owner.ts";
-import { isInside } from "./paths.ts";
+import { isInside } from "../paths.ts";
 
 export const BACKUP_SUFFIX = ".velesdb-backup";
 /**

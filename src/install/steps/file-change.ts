@@ -3,10 +3,10 @@
 // nothing. Types only, and the one question every later step asks of a change: does its text
 // differ from the file's? Planning (plan-run.ts, plan-changes.ts) builds these; writing
 // (write-plan.ts) and the report (change-report.ts) read them.
-import type { InstallerClient } from "./clients/client.ts";
-import type { Reach } from "./foreign-home.ts";
+import type { InstallerClient } from "../client.ts";
+import type { Reach } from "../files/foreign-home.ts";
 import type { Manifest, ManifestRecord } from "./manifest.ts";
-import type { WritableFile } from "./safe-read.ts";
+import type { WritableFile } from "../files/safe-read.ts";
 
 export type Mode = "install" | "uninstall";
 

@@ -13,10 +13,10 @@
 // reported and treated as remembering nothing, and then the binary is kept (uninstall cannot
 // tell who still runs it).
 import * as path from "node:path";
-import { isJsonObject } from "./entries.ts";
-import { readBoundedFile } from "../core/bounded-read.ts";
+import { isJsonObject } from "../entries/entries.ts";
+import { readBoundedFile } from "../../core/bounded-read.ts";
 import type { InstallRecord } from "./plan-entries.ts";
-import { MAX_READ_BYTES } from "./safe-read.ts";
+import { MAX_READ_BYTES } from "../files/safe-read.ts";
 
 export const MANIFEST_NAME = "installed.json";
 

@@ -4,7 +4,7 @@
 // can be undone (the file, its backup, the directories it created) when a later one fails.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readBoundedFile } from "../core/bounded-read.ts";
+import { readBoundedFile } from "../../core/bounded-read.ts";
 import { makeDirectories, removeDirectories, writeAtomically } from "./atomic-write.ts";
 import type { Owner } from "./file-owner.ts";
 import { BACKUP_SUFFIX, MAX_READ_BYTES, type WritableFile } from "./safe-read.ts";

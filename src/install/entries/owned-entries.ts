@@ -1,6 +1,6 @@
 // Which handlers of a registry are ours (entries.ts says how one is recognised) and whether each
 // row a client registers is in step: what check, doctor and planning all start from.
-import type { Registration, RegistrySpec } from "./clients/client.ts";
+import type { Registration, RegistrySpec } from "../client.ts";
 import { isJsonObject, ownershipOf, sameJson, type JsonObject, type OwnedEntry } from "./entries.ts";
 
 /** How a registry files handlers and where they keep their command line (a RegistrySpec's part that ownership needs). */

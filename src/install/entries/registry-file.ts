@@ -5,8 +5,8 @@
 // bytes alone.
 import { getNodeValue } from "jsonc-parser";
 import { isJsonObject, type JsonObject } from "./entries.ts";
-import { duplicateKey, parseJsonc } from "./jsonc-parse.ts";
-import { readUserFile, type UserFile, type WritableFile } from "./safe-read.ts";
+import { duplicateKey, parseJsonc } from "../files/jsonc-parse.ts";
+import { readUserFile, type UserFile, type WritableFile } from "../files/safe-read.ts";
 
 /** The top-level key every client's registry files its hooks under. */
 const HOOKS_KEY = "hooks";

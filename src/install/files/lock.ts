@@ -10,8 +10,8 @@
 // then the command stops with one line naming it.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { tryClaim, type ClaimOwner } from "../core/claim.ts";
-import { errorCode } from "../core/state.ts";
+import { tryClaim, type ClaimOwner } from "../../core/claim.ts";
+import { errorCode } from "../../core/state.ts";
 import { makeDirectories } from "./atomic-write.ts";
 import { ownerOfNearest } from "./file-owner.ts";
 

@@ -13,11 +13,11 @@
 import * as path from "node:path";
 import TOML from "@iarna/toml";
 import { z } from "zod";
-import { canonicalJson, isJsonObject } from "./entries.ts";
-import { readBoundedFile } from "../core/bounded-read.ts";
-import type { OwnedEntry } from "./entries.ts";
-import { ownedEntries } from "./owned-entries.ts";
-import { MAX_READ_BYTES } from "./safe-read.ts";
+import { canonicalJson, isJsonObject } from "../entries/entries.ts";
+import { readBoundedFile } from "../../core/bounded-read.ts";
+import type { OwnedEntry } from "../entries/entries.ts";
+import { ownedEntries } from "../entries/owned-entries.ts";
+import { MAX_READ_BYTES } from "../files/safe-read.ts";
 
 const EVENTS_WITHOUT_MATCHER = new Set(["Stop", "UserPromptSubmit"]);
 const DEFAULT_TIMEOUT_SECONDS = 600;

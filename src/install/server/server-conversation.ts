@@ -2,9 +2,9 @@
 // over both transports (server-probe.ts: stdio, server-probe-http.ts: Streamable HTTP): the
 // three requests a session's first moments make, and the three answers reduced to a result.
 // Apart from both probes so that neither imports the other for it.
-import { VERSION } from "../version.ts";
-import { isJsonObject, type JsonObject } from "./entries.ts";
-import { printable } from "./paths.ts";
+import { VERSION } from "../../version.ts";
+import { isJsonObject, type JsonObject } from "../entries/entries.ts";
+import { printable } from "../paths.ts";
 
 /** The tools the hook texts ask for: a server without them is not velesdb-memory as the hooks know it. */
 export const TOOLS_THE_HOOKS_NAME = ["load_working_context", "save_working_context", "recall_fused"] as const;

@@ -19,8 +19,8 @@
 // recorded in the begin marker (`velesdb-hooks:begin:added-newline`), because "abc⏎⏎" could
 // otherwise be either "abc" plus two line breaks or "abc⏎" plus one. The file's own line ending
 // (CRLF when it has any) is used for the section and the separator.
-import type { SectionSpec } from "./clients/client.ts";
-import { readUserFile, type UserFile } from "./safe-read.ts";
+import type { SectionSpec } from "../client.ts";
+import { readUserFile, type UserFile } from "../files/safe-read.ts";
 
 const FLAG_ADDED_NEWLINE = ":added-newline";
 

@@ -2,8 +2,8 @@
 // whether it knows `compile-stdin`, asked afresh (doctor neither reads nor writes the
 // per-session probe markers, so running it never changes what a live session decided).
 // A thin adapter over src/core/compiler.ts so the probe's rules stay in one place.
-import { PROBE_BUDGET, PROBE_CORPUS, probeProblem, resolveCompiler } from "../core/compiler.ts";
-import { runWithWatchdog } from "../core/watchdog.ts";
+import { PROBE_BUDGET, PROBE_CORPUS, probeProblem, resolveCompiler } from "../../core/compiler.ts";
+import { runWithWatchdog } from "../../core/watchdog.ts";
 
 export type CompilerReport =
   | { readonly state: "missing"; readonly problem: string }

@@ -4,14 +4,14 @@
 import * as path from "node:path";
 import TOML from "@iarna/toml";
 import { getNodeValue } from "jsonc-parser";
-import { isExecutableFile, resolveCompiler } from "../core/compiler.ts";
-import type { McpFile } from "./clients/client.ts";
-import { isJsonObject, type JsonObject } from "./entries.ts";
-import { duplicateKey, parseJsonc } from "./jsonc-parse.ts";
-import { narrowJsonc } from "./json-narrow.ts";
-import { frontServerOf, MAX_MCP_FILE_BYTES, MCP_SERVER_NAMES, parseHttpUrl, programOf, safeUrl } from "./mcp.ts";
-import { shown, type InstallerContext } from "./paths.ts";
-import { readUserFile, type WritableFile } from "./safe-read.ts";
+import { isExecutableFile, resolveCompiler } from "../../core/compiler.ts";
+import type { McpFile } from "../client.ts";
+import { isJsonObject, type JsonObject } from "../entries/entries.ts";
+import { duplicateKey, parseJsonc } from "../files/jsonc-parse.ts";
+import { narrowJsonc } from "../files/json-narrow.ts";
+import { frontServerOf, MAX_MCP_FILE_BYTES, MCP_SERVER_NAMES, parseHttpUrl, programOf, safeUrl } from "./mcp-server.ts";
+import { shown, type InstallerContext } from "../paths.ts";
+import { readUserFile, type WritableFile } from "../files/safe-read.ts";
 
 export const BOM = "\uFEFF";
 

@@ -10,9 +10,9 @@
 // where it leads are judged again.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { InstallerClient } from "./clients/client.ts";
-import { shown, type InstallerContext } from "./paths.ts";
-import { errorCode } from "../core/state.ts";
+import type { InstallerClient } from "../client.ts";
+import { shown, type InstallerContext } from "../paths.ts";
+import { errorCode } from "../../core/state.ts";
 import { ownerOfNearest, type Owner } from "./file-owner.ts";
 
 /** Kernels give up after 40 links in one lookup (Linux MAXSYMLINKS); so do we. */

@@ -3,15 +3,15 @@
 // file, as Gemini's and Qwen's do) and a rules section's (rules.ts). Nothing here touches the
 // disk, so a plan is tested from text alone, as test/plan-entries.test.ts does for the entries.
 import { parse as parseJsoncValue } from "jsonc-parser";
-import type { InstallerClient, RegistrySpec, SectionSpec } from "./clients/client.ts";
-import type { OwnedEntry } from "./entries.ts";
+import type { InstallerClient, RegistrySpec, SectionSpec } from "../client.ts";
+import type { OwnedEntry } from "../entries/entries.ts";
 import type { FileChange, Mode } from "./file-change.ts";
 import { recordFor, type Manifest, type ManifestRecord } from "./manifest.ts";
-import type { planMcpEdit } from "./mcp-edit.ts";
-import { printable, shown, type InstallerContext } from "./paths.ts";
+import type { planMcpEdit } from "../server/mcp-edit.ts";
+import { printable, shown, type InstallerContext } from "../paths.ts";
 import { planEntries } from "./plan-entries.ts";
-import type { RegistryFile } from "./registry-file.ts";
-import { planRules, type RulesFile } from "./rules.ts";
+import type { RegistryFile } from "../entries/registry-file.ts";
+import { planRules, type RulesFile } from "../entries/rules.ts";
 
 /** McpEditFor(text, creates, standalone) → the MCP server edit of a file's text (planMcpEdit for this client and run). */
 export type McpEditFor = (text: string, creates: boolean, standalone: boolean) => ReturnType<typeof planMcpEdit>;

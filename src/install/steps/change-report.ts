@@ -4,9 +4,9 @@
 // what the client adds (client.ts: afterWrite). Output names files and entries, never content.
 import type { ClientPlan, FileChange, Mode } from "./file-change.ts";
 import { isChange } from "./file-change.ts";
-import { shown, type InstallerContext } from "./paths.ts";
-import type { Output } from "./report.ts";
-import { backupPath } from "./user-file-write.ts";
+import { shown, type InstallerContext } from "../paths.ts";
+import type { Output } from "../check/report.ts";
+import { backupPath } from "../files/user-file-write.ts";
 
 /** report: per client, each file's line (what changed, or that nothing did), then what the client adds. */
 export function report(

@@ -3,7 +3,7 @@
 // not answer" with the cause. All probes run at once, one per distinct server (two clients
 // with the same entry share one start: a second start of the same store would only meet the
 // first one's lock), so the whole report waits one bound at most.
-import type { InstallerContext } from "./paths.ts";
+import type { InstallerContext } from "../paths.ts";
 import type { ServerTarget } from "./mcp-check.ts";
 import type { Embedder, ProbeResult } from "./server-conversation.ts";
 import { probeServer, specKey } from "./server-probe.ts";

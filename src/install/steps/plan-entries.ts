@@ -7,8 +7,8 @@
 // as its own. The edit is made on the text (jsonc-edit.ts), so the user's comments, key order
 // and indentation stay as they were.
 import { getNodeValue } from "jsonc-parser";
-import { entryFor, type Registration, type RegistrySpec } from "./clients/client.ts";
-import { isJsonObject, sameJson, type JsonObject, type OwnedEntry } from "./entries.ts";
+import { entryFor, type Registration, type RegistrySpec } from "../client.ts";
+import { isJsonObject, sameJson, type JsonObject, type OwnedEntry } from "../entries/entries.ts";
 import {
   addProperty,
   appendToArray,
@@ -18,10 +18,10 @@ import {
   removeAt,
   replaceAt,
   type TextStyle,
-} from "./jsonc-edit.ts";
-import { parseJsonc } from "./jsonc-parse.ts";
-import { judgeRegistry } from "./owned-entries.ts";
-import { BOM, parseRegistryText } from "./registry-file.ts";
+} from "../files/jsonc-edit.ts";
+import { parseJsonc } from "../files/jsonc-parse.ts";
+import { judgeRegistry } from "../entries/owned-entries.ts";
+import { BOM, parseRegistryText } from "../entries/registry-file.ts";
 
 export interface RegistryPlan {
   /** Entries of ours taken out (legacy, stale, duplicated, misplaced — or all of them on uninstall); replaced ones included. */

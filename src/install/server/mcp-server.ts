@@ -15,10 +15,10 @@
 // This module: what install registers and how it is shown. The rest, one module per step:
 // mcp-read.ts (the files the agent reads servers from), mcp-check.ts (check and doctor),
 // mcp-edit.ts (install's and uninstall's edit).
-import { resolveCompiler } from "../core/compiler.ts";
-import type { JsonObject } from "./entries.ts";
+import { resolveCompiler } from "../../core/compiler.ts";
+import type { JsonObject } from "../entries/entries.ts";
 import { mcpUrlProblem } from "./mcp-url.ts";
-import { quoted, shown, type InstallerContext } from "./paths.ts";
+import { quoted, shown, type InstallerContext } from "../paths.ts";
 
 /** The name install writes; the recall rule (docs/contract.md §6.2) accepts both spellings. */
 export const MCP_SERVER_NAME = "velesdb-memory";

@@ -3,14 +3,14 @@
 // on uninstall, taken out only while it is still exactly what install wrote. The edit is a
 // minimal text edit (jsonc-edit.ts; for Codex's TOML one appended table, as `codex mcp add`
 // writes it), checked by parsing the result before anything is written.
-import type { InstallerClient, McpFile, McpSpec } from "./clients/client.ts";
-import { isJsonObject, sameJson, type JsonObject } from "./entries.ts";
-import { addProperty, DEFAULT_STYLE, detectStyle, removeAt, replaceAt, type TextStyle } from "./jsonc-edit.ts";
-import type { ManifestRecord } from "./manifest.ts";
-import { narrowJsonc, widen } from "./json-narrow.ts";
-import { describeSource, frontArgs, frontServerOf, MCP_SERVER_NAME, programOf, type McpSource } from "./mcp.ts";
+import type { InstallerClient, McpFile, McpSpec } from "../client.ts";
+import { isJsonObject, sameJson, type JsonObject } from "../entries/entries.ts";
+import { addProperty, DEFAULT_STYLE, detectStyle, removeAt, replaceAt, type TextStyle } from "../files/jsonc-edit.ts";
+import type { ManifestRecord } from "../steps/manifest.ts";
+import { narrowJsonc, widen } from "../files/json-narrow.ts";
+import { describeSource, frontArgs, frontServerOf, MCP_SERVER_NAME, programOf, type McpSource } from "./mcp-server.ts";
 import { BOM, findServer, parseText, serversAt, syntaxProblem } from "./mcp-read.ts";
-import type { InstallerContext } from "./paths.ts";
+import type { InstallerContext } from "../paths.ts";
 
 export interface McpEdit {
   /** The text after the edit (equal to the input when nothing changes); null: the file goes. */

@@ -1,19 +1,19 @@
 // What check and doctor say about one client, and the output buffer every installer command
 // writes through (stdout for the report, stderr for refusals, each written once at the end).
 import * as path from "node:path";
-import { diagnosticLine } from "../core/decision.ts";
-import { writeFully } from "../core/output.ts";
-import { isDirectory } from "../core/state.ts";
-import type { BinaryState } from "./binary.ts";
-import { primaryPath, type InstallerClient, type SectionSpec } from "./clients/client.ts";
-import { clientFiles, reachFor } from "./foreign-home.ts";
-import { readManifest } from "./manifest.ts";
-import { mcpReport, type ServerTarget } from "./mcp-check.ts";
-import { ourTree, printable, shown, type InstallerContext } from "./paths.ts";
-import { posixQuote } from "./shell-words.ts";
-import { judgeRegistry, type RegistryVerdict } from "./owned-entries.ts";
-import { readRegistry } from "./registry-file.ts";
-import { readRulesFile, rulesState, type RulesState } from "./rules.ts";
+import { diagnosticLine } from "../../core/decision.ts";
+import { writeFully } from "../../core/output.ts";
+import { isDirectory } from "../../core/state.ts";
+import type { BinaryState } from "../binary.ts";
+import { primaryPath, type InstallerClient, type SectionSpec } from "../client.ts";
+import { clientFiles, reachFor } from "../files/foreign-home.ts";
+import { readManifest } from "../steps/manifest.ts";
+import { mcpReport, type ServerTarget } from "../server/mcp-check.ts";
+import { ourTree, printable, shown, type InstallerContext } from "../paths.ts";
+import { posixQuote } from "../entries/shell-words.ts";
+import { judgeRegistry, type RegistryVerdict } from "../entries/owned-entries.ts";
+import { readRegistry } from "../entries/registry-file.ts";
+import { readRulesFile, rulesState, type RulesState } from "../entries/rules.ts";
 
 /** Collects stdout lines and stderr lines; written once at the end. */
 export class Output {

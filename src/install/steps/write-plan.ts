@@ -3,14 +3,14 @@
 // of this run before it is undone, last first, and the report says what was restored. The
 // binary is placed and taken back by pipeline.ts, which knows whether this run put it there.
 import * as fs from "node:fs";
-import { errorCode } from "../core/state.ts";
+import { errorCode } from "../../core/state.ts";
 import { isChange, type Mode, type Planned } from "./file-change.ts";
-import { ownerOfNearest } from "./file-owner.ts";
+import { ownerOfNearest } from "../files/file-owner.ts";
 import { forget, manifestPath, manifestText, remember, type ManifestRecord } from "./manifest.ts";
-import { shown, type InstallerContext } from "./paths.ts";
-import type { Output } from "./report.ts";
-import type { WritableFile } from "./safe-read.ts";
-import { undoWrite, writeUserFile, type Undo } from "./user-file-write.ts";
+import { shown, type InstallerContext } from "../paths.ts";
+import type { Output } from "../check/report.ts";
+import type { WritableFile } from "../files/safe-read.ts";
+import { undoWrite, writeUserFile, type Undo } from "../files/user-file-write.ts";
 
 /** The manifest's records after this run: install remembers each file it planned, uninstall forgets them. */
 export function remainingRecords(planned: Planned): ManifestRecord[] {

@@ -27,7 +27,7 @@
 //    can still run our binary after uninstall (Codex config.toml), so the binary is kept;
 //    `alsoReads` lists such files, so root in another user's home checks their links first.
 // 6. `configFile`: only for a client whose registry path the user chooses (`--config PATH`).
-// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/mcp*.ts
+// 7. `mcp`: where the agent reads its MCP servers and how it spells one (src/install/server/
 //    does the rest: check/doctor look for a velesdb-memory server there, `install --mcp` /
 //    `--mcp-url` add one to `mcp.files[0]`, uninstall takes it out again). `files` lists every
 //    place the agent reads servers from, the one install writes first; `stdio(command)` and
@@ -38,9 +38,9 @@
 // Then the host module in src/hosts/, and the tests: test/install-<client>.test.ts
 // (test/host-descriptors.test.ts checks the two sides agree).
 import * as path from "node:path";
-import type { JsonObject, OwnedEntry } from "../entries.ts";
-import type { InstallerContext, Resolved } from "../paths.ts";
-import { matcherOf, type HostDescriptor } from "../../hosts/descriptors/descriptor.ts";
+import type { JsonObject, OwnedEntry } from "./entries/entries.ts";
+import type { InstallerContext, Resolved } from "./paths.ts";
+import { matcherOf, type HostDescriptor } from "../hosts/descriptors/descriptor.ts";
 
 export interface Registration {
   /** The key under `hooks` in the client's registry, exactly as the host spells it. */

@@ -2,10 +2,10 @@
 // there (hooks without one lock opted-in edits: docs/mcp-server.md), and the repair line; each
 // usable entry goes on to the probe (server-report.ts).
 import * as path from "node:path";
-import type { InstallerClient, McpFile } from "./clients/client.ts";
-import { safeUrl, UPSTREAM_DAEMON_URL } from "./mcp.ts";
+import type { InstallerClient, McpFile } from "../client.ts";
+import { safeUrl, UPSTREAM_DAEMON_URL } from "./mcp-server.ts";
 import { describeServer, findServer, readMcpFile, type McpRead } from "./mcp-read.ts";
-import { shown, type InstallerContext } from "./paths.ts";
+import { shown, type InstallerContext } from "../paths.ts";
 import type { ServerSpec } from "./server-conversation.ts";
 import { isRelativeCommand, serverSpec } from "./server-probe.ts";
 

@@ -9,7 +9,7 @@
 // such table to read without a helper, and the line says the holder was not identified.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { printable } from "./paths.ts";
+import { printable } from "../paths.ts";
 
 /** velesdb-core 8.0.0's lock file inside the data directory (src/database/mod.rs:251). */
 export const STORE_LOCK_FILE = "velesdb.lock";

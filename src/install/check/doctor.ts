@@ -8,17 +8,17 @@
 // the freshness cache of docs/contract.md §5.1.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { freshnessReport } from "../core/freshness.ts";
-import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../core/identity.ts";
-import { defaultStateDirectory } from "../core/state.ts";
-import { humanBytes, statsLocationLine } from "../stats/files.ts";
-import { VERSION } from "../version.ts";
-import { inspectBinary, runningBinary } from "./binary.ts";
+import { freshnessReport } from "../../core/freshness.ts";
+import { CONFIG_FILE_NAME, resolveProjectIdentity } from "../../core/identity.ts";
+import { defaultStateDirectory } from "../../core/state.ts";
+import { humanBytes, statsLocationLine } from "../../stats/files.ts";
+import { VERSION } from "../../version.ts";
+import { inspectBinary, runningBinary } from "../binary.ts";
 import { probeCompilerNow } from "./compiler-probe.ts";
 import { clientReport, type Output, type ReportTarget } from "./report.ts";
-import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
-import type { RowState } from "./owned-entries.ts";
-import { embedderNote, probeAll, probeIsOff, serverLines } from "./server-report.ts";
+import { ourTree, quoted, shown, stableBinaryPath, type InstallerContext } from "../paths.ts";
+import type { RowState } from "../entries/owned-entries.ts";
+import { embedderNote, probeAll, probeIsOff, serverLines } from "../server/server-report.ts";
 
 const SHELL_TIMEOUT_MS = 5000;
 

@@ -14,9 +14,9 @@
 // the server's own words too).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolveCompiler } from "../core/compiler.ts";
-import { isJsonObject, type JsonObject } from "./entries.ts";
-import { printable, quoted } from "./paths.ts";
+import { resolveCompiler } from "../../core/compiler.ts";
+import { isJsonObject, type JsonObject } from "../entries/entries.ts";
+import { printable, quoted } from "../paths.ts";
 import {
   INITIALIZE,
   INITIALIZED,

@@ -4,19 +4,19 @@
 // refuse is gathered here, before the first write, so one refusal stops the whole command.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { primaryPath, type InstallerClient } from "./clients/client.ts";
-import { CLIENTS } from "./clients/index.ts";
+import { primaryPath, type InstallerClient } from "../client.ts";
+import { CLIENTS } from "../clients/index.ts";
 import type { ClientPlan, FileChange, Mode, Planned } from "./file-change.ts";
-import { clientFiles, foreignHomeOwner, linkProblem, reachFor } from "./foreign-home.ts";
+import { clientFiles, foreignHomeOwner, linkProblem, reachFor } from "../files/foreign-home.ts";
 import { manifestPath, readManifest, recordFor, type Manifest } from "./manifest.ts";
-import type { McpSource } from "./mcp.ts";
-import { mcpInstallCommand, mcpReport } from "./mcp-check.ts";
-import { planMcpEdit } from "./mcp-edit.ts";
-import { readMcpFile } from "./mcp-read.ts";
-import { ourTree, shown, stableBinaryPath, type InstallerContext } from "./paths.ts";
+import type { McpSource } from "../server/mcp-server.ts";
+import { mcpInstallCommand, mcpReport } from "../server/mcp-check.ts";
+import { planMcpEdit } from "../server/mcp-edit.ts";
+import { readMcpFile } from "../server/mcp-read.ts";
+import { ourTree, shown, stableBinaryPath, type InstallerContext } from "../paths.ts";
 import { planRegistryChange, planSectionChange, type McpEditFor } from "./plan-changes.ts";
-import { readRegistry } from "./registry-file.ts";
-import { readRulesFile } from "./rules.ts";
+import { readRegistry } from "../entries/registry-file.ts";
+import { readRulesFile } from "../entries/rules.ts";
 
 /** One registry to act on: a client's current one, or (uninstall) one the manifest remembers. */
 interface Target {

@@ -6,8 +6,8 @@
 // does (src/core/freshness.ts). Each failure is one cause: nothing listening, TLS refused (and
 // why), an HTTP status, or no MCP answer. The URL is shown without query or credentials; the
 // entry's headers are sent (the client sends them) and never shown.
-import { isLoopback, mcpMessages, readAnswerUntil } from "../core/freshness.ts";
-import { isJsonObject, type JsonObject } from "./entries.ts";
+import { isLoopback, mcpMessages, readAnswerUntil } from "../../core/freshness.ts";
+import { isJsonObject, type JsonObject } from "../entries/entries.ts";
 import {
   INITIALIZE,
   INITIALIZED,

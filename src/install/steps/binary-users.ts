@@ -4,15 +4,15 @@
 // deleted under an entry that runs it.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { errorCode } from "../core/state.ts";
-import type { InstallerClient } from "./clients/client.ts";
-import { CLIENTS } from "./clients/index.ts";
-import type { Reach } from "./foreign-home.ts";
+import { errorCode } from "../../core/state.ts";
+import type { InstallerClient } from "../client.ts";
+import { CLIENTS } from "../clients/index.ts";
+import type { Reach } from "../files/foreign-home.ts";
 import type { ManifestRecord } from "./manifest.ts";
-import { MAX_MCP_FILE_BYTES } from "./mcp.ts";
-import { judgeRegistry } from "./owned-entries.ts";
-import { shown, type InstallerContext } from "./paths.ts";
-import { readRegistry } from "./registry-file.ts";
+import { MAX_MCP_FILE_BYTES } from "../server/mcp-server.ts";
+import { judgeRegistry } from "../entries/owned-entries.ts";
+import { shown, type InstallerContext } from "../paths.ts";
+import { readRegistry } from "../entries/registry-file.ts";
 
 /**
  * stillNamedBy → the files (as shown) that can still run the stable binary after this run:
