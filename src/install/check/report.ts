@@ -54,116 +54,158 @@ export function clientReport(
   binary: BinaryState,
 ): ClientReport {
   const name = client.name;
-  const lines: string[] = [];
-  const repairs: string[] = [];
   const home = client.home(ctx);
   const homeExists = home.ok && isDirectory(home.path);
   const registryPath = primaryPath(client, ctx);
-  if (!registryPath.ok) {
-    lines.push(`${name}: entries cannot be checked: ${registryPath.problem}`);
-    return {
-      lines,
-      drifted: true,
-      absent: false,
+  if (!registryPath.ok)
+    return uncheckable(
+      `${name}: entries cannot be checked: ${registryPath.problem}`,
+      `fix the environment, then ${installCommand(ctx, client)}`,
       homeExists,
-      repairs: [`fix the environment, then ${installCommand(ctx, client)}`],
-      verdict: undefined,
-      registryPath: undefined,
-      doctor: [],
-      servers: [],
-    };
-  }
+      undefined,
+    );
   // Root checking another user's home reads nothing through a link that user could aim at root's files.
   const reach = reachFor(ctx);
   const unreachable = clientFiles(ctx, client, registryPath.path).find((p) => reach(p) !== undefined);
   if (unreachable !== undefined) {
     const at = shown(ctx, unreachable);
-    lines.push(`${name}: entries cannot be checked: ${at} ${reach(unreachable)}`);
-    return {
-      lines,
-      drifted: true,
-      absent: false,
+    return uncheckable(
+      `${name}: entries cannot be checked: ${at} ${reach(unreachable)}`,
+      `fix ${at}, then ${installCommand(ctx, client)}`,
       homeExists,
-      repairs: [`fix ${at}, then ${installCommand(ctx, client)}`],
-      verdict: undefined,
-      registryPath: registryPath.path,
-      doctor: [],
-      servers: [],
-    };
-  }
-  const where = shown(ctx, registryPath.path);
-  // A client without a registry is judged by its sections alone (OpenCode's plugin file).
-  const file = client.registry ? readRegistry(registryPath.path, tree, client.registry.skeleton) : undefined;
-  let verdict: RegistryVerdict | undefined;
-  let drifted = false;
-  let registryAbsent = false;
-  if (file === undefined || client.registry === undefined) {
-    registryAbsent = true;
-  } else if (file.kind === "refused") {
-    lines.push(`${name}: entries cannot be checked: ${where} ${file.problem}`);
-    repairs.push(`fix ${where}, then ${installCommand(ctx, client)}`);
-    drifted = true;
-  } else {
-    verdict = judgeRegistry(file.kind === "present" ? file.hooks : undefined, client.registry, stable, ctx.platform);
-    registryAbsent = verdict.state === "absent";
-    drifted = verdict.state === "drifted";
-    const detail = verdict.state === "drifted" ? `: ${driftDetails(verdict)}` : "";
-    lines.push(
-      `${name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`,
+      registryPath.path,
     );
-    if (drifted) repairs.push(installCommand(ctx, client));
   }
+  const registry = registryReport(ctx, client, registryPath.path, tree, stable);
+  const lines = [...registry.lines];
+  const repairs = [...registry.repairs];
+  let drifted = registry.drifted;
   let sectionsHere = false;
   for (const section of client.sections ?? []) {
     const judged = sectionReport(ctx, client, section, tree, stable);
     lines.push(judged.line);
     sectionsHere ||= judged.state !== "absent";
-    if (!client.registry) {
-      if (judged.state === "unreadable" || judged.state === "outdated") {
-        drifted = true;
-        repairs.push(judged.repair);
-      }
-      continue;
-    }
+    const broken = judged.state === "unreadable" || judged.state === "outdated";
     // One artefact without the other is drift: entries with no rules section guard edits the
     // model was never told about; a rules section with no entries describes hooks that never run.
-    const registryHere = !registryAbsent || file?.kind === "refused";
-    const sectionHere = judged.state !== "absent";
-    if (judged.state === "unreadable" || judged.state === "outdated" || (!drifted && registryHere !== sectionHere)) {
+    const halfThere = client.registry !== undefined && !drifted && registry.here !== (judged.state !== "absent");
+    if (broken || halfThere) {
       drifted = true;
       repairs.push(judged.repair);
     }
   }
   // The binary matters to a client only once entries name it.
-  const binaryMatters = file?.kind === "refused" || !registryAbsent || (!client.registry && sectionsHere);
+  const binaryMatters = registry.refused || !registry.absent || (!client.registry && sectionsHere);
   lines.push(`${name}: binary ${binaryState(binary)} (${shown(ctx, stable)})`);
   if (binaryMatters && binary.state !== "in step") {
     drifted = true;
     repairs.push(installCommand(ctx, client));
   }
-  const extra = client.report?.(ctx, { registryPath: registryPath.path, owned: verdict?.owned ?? [], stable });
+  const extra = client.report?.(ctx, {
+    registryPath: registryPath.path,
+    owned: registry.verdict?.owned ?? [],
+    stable,
+  });
   if (extra) {
     lines.push(...extra.lines);
     repairs.push(...extra.repairs);
     drifted ||= extra.drifted;
   }
   // The server the hooks send the agent to (docs/mcp-server.md): hooks without it lock opted-in edits.
-  const hooksHere = client.registry ? !registryAbsent && file?.kind !== "refused" : sectionsHere;
+  const hooksHere = client.registry ? !registry.absent && !registry.refused : sectionsHere;
   const server = mcpReport(ctx, client, tree, hooksHere);
   lines.push(...server.lines);
   repairs.push(...server.repairs);
   drifted ||= server.drifted;
-  const absent = !drifted && ((client.registry ? registryAbsent : !sectionsHere) || binary.state === "absent");
+  const absent = !drifted && ((client.registry ? registry.absent : !sectionsHere) || binary.state === "absent");
   return {
     lines,
     drifted,
     absent,
     homeExists,
     repairs,
-    verdict,
+    verdict: registry.verdict,
     registryPath: registryPath.path,
     doctor: extra?.doctor ?? [],
     servers: server.servers,
+  };
+}
+
+/** uncheckable(line, repair, …) → the report of a client whose files cannot be read at all: drift, with one repair. */
+function uncheckable(
+  line: string,
+  repair: string,
+  homeExists: boolean,
+  registryPath: string | undefined,
+): ClientReport {
+  return {
+    lines: [line],
+    drifted: true,
+    absent: false,
+    homeExists,
+    repairs: [repair],
+    verdict: undefined,
+    registryPath,
+    doctor: [],
+    servers: [],
+  };
+}
+
+/** What the registry's check found (registryReport). */
+interface RegistryCheck {
+  readonly lines: readonly string[];
+  readonly repairs: readonly string[];
+  readonly drifted: boolean;
+  readonly verdict: RegistryVerdict | undefined;
+  /** The registry holds no entries of ours (and a client without a registry has none): it is judged by its sections. */
+  readonly absent: boolean;
+  /** The registry could not be read safely. */
+  readonly refused: boolean;
+  /** Entries are there as far as a rules section is concerned: present, or a file that was refused. */
+  readonly here: boolean;
+}
+
+/** registryReport → the registry's line: entries in step, drifted (and how), absent, or the file refused. */
+function registryReport(
+  ctx: InstallerContext,
+  client: InstallerClient,
+  registryPath: string,
+  tree: string,
+  stable: string,
+): RegistryCheck {
+  // A client without a registry is judged by its sections alone (OpenCode's plugin file).
+  if (client.registry === undefined)
+    return { lines: [], repairs: [], drifted: false, verdict: undefined, absent: true, refused: false, here: false };
+  const where = shown(ctx, registryPath);
+  const file = readRegistry(registryPath, tree, client.registry.skeleton);
+  if (file.kind === "refused")
+    return {
+      lines: [`${client.name}: entries cannot be checked: ${where} ${file.problem}`],
+      repairs: [`fix ${where}, then ${installCommand(ctx, client)}`],
+      drifted: true,
+      verdict: undefined,
+      absent: false,
+      refused: true,
+      here: true,
+    };
+  const verdict = judgeRegistry(
+    file.kind === "present" ? file.hooks : undefined,
+    client.registry,
+    stable,
+    ctx.platform,
+  );
+  const drifted = verdict.state === "drifted";
+  const detail = drifted ? `: ${driftDetails(verdict)}` : "";
+  return {
+    lines: [
+      `${client.name}: entries ${verdict.state} (${where}${file.kind === "absent" ? ", no such file" : ""})${detail}`,
+    ],
+    repairs: drifted ? [installCommand(ctx, client)] : [],
+    drifted,
+    verdict,
+    absent: verdict.state === "absent",
+    refused: false,
+    here: verdict.state !== "absent",
   };
 }
 

@@ -48,7 +48,7 @@ export interface McpEditInput {
  * place; uninstall removes an entry of ours that is still exactly what install wrote (then the
  * containers install added, and the file when install created it and nothing else is left).
  */
-export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: false; problem: string } {
+export function planMcpEdit(input: McpEditInput): Planned {
   // A JSON file is edited through its stand-in (json-narrow.ts), the edit then made on its own bytes.
   if (input.spot.format !== "json" || input.text.trim() === "") return planOnText(input);
   const tables = [input.spot.servers(input.ctx)];
@@ -65,9 +65,26 @@ export function planMcpEdit(input: McpEditInput): { ok: true; edit: McpEdit } | 
   return { ok: true, edit: { ...planned.edit, text } };
 }
 
-function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: false; problem: string } {
-  const { ctx, client, spec, spot, filePath, mode, source, record } = input;
-  // A BOM stays where it is; the edits see the text after it.
+type Planned = { ok: true; edit: McpEdit } | { ok: false; problem: string };
+
+/** The MCP file as planOnText found it, what each of its three plans starts from. */
+interface ReadMcpFile {
+  readonly input: McpEditInput;
+  /** A BOM stays where it is; the edits see the text after it. */
+  readonly bom: string;
+  readonly text: string;
+  readonly value: JsonObject;
+  /** The path to the servers table (`mcpServers`, `mcp_servers`, …). */
+  readonly keys: readonly string[];
+  readonly found: ReturnType<typeof findServer>;
+  /** The entry found is the one install wrote and recorded. */
+  readonly ours: boolean;
+  /** The edit that changes nothing. */
+  readonly none: McpEdit;
+}
+
+function planOnText(input: McpEditInput): Planned {
+  const { ctx, spec, spot, record } = input;
   const bom = input.text.startsWith(BOM) ? BOM : "";
   const text = input.text.slice(bom.length);
   const parsed = parseText(text, spot.format);
@@ -78,64 +95,10 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
     return { ok: false, problem: `has a ${JSON.stringify(servers.at)} value that is not a table of servers` };
   const found = findServer(parsed.value, keys);
   const ours = found !== undefined && isRecorded(record, [...keys, found.name]) && isOurShape(spec, found.entry);
-  const remember = (added: readonly (readonly string[])[]): ManifestRecord => ({
-    client: client.name,
-    path: filePath,
-    created: record?.created === true || input.creates,
-    added,
-    kind: "mcp",
-  });
   const none: McpEdit = { text: input.text, parts: [], unchanged: "", record: undefined };
-
-  if (mode === "uninstall") {
-    if (!found || !record)
-      return { ok: true, edit: { ...none, unchanged: ": no velesdb-memory MCP server of ours; nothing to remove" } };
-    if (!ours)
-      return {
-        ok: true,
-        edit: { ...none, unchanged: `: the ${found.name} MCP server changed since install (or was never ours); kept` },
-      };
-    let after = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
-    if (after !== undefined && !removedOnly(after, spot.format, parsed.value, keys, found.name)) after = undefined;
-    if (after === undefined)
-      return {
-        ok: true,
-        edit: {
-          ...none,
-          unchanged: `: the ${found.name} MCP server was rewritten since install; kept, remove it by hand`,
-        },
-      };
-    for (const container of [...record.added]
-      .filter((key) => key.length < keys.length + 1)
-      .sort((a, b) => b.length - a.length)) {
-      if (spot.format !== "json") break;
-      const value = parseText(after, "json");
-      const table = value.ok ? serversAt(value.value, container) : undefined;
-      if (table?.kind === "table" && Object.keys(table.table).length === 0) after = removeAt(after, [...container]);
-    }
-    const left = parseText(after, spot.format);
-    const gone = input.mayDelete && record.created && left.ok && sameJson(left.value, input.skeleton ?? {});
-    return {
-      ok: true,
-      edit: {
-        text: gone ? null : bom + after,
-        parts: [
-          [`removed the ${found.name} MCP server`, `remove the ${found.name} MCP server`],
-          ...(gone
-            ? [
-                [
-                  "deleted the file (install had created it and it holds nothing else)",
-                  "delete the file (install created it and it would hold nothing else)",
-                ] as const,
-              ]
-            : []),
-        ],
-        unchanged: "",
-        record: undefined,
-      },
-    };
-  }
-
+  const file: ReadMcpFile = { input, bom, text, value: parsed.value, keys, found, ours, none };
+  if (input.mode === "uninstall") return planRemoval(file);
+  const source = input.source;
   if (!source) return { ok: true, edit: none };
   const wanted =
     source.kind === "url"
@@ -146,38 +109,115 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
   const what = describeSource(ctx, source);
   if (found && !ours)
     return { ok: true, edit: { ...none, unchanged: `: MCP server ${found.name} configured by you; kept as it is` } };
-  if (found && ours) {
-    if (sameJson(found.entry, wanted))
-      return {
-        ok: true,
-        edit: {
-          ...none,
-          unchanged: `: the velesdb-memory MCP server is already in step (${what}); unchanged`,
-          record: remember(record?.added ?? []),
-        },
-      };
-    const removed = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
-    if (removed === undefined)
-      return {
-        ok: true,
-        edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept as it is` },
-      };
-    const replaced =
-      spot.format === "json"
-        ? replaceAt(text, [...keys, found.name], wanted, styleOf(text))
-        : appendToml(removed, keys, MCP_SERVER_NAME, wanted);
-    const checked = verify(replaced, spot.format, parsed.value, keys, found.name, wanted);
-    if (!checked.ok) return checked;
+  return found ? planUpdate(file, found, wanted, what) : planAddition(file, wanted, what);
+}
+
+/** rememberWith(input, added) → the manifest's record of this MCP file after the run. */
+const rememberWith = (input: McpEditInput, added: readonly (readonly string[])[]): ManifestRecord => ({
+  client: input.client.name,
+  path: input.filePath,
+  created: input.record?.created === true || input.creates,
+  added,
+  kind: "mcp",
+});
+
+/** Uninstall: our entry out while it is still what install wrote, then the containers install added, then the file it created. */
+function planRemoval(file: ReadMcpFile): Planned {
+  const { input, bom, text, keys, found, ours, none } = file;
+  const { spot, record } = input;
+  if (!found || !record)
+    return { ok: true, edit: { ...none, unchanged: ": no velesdb-memory MCP server of ours; nothing to remove" } };
+  if (!ours)
+    return {
+      ok: true,
+      edit: { ...none, unchanged: `: the ${found.name} MCP server changed since install (or was never ours); kept` },
+    };
+  let after = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
+  if (after !== undefined && !removedOnly(after, spot.format, file.value, keys, found.name)) after = undefined;
+  if (after === undefined)
     return {
       ok: true,
       edit: {
-        text: bom + replaced,
-        parts: [[`updated the ${found.name} MCP server (${what})`, `update the ${found.name} MCP server (${what})`]],
-        unchanged: "",
-        record: remember(record?.added ?? [[...keys, found.name]]),
+        ...none,
+        unchanged: `: the ${found.name} MCP server was rewritten since install; kept, remove it by hand`,
       },
     };
+  for (const container of [...record.added]
+    .filter((key) => key.length < keys.length + 1)
+    .sort((a, b) => b.length - a.length)) {
+    if (spot.format !== "json") break;
+    const value = parseText(after, "json");
+    const table = value.ok ? serversAt(value.value, container) : undefined;
+    if (table?.kind === "table" && Object.keys(table.table).length === 0) after = removeAt(after, [...container]);
   }
+  const left = parseText(after, spot.format);
+  const gone = input.mayDelete && record.created && left.ok && sameJson(left.value, input.skeleton ?? {});
+  return {
+    ok: true,
+    edit: {
+      text: gone ? null : bom + after,
+      parts: [
+        [`removed the ${found.name} MCP server`, `remove the ${found.name} MCP server`],
+        ...(gone
+          ? [
+              [
+                "deleted the file (install had created it and it holds nothing else)",
+                "delete the file (install created it and it would hold nothing else)",
+              ] as const,
+            ]
+          : []),
+      ],
+      unchanged: "",
+      record: undefined,
+    },
+  };
+}
+
+/** Install over an entry of ours: unchanged when in step, else replaced where it stands (Codex's TOML: its table rewritten at the end). */
+function planUpdate(
+  file: ReadMcpFile,
+  found: NonNullable<ReadMcpFile["found"]>,
+  wanted: JsonObject,
+  what: string,
+): Planned {
+  const { input, bom, text, keys, none } = file;
+  const { spot, record } = input;
+  if (sameJson(found.entry, wanted))
+    return {
+      ok: true,
+      edit: {
+        ...none,
+        unchanged: `: the velesdb-memory MCP server is already in step (${what}); unchanged`,
+        record: rememberWith(input, record?.added ?? []),
+      },
+    };
+  const removed = removeServer(text, spot.format, keys, found.name, found.entry, isRecorded(record, BLANK_LINE_KEY));
+  if (removed === undefined)
+    return {
+      ok: true,
+      edit: { ...none, unchanged: `: the ${found.name} MCP server was rewritten since install; kept as it is` },
+    };
+  const replaced =
+    spot.format === "json"
+      ? replaceAt(text, [...keys, found.name], wanted, styleOf(text))
+      : appendToml(removed, keys, MCP_SERVER_NAME, wanted);
+  const checked = verify(replaced, spot.format, file.value, keys, found.name, wanted);
+  if (!checked.ok) return checked;
+  return {
+    ok: true,
+    edit: {
+      text: bom + replaced,
+      parts: [[`updated the ${found.name} MCP server (${what})`, `update the ${found.name} MCP server (${what})`]],
+      unchanged: "",
+      record: rememberWith(input, record?.added ?? [[...keys, found.name]]),
+    },
+  };
+}
+
+/** Install where no entry is: ours added under the first spelling, with the containers it needs (recorded, for uninstall). */
+function planAddition(file: ReadMcpFile, wanted: JsonObject, what: string): Planned {
+  const { input, bom, text, keys } = file;
+  const { spot, record } = input;
   const added: string[][] = [];
   let after: string;
   if (spot.format === "toml") {
@@ -187,21 +227,21 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
     // The deepest container that exists gets the rest of the path as one new property.
     const blank = text.trim() === "";
     const style = styleOf(text);
-    let start = blank ? JSON.stringify(input.skeleton ?? {}, null, style.indent) : text;
-    const base = blank ? {} : parsed.value;
+    const start = blank ? JSON.stringify(input.skeleton ?? {}, null, style.indent) : text;
+    const base = blank ? {} : file.value;
     let depth = 0;
     while (depth < keys.length && serversAt(base, keys.slice(0, depth + 1)).kind === "table") depth++;
     let value: unknown = { [MCP_SERVER_NAME]: wanted };
     for (let i = keys.length - 1; i > depth; i--) value = { [keys[i]!]: value };
     for (let i = depth; i < keys.length; i++) added.push(keys.slice(0, i + 1));
-    start =
+    const edited =
       depth === keys.length
         ? addProperty(start, [...keys], MCP_SERVER_NAME, wanted, style)
         : addProperty(start, [...keys.slice(0, depth)], keys[depth]!, value, style);
-    after = start + (blank ? style.eol : "");
+    after = edited + (blank ? style.eol : "");
   }
   added.push([...keys, MCP_SERVER_NAME]);
-  const checked = verify(after, spot.format, parsed.value, keys, undefined, wanted);
+  const checked = verify(after, spot.format, file.value, keys, undefined, wanted);
   if (!checked.ok) return checked;
   return {
     ok: true,
@@ -209,7 +249,7 @@ function planOnText(input: McpEditInput): { ok: true; edit: McpEdit } | { ok: fa
       text: bom + after,
       parts: [[`added the velesdb-memory MCP server (${what})`, `add the velesdb-memory MCP server (${what})`]],
       unchanged: "",
-      record: remember(mergeKeys(record?.added ?? [], added)),
+      record: rememberWith(input, mergeKeys(record?.added ?? [], added)),
     },
   };
 }

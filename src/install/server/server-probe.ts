@@ -121,6 +121,8 @@ export function programPath(
 export const isRelativeCommand = (command: string): boolean =>
   !path.isAbsolute(command) && (command.includes("/") || command.includes("\\"));
 
+type ServerChild = ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+
 async function probeStdioServer(
   spec: Extract<ServerSpec, { kind: "stdio" }>,
   env: NodeJS.ProcessEnv,
@@ -132,7 +134,7 @@ async function probeStdioServer(
   const childEnv = { ...env, ...spec.env, VELESDB_HOOKS_MCP_IDLE_MS: "0" } as Record<string, string>;
   const program = programPath(spec.command, childEnv);
   if (!program.ok) return { ok: false, cause: program.problem };
-  let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  let child: ServerChild;
   try {
     child = Bun.spawn([program.path, ...spec.args], {
       cwd: spec.cwd,
@@ -149,6 +151,30 @@ async function probeStdioServer(
       cause: `${quoted(spec.command)} could not be started${typeof code === "string" ? ` (${code})` : ""}`,
     };
   }
+  const { answers, outcome, stderr } = await converse(child, timeoutMs);
+  // memory_status unanswered (an older server): the result has no embedder.
+  if (answers.has(1) && (answers.has(2) || isJsonObject(answers.get(1)!.error))) return resultFrom(answers);
+  const said = causeFrom(stderr, spec, childEnv, storePath(childEnv));
+  if (outcome === "limit")
+    return {
+      ok: false,
+      cause: `did not answer ${answers.has(1) ? "tools/list" : "initialize"} within ${(timeoutMs / 1000).toFixed(1)} s (stopped)${said ? `; it printed: ${said}` : ""}`,
+    };
+  return {
+    ok: false,
+    cause: said ?? `exited with code ${child.exitCode ?? "?"} before answering initialize, printing nothing`,
+  };
+}
+
+/**
+ * converse(child, timeoutMs) → the server's answers by request id, how the conversation ended
+ * (all three answered, the server exited, or the bound), and the start of what it printed on
+ * stderr. The server is killed, with its process group, before this returns.
+ */
+async function converse(
+  child: ServerChild,
+  timeoutMs: number,
+): Promise<{ answers: Map<number, JsonObject>; outcome: "answered" | "exited" | "limit"; stderr: string }> {
   const answers = new Map<number, JsonObject>();
   let answered: () => void = () => {};
   const complete = new Promise<"answered">((resolve) => {
@@ -205,21 +231,7 @@ async function probeStdioServer(
   } catch {
     // Already closed.
   }
-  // memory_status unanswered (an older server): the result has no embedder.
-  if (answers.has(1) && (answers.has(2) || isJsonObject(answers.get(1)!.error))) return resultFrom(answers);
-  const storeDir = storePath(childEnv);
-  if (outcome === "limit") {
-    const said = causeFrom(stderr, spec, childEnv, storeDir);
-    return {
-      ok: false,
-      cause: `did not answer ${answers.has(1) ? "tools/list" : "initialize"} within ${(timeoutMs / 1000).toFixed(1)} s (stopped)${said ? `; it printed: ${said}` : ""}`,
-    };
-  }
-  const said = causeFrom(stderr, spec, childEnv, storeDir);
-  return {
-    ok: false,
-    cause: said ?? `exited with code ${child.exitCode ?? "?"} before answering initialize, printing nothing`,
-  };
+  return { answers, outcome, stderr };
 }
 
 /**
