@@ -43,15 +43,15 @@ import {
   type RunResult,
   type SpiedRun,
 } from "../test/e2e/harness.ts";
-import { runCodebuddyLive, writeCodebuddyModel } from "../test/e2e/codebuddy-harness.ts";
-import { copilotOfflineEnv } from "../test/e2e/copilot-harness.ts";
-import { droidCustomModel, runDroidExec } from "../test/e2e/droid-harness.ts";
+import { runCodebuddyLive, writeCodebuddyModel } from "../test/hosts/codebuddy/codebuddy-harness.ts";
+import { copilotOfflineEnv } from "../test/hosts/copilot/copilot-harness.ts";
+import { droidCustomModel, runDroidExec } from "../test/hosts/droid/droid-harness.ts";
 import { HOST_BINS } from "../test/e2e/host-bins.ts";
-import { startMockGemini, type GeminiTurn } from "../test/e2e/mock-gemini.ts";
+import { startMockGemini, type GeminiTurn } from "../test/hosts/gemini/mock-gemini.ts";
 import { startMockLlm, type ClaudeReply, type CodexReply, type MockLlm, type Scenario } from "../test/e2e/mock-llm.ts";
 import { chatText, startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "../test/e2e/mock-openai-chat.ts";
-import { createGeminiCase, runGemini } from "../test/e2e/gemini-harness.ts";
-import { runQwen, settingsPath, userSettings as qwenUserSettings } from "../test/e2e/qwen-harness.ts";
+import { createGeminiCase, runGemini } from "../test/hosts/gemini/gemini-harness.ts";
+import { runQwen, settingsPath, userSettings as qwenUserSettings } from "../test/hosts/qwen/qwen-harness.ts";
 import {
   ANSWER_AFTER_COMPACT,
   ASSISTANT_FINAL,
@@ -477,7 +477,7 @@ async function captureDroid(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture
   return [{ file: "stop.jsonl", bytes: placeholders(c, stop), how: "at the last Stop of `droid exec`" }];
 }
 
-/** CodeBuddy runs live, as test/e2e/codebuddy.e2e.test.ts runs it: `-p "PROMPT"` exits before the Stop continuation. */
+/** CodeBuddy runs live, as test/hosts/codebuddy/codebuddy.e2e.test.ts runs it: `-p "PROMPT"` exits before the Stop continuation. */
 async function captureCodebuddy(llm: MockLlm, chat: MockOpenAiChat): Promise<Fixture[]> {
   const c = createCase(llm, "capture-codebuddy");
   chat.script(c.scenario, chatTurns("Bash", { command: TOOL_COMMAND, description: "Read the notes" }));
@@ -578,7 +578,7 @@ if (import.meta.main) {
         );
       }
     }
-    // Droid also tries Factory's own service (test/e2e/droid.e2e.test.ts); anything else is a leak.
+    // Droid also tries Factory's own service (test/hosts/droid/droid.e2e.test.ts); anything else is a leak.
     const escaped = llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line));
     if (escaped.length > 0) fail(`requests left 127.0.0.1: ${escaped.join(", ")}`);
   } finally {

@@ -10,7 +10,7 @@
 // on, so it is the newest release of the major line the newest Qwen Code's `engines` asks for
 // (the Node such a user installs), not whatever major is newest.
 //
-//   bun scripts/e2e-latest.ts [bun test args…]   e.g. `-- test/e2e/qwen.e2e.test.ts`
+//   bun scripts/e2e-latest.ts [bun test args…]   e.g. `-- test/hosts/qwen/qwen.e2e.test.ts`
 //
 // VH_E2E_KEEP=1 keeps the prefix; GITHUB_STEP_SUMMARY (in CI) gets the version table.
 import { spawnSync } from "node:child_process";
@@ -157,7 +157,10 @@ if (build.status !== 0) {
 }
 
 const testArgs = process.argv.slice(2).filter((a) => a !== "--");
-const suite = spawnSync(bun, ["test", "--timeout", "60000", ...(testArgs.length > 0 ? testArgs : ["test/e2e"])], {
+// bun test runs every file whose path holds one of these: the shared suites of test/e2e, and each
+// host's own e2e suite in its folder (test/hosts/<host>/<host>.e2e.test.ts).
+const E2E_SUITES = ["test/e2e", ".e2e.test.ts"];
+const suite = spawnSync(bun, ["test", "--timeout", "60000", ...(testArgs.length > 0 ? testArgs : E2E_SUITES)], {
   cwd: ROOT,
   stdio: "inherit",
   env: { ...process.env, VH_E2E_HOSTS: path.join(prefix, "node_modules") },

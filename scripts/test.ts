@@ -28,11 +28,14 @@ function workerCount(): number {
 }
 
 /**
- * The files the unit tier leaves out, as repository paths or folders ending in "/", each with why.
- * Every other test file is in the tier, so a new file runs there until it is named here.
+ * The files the unit tier leaves out, each with why: a repository path, a folder ending in "/",
+ * or "*" and the end of a file name. Every other test file is in the tier, so a new file runs
+ * there until it is named here.
  */
 export const OUTSIDE_UNIT_TIER: ReadonlyArray<readonly [string, string]> = [
   ["test/e2e/", "the real host CLIs against mock model APIs, and the double checked against the real velesdb-memory"],
+  // A host's own e2e suite lives in its folder, test/hosts/<host>/ (docs/development/testing.md#a-hosts-folder).
+  ["*.e2e.test.ts", "a host's e2e suite: its real CLI against a mock model API"],
   ["test/e2e-host-bins.test.ts", "how the e2e suites find the host CLIs"],
   ["test/windows/", "the windows-x64 release asset under Wine"],
   ["test/release.test.ts", "builds and packs every release asset"],
@@ -42,10 +45,15 @@ export const OUTSIDE_UNIT_TIER: ReadonlyArray<readonly [string, string]> = [
   ["test/fuzz.test.ts", "the property run, minutes of CPU; its regressions (test/fuzz-regressions.test.ts) stay in"],
 ];
 
+/** leftOutBy("test/e2e/", "test/e2e/x.test.ts") → true: whether one OUTSIDE_UNIT_TIER name covers a repository path. */
+export function leftOutBy(name: string, file: string): boolean {
+  if (name.startsWith("*")) return file.endsWith(name.slice(1));
+  return name.endsWith("/") ? file.startsWith(name) : file === name;
+}
+
 /** unitTierFiles(root) → "./test/…" for every test file outside OUTSIDE_UNIT_TIER (the ./ makes bun test take a path, not a filter). */
 export function unitTierFiles(root: string): string[] {
-  const out = (file: string) =>
-    OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? file.startsWith(name) : file === name));
+  const out = (file: string) => OUTSIDE_UNIT_TIER.some(([name]) => leftOutBy(name, file));
   const files: string[] = [];
   const walk = (rel: string) => {
     for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {

@@ -133,7 +133,7 @@ const CASES: readonly ClientCase[] = [
     userEntry: (secret) => ({ type: "local", command: ["/bin/sh"], environment: { TOKEN: secret } }),
   },
   // CodeBuddy Code 2.117.0: its user scope is the first that exists of ~/.codebuddy/.mcp.json,
-  // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/install-codebuddy.test.ts).
+  // ~/.codebuddy/mcp.json and ~/.codebuddy.json (test/hosts/codebuddy/install-codebuddy.test.ts).
   {
     client: "codebuddy",
     file: ".codebuddy/.mcp.json",

@@ -5,13 +5,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { makeSandbox, writeConfig, type Sandbox } from "./support/hook-runner.ts";
+import { makeSandbox, writeConfig, type Sandbox, hook } from "./support/hook-runner.ts";
 import {
   checkpointTargets,
   continuation,
   denyReason,
   editPayload,
-  hook,
   isDeny,
   recallPayload,
   stopPayload,

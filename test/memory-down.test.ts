@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readMcpStatus } from "../src/core/mcp-runtime.ts";
-import { makeSandbox, writeConfig, type Sandbox } from "./support/hook-runner.ts";
-import { denyReason, editPayload, hook, isDeny, recallPayload, type Host } from "./support/learning.ts";
+import { makeSandbox, writeConfig, type Sandbox, hook } from "./support/hook-runner.ts";
+import { denyReason, editPayload, isDeny, recallPayload, type Host } from "./support/learning.ts";
 import { brokersOf, initialize, killTree, REAL_SERVER, startClient, until } from "./support/mcp-session.ts";
 
 const LOCK_MESSAGE = "another velesdb-memory process holds";

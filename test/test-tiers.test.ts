@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { OUTSIDE_UNIT_TIER, unitTierFiles } from "../scripts/test.ts";
+import { leftOutBy, OUTSIDE_UNIT_TIER, unitTierFiles } from "../scripts/test.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const tier = unitTierFiles(ROOT);
@@ -46,18 +46,23 @@ describe("the unit tier", () => {
 
   test("leaves out every file and folder OUTSIDE_UNIT_TIER names, each of which exists", () => {
     for (const [name, why] of OUTSIDE_UNIT_TIER) {
-      expect(fs.existsSync(path.join(ROOT, name)), `${name} (${why}) does not exist`).toBe(true);
-      expect(tier.filter((file) => (name.endsWith("/") ? file.startsWith(`./${name}`) : file === `./${name}`))).toEqual(
-        [],
-      );
+      const exists = name.startsWith("*")
+        ? testFiles.some((file) => leftOutBy(name, file))
+        : fs.existsSync(path.join(ROOT, name));
+      expect(exists, `${name} (${why}) names no file`).toBe(true);
+      expect(tier.filter((file) => leftOutBy(name, file.slice(2)))).toEqual([]);
     }
+  });
+
+  test("leaves out the e2e suites in a host's folder (control: the host's other tests stay in)", () => {
+    expect(tier).not.toContain("./test/hosts/kilo/kilo.e2e.test.ts");
+    expect(tier).toContain("./test/hosts/kilo/kilo.test.ts");
+    expect(leftOutBy("*.e2e.test.ts", "test/hosts/kilo/kilo.test.ts")).toBe(false);
   });
 
   test("is every other test file outside node_modules", () => {
     const all = testFiles;
-    const outside = all.filter((f) =>
-      OUTSIDE_UNIT_TIER.some(([name]) => (name.endsWith("/") ? f.startsWith(name) : f === name)),
-    );
+    const outside = all.filter((f) => OUTSIDE_UNIT_TIER.some(([name]) => leftOutBy(name, f)));
     expect(outside.length).toBeGreaterThan(0);
     expect(tier).toEqual(
       all
@@ -72,7 +77,7 @@ describe("test/timings.json", () => {
   const timings = fs.readFileSync(path.join(ROOT, "test", "timings.json"), "utf8");
 
   test("times every test file, e2e and windows included, and names no other", () => {
-    expect(testFiles).toContain("test/e2e/pi.e2e.test.ts");
+    expect(testFiles).toContain("test/hosts/pi/pi.e2e.test.ts");
     expect(testFiles).toContain("test/windows/windows.test.ts");
     expect(timingProblems(testFiles, timings)).toEqual([]);
   });

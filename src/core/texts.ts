@@ -500,7 +500,7 @@ const CONTINUATION_OPENINGS = [
  * isOurContinuation(turnText) → the text is one of our Stop continuations, as a host recorded it:
  * an opening near its start, since hosts put their own words before it (CodeBuddy Code
  * 2.117.0's "<user_query>Stop hook: …", seen when its second session loaded the first one's
- * checkpoint as that session's latest request: test/e2e/codebuddy.e2e.test.ts).
+ * checkpoint as that session's latest request: test/hosts/codebuddy/codebuddy.e2e.test.ts).
  */
 export function isOurContinuation(text: string): boolean {
   const start = text.trimStart().slice(0, 200);

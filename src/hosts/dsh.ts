@@ -51,7 +51,7 @@ export const dsh: HostModule = {
     name: "dsh",
     statePrefix: "dsh-",
     // The bridge hands the harness's MCP tools over as `mcp__<server>__<tool>` (its PostToolUse
-    // tool_name, fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/e2e/dsh-bridge.e2e.test.ts).
+    // tool_name, fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/hosts/dsh/dsh-bridge.e2e.test.ts).
     mcpTool: mcpToolOf(DSH),
     stateDirectory: (env, cwd) => {
       const override = env.VELESDB_HOOKS_STATE_DIR;

@@ -1,4 +1,4 @@
-// Gemini CLI (measured on @google/gemini-cli 0.61.0, offline against test/e2e/mock-gemini.ts;
+// Gemini CLI (measured on @google/gemini-cli 0.61.0, offline against test/hosts/gemini/mock-gemini.ts;
 // payloads in fixtures/payloads/gemini/). Quirks that shape this host:
 // - Events: SessionStart (source startup|resume|clear), BeforeTool, AfterTool, AfterAgent (the
 //   Stop), plus BeforeAgent, PreCompress and SessionEnd, which we do not wire. PreCompress's

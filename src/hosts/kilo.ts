@@ -12,7 +12,7 @@
 // - Every session start spends 9–11 s indexing the workspace before the first model request.
 // - Kilo runs no Claude Code hooks: the binary holds no Claude hook event name
 //   (`PreToolUse`, `hook_event_name`), and a hook in ~/.claude/settings.json never ran in a Kilo
-//   session (test/e2e/kilo.e2e.test.ts). `KILO_DISABLE_CLAUDE_CODE` only turns off reading
+//   session (test/hosts/kilo/kilo.e2e.test.ts). `KILO_DISABLE_CLAUDE_CODE` only turns off reading
 //   ~/.claude/CLAUDE.md and ~/.claude/skills; an experimental migration
 //   (`KILO_EXPERIMENTAL_CLAUDE_MIGRATION`) copies those and ~/.claude.json's MCP servers. So a
 //   user with both Claude Code and Kilo gets each set of our hooks once.
@@ -27,7 +27,7 @@ export { KILO };
 export const kilo: HostModule = {
   ...opencode,
   descriptor: KILO,
-  // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/e2e/kilo.e2e.test.ts).
+  // The tools as the model calls them, `<server>_<tool>` as on OpenCode (test/hosts/kilo/kilo.e2e.test.ts).
   profile: { ...tempStateProfile("kilo", "kilo-", mcpToolOf(KILO)), contextResentEachRequest: true },
   events: {
     ...opencode.events,

@@ -44,7 +44,7 @@ export { PI };
 // How the model names a velesdb-memory tool (the descriptor's `velesdb_memory_<tool>`):
 // pi-mcp-adapter prefixes each server tool with the server's name, `-` made `_` (its default
 // toolPrefix "server": types.ts formatToolName in pi-mcp-adapter 2.11.0), and that is the `tool`
-// the model passes to the proxy tool `mcp` — measured: test/e2e/pi.e2e.test.ts calls
+// the model passes to the proxy tool `mcp` — measured: test/hosts/pi/pi.e2e.test.ts calls
 // `mcp {tool: "velesdb_memory_recall_fused"}` and it reaches the server.
 const PI_MCP_TOOL = mcpToolOf(PI);
 

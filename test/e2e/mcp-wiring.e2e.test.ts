@@ -18,7 +18,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { assertOffline, hostSlots } from "./checks.ts";
-import { copilotOfflineEnv } from "./copilot-harness.ts";
+import { copilotOfflineEnv } from "../hosts/copilot/copilot-harness.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import {
   createGeminiCase,
@@ -27,7 +27,7 @@ import {
   removeGeminiCase,
   runGemini,
   type GeminiCase,
-} from "./gemini-harness.ts";
+} from "../hosts/gemini/gemini-harness.ts";
 import {
   baseEnv,
   canonicalJson,
@@ -47,10 +47,10 @@ import {
   type E2ECase,
   type RunResult,
 } from "./harness.ts";
-import { geminiCall, geminiText, startMockGemini, type MockGemini } from "./mock-gemini.ts";
+import { geminiCall, geminiText, startMockGemini, type MockGemini } from "../hosts/gemini/mock-gemini.ts";
 import { codexText, startMockLlm, text, type MockLlm } from "./mock-llm.ts";
 import { chatText, chatTool, startMockOpenAiChat, type MockOpenAiChat } from "./mock-openai-chat.ts";
-import { QWEN_CLI, QWEN_MODEL, QWEN_NO_RELAUNCH, QWEN_NODE, runQwen } from "./qwen-harness.ts";
+import { QWEN_CLI, QWEN_MODEL, QWEN_NO_RELAUNCH, QWEN_NODE, runQwen } from "../hosts/qwen/qwen-harness.ts";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };
 const CLAUDE_QUIET = {

@@ -17,7 +17,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type Check } from "./checks.ts";
-import { runGemini, type GeminiCase, type GeminiRun } from "./gemini-harness.ts";
+import { runGemini, type GeminiCase, type GeminiRun } from "../hosts/gemini/gemini-harness.ts";
 import {
   createCase,
   e2eSuite,
@@ -31,7 +31,7 @@ import {
   type Mode,
   type RunResult,
 } from "./harness.ts";
-import { startMockGemini, type MockGemini } from "./mock-gemini.ts";
+import { startMockGemini, type MockGemini } from "../hosts/gemini/mock-gemini.ts";
 import type { LoggedRequest } from "./mock-llm.ts";
 import {
   claudeModel,

@@ -24,8 +24,8 @@
 // (a host-qualified name, docs/working-context.md#tool-names-the-hosts-tool-search-finds) is read the same way.
 import type { ClaudeReply, CodexReply, LoggedRequest } from "./mock-llm.ts";
 import { codexText, text } from "./mock-llm.ts";
-import type { GeminiReply, GeminiRequest } from "./mock-gemini.ts";
-import { geminiCall, geminiText } from "./mock-gemini.ts";
+import type { GeminiReply, GeminiRequest } from "../hosts/gemini/mock-gemini.ts";
+import { geminiCall, geminiText } from "../hosts/gemini/mock-gemini.ts";
 
 export interface Slot {
   readonly project: string;

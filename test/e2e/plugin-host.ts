@@ -1,5 +1,5 @@
 // The end-to-end suite of an agent whose hooks are our in-process plugin: OpenCode and its
-// fork Kilo Code (test/e2e/opencode.e2e.test.ts, test/e2e/kilo.e2e.test.ts). The real CLI,
+// fork Kilo Code (test/hosts/opencode/opencode.e2e.test.ts, test/hosts/kilo/kilo.e2e.test.ts). The real CLI,
 // offline with no login (a custom `@ai-sdk/openai-compatible` provider pointed at the
 // chat-completions mock on 127.0.0.1), the fake velesdb-memory MCP server, and our plugin written
 // by our own installer (`velesdb-hooks install --client <host>`). The host runs served

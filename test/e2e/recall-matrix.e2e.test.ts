@@ -27,10 +27,22 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { copilotSuite } from "./copilot-harness.ts";
-import { createDshCase, cleanupDshCases, doubleToolResult, DSH_PROJECT, type DshCase } from "./dsh-harness.ts";
+import { copilotSuite } from "../hosts/copilot/copilot-harness.ts";
+import {
+  createDshCase,
+  cleanupDshCases,
+  doubleToolResult,
+  DSH_PROJECT,
+  type DshCase,
+} from "../hosts/dsh/dsh-harness.ts";
 import { answerLine } from "./fake-velesdb-memory.mjs";
-import { createGeminiCase, functionResponses, removeGeminiCase, runGemini, type GeminiCase } from "./gemini-harness.ts";
+import {
+  createGeminiCase,
+  functionResponses,
+  removeGeminiCase,
+  runGemini,
+  type GeminiCase,
+} from "../hosts/gemini/gemini-harness.ts";
 import {
   DOUBLE_MODES,
   e2eSuite,
@@ -45,9 +57,9 @@ import {
   type RunResult,
 } from "./harness.ts";
 import { codexText, text } from "./mock-llm.ts";
-import { geminiCall, geminiText, startMockGemini, type MockGemini } from "./mock-gemini.ts";
+import { geminiCall, geminiText, startMockGemini, type MockGemini } from "../hosts/gemini/mock-gemini.ts";
 import { chatText, chatTool, messagesOf, messageText, type ChatReply } from "./mock-openai-chat.ts";
-import { qwenSuite, runQwen } from "./qwen-harness.ts";
+import { qwenSuite, runQwen } from "../hosts/qwen/qwen-harness.ts";
 import { afterAll, beforeAll } from "bun:test";
 
 const OPT_IN = { ...E2E_PROJECT, enforce_learning_loop: true };

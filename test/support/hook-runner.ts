@@ -133,3 +133,45 @@ export function expectUsageError(run: HookRun, message: RegExp): void {
   expect(run.stderr.trim().split("\n")).toHaveLength(1);
   expect(run.stderr.startsWith("velesdb-hooks: ")).toBe(true);
 }
+
+/** What a host reads from one hook run that exited 0. */
+export interface HookAnswer {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The one JSON object printed; reading it throws when stdout is anything else (silence included). */
+  readonly json: Record<string, unknown>;
+}
+
+/**
+ * hook(box, "kilo", "stop", payload) → the answer, the one way every host's tests run a hook
+ * (test/hosts/<host>/, docs/development/testing.md#a-hosts-folder): the sandbox's env with `env`
+ * over it, run from `cwd` (the sandbox root unless given). A non-zero exit throws with the host,
+ * the event and stderr; the cases that expect one (Windsurf's exit 2) use runBinary.
+ */
+export function hook(
+  box: Sandbox,
+  host: string,
+  event: string,
+  payload: Record<string, unknown>,
+  env: Record<string, string> = {},
+  cwd: string = box.root,
+): HookAnswer {
+  const run = runBinary([host, event], payload, { env: { ...box.env, ...env }, cwd });
+  if (run.exitCode !== 0) throw new Error(`${host} ${event} exited ${run.exitCode}: ${run.stderr}`);
+  return {
+    exitCode: run.exitCode,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    get json() {
+      return parseOneJsonAnswer(run.stdout);
+    },
+  };
+}
+
+/** repository(box, "a", true) → a repository under the sandbox, opted in to the learning loop or not. */
+export function repository(box: Sandbox, name: string, optedIn: boolean): string {
+  const dir = path.join(box.root, "repos", name);
+  writeConfig(dir, { project: name, ...(optedIn ? { enforce_learning_loop: true } : {}) });
+  return dir;
+}

@@ -1,26 +1,11 @@
 // Payload builders for the learning-loop tests: the same shapes as fixtures/payloads, with
 // the fields each scenario varies (session, cwd, targets, recall response) as arguments.
-import { loadPayload, parseOneJsonAnswer, runBinary, type Sandbox } from "./hook-runner.ts";
+import { type HookAnswer, loadPayload } from "./hook-runner.ts";
 
 export type Host = "claude" | "codex";
 
-export interface Answer {
-  readonly json: Record<string, unknown>;
-  readonly stderr: string;
-  readonly exitCode: number;
-}
-
-export function hook(
-  box: Sandbox,
-  host: Host,
-  event: string,
-  payload: Record<string, unknown>,
-  env: Record<string, string> = {},
-): Answer {
-  const result = runBinary([host, event], payload, { env: { ...box.env, ...env }, cwd: box.root });
-  if (result.exitCode !== 0) throw new Error(`${host} ${event} exited ${result.exitCode}: ${result.stderr}`);
-  return { json: parseOneJsonAnswer(result.stdout), stderr: result.stderr, exitCode: result.exitCode };
-}
+/** What the learning-loop helpers read of an answer (hook-runner.ts HookAnswer). */
+export type Answer = Pick<HookAnswer, "json" | "stderr" | "exitCode">;
 
 /** An edit payload: Claude Write/Edit/NotebookEdit with one target, Codex apply_patch with several. */
 export function editPayload(

@@ -17,6 +17,6 @@ export const DSH = {
     write: { kind: "none" },
     str_replace_editor: { kind: "none" },
   },
-  // fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/e2e/dsh-bridge.e2e.test.ts.
+  // fixtures/payloads/dsh/post-tool-use.recall-fused.json; test/hosts/dsh/dsh-bridge.e2e.test.ts.
   velesdbTools: { shownPrefix: "mcp__velesdb-memory__", sentStem: "mcp__velesdb[-_]memory__", matched: "recalls" },
 } as const satisfies HostDescriptor;

@@ -5,7 +5,7 @@
 // tool_call and bash and the velesdb-memory results at tool_result. `write` and `edit` name
 // their target in `path`. The adapter hands server and tool apart (`details.server`,
 // `details.tool`), and the model names a tool `velesdb_memory_<tool>` (its toolPrefix "server",
-// `-` made `_`: test/e2e/pi.e2e.test.ts).
+// `-` made `_`: test/hosts/pi/pi.e2e.test.ts).
 import type { HostDescriptor } from "./descriptor.ts";
 
 export const PI = {
