@@ -27,20 +27,11 @@ import {
 } from "../src/core/lifecycle.ts";
 import { claudeInCursor } from "../src/hosts/claude-in-cursor.ts";
 import { HOSTS } from "../src/hosts/index.ts";
+import { PROFILES } from "./hosts/profiles.ts";
 
+/** Each host's measured form (its test profile, test/hosts/<host>/profile.ts), and Cursor's, which runs Claude's hooks. */
 const EXPECTED: Readonly<Record<string, (tool: string) => string>> = {
-  claude: (t) => `mcp__velesdb-memory__${t}`, // tool_use name in harness.e2e / mcp-wiring.e2e
-  codex: (t) => `mcp__velesdb_memory__${t}`, // function_call namespace "mcp__velesdb_memory" + name; PostToolUse tool_name
-  gemini: (t) => `mcp_velesdb-memory_${t}`, // functionCall name in gemini.e2e / mcp-wiring.e2e
-  qwen: (t) => `mcp__velesdb-memory__${t}`, // chat tool call in qwen.e2e / mcp-wiring.e2e
-  copilot: (t) => `velesdb-memory-${t}`, // chat tool call in copilot.e2e
-  opencode: (t) => `velesdb-memory_${t}`, // chat tool call in opencode.e2e
-  droid: (t) => `velesdb-memory___${t}`, // chat tool call in droid.e2e (three underscores)
-  dsh: (t) => `mcp__velesdb-memory__${t}`, // the bridge's tool_name, dsh-bridge.e2e
-  kilo: (t) => `velesdb-memory_${t}`, // chat tool call in kilo.e2e (OpenCode's form)
-  codebuddy: (t) => `mcp__velesdb-memory__${t}`, // DeferExecuteTool's toolName and PostToolUse tool_name in codebuddy.e2e
-  pi: (t) => `velesdb_memory_${t}`, // the `tool` of pi-mcp-adapter's proxy call `mcp` in pi.e2e
-  windsurf: (t) => t, // not measured
+  ...Object.fromEntries(Object.entries(PROFILES).map(([host, profile]) => [host, profile.toolName])),
   cursor: (t) => t, // not measured
 };
 

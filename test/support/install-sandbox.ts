@@ -7,6 +7,9 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { HostName } from "../../src/hosts/index.ts";
+import { USER_MCP_COMMAND } from "../hosts/profile.ts";
+import { PROFILED_HOSTS, PROFILES } from "../hosts/profiles.ts";
 
 export const REPO_ROOT = path.resolve(import.meta.dir, "..", "..");
 const DIST_BINARY = path.join(REPO_ROOT, "dist", process.platform === "win32" ? "velesdb-hooks.exe" : "velesdb-hooks");
@@ -67,75 +70,27 @@ export interface InstallSandbox {
   cleanup(): void;
 }
 
-export type SandboxClient =
-  | "claude"
-  | "codex"
-  | "windsurf"
-  | "dsh"
-  | "gemini"
-  | "copilot"
-  | "opencode"
-  | "droid"
-  | "kilo"
-  | "codebuddy"
-  | "pi";
+/** A client the sandbox can prepare: every host (test/hosts/profiles.ts). */
+export type SandboxClient = HostName;
 
-/** The directory whose presence makes `install` (no --client) pick each client. */
-export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = {
-  claude: ".claude",
-  codex: ".codex",
-  windsurf: path.join(".codeium", "windsurf"),
-  dsh: ".dsh",
-  gemini: ".gemini",
-  copilot: ".copilot",
-  opencode: path.join(".config", "opencode"),
-  droid: ".factory",
-  kilo: path.join(".config", "kilo"),
-  codebuddy: ".codebuddy",
-  pi: path.join(".pi", "agent"),
-};
+/** The directory whose presence makes `install` (no --client) pick each client (its profile's homeDir). */
+export const CLIENT_HOME_DIRS: Readonly<Record<SandboxClient, string>> = Object.fromEntries(
+  PROFILED_HOSTS.map((host) => [host, PROFILES[host].homeDir]),
+) as Record<SandboxClient, string>;
 
 /**
  * The velesdb-memory MCP server a user configured, in the files each agent reads it from when
  * that file is not the hooks registry itself (docs/mcp-server.md: `check` fails on hooks without a
- * server). Gemini's and Qwen's servers live in the registry, so their tests write them.
+ * server): each profile's userMcp. Gemini's and Qwen's servers live in the registry, so their
+ * tests write them.
  */
-export const USER_MCP_COMMAND = "/bin/sh";
-export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [string, string]>>> = {
-  claude: [
-    ".claude.json",
-    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"env":{}}}}\n`,
-  ],
-  codex: [path.join(".codex", "config.toml"), `[mcp_servers.velesdb-memory]\ncommand = "${USER_MCP_COMMAND}"\n`],
-  windsurf: [
-    path.join(".codeium", "windsurf", "mcp_config.json"),
-    `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}"}}}\n`,
-  ],
-  copilot: [
-    path.join(".copilot", "mcp-config.json"),
-    `{"mcpServers":{"velesdb-memory":{"type":"local","command":"${USER_MCP_COMMAND}","args":[],"tools":["*"]}}}\n`,
-  ],
-  opencode: [
-    path.join(".config", "opencode", "opencode.json"),
-    `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`,
-  ],
-  kilo: [
-    path.join(".config", "kilo", "kilo.json"),
-    `{"mcp":{"velesdb-memory":{"type":"local","command":["${USER_MCP_COMMAND}"],"enabled":true}}}\n`,
-  ],
-  codebuddy: [
-    path.join(".codebuddy", ".mcp.json"),
-    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[]}}}\n`,
-  ],
-  pi: [
-    path.join(".pi", "agent", "mcp.json"),
-    `{"mcpServers":{"velesdb-memory":{"command":"${USER_MCP_COMMAND}","args":[]}}}\n`,
-  ],
-  droid: [
-    path.join(".factory", "mcp.json"),
-    `{"mcpServers":{"velesdb-memory":{"type":"stdio","command":"${USER_MCP_COMMAND}","args":[],"disabled":false}}}\n`,
-  ],
-};
+export { USER_MCP_COMMAND };
+export const USER_MCP_FILES: Readonly<Partial<Record<SandboxClient, readonly [string, string]>>> = Object.fromEntries(
+  PROFILED_HOSTS.flatMap((host) => {
+    const server = PROFILES[host].userMcp;
+    return server ? [[host, server]] : [];
+  }),
+);
 
 /** The TOML table of USER_MCP_FILES.codex, for a test that writes its own config.toml. */
 export const USER_MCP_TOML = USER_MCP_FILES.codex![1];

@@ -1,0 +1,16 @@
+// The DeepSeek harness's test profile: the facts about it that shared tests read as one row each
+// (test/hosts/profiles.ts, docs/development/testing.md#a-hosts-folder).
+import type { HostTestProfile } from "../profile.ts";
+
+export const DSH_PROFILE: HostTestProfile = {
+  failure: {
+    "session-start": "open",
+    stop: "open",
+    "pre-tool-use": "closed",
+    "post-tool-use": "open",
+  },
+  // The name its model calls, measured: the bridge's tool_name, dsh-bridge.e2e.
+  toolName: (t) => `mcp__velesdb-memory__${t}`,
+  homeDir: ".dsh",
+  // No userMcp: the sandbox writes no server for it (its server lives in its own registry, which its tests write).
+};
