@@ -319,6 +319,16 @@ export interface E2ESuite {
 }
 
 /**
+ * requireFiles([hostBin]) → nothing, or a throw naming what to run: the hooks binary must be
+ * built and each of `hostFiles` (a host's entry, test/e2e/host-bins.ts) installed.
+ */
+export function requireFiles(hostFiles: readonly string[]): void {
+  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  for (const file of hostFiles)
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+}
+
+/**
  * e2eSuite() → for one test file: the mock model APIs, started before its tests (and only when
  * the binary under test exists), its cases (removed after them, each first handed to
  * `beforeRemove`), and the two steps every scenario shares.
@@ -327,7 +337,7 @@ export function e2eSuite(options: { beforeRemove?: (c: E2ECase) => void } = {}):
   let mock: MockLlm | undefined;
   const cases: E2ECase[] = [];
   beforeAll(async () => {
-    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+    requireFiles([]);
     mock = await startMockLlm();
   });
   afterAll(() => {

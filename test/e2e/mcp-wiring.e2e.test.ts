@@ -46,6 +46,7 @@ import {
   writeCodexConfig,
   type E2ECase,
   type RunResult,
+  requireFiles,
 } from "./harness.ts";
 import { geminiCall, geminiText, startMockGemini, type MockGemini } from "../hosts/gemini/mock-gemini.ts";
 import { codexText, startMockLlm, text, type MockLlm } from "./mock-llm.ts";
@@ -73,7 +74,7 @@ let copilotCache: string;
 const cleanups: Array<() => void> = [];
 
 beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  requireFiles([]);
   llm = await startMockLlm();
   chat = startMockOpenAiChat();
   gemini = await startMockGemini();

@@ -8,7 +8,8 @@
 // thing it depends on) and the same check must then fail. Every run also proves nothing left
 // 127.0.0.1 (the trap proxy). A run costs ~11 CPU s, so scenarios whose checks read different
 // parts of one session share its runs (5 runs for 7 tests; see "The shared runs").
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chatHostSuite, optedInCase } from "./chat-host.ts";
+import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -31,31 +32,19 @@ import {
 import {
   doubleArgs,
   baseEnv,
-  createCase,
   E2E_DIR,
   FAKE_MCP,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   runProcess,
   type E2ECase,
   type Mode,
   type RunResult,
   E2E_LOAD_CALL,
-  E2E_OPT_IN,
   E2E_SAVE_CALL,
   chatRequests,
 } from "./harness.ts";
-import { startMockLlm, type LoggedRequest, type MockLlm } from "./mock-llm.ts";
-import {
-  chatText,
-  chatTool,
-  startMockOpenAiChat,
-  toolResultFor,
-  toolResultsOf,
-  type ChatTurn,
-  type MockOpenAiChat,
-} from "./mock-openai-chat.ts";
+import type { LoggedRequest } from "./mock-llm.ts";
+import { chatText, chatTool, toolResultFor, toolResultsOf, type ChatTurn } from "./mock-openai-chat.ts";
 
 const CUT_RUNNER = "find";
 const INLINE_RUNNER = "node --test: 2 failures among 190";
@@ -116,22 +105,7 @@ export interface PluginHostRuns {
 
 /** pluginHostSuite(host) → registers the suite's tests under describe(host.name) and returns its shared runs. */
 export function pluginHostSuite(host: PluginHost): PluginHostRuns {
-  let llm: MockLlm; // the trap proxy, and the URL our session-start freshness probe asks
-  let chat: MockOpenAiChat;
-  const cases: E2ECase[] = [];
-
-  beforeAll(async () => {
-    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    if (!fs.existsSync(host.bin))
-      throw new Error(`${host.bin} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-    llm = await startMockLlm();
-    chat = startMockOpenAiChat();
-  });
-  afterAll(() => {
-    llm?.stop();
-    chat?.stop();
-    cases.forEach(removeCase);
-  });
+  const suite = chatHostSuite([host.bin]);
 
   interface Setup {
     turns: (c: E2ECase) => ChatTurn[];
@@ -145,12 +119,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
 
   /** setup(name, mode, …) → a case with the mock provider and the MCP fake in the host's config file and, in "hooks" mode, our installer run. */
   function setup(name: string, mode: Mode, options: Setup): E2ECase {
-    const c = createCase(llm, `${host.name}-${name}-${mode}`, {
-      projectConfig: E2E_OPT_IN,
-      mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
-    });
-    cases.push(c);
-    chat.script(c.scenario, options.turns(c));
+    const c = suite.openCase(`${host.name}-${name}-${mode}`, options.turns, optedInCase(options.mcp?.failing));
     const configDir = path.join(c.home, ".config", host.name);
     const mcpCommand = ["node", ...doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured")];
     writeFile(
@@ -160,7 +129,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
           mock: {
             npm: "@ai-sdk/openai-compatible",
             name: "Mock",
-            options: { baseURL: chat.baseUrl(c.scenario), apiKey: "dummy" },
+            options: { baseURL: suite.chat.baseUrl(c.scenario), apiKey: "dummy" },
             models: { "mock-model": { name: "Mock" } },
           },
         },
@@ -200,7 +169,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
     let count = -1;
     let stableSince = Date.now();
     while (Date.now() - started < maxMs) {
-      const now = chat.requests(c.scenario).length;
+      const now = suite.chat.requests(c.scenario).length;
       if (now !== count) {
         count = now;
         stableSince = Date.now();
@@ -242,7 +211,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
         });
         await settle(c);
       }
-      const { requests, allRequests } = chatRequests(llm, chat, c);
+      const { requests, allRequests } = chatRequests(suite.llm, suite.chat, c);
       return { ...result, stderr: `${result.stderr}\n--- serve ---\n${serverOut}`, requests, allRequests, case: c };
     } finally {
       try {
@@ -256,7 +225,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   // Each served OpenCode costs ~11 CPU s and CI has 2 cores: the tests share runs and run
   // concurrently (most of a run is waiting: the settle, the quiet periods), 4 host runs at most.
   const slot = hostSlots(4);
-  const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
+  const offline = (r: RunResult): void => assertOffline(r, suite.llm.escaped());
 
   /** Every tool result the model was shown (deduplicated by call id). */
   const _toolResults = (r: RunResult): string[] => toolResultsOf(r.requests);

@@ -8,7 +8,8 @@
 // continuation. Each scenario runs again without our hooks (or without the one thing it depends
 // on) and the same check must then fail; every run proves nothing left 127.0.0.1. A spy on the
 // installed binary records what CodeBuddy handed each hook (a failed recall's payload included).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chatHostSuite, optedInCase } from "../../e2e/chat-host.ts";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
@@ -25,9 +26,6 @@ import {
 import {
   doubleArgs,
   doubleLauncher,
-  createCase,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   spiedRuns,
   spyOnInstalledHooks,
@@ -35,40 +33,17 @@ import {
   type Mode,
   type RunResult,
   E2E_LOAD_CALL,
-  E2E_OPT_IN,
   E2E_SAVE_CALL,
   writeFileMaking,
   chatRequests,
 } from "../../e2e/harness.ts";
 import { CODEBUDDY_BIN, runCodebuddyLive, writeCodebuddyModel } from "./codebuddy-harness.ts";
-import { startMockLlm, type MockLlm } from "../../e2e/mock-llm.ts";
-import {
-  chatText,
-  chatTool,
-  startMockOpenAiChat,
-  type ChatTurn,
-  type MockOpenAiChat,
-} from "../../e2e/mock-openai-chat.ts";
+import { chatText, chatTool, type ChatTurn } from "../../e2e/mock-openai-chat.ts";
 
 /** The user's own settings, kept byte for byte through install and uninstall. */
 const USER_SETTINGS = '{\n  // mine\n  "language": "English"\n}\n';
 
-let llm: MockLlm;
-let chat: MockOpenAiChat;
-const cases: E2ECase[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(CODEBUDDY_BIN))
-    throw new Error(`${CODEBUDDY_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-  llm = await startMockLlm();
-  chat = startMockOpenAiChat();
-});
-afterAll(() => {
-  llm?.stop();
-  chat?.stop();
-  cases.forEach(removeCase);
-});
+const suite = chatHostSuite([CODEBUDDY_BIN]);
 
 /** setup(name, mode, …) → a case with the mock model in ~/.codebuddy/models.json, the MCP fake as a user-scope server and, in "hooks" mode, our installer run (and a spy on its binary). */
 function setup(
@@ -76,14 +51,9 @@ function setup(
   mode: Mode,
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
 ): E2ECase {
-  const c = createCase(llm, `codebuddy-${name}-${mode}`, {
-    projectConfig: E2E_OPT_IN,
-    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
-  });
-  cases.push(c);
-  chat.script(c.scenario, options.turns(c));
+  const c = suite.openCase(`codebuddy-${name}-${mode}`, options.turns, optedInCase(options.mcp?.failing));
   const dir = path.join(c.home, ".codebuddy");
-  writeCodebuddyModel(c, chat);
+  writeCodebuddyModel(c, suite.chat);
   writeFileMaking(path.join(dir, "settings.json"), USER_SETTINGS);
   const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
@@ -104,14 +74,14 @@ function setup(
 
 /** runCodebuddy(c, prompt) → a live session (codebuddy-harness.ts runCodebuddyLive) and the scenario's requests. */
 async function runCodebuddy(c: E2ECase, prompt: string, quietMs = 8000): Promise<RunResult> {
-  const result = await runCodebuddyLive(c, chat, prompt, quietMs);
-  const { requests, allRequests } = chatRequests(llm, chat, c);
+  const result = await runCodebuddyLive(c, suite.chat, prompt, quietMs);
+  const { requests, allRequests } = chatRequests(suite.llm, suite.chat, c);
   return { ...result, requests, allRequests, case: c };
 }
 
 // Each run costs a Node start of a 16 MB bundle; CI has 2 cores.
 const slot = hostSlots(3);
-const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
+const offline = (r: RunResult): void => assertOffline(r, suite.llm.escaped());
 const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
 
 const guardedFile = (c: E2ECase): string => path.join(c.workspace, "guarded.txt");

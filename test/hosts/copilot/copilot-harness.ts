@@ -1,18 +1,16 @@
 // GitHub Copilot CLI (@github/copilot 1.0.102) driven offline with no login: COPILOT_OFFLINE and a
 // BYOK provider pointed at the chat-completions mock on 127.0.0.1, the velesdb-memory double in
 // ~/.copilot/mcp-config.json, our hooks registered by `velesdb-hooks install --client copilot`.
+import { chatHostSuite } from "../../e2e/chat-host.ts";
 import { afterAll, beforeAll } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import {
   baseEnv,
-  createCase,
   doubleArgs,
   E2E_PROJECT,
   FAKE_MCP,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   runProcess,
   type DoubleMode,
@@ -23,8 +21,8 @@ import {
   chatRequests,
 } from "../../e2e/harness.ts";
 import { HOST_BINS } from "../../e2e/host-bins.ts";
-import { startMockLlm, type MockLlm } from "../../e2e/mock-llm.ts";
-import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "../../e2e/mock-openai-chat.ts";
+import type { MockLlm } from "../../e2e/mock-llm.ts";
+import type { ChatTurn, MockOpenAiChat } from "../../e2e/mock-openai-chat.ts";
 
 export const COPILOT_BIN = HOST_BINS.copilot;
 /** A model Copilot knows, so it offers its `edit` and `create` tools (an unknown one gets apply_patch). */
@@ -80,16 +78,9 @@ export const copilotInstaller = (c: E2ECase, command: "install" | "uninstall" = 
 
 /** copilotSuite() → the mocks and a shared Copilot cache for one test file, its cases removed after. */
 export function copilotSuite(): CopilotSuite {
-  let llm: MockLlm | undefined;
-  let chat: MockOpenAiChat | undefined;
+  const mocks = chatHostSuite([COPILOT_BIN]);
   let cacheHome = ""; // Copilot unpacks ~235 MB into $XDG_CACHE_HOME/copilot: once per suite, not per case
-  const cases: E2ECase[] = [];
-  beforeAll(async () => {
-    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    if (!fs.existsSync(COPILOT_BIN))
-      throw new Error(`${COPILOT_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-    llm = await startMockLlm();
-    chat = startMockOpenAiChat();
+  beforeAll(() => {
     cacheHome = fs.mkdtempSync(path.join(os.tmpdir(), "vh-e2e-copilot-cache-"));
     // The first start unpacks the cache (≈4 s); doing it once here lets the runs below share it
     // concurrently without two of them unpacking into the same directory.
@@ -109,27 +100,20 @@ export function copilotSuite(): CopilotSuite {
       throw new Error(`copilot --version: ${warm.stdout.toString()}${warm.stderr.toString()}`);
   });
   afterAll(() => {
-    llm?.stop();
-    chat?.stop();
-    cases.forEach(removeCase);
     if (cacheHome && !process.env.VH_E2E_KEEP) fs.rmSync(cacheHome, { recursive: true, force: true });
   });
-  const started = (): { llm: MockLlm; chat: MockOpenAiChat } => {
-    if (!llm || !chat) throw new Error("the mocks are not started (copilotSuite's beforeAll has not run)");
-    return { llm, chat };
-  };
   const suite: CopilotSuite = {
     get llm() {
-      return started().llm;
+      return mocks.llm;
     },
     get chat() {
-      return started().chat;
+      return mocks.chat;
     },
     setup(name, mode, options) {
-      const { llm, chat } = started();
-      const c = createCase(llm, `copilot-${name}-${mode}`, { projectConfig: COPILOT_OPT_IN, mcp: options.mcp ?? {} });
-      cases.push(c);
-      chat.script(c.scenario, options.turns(c));
+      const c = mocks.openCase(`copilot-${name}-${mode}`, options.turns, {
+        projectConfig: COPILOT_OPT_IN,
+        mcp: options.mcp ?? {},
+      });
       const mcpArgs = doubleArgs(c.mcpLog, options.mcp?.mode);
       writeFileMaking(
         path.join(c.home, ".copilot", "mcp-config.json"),
@@ -144,7 +128,7 @@ export function copilotSuite(): CopilotSuite {
       return c;
     },
     async run(c, prompt, model = MODEL_WITH_EDIT_TOOLS, providerUrl, extraEnv = {}, timeoutMs = 90_000) {
-      const { llm, chat } = started();
+      const { llm, chat } = mocks;
       const env = {
         ...baseEnv(c),
         // Our postToolUse compiles an oversized bash output with this (the double's compile-stdin).

@@ -9,54 +9,33 @@
 // refuses those, and every run proves nothing else tried to leave 127.0.0.1 (assertOfflineButFactory).
 // SessionStart, the guard and Stop are read from different parts of one session and share its
 // runs (see "The shared runs").
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chatHostSuite, optedInCase } from "../../e2e/chat-host.ts";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "../../e2e/checks.ts";
 import {
   doubleArgs,
-  createCase,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   type E2ECase,
   type Mode,
   type RunResult,
   E2E_LOAD_CALL,
-  E2E_OPT_IN,
   E2E_SAVE_CALL,
   writeFileMaking,
   chatRequests,
 } from "../../e2e/harness.ts";
 import { DROID_BIN, droidCustomModel, runDroidExec } from "./droid-harness.ts";
-import { startMockLlm, type MockLlm } from "../../e2e/mock-llm.ts";
 import {
   chatText,
   chatTool,
   messagesOf,
   messageText,
-  startMockOpenAiChat,
   toolResultsOf,
   type ChatTurn,
-  type MockOpenAiChat,
 } from "../../e2e/mock-openai-chat.ts";
 
-let llm: MockLlm;
-let chat: MockOpenAiChat;
-const cases: E2ECase[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(DROID_BIN))
-    throw new Error(`${DROID_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-  llm = await startMockLlm();
-  chat = startMockOpenAiChat();
-});
-afterAll(() => {
-  llm?.stop();
-  chat?.stop();
-  cases.forEach(removeCase);
-});
+const suite = chatHostSuite([DROID_BIN]);
 
 /** setup(name, mode, …) → a case with the BYOK model in ~/.factory/settings.json, the MCP fake in ~/.factory/mcp.json and, in "hooks" mode, our installer run. */
 function setup(
@@ -64,16 +43,11 @@ function setup(
   mode: Mode,
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean } },
 ): E2ECase {
-  const c = createCase(llm, `droid-${name}-${mode}`, {
-    projectConfig: E2E_OPT_IN,
-    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
-  });
-  cases.push(c);
-  chat.script(c.scenario, options.turns(c));
+  const c = suite.openCase(`droid-${name}-${mode}`, options.turns, optedInCase(options.mcp?.failing));
   const factory = path.join(c.home, ".factory");
   writeFileMaking(
     path.join(factory, "settings.json"),
-    `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(droidCustomModel(c, chat))}]\n}\n`,
+    `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(droidCustomModel(c, suite.chat))}]\n}\n`,
   );
   const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
   writeFileMaking(
@@ -86,7 +60,7 @@ function setup(
 
 async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
   const result = await runDroidExec(c, prompt);
-  const { requests, allRequests } = chatRequests(llm, chat, c);
+  const { requests, allRequests } = chatRequests(suite.llm, suite.chat, c);
   return { ...result, requests, allRequests, case: c };
 }
 
@@ -94,7 +68,7 @@ async function runDroid(c: E2ECase, prompt: string): Promise<RunResult> {
 function assertOfflineButFactory(r: RunResult): void {
   assertOffline(
     r,
-    llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)),
+    suite.llm.escaped().filter((line) => !/^CONNECT (api|telemetry)\.factory\.ai:443 /.test(line)),
   );
 }
 

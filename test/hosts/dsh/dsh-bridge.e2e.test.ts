@@ -8,6 +8,7 @@
 // controls with the same hooks.json whose commands are all `true` ("inert") and with no hooks at
 // all ("absent"): there the scenario's BEHAVIOUR check must fail, or it proves nothing. Support
 // checks (our binary really ran, preconditions of the scenario) only run with our hooks.
+import { requireFiles } from "../../e2e/harness.ts";
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -41,7 +42,7 @@ const RECALL_TOOL = "mcp__velesdb-memory__recall_fused";
 const STOPS = 20;
 
 beforeAll(() => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
+  requireFiles([]);
 });
 afterEach(cleanupDshCases);
 

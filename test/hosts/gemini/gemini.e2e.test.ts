@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { hostSlots, pairOf, type Pair } from "../../e2e/checks.ts";
-import { HOOKS_BIN, E2E_LOAD_CALL, E2E_OPT_IN, E2E_SAVE_CALL } from "../../e2e/harness.ts";
+import { E2E_LOAD_CALL, E2E_OPT_IN, E2E_SAVE_CALL, requireFiles } from "../../e2e/harness.ts";
 import {
   createGeminiCase,
   functionResponses,
@@ -36,9 +36,7 @@ import { geminiCall, geminiText, startMockGemini, type GeminiTurn, type MockGemi
 let mock: MockGemini;
 const cases: GeminiCase[] = [];
 beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  if (!fs.existsSync(GEMINI_BIN))
-    throw new Error(`${GEMINI_BIN} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
+  requireFiles([GEMINI_BIN]);
   mock = await startMockGemini();
 });
 afterAll(() => {

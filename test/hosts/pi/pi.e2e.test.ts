@@ -8,7 +8,8 @@
 // extension (or without the one thing it depends on) and the same check must then fail; every
 // run proves nothing left 127.0.0.1. A spy on the installed binary records what the extension
 // sent each hook.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chatHostSuite, optedInCase } from "../../e2e/chat-host.ts";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -31,11 +32,8 @@ import {
   doubleArgs,
   doubleLauncher,
   baseEnv,
-  createCase,
   E2E_DIR,
   FAKE_MCP,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   runProcess,
   spiedRuns,
@@ -44,38 +42,14 @@ import {
   type Mode,
   type RunResult,
   E2E_LOAD_CALL,
-  E2E_OPT_IN,
   E2E_SAVE_CALL,
   writeFileMaking,
   chatRequests,
 } from "../../e2e/harness.ts";
 import { HOST_BINS } from "../../e2e/host-bins.ts";
-import { startMockLlm, type MockLlm } from "../../e2e/mock-llm.ts";
-import {
-  chatText,
-  chatTool,
-  startMockOpenAiChat,
-  toolResultFor,
-  type ChatTurn,
-  type MockOpenAiChat,
-} from "../../e2e/mock-openai-chat.ts";
+import { chatText, chatTool, toolResultFor, type ChatTurn } from "../../e2e/mock-openai-chat.ts";
 
-let llm: MockLlm;
-let chat: MockOpenAiChat;
-const cases: E2ECase[] = [];
-
-beforeAll(async () => {
-  if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-  for (const file of [HOST_BINS.piCli, HOST_BINS.piMcpAdapter, HOST_BINS.qwenNode])
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`bun scripts/install-e2e-hosts.ts\` first`);
-  llm = await startMockLlm();
-  chat = startMockOpenAiChat();
-});
-afterAll(() => {
-  llm?.stop();
-  chat?.stop();
-  cases.forEach(removeCase);
-});
+const suite = chatHostSuite([HOST_BINS.piCli, HOST_BINS.piMcpAdapter, HOST_BINS.qwenNode]);
 
 /** setup(name, mode, …) → a case with the mock provider, the MCP adapter and its server config and, in "hooks" mode, our installer run (and a spy on its binary). */
 function setup(
@@ -83,15 +57,10 @@ function setup(
   mode: Mode,
   options: { turns: (c: E2ECase) => ChatTurn[]; mcp?: { failing?: boolean; viaInstaller?: boolean } },
 ): E2ECase {
-  const c = createCase(llm, `pi-${name}-${mode}`, {
-    projectConfig: E2E_OPT_IN,
-    mcp: { mode: options.mcp?.failing ? "is-error" : "structured" },
-  });
-  cases.push(c);
-  chat.script(c.scenario, options.turns(c));
+  const c = suite.openCase(`pi-${name}-${mode}`, options.turns, optedInCase(options.mcp?.failing));
   const agent = path.join(c.home, ".pi", "agent");
   const provider = {
-    baseUrl: chat.baseUrl(c.scenario),
+    baseUrl: suite.chat.baseUrl(c.scenario),
     api: "openai-completions",
     apiKey: "dummy",
     compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
@@ -134,12 +103,12 @@ async function runPi(c: E2ECase, prompt: string, env: Record<string, string> = {
     c.workspace,
     150_000,
   );
-  const { requests, allRequests } = chatRequests(llm, chat, c);
+  const { requests, allRequests } = chatRequests(suite.llm, suite.chat, c);
   return { ...result, requests, allRequests, case: c };
 }
 
 const slot = hostSlots(3);
-const offline = (r: RunResult): void => assertOffline(r, llm.escaped());
+const offline = (r: RunResult): void => assertOffline(r, suite.llm.escaped());
 const spied = (r: RunResult) => spiedRuns(path.join(r.case.home, ".velesdb-hooks", "spy"));
 
 /** bashResult(r, command) → what the model was shown for the bash call running `command`. */

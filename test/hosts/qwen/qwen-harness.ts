@@ -6,13 +6,10 @@
 // for <dir>/node_modules, a scratch install).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll } from "bun:test";
+import { chatHostSuite } from "../../e2e/chat-host.ts";
 import {
   baseEnv,
-  createCase,
   doubleArgs,
-  HOOKS_BIN,
-  removeCase,
   runInstaller,
   runProcess,
   type DoubleMode,
@@ -21,8 +18,8 @@ import {
   type RunResult,
 } from "../../e2e/harness.ts";
 import { HOST_BINS } from "../../e2e/host-bins.ts";
-import { startMockLlm, type MockLlm } from "../../e2e/mock-llm.ts";
-import { startMockOpenAiChat, type ChatTurn, type MockOpenAiChat } from "../../e2e/mock-openai-chat.ts";
+import type { MockLlm } from "../../e2e/mock-llm.ts";
+import type { ChatTurn, MockOpenAiChat } from "../../e2e/mock-openai-chat.ts";
 
 export const QWEN_CLI = HOST_BINS.qwenCli;
 export const QWEN_NODE = HOST_BINS.qwenNode;
@@ -70,45 +67,21 @@ export interface QwenSuite {
 
 /** qwenSuite() → the chat mock and mock-llm's trap proxy for one test file, its cases removed after. */
 export function qwenSuite(): QwenSuite {
-  let chat: MockOpenAiChat | undefined;
-  let trap: MockLlm | undefined;
-  const cases: E2ECase[] = [];
-  beforeAll(async () => {
-    if (!fs.existsSync(HOOKS_BIN)) throw new Error(`${HOOKS_BIN} is missing: run \`bun run build\` first`);
-    if (!fs.existsSync(QWEN_CLI) || !fs.existsSync(QWEN_NODE)) {
-      throw new Error(
-        `Qwen Code or its Node 22 is missing (${QWEN_CLI}, ${QWEN_NODE}): run bun scripts/install-e2e-hosts.ts (or set VH_E2E_HOSTS / VH_E2E_QWEN_PREFIX)`,
-      );
-    }
-    chat = startMockOpenAiChat();
-    trap = await startMockLlm();
-  });
-  afterAll(() => {
-    chat?.stop();
-    trap?.stop();
-    cases.forEach(removeCase);
-  });
-  const started = (): { chat: MockOpenAiChat; trap: MockLlm } => {
-    if (!chat || !trap) throw new Error("the mocks are not started (qwenSuite's beforeAll has not run)");
-    return { chat, trap };
-  };
+  const mocks = chatHostSuite([QWEN_CLI, QWEN_NODE]);
   return {
     get chat() {
-      return started().chat;
+      return mocks.chat;
     },
     get trap() {
-      return started().trap;
+      return mocks.llm;
     },
     setup(name, mode, turns, options = {}) {
-      const { chat, trap } = started();
-      const c = createCase(trap, `${name}-${mode}`, {
+      const c = mocks.openCase(`${name}-${mode}`, turns, {
         projectConfig: options.projectConfig,
         mcp: { mode: options.mcpMode },
       });
-      cases.push(c);
       fs.mkdirSync(path.dirname(settingsPath(c)), { recursive: true });
       fs.writeFileSync(settingsPath(c), `${JSON.stringify(userSettings(c, options.mcpMode), null, 2)}\n`);
-      chat.script(c.scenario, turns(c));
       if (mode === "hooks") installFor(c);
       return c;
     },
