@@ -15,6 +15,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { storeLockHolder } from "../../src/install/server/store-lock.ts";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type Check } from "./checks.ts";
 import { runGemini, type GeminiCase, type GeminiRun } from "../hosts/gemini/gemini-harness.ts";
@@ -91,6 +92,25 @@ function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
   );
 }
 
+/**
+ * storeReleased(c) → once no process holds the case's store (~/.velesdb-memory): "one after
+ * another" as a user has them. Without our hooks each host starts its own velesdb-memory, which
+ * lets go of the store only when it reads the end of its stdin after the host exits. A second
+ * server on a held store exits (0.17.0: "another velesdb-memory process holds …", tried by
+ * hand), and its host then runs without memory tools: proof 4's positive control failed that way
+ * twice in CI-sized runs (Codex's only request named no velesdb-memory tool), and passed alone. With our hooks the sessions
+ * share one broker, which holds the store on purpose, so only the "none" chain waits.
+ */
+async function storeReleased(c: E2ECase): Promise<void> {
+  const store = path.join(c.home, ".velesdb-memory");
+  const deadline = Date.now() + 30_000;
+  for (let holder = storeLockHolder(store); holder; holder = storeLockHolder(store)) {
+    if (Date.now() > deadline)
+      throw new Error(`the store of ${c.name} is still held 30 s after its session ended, by pid ${holder.pid}`);
+    await Bun.sleep(100);
+  }
+}
+
 /** runChain(mode) → the four sessions of one repository, in turn: Claude saves, then Claude, Codex and Gemini load. */
 async function runChain(mode: Mode): Promise<Chain> {
   const marker = `HANDOFF-${mode}-${process.pid}-${Date.now().toString(36)}`;
@@ -116,9 +136,13 @@ async function runChain(mode: Mode): Promise<Chain> {
   suite.mock.script(c.scenario, { codex: [{ reply: codexModel() }] });
   gemini.script(gem.scenario, [{ reply: geminiModel() }]);
 
+  const between = (): Promise<void> => (mode === "none" ? storeReleased(c) : Promise.resolve());
   const claudeSave = await runClaude(claudeA, ["-p", "find where the grammar lives"]);
+  await between();
   const claudeLoad = await runClaude(claudeB, ["-p", "continue the grammar work"]);
+  await between();
   const codexLoad = await runCodex(c, "continue the grammar work");
+  await between();
   const geminiLoad = await runGemini(gem, "continue the grammar work");
   // VH_E2E_KEEP=1: each session's model requests beside the case (harness.ts keeps only the last run's).
   if (process.env.VH_E2E_KEEP) {
