@@ -6,6 +6,17 @@
 /** The velesdb-memory server command a user configured in the sandboxes: a stand-in that answers nothing. */
 export const USER_MCP_COMMAND = "/bin/sh";
 
+/**
+ * The policies of the four events most hosts have, written once: only the edit guard closes.
+ * A host with PreCompact adds it (open); Gemini and Windsurf name their events their own way.
+ */
+export const FOUR_EVENTS_FAIL: Readonly<Record<string, "open" | "closed">> = {
+  "session-start": "open",
+  stop: "open",
+  "pre-tool-use": "closed",
+  "post-tool-use": "open",
+};
+
 export interface HostTestProfile {
   /**
    * How each event's rule fails when it throws (docs/contract.md §10): the edit guard closes,

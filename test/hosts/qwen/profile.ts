@@ -1,15 +1,9 @@
 // Qwen Code's test profile: the facts about it that shared tests read as one row each
 // (test/hosts/profiles.ts, docs/development/testing.md#a-hosts-folder).
-import type { HostTestProfile } from "../profile.ts";
+import { FOUR_EVENTS_FAIL, type HostTestProfile } from "../profile.ts";
 
 export const QWEN_PROFILE: HostTestProfile = {
-  failure: {
-    "session-start": "open",
-    stop: "open",
-    "pre-compact": "open",
-    "pre-tool-use": "closed",
-    "post-tool-use": "open",
-  },
+  failure: { ...FOUR_EVENTS_FAIL, "pre-compact": "open" },
   // The name its model calls, measured: chat tool call in qwen.e2e / mcp-wiring.e2e.
   toolName: (t) => `mcp__velesdb-memory__${t}`,
   homeDir: ".qwen",
