@@ -264,7 +264,10 @@ describeWithReal("memory across sessions on the real CLIs and the real velesdb-m
     // (Codex: mcp__velesdb_memory, deferred), as the host exposes them (positive control of the wiring).
     const exposed = /mcp__velesdb[-_]memory|mcp_velesdb-memory_/;
     for (const [i, r] of sessions.entries())
-      expect([i, r.requests.some((q) => exposed.test(JSON.stringify(q.body)))]).toEqual([i, true]);
+      expect(
+        [i, r.requests.some((q) => exposed.test(JSON.stringify(q.body)))],
+        `session ${i} saw no velesdb-memory tool; stderr: ${r.stderr.slice(-1500)}`,
+      ).toEqual([i, true]);
   }, 600_000);
 });
 
