@@ -24,6 +24,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "bun:test";
+import { storeLockHolder } from "../../src/install/server/store-lock.ts";
 import { testRunDir } from "../support/test-run.ts";
 import { HOST_BINS } from "./host-bins.ts";
 import { startMockLlm, type LoggedRequest, type MockLlm, type Scenario } from "./mock-llm.ts";
@@ -421,11 +422,44 @@ export function writeClaudeServer(c: E2ECase, command: string): void {
 /**
  * wireServerDirectly(c, server) → velesdb-memory as Claude Code's and Codex's own stdio server,
  * in the shapes install --mcp writes, with no front: the memory proofs' "server wired" control.
+ *
+ * `codexWaits` adds `required = true` to Codex's entry, for the proofs whose positive control is
+ * "Codex's requests name the server's tools". Codex 0.169.0 sends its first model request without
+ * waiting for its MCP servers: measured with the real server behind a `sleep N` wrapper, the only
+ * request named mcp__velesdb_memory for N = 0 but not for N = 4 or 12 (sent after ~1.3 s), and
+ * under a full CI run the real server's own start (0.3 s idle) lost that race. With `required`
+ * Codex waits for the handshake (tools seen for 0, 4 and 12 s) and refuses to start, exit 1 and
+ * "required MCP servers failed to initialize", when the server cannot start, so a held store
+ * fails loudly instead of passing as "no tools". install --mcp does not write it (docs/hosts/codex.md).
  */
-export function wireServerDirectly(c: E2ECase, server: string): void {
+export function wireServerDirectly(c: E2ECase, server: string, options: { codexWaits?: boolean } = {}): void {
   writeClaudeServer(c, server);
-  c.codexConfigTail.push("[mcp_servers.velesdb-memory]", `command = ${JSON.stringify(server)}`, "");
+  c.codexConfigTail.push(
+    "[mcp_servers.velesdb-memory]",
+    `command = ${JSON.stringify(server)}`,
+    ...(options.codexWaits ? ["required = true"] : []),
+    "",
+  );
   writeCodexConfig(c);
+}
+
+/**
+ * storeReleased(c) → once no process holds the case's store (~/.velesdb-memory): "one after
+ * another" as a user has them. Without our hooks each host starts its own velesdb-memory, which
+ * lets go of the store only when it reads the end of its stdin after the host exits (seen held
+ * 120 ms after a session ended, under load). A second server on a held store exits (0.17.0:
+ * "another velesdb-memory process holds …", tried by hand), and Codex, which waits for it here
+ * (wireServerDirectly's codexWaits), would then refuse to start. With our hooks the sessions
+ * share one broker, which holds the store on purpose: only chains wired without hooks wait.
+ */
+export async function storeReleased(c: E2ECase): Promise<void> {
+  const store = path.join(c.home, ".velesdb-memory");
+  const deadline = Date.now() + 30_000;
+  for (let holder = storeLockHolder(store); holder; holder = storeLockHolder(store)) {
+    if (Date.now() > deadline)
+      throw new Error(`the store of ${c.name} is still held 30 s after its session ended, by pid ${holder.pid}`);
+    await Bun.sleep(100);
+  }
 }
 
 export function registerHooks(c: E2ECase, host: Host, options: RegisterOptions = {}): void {

@@ -15,7 +15,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { storeLockHolder } from "../../src/install/server/store-lock.ts";
 import { describeWithReal, realBinary } from "../support/real-velesdb-memory.ts";
 import { allOf, assertOffline, check, exitedCleanly, once, toolAnswerTexts, type Check } from "./checks.ts";
 import { runGemini, type GeminiCase, type GeminiRun } from "../hosts/gemini/gemini-harness.ts";
@@ -28,6 +27,7 @@ import {
   registerHooks,
   runClaude,
   runCodex,
+  storeReleased,
   type E2ECase,
   type Mode,
   type RunResult,
@@ -85,30 +85,11 @@ function wire(c: E2ECase, gem: GeminiCase, mode: Mode): void {
     installWithMcp(c, ["claude", "codex", "gemini"], server);
     return;
   }
-  wireServerDirectly(c, server);
+  wireServerDirectly(c, server, { codexWaits: true });
   fs.writeFileSync(
     gem.settings,
     `${JSON.stringify({ ...settings, mcpServers: { "velesdb-memory": { command: server, args: [] } } }, null, 2)}\n`,
   );
-}
-
-/**
- * storeReleased(c) → once no process holds the case's store (~/.velesdb-memory): "one after
- * another" as a user has them. Without our hooks each host starts its own velesdb-memory, which
- * lets go of the store only when it reads the end of its stdin after the host exits. A second
- * server on a held store exits (0.17.0: "another velesdb-memory process holds …", tried by
- * hand), and its host then runs without memory tools: proof 4's positive control failed that way
- * twice in CI-sized runs (Codex's only request named no velesdb-memory tool), and passed alone. With our hooks the sessions
- * share one broker, which holds the store on purpose, so only the "none" chain waits.
- */
-async function storeReleased(c: E2ECase): Promise<void> {
-  const store = path.join(c.home, ".velesdb-memory");
-  const deadline = Date.now() + 30_000;
-  for (let holder = storeLockHolder(store); holder; holder = storeLockHolder(store)) {
-    if (Date.now() > deadline)
-      throw new Error(`the store of ${c.name} is still held 30 s after its session ended, by pid ${holder.pid}`);
-    await Bun.sleep(100);
-  }
 }
 
 /** runChain(mode) → the four sessions of one repository, in turn: Claude saves, then Claude, Codex and Gemini load. */

@@ -41,6 +41,7 @@ import {
   registerHooks,
   runClaude,
   runCodex,
+  storeReleased,
   shellQuote,
   spiedRuns,
   spyOnInstalledHooks,
@@ -85,7 +86,7 @@ function wire(c: E2ECase, mode: Mode, server: string): void {
     installWithMcp(c, ["claude", "codex"], server);
     return;
   }
-  wireServerDirectly(c, server);
+  wireServerDirectly(c, server, { codexWaits: true });
 }
 
 // ---- What the sessions do ----------------------------------------------------------------------
@@ -184,8 +185,11 @@ async function runChain(mode: Mode): Promise<Chain> {
   suite.mock.script(one.scenario, { claude: [{ reply: claudeDisobedient(workChore(marker)) }] });
   suite.mock.script(two.scenario, { claude: [{ reply: claudeDisobedient(otherChore) }] });
   suite.mock.script(c.scenario, { codex: [{ reply: codexDisobedient(otherChore) }] });
+  const between = (): Promise<void> => (mode === "none" ? storeReleased(c) : Promise.resolve());
   const sessionOne = await measured(log, () => runClaude(one, ["-p", "find out what generates guarded.txt"], RUN));
+  await between();
   const sessionTwo = await measured(log, () => runClaude(two, ["-p", "list the repository"], RUN));
+  await between();
   const sessionThree = await measured(log, () => runCodex(c, "list the repository", RUN));
   return { mode, marker, c, log, spy, one: sessionOne, two: sessionTwo, three: sessionThree };
 }
