@@ -195,7 +195,8 @@ export function removeCase(c: E2ECase): void {
   fs.rmSync(c.root, { recursive: true, force: true });
 }
 
-const mcpArgs = (c: E2ECase): string[] => doubleArgs(c.mcpLog, c.mcp?.mode);
+/** mcpArgs(c) → the argv after `node` that starts the case's velesdb-memory double, in the mode the case was made with. */
+export const mcpArgs = (c: E2ECase): string[] => doubleArgs(c.mcpLog, c.mcp?.mode);
 
 const tomlString = (s: string): string => JSON.stringify(s); // TOML basic strings accept JSON escapes
 
@@ -364,14 +365,14 @@ export function e2eSuite(options: { beforeRemove?: (c: E2ECase) => void } = {}):
 }
 
 /**
- * doubleLauncher(c, mode) → an executable `velesdb-memory` in the case that runs the MCP double
- * in `mode`, logging to c.mcpLog: what `install --mcp` is given (VELESDB_MEMORY_BIN) when a test
+ * doubleLauncher(c) → an executable `velesdb-memory` in the case that runs the MCP double
+ * in the case's mode, logging to c.mcpLog: what `install --mcp` is given (VELESDB_MEMORY_BIN) when a test
  * lets our installer write the host's server entry, which runs the program with no arguments.
  */
-export function doubleLauncher(c: E2ECase, mode: DoubleMode): string {
+export function doubleLauncher(c: E2ECase): string {
   const bin = path.join(c.root, "bin", "velesdb-memory");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
-  fs.writeFileSync(bin, `#!/bin/sh\nexec ${shellQuote(FAKE_MCP)} --mode ${mode} --log ${shellQuote(c.mcpLog)} "$@"\n`, {
+  fs.writeFileSync(bin, `#!/bin/sh\nexec ${mcpArgs(c).map(shellQuote).join(" ")} "$@"\n`, {
     mode: 0o755,
   });
   return bin;

@@ -30,7 +30,7 @@ import {
   type Pair,
 } from "./checks.ts";
 import {
-  doubleArgs,
+  mcpArgs,
   baseEnv,
   E2E_DIR,
   FAKE_MCP,
@@ -121,7 +121,7 @@ export function pluginHostSuite(host: PluginHost): PluginHostRuns {
   function setup(name: string, mode: Mode, options: Setup): E2ECase {
     const c = suite.openCase(`${host.name}-${name}-${mode}`, options.turns, optedInCase(options.mcp?.failing));
     const configDir = path.join(c.home, ".config", host.name);
-    const mcpCommand = ["node", ...doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured")];
+    const mcpCommand = ["node", ...mcpArgs(c)];
     writeFile(
       path.join(configDir, host.configFile),
       JSON.stringify({

@@ -24,7 +24,7 @@ import {
   userMessageInFirstRequest,
 } from "../../e2e/checks.ts";
 import {
-  doubleArgs,
+  mcpArgs,
   doubleLauncher,
   runInstaller,
   spiedRuns,
@@ -55,15 +55,14 @@ function setup(
   const dir = path.join(c.home, ".codebuddy");
   writeCodebuddyModel(c, suite.chat);
   writeFileMaking(path.join(dir, "settings.json"), USER_SETTINGS);
-  const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
     // `install --mcp` writes the server into the user scope itself (it creates ~/.codebuddy/.mcp.json).
-    runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
+    runInstaller(c, "codebuddy", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c) }, ["--mcp"]);
   } else {
     writeFileMaking(
       path.join(dir, ".mcp.json"),
       JSON.stringify({
-        mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: doubleArgs(c.mcpLog, doubleMode) } },
+        mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args: mcpArgs(c) } },
       }),
     );
     if (mode === "hooks") runInstaller(c, "codebuddy", "install");

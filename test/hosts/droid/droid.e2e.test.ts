@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { assertOffline, check, expectCheck, hostSlots, once, pairOf, proves } from "../../e2e/checks.ts";
 import {
-  doubleArgs,
+  mcpArgs,
   runInstaller,
   type E2ECase,
   type Mode,
@@ -49,7 +49,7 @@ function setup(
     path.join(factory, "settings.json"),
     `{\n  // the user's own BYOK model\n  "customModels": [${JSON.stringify(droidCustomModel(c, suite.chat))}]\n}\n`,
   );
-  const args = doubleArgs(c.mcpLog, options.mcp?.failing ? "is-error" : "structured");
+  const args = mcpArgs(c);
   writeFileMaking(
     path.join(factory, "mcp.json"),
     JSON.stringify({ mcpServers: { "velesdb-memory": { type: "stdio", command: "node", args } } }),

@@ -29,7 +29,7 @@ import {
   userMessageInFirstRequest,
 } from "../../e2e/checks.ts";
 import {
-  doubleArgs,
+  mcpArgs,
   doubleLauncher,
   baseEnv,
   E2E_DIR,
@@ -69,14 +69,13 @@ function setup(
   writeFileMaking(path.join(agent, "models.json"), JSON.stringify({ providers: { mock: provider } }));
   // The MCP extension as a user who installed it has it: listed in settings.json.
   writeFileMaking(path.join(agent, "settings.json"), JSON.stringify({ extensions: [HOST_BINS.piMcpAdapter] }));
-  const doubleMode = options.mcp?.failing ? "is-error" : "structured";
   if (options.mcp?.viaInstaller) {
     // `install --mcp` writes the server into the adapter's ~/.pi/agent/mcp.json itself.
-    runInstaller(c, "pi", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c, doubleMode) }, ["--mcp"]);
+    runInstaller(c, "pi", "install", { VELESDB_MEMORY_BIN: doubleLauncher(c) }, ["--mcp"]);
   } else {
     writeFileMaking(
       path.join(agent, "mcp.json"),
-      JSON.stringify({ mcpServers: { "velesdb-memory": { command: "node", args: doubleArgs(c.mcpLog, doubleMode) } } }),
+      JSON.stringify({ mcpServers: { "velesdb-memory": { command: "node", args: mcpArgs(c) } } }),
     );
     if (mode === "hooks") runInstaller(c, "pi", "install");
   }
