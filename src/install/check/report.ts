@@ -88,14 +88,14 @@ export function clientReport(
     const broken = judged.state === "unreadable" || judged.state === "outdated";
     // One artefact without the other is drift: entries with no rules section guard edits the
     // model was never told about; a rules section with no entries describes hooks that never run.
-    const halfThere = client.registry !== undefined && !drifted && registry.here !== (judged.state !== "absent");
+    const halfThere = client.registry !== undefined && !drifted && registry.absent !== (judged.state === "absent");
     if (broken || halfThere) {
       drifted = true;
       repairs.push(judged.repair);
     }
   }
   // The binary matters to a client only once entries name it.
-  const binaryMatters = registry.refused || !registry.absent || (!client.registry && sectionsHere);
+  const binaryMatters = !registry.absent || (!client.registry && sectionsHere);
   lines.push(`${name}: binary ${binaryState(binary)} (${shown(ctx, stable)})`);
   if (binaryMatters && binary.state !== "in step") {
     drifted = true;
@@ -157,12 +157,14 @@ interface RegistryCheck {
   readonly repairs: readonly string[];
   readonly drifted: boolean;
   readonly verdict: RegistryVerdict | undefined;
-  /** The registry holds no entries of ours (and a client without a registry has none): it is judged by its sections. */
+  /**
+   * No entries of ours are there (a client without a registry has none: it is judged by its
+   * sections). A refused file is not absent: its entries may be there, so a rules section beside
+   * it is not drift and the binary matters.
+   */
   readonly absent: boolean;
   /** The registry could not be read safely. */
   readonly refused: boolean;
-  /** Entries are there as far as a rules section is concerned: present, or a file that was refused. */
-  readonly here: boolean;
 }
 
 /** registryReport → the registry's line: entries in step, drifted (and how), absent, or the file refused. */
@@ -175,7 +177,7 @@ function registryReport(
 ): RegistryCheck {
   // A client without a registry is judged by its sections alone (OpenCode's plugin file).
   if (client.registry === undefined)
-    return { lines: [], repairs: [], drifted: false, verdict: undefined, absent: true, refused: false, here: false };
+    return { lines: [], repairs: [], drifted: false, verdict: undefined, absent: true, refused: false };
   const where = shown(ctx, registryPath);
   const file = readRegistry(registryPath, tree, client.registry.skeleton);
   if (file.kind === "refused")
@@ -186,7 +188,6 @@ function registryReport(
       verdict: undefined,
       absent: false,
       refused: true,
-      here: true,
     };
   const verdict = judgeRegistry(
     file.kind === "present" ? file.hooks : undefined,
@@ -205,7 +206,6 @@ function registryReport(
     verdict,
     absent: verdict.state === "absent",
     refused: false,
-    here: verdict.state !== "absent",
   };
 }
 
